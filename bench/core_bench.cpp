@@ -1,0 +1,740 @@
+// core_bench.cpp - lantern_bench: Lantern's scheduler core against oneTBB.
+//
+// Every benchmark runs both schedulers in the same process, on the same worker counts,
+// alternating their repetitions so that machine noise hits both, checks every answer,
+// and reports medians in one table (run with --help for the list). Layout:
+//   1. configuration and command line     4. the benchmarks, one section each
+//   2. the two pools of one worker count   5. the benchmark list and main
+//   3. the repetition loop
+#include <sys/resource.h>
+
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <numeric>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <tbb/blocked_range.h>
+#include <tbb/global_control.h>
+#include <tbb/parallel_for.h>
+#include <tbb/parallel_invoke.h>
+#include <tbb/partitioner.h>
+#include <tbb/task_arena.h>
+#include <tbb/task_group.h>
+
+#include "harness.hpp"
+#include "lantern/lantern.hpp"
+
+namespace {
+
+using bench::Clock;
+using bench::Row;
+using bench::Target;
+using namespace std::chrono_literals;
+
+// ===================================================================== 1. configuration
+
+struct Config {
+  int reps = 7;                    // measured repetitions per side (plus one warm-up)
+  bool quick = false;              // CI smoke: few reps, short idle test, few wake samples
+  bool markdown = false;           // print the table as Markdown
+  std::vector<unsigned> workers;   // worker counts to run; default 1 and all hardware threads
+  std::vector<std::string> only;   // benchmark names; empty means the default set
+  std::string topology;            // Lantern's SchedulerOptions::topology ("" = this machine)
+  int wake_samples = 200;          // per side and worker count
+  std::chrono::milliseconds idle_duration = 2000ms;
+};
+
+constexpr const char* kUsage = R"(usage: lantern_bench [options]
+
+Runs Lantern's scheduler core and oneTBB side by side in one process, on 1 worker and
+on all hardware threads (a Lantern Scheduler and a tbb::task_arena of the same
+concurrency), checks every answer and prints one table: the median of each side, the
+ratio Lantern/TBB (lower is better for every figure here), the target and PASS/MISS.
+Repetitions alternate between the two sides (L T, T L, ...) after one warm-up each,
+with a 10 ms pause before each so that both pools start asleep. Times are end to end
+from the main thread: Lantern's run() hands the job to a worker and blocks, TBB's
+execute() lets the main thread join the arena. Where the main thread only submits
+(spawn_chain, wake, idle), TBB gets an arena whose W slots all go to TBB workers.
+Exit status: 0 when every answer was right, even if targets were missed; 2 on a wrong
+answer; 3 when a benchmark made no progress for 120 s (a hang); 1 on a bad option.
+
+options:
+  --help               this text
+  --reps N             measured repetitions per side, median reported (default 7)
+  --only NAME[,NAME]   run only these benchmarks (names below)
+  --workers LIST       worker counts, e.g. 1,2 (default: 1 and hardware_concurrency)
+  --quick              CI smoke test: 2 reps, 20 wake samples, 0.3 s idle test;
+                       same problem sizes, so every answer is still checked
+  --markdown           print the table as Markdown (for bench/RESULTS.md)
+  --topology SPEC      Lantern's topology, e.g. "2 sockets x 8 cores x 2 threads"
+                       (default: read this machine's)
+
+benchmarks (default set, in this order):
+  fib           fib(32) by binary fork-join: lantern::join / tbb::parallel_invoke.
+                Figure: ns per join (total time / 3524577 joins). Target ratio <= 0.5.
+  skynet        10-ary tree of 1,000,000 leaves, leaf i returns i, sum 499999500000.
+                Lantern: each node splits its 10 children with nested lantern::join
+                (faster than TaskGroup here, see skynet_taskgroup); TBB: task_group
+                run x10 + wait per node. Figure: ms. Target ratio <= 1.0.
+  nqueens       nqueens(12) = 14200: one task per queen placement in each of the
+                first 3 rows (Lantern TaskGroup / tbb::task_group), serial below.
+                Figure: ms. Target ratio <= 1.0.
+  parallel_for  sum of 10,000,000 int64 with grain 1024: lantern::parallel_for with a
+                (begin, end) body / tbb::parallel_for over a blocked_range with the
+                simple_partitioner; each chunk adds its partial sum to one atomic.
+                Figure: ms. Target ratio <= 1.0.
+  spawn_chain   task i spawns task i+1, 1000 deep (Scheduler::spawn / task_group::run;
+                the first task enters from the main thread by spawn / arena.enqueue),
+                the main thread blocks on an atomic the last task sets. Figure: ns per
+                spawn, from the first task's start to the last task's start / 999.
+                Target ratio <= 1.0.
+  wake          wake latency: both pools idle for 20 ms (Lantern's verified with
+                sleep_snapshot().sleeping == worker_count), then the main thread
+                submits one task (Scheduler::spawn / task_arena::enqueue) that stamps
+                its start. 200 samples per side, interleaved. Figures: p50 (info) and
+                p99 in us. Target: Lantern p99 <= TBB p99 (ratio <= 1.0).
+  idle          idle CPU: one tiny task every 10 ms for 2 s from the main thread
+                (Scheduler::spawn / task_arena::enqueue), each side on its own;
+                getrusage(RUSAGE_SELF) user+sys over wall time, in % of one core.
+                Measured once per side per run. Target: Lantern <= 2 %.
+
+opt-in (only with --only):
+  skynet_taskgroup  skynet with a lantern::TaskGroup per node (10 spawns + wait), the
+                    decomposition TBB uses; kept to show why skynet uses join.
+)";
+
+constexpr const char* kDefaultBenchmarks[] = {"fib", "skynet", "nqueens", "parallel_for", "spawn_chain", "wake", "idle"};
+constexpr const char* kOptInBenchmarks[] = {"skynet_taskgroup"};
+
+[[noreturn]] void usage_error(const std::string& message) {
+  std::fprintf(stderr, "lantern_bench: %s (try --help)\n", message.c_str());
+  std::exit(1);
+}
+
+std::vector<std::string> split_commas(const std::string& list) {
+  std::vector<std::string> items;
+  std::stringstream in(list);
+  for (std::string item; std::getline(in, item, ',');) {
+    if (!item.empty()) items.push_back(item);
+  }
+  return items;
+}
+
+unsigned parse_positive(const std::string& flag, const std::string& text) {
+  char* end = nullptr;
+  const unsigned long v = std::strtoul(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || v == 0 || v > 1024) usage_error(flag + " wants a number from 1 to 1024, not '" + text + "'");
+  return static_cast<unsigned>(v);
+}
+
+bool is_known_benchmark(const std::string& name) {
+  for (const char* b : kDefaultBenchmarks) if (name == b) return true;
+  for (const char* b : kOptInBenchmarks) if (name == b) return true;
+  return false;
+}
+
+Config parse_command_line(int argc, char** argv) {
+  Config config;
+  bool reps_given = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string flag = argv[i];
+    std::string value;
+    const bool takes_value = flag == "--reps" || flag == "--only" || flag == "--workers" || flag == "--topology";
+    if (const auto eq = flag.find('='); eq != std::string::npos && flag.rfind("--", 0) == 0) {
+      value = flag.substr(eq + 1);
+      flag = flag.substr(0, eq);
+    } else if (takes_value) {
+      if (i + 1 == argc) usage_error(flag + " needs a value");
+      value = argv[++i];
+    }
+    if (flag == "--help" || flag == "-h") {
+      std::fputs(kUsage, stdout);
+      std::exit(0);
+    } else if (flag == "--reps") {
+      config.reps = static_cast<int>(parse_positive(flag, value));
+      reps_given = true;
+    } else if (flag == "--only") {
+      config.only = split_commas(value);
+      for (const auto& name : config.only) {
+        if (!is_known_benchmark(name)) usage_error("unknown benchmark '" + name + "'");
+      }
+    } else if (flag == "--workers") {
+      for (const auto& item : split_commas(value)) config.workers.push_back(parse_positive(flag, item));
+      if (config.workers.empty()) usage_error("--workers wants a list such as 1,2");
+    } else if (flag == "--quick") {
+      config.quick = true;
+    } else if (flag == "--markdown") {
+      config.markdown = true;
+    } else if (flag == "--topology") {
+      std::string error;
+      if (!lantern::Topology::parse_spec(value, &error)) usage_error("bad --topology '" + value + "': " + error);
+      config.topology = value;
+    } else {
+      usage_error(std::string("unknown option '") + argv[i] + "'");
+    }
+  }
+  if (config.quick) {
+    if (!reps_given) config.reps = 2;
+    config.wake_samples = 20;
+    config.idle_duration = 300ms;
+  }
+  if (config.workers.empty()) {
+    const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+    config.workers = {1};
+    if (hw > 1) config.workers.push_back(hw);
+  }
+  if (config.only.empty()) config.only.assign(std::begin(kDefaultBenchmarks), std::end(kDefaultBenchmarks));
+  return config;
+}
+
+// ============================================================ 2. the pools of one width
+
+// Pools: a Lantern Scheduler and two TBB arenas, all of the same concurrency W.
+//  - lantern: W workers; the main thread blocks in run() or waits outside.
+//  - tbb: for execute(). Its W slots are the main thread, which joins the arena in
+//    execute(), plus W - 1 TBB workers (TBB's default of one slot kept for the caller).
+//  - tbb_outside: for enqueue() from the main thread, which stays outside the arena, so
+//    no slot is kept for it: W TBB workers. (Enqueueing into `tbb` would leave a
+//    2-thread arena with a single worker.)
+struct Pools {
+  Pools(unsigned workers, const std::string& topology)
+      : lantern({.workers = workers, .topology = topology}),
+        tbb(static_cast<int>(workers)),
+        tbb_outside(static_cast<int>(workers), /*reserved_for_masters=*/0) {
+    tbb.initialize();
+    tbb_outside.initialize();
+  }
+  lantern::Scheduler lantern;
+  tbb::task_arena tbb;
+  tbb::task_arena tbb_outside;
+};
+
+// ================================================================ 3. the repetition loop
+
+// Context: what a benchmark needs besides its pools: the configuration, where to report
+// progress, and where its rows go.
+struct Context {
+  const Config& config;
+  const bench::Progress& progress;
+  bench::Watchdog& watchdog;
+  std::vector<Row>& rows;
+  const char* benchmark = "";  // a string literal (the watchdog keeps the pointer)
+  unsigned workers = 0;
+
+  // step reports progress (`done` of `total` steps) to the progress line and watchdog.
+  void step(int done, int total) const {
+    progress.show(benchmark, workers, std::to_string(done) + "/" + std::to_string(total));
+    watchdog.beat(benchmark);
+  }
+};
+
+struct Samples {
+  std::vector<double> lantern, tbb;  // seconds per repetition, warm-up excluded
+};
+
+// alternate runs one warm-up and config.reps measured repetitions of each side, in the
+// order L T, T L, L T, ... with a pause between them. Each function returns the
+// seconds its repetition measured (and checks its own answer).
+Samples alternate(const Context& ctx, const std::function<double()>& lantern_rep,
+                  const std::function<double()>& tbb_rep) {
+  Samples s;
+  const int total = ctx.config.reps + 1;
+  for (int r = 0; r < total; ++r) {
+    ctx.step(r, total);
+    const bool lantern_first = r % 2 == 0;
+    for (int k = 0; k < 2; ++k) {
+      const bool is_lantern = (k == 0) == lantern_first;
+      bench::settle();
+      const double seconds = is_lantern ? lantern_rep() : tbb_rep();
+      if (r > 0) (is_lantern ? s.lantern : s.tbb).push_back(seconds);
+    }
+  }
+  return s;
+}
+
+// time_seconds runs fn once and returns how long it took.
+template <class F>
+double time_seconds(F&& fn) {
+  const auto start = Clock::now();
+  fn();
+  return bench::seconds_between(start, Clock::now());
+}
+
+std::string side_label(const char* side, unsigned workers) {
+  return std::string(side) + ", " + std::to_string(workers) + (workers == 1 ? " worker" : " workers");
+}
+
+// ============================================================== 4a. fib(32) by fork-join
+
+constexpr int kFibN = 32;
+constexpr long long kFibValue = 2178309;
+constexpr long long kFibJoins = 3524577;  // one per call with n >= 2: fib(33) - 1
+
+long long fib_lantern(int n) {
+  if (n < 2) return n;
+  long long a = 0, b = 0;
+  lantern::join([&] { a = fib_lantern(n - 1); }, [&] { b = fib_lantern(n - 2); });
+  return a + b;
+}
+
+long long fib_tbb(int n) {
+  if (n < 2) return n;
+  long long a = 0, b = 0;
+  tbb::parallel_invoke([&] { a = fib_tbb(n - 1); }, [&] { b = fib_tbb(n - 2); });
+  return a + b;
+}
+
+void bench_fib(Context& ctx, Pools& pools) {
+  const Samples s = alternate(
+      ctx,
+      [&] {
+        long long result = 0;
+        const double t = time_seconds([&] { result = pools.lantern.run([] { return fib_lantern(kFibN); }); });
+        bench::check_equal("fib(32), " + side_label("Lantern", ctx.workers), result, kFibValue);
+        return t;
+      },
+      [&] {
+        long long result = 0;
+        const double t = time_seconds([&] { result = pools.tbb.execute([] { return fib_tbb(kFibN); }); });
+        bench::check_equal("fib(32), " + side_label("TBB", ctx.workers), result, kFibValue);
+        return t;
+      });
+  constexpr double kNsPerJoin = 1e9 / kFibJoins;
+  ctx.rows.push_back({"fib(32) join", ctx.workers, "ns/join", bench::median(s.lantern) * kNsPerJoin,
+                      bench::median(s.tbb) * kNsPerJoin, Target::ratio(0.5)});
+}
+
+// ================================================================ 4b. skynet, 10-ary tree
+
+constexpr long long kSkynetLeaves = 1'000'000;
+constexpr long long kSkynetSum = 499'999'500'000;  // 0 + 1 + ... + 999999
+constexpr int kSkynetFanout = 10;
+
+long long skynet_join(long long first, long long size);
+
+// skynet_join_children sums children [lo, hi) of a node, halving the range with join.
+long long skynet_join_children(long long first, long long child_size, int lo, int hi) {
+  if (hi - lo == 1) return skynet_join(first + lo * child_size, child_size);
+  const int mid = lo + (hi - lo) / 2;
+  long long a = 0, b = 0;
+  lantern::join([&] { a = skynet_join_children(first, child_size, lo, mid); },
+                [&] { b = skynet_join_children(first, child_size, mid, hi); });
+  return a + b;
+}
+
+// skynet_join: the sum of the subtree of `size` leaves numbered from `first`.
+long long skynet_join(long long first, long long size) {
+  if (size == 1) return first;
+  return skynet_join_children(first, size / kSkynetFanout, 0, kSkynetFanout);
+}
+
+long long skynet_taskgroup(lantern::Scheduler& pool, long long first, long long size) {
+  if (size == 1) return first;
+  const long long child = size / kSkynetFanout;
+  std::array<long long, kSkynetFanout> sums{};
+  lantern::TaskGroup group(pool);
+  for (int i = 0; i < kSkynetFanout; ++i) {
+    group.spawn([&, i] { sums[i] = skynet_taskgroup(pool, first + i * child, child); });
+  }
+  group.wait();
+  return std::accumulate(sums.begin(), sums.end(), 0LL);
+}
+
+long long skynet_tbb(long long first, long long size) {
+  if (size == 1) return first;
+  const long long child = size / kSkynetFanout;
+  std::array<long long, kSkynetFanout> sums{};
+  tbb::task_group group;
+  for (int i = 0; i < kSkynetFanout; ++i) {
+    group.run([&, i] { sums[i] = skynet_tbb(first + i * child, child); });
+  }
+  group.wait();
+  return std::accumulate(sums.begin(), sums.end(), 0LL);
+}
+
+void run_skynet(Context& ctx, Pools& pools, const char* label, const std::function<long long()>& lantern_skynet) {
+  const Samples s = alternate(
+      ctx,
+      [&] {
+        long long result = 0;
+        const double t = time_seconds([&] { result = pools.lantern.run(lantern_skynet); });
+        bench::check_equal(std::string(label) + ", " + side_label("Lantern", ctx.workers), result, kSkynetSum);
+        return t;
+      },
+      [&] {
+        long long result = 0;
+        const double t = time_seconds([&] { result = pools.tbb.execute([] { return skynet_tbb(0, kSkynetLeaves); }); });
+        bench::check_equal(std::string(label) + ", " + side_label("TBB", ctx.workers), result, kSkynetSum);
+        return t;
+      });
+  ctx.rows.push_back({label, ctx.workers, "ms", bench::median(s.lantern) * 1e3, bench::median(s.tbb) * 1e3,
+                      Target::ratio(1.0)});
+}
+
+void bench_skynet(Context& ctx, Pools& pools) {
+  run_skynet(ctx, pools, "skynet 1M (join)", [] { return skynet_join(0, kSkynetLeaves); });
+}
+
+void bench_skynet_taskgroup(Context& ctx, Pools& pools) {
+  run_skynet(ctx, pools, "skynet 1M (TaskGroup)", [&pools] { return skynet_taskgroup(pools.lantern, 0, kSkynetLeaves); });
+}
+
+// =================================================================== 4c. nqueens(12)
+
+constexpr int kQueensN = 12;
+constexpr long long kQueensSolutions = 14200;
+constexpr int kQueensSpawnRows = 3;  // one task per placement in rows 0..2, serial below
+constexpr unsigned kQueensAll = (1u << kQueensN) - 1;
+
+// Board state as bit masks: occupied columns, and the diagonals attacking the next row.
+long long queens_serial(unsigned cols, unsigned left, unsigned right) {
+  if (cols == kQueensAll) return 1;
+  long long count = 0;
+  for (unsigned free = kQueensAll & ~(cols | left | right); free != 0; free &= free - 1) {
+    const unsigned bit = free & (~free + 1);
+    count += queens_serial(cols | bit, (left | bit) << 1, (right | bit) >> 1);
+  }
+  return count;
+}
+
+// queens_parallel spawns one task per free square of `row` into a group made by
+// make_group (a lantern::TaskGroup or a tbb::task_group), down to kQueensSpawnRows.
+template <class MakeGroup>
+long long queens_parallel(const MakeGroup& make_group, int row, unsigned cols, unsigned left, unsigned right) {
+  if (row == kQueensSpawnRows) return queens_serial(cols, left, right);
+  std::array<long long, kQueensN> counts{};
+  auto group = make_group();  // neither group type is movable: guaranteed elision
+  int slot = 0;
+  for (unsigned free = kQueensAll & ~(cols | left | right); free != 0; free &= free - 1) {
+    const unsigned bit = free & (~free + 1);
+    auto task = [&, slot, bit] {
+      counts[slot] = queens_parallel(make_group, row + 1, cols | bit, (left | bit) << 1, (right | bit) >> 1);
+    };
+    if constexpr (requires { group.spawn(task); }) {
+      group.spawn(task);  // lantern::TaskGroup
+    } else {
+      group.run(task);  // tbb::task_group
+    }
+    ++slot;
+  }
+  group.wait();
+  return std::accumulate(counts.begin(), counts.end(), 0LL);
+}
+
+void bench_nqueens(Context& ctx, Pools& pools) {
+  auto lantern_group = [&pools] { return lantern::TaskGroup(pools.lantern); };
+  auto tbb_group = [] { return tbb::task_group(); };
+  const Samples s = alternate(
+      ctx,
+      [&] {
+        long long result = 0;
+        const double t = time_seconds([&] { result = pools.lantern.run([&] { return queens_parallel(lantern_group, 0, 0, 0, 0); }); });
+        bench::check_equal("nqueens(12), " + side_label("Lantern", ctx.workers), result, kQueensSolutions);
+        return t;
+      },
+      [&] {
+        long long result = 0;
+        const double t = time_seconds([&] { result = pools.tbb.execute([&] { return queens_parallel(tbb_group, 0, 0, 0, 0); }); });
+        bench::check_equal("nqueens(12), " + side_label("TBB", ctx.workers), result, kQueensSolutions);
+        return t;
+      });
+  ctx.rows.push_back({"nqueens(12)", ctx.workers, "ms", bench::median(s.lantern) * 1e3, bench::median(s.tbb) * 1e3,
+                      Target::ratio(1.0)});
+}
+
+// ========================================================= 4d. parallel_for, 10M int64
+
+constexpr std::size_t kSumN = 10'000'000;
+constexpr std::size_t kSumGrain = 1024;
+constexpr long long kSumValue = static_cast<long long>(kSumN) * (kSumN - 1) / 2;
+
+std::int64_t sum_chunk(const std::vector<std::int64_t>& data, std::size_t begin, std::size_t end) {
+  std::int64_t sum = 0;
+  for (std::size_t i = begin; i < end; ++i) sum += data[i];
+  return sum;
+}
+
+void bench_parallel_for(Context& ctx, Pools& pools) {
+  std::vector<std::int64_t> data(kSumN);
+  std::iota(data.begin(), data.end(), std::int64_t{0});
+  std::atomic<std::int64_t> total{0};
+  auto add_chunk = [&](std::size_t begin, std::size_t end) {
+    total.fetch_add(sum_chunk(data, begin, end), std::memory_order_relaxed);
+  };
+  const Samples s = alternate(
+      ctx,
+      [&] {
+        total.store(0);
+        const double t = time_seconds([&] { pools.lantern.run([&] { lantern::parallel_for(0, kSumN, kSumGrain, add_chunk); }); });
+        bench::check_equal("parallel_for sum, " + side_label("Lantern", ctx.workers), total.load(), kSumValue);
+        return t;
+      },
+      [&] {
+        total.store(0);
+        const double t = time_seconds([&] {
+          pools.tbb.execute([&] {
+            tbb::parallel_for(
+                tbb::blocked_range<std::size_t>(0, kSumN, kSumGrain),
+                [&](const tbb::blocked_range<std::size_t>& r) { add_chunk(r.begin(), r.end()); },
+                tbb::simple_partitioner());
+          });
+        });
+        bench::check_equal("parallel_for sum, " + side_label("TBB", ctx.workers), total.load(), kSumValue);
+        return t;
+      });
+  ctx.rows.push_back({"parallel_for sum 10M", ctx.workers, "ms", bench::median(s.lantern) * 1e3,
+                      bench::median(s.tbb) * 1e3, Target::ratio(1.0)});
+}
+
+// ============================================================ 4e. a chain of spawns
+
+constexpr int kChainDepth = 1000;
+
+// Chain: task i spawns task i + 1 through `spawn_next`; task 0 stamps `first`, the last
+// task stamps `last` and wakes the main thread, which blocks on `done`.
+struct Chain {
+  std::function<void(Chain&, int)> spawn_next;  // makes a task that calls step(i)
+  Clock::time_point first, last;
+  std::atomic<int> done{0};
+  std::atomic<int> steps{0};
+
+  void step(int i) {
+    if (i == 0) first = Clock::now();
+    steps.fetch_add(1, std::memory_order_relaxed);
+    if (i + 1 == kChainDepth) {
+      last = Clock::now();
+      done.store(1, std::memory_order_release);
+      done.notify_one();
+      return;
+    }
+    spawn_next(*this, i + 1);
+  }
+  void reset() {
+    done.store(0);
+    steps.store(0);
+  }
+  // wait: blocks until the last task ran; returns the seconds from first to last start.
+  double wait() {
+    done.wait(0, std::memory_order_acquire);
+    return bench::seconds_between(first, last);
+  }
+};
+
+void bench_spawn_chain(Context& ctx, Pools& pools) {
+  Chain lantern_chain{[&pools](Chain& c, int i) { pools.lantern.spawn([&c, i] { c.step(i); }); }};
+  tbb::task_group tbb_group;
+  Chain tbb_chain{[&tbb_group](Chain& c, int i) { tbb_group.run([&c, i] { c.step(i); }); }};
+  auto check = [&](const char* side, Chain& c) {
+    bench::check_equal("spawn_chain, " + side_label(side, ctx.workers), c.steps.load(), kChainDepth);
+  };
+  const Samples s = alternate(
+      ctx,
+      [&] {
+        lantern_chain.reset();
+        pools.lantern.spawn([&] { lantern_chain.step(0); });
+        const double t = lantern_chain.wait();
+        check("Lantern", lantern_chain);
+        return t;
+      },
+      [&] {
+        tbb_chain.reset();
+        pools.tbb_outside.enqueue([&] { tbb_chain.step(0); });
+        const double t = tbb_chain.wait();
+        pools.tbb_outside.execute([&] { tbb_group.wait(); });
+        check("TBB", tbb_chain);
+        return t;
+      });
+  constexpr double kNsPerSpawn = 1e9 / (kChainDepth - 1);
+  ctx.rows.push_back({"spawn chain 1000", ctx.workers, "ns/spawn", bench::median(s.lantern) * kNsPerSpawn,
+                      bench::median(s.tbb) * kNsPerSpawn, Target::ratio(1.0)});
+}
+
+// ===================================================================== 4f. wake latency
+
+constexpr auto kWakeIdle = 20ms;  // long enough for every worker of both pools to sleep
+
+// WakeProbe is one task's start stamp, and the flag the main thread blocks on.
+struct WakeProbe {
+  Clock::time_point started;
+  std::atomic<int> done{0};
+
+  void fire() {
+    started = Clock::now();
+    done.store(1, std::memory_order_release);
+    done.notify_one();
+  }
+  // sample: submits a task that fires through `submit` and returns the latency in us.
+  template <class Submit>
+  double sample(Submit&& submit) {
+    done.store(0);
+    const auto submitted = Clock::now();
+    submit();
+    done.wait(0, std::memory_order_acquire);
+    return bench::seconds_between(submitted, started) * 1e6;
+  }
+};
+
+// all_asleep waits (at most 1 s) until every Lantern worker is blocked.
+bool all_asleep(const lantern::Scheduler& pool) {
+  const auto deadline = Clock::now() + 1s;
+  while (pool.sleep_snapshot().sleeping != pool.worker_count()) {
+    if (Clock::now() > deadline) return false;
+    std::this_thread::sleep_for(1ms);
+  }
+  return true;
+}
+
+void bench_wake(Context& ctx, Pools& pools) {
+  WakeProbe lantern_probe, tbb_probe;
+  std::vector<double> lantern_us, tbb_us;
+  int not_asleep = 0;
+  auto lantern_sample = [&] {
+    std::this_thread::sleep_for(kWakeIdle);
+    if (!all_asleep(pools.lantern)) ++not_asleep;
+    lantern_us.push_back(lantern_probe.sample([&] { pools.lantern.spawn([&] { lantern_probe.fire(); }); }));
+  };
+  auto tbb_sample = [&] {
+    std::this_thread::sleep_for(kWakeIdle);
+    tbb_us.push_back(tbb_probe.sample([&] { pools.tbb_outside.enqueue([&] { tbb_probe.fire(); }); }));
+  };
+  const int n = ctx.config.wake_samples;
+  for (int i = 0; i < n; ++i) {
+    if (i % 10 == 0) ctx.step(i, n);
+    if (i % 2 == 0) {
+      lantern_sample();
+      tbb_sample();
+    } else {
+      tbb_sample();
+      lantern_sample();
+    }
+  }
+  std::string note;
+  if (not_asleep > 0) {
+    note = std::to_string(not_asleep) + " of " + std::to_string(n) +
+           " Lantern samples started with some worker awake after 1 s of idleness";
+  }
+  ctx.rows.push_back({"wake latency p50", ctx.workers, "us", bench::percentile(lantern_us, 50),
+                      bench::percentile(tbb_us, 50), Target::info()});
+  ctx.rows.push_back({"wake latency p99", ctx.workers, "us", bench::percentile(lantern_us, 99),
+                      bench::percentile(tbb_us, 99), Target::ratio(1.0), note});
+}
+
+// ========================================================================= 4g. idle CPU
+
+constexpr auto kIdleTick = 10ms;
+
+double cpu_seconds() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) * 1e-6; };
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
+
+// idle_cpu_percent submits one tiny task every kIdleTick for `duration` and returns the
+// process's CPU time over that wall time, in % of one core. `submit` gets the task.
+double idle_cpu_percent(Context& ctx, const char* side, std::chrono::milliseconds duration,
+                        const std::function<void(std::function<void()>)>& submit) {
+  std::atomic<int> ran{0};
+  auto task = [&ran] {
+    ran.fetch_add(1, std::memory_order_release);
+    ran.notify_one();
+  };
+  std::this_thread::sleep_for(50ms);  // let the other pool fall asleep first
+  const double cpu_start = cpu_seconds();
+  const auto start = Clock::now();
+  int submitted = 0;
+  for (auto next = start; next < start + duration; next += kIdleTick) {
+    std::this_thread::sleep_until(next);
+    submit(task);
+    ++submitted;
+  }
+  for (int seen = ran.load(std::memory_order_acquire); seen != submitted; seen = ran.load(std::memory_order_acquire)) {
+    ran.wait(seen, std::memory_order_acquire);
+  }
+  const double wall = bench::seconds_between(start, Clock::now());
+  const double cpu = cpu_seconds() - cpu_start;
+  bench::check_equal(std::string("idle tasks run, ") + side_label(side, ctx.workers), ran.load(), submitted);
+  return cpu / wall * 100.0;
+}
+
+void bench_idle(Context& ctx, Pools& pools) {
+  ctx.step(0, 2);
+  const double lantern = idle_cpu_percent(ctx, "Lantern", ctx.config.idle_duration,
+                                          [&](std::function<void()> task) { pools.lantern.spawn(std::move(task)); });
+  ctx.step(1, 2);
+  const double tbb = idle_cpu_percent(ctx, "TBB", ctx.config.idle_duration,
+                                      [&](std::function<void()> task) { pools.tbb_outside.enqueue(std::move(task)); });
+  ctx.rows.push_back({"idle CPU, 10 ms ticks", ctx.workers, "% core", lantern, tbb, Target::lantern(2.0)});
+}
+
+// ================================================================ 5. the list, and main
+
+struct Benchmark {
+  const char* name;
+  void (*run)(Context&, Pools&);
+};
+
+constexpr Benchmark kBenchmarks[] = {
+    {"fib", bench_fib},
+    {"skynet", bench_skynet},
+    {"skynet_taskgroup", bench_skynet_taskgroup},
+    {"nqueens", bench_nqueens},
+    {"parallel_for", bench_parallel_for},
+    {"spawn_chain", bench_spawn_chain},
+    {"wake", bench_wake},
+    {"idle", bench_idle},
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Config config = parse_command_line(argc, argv);
+
+  // TBB's default is hardware_concurrency threads in all, the caller included, i.e.
+  // hardware_concurrency - 1 workers. Allow as many workers as the widest Lantern pool,
+  // which tbb_outside needs (its W slots are all for workers); arenas still cap each
+  // benchmark at W threads.
+  const unsigned widest = *std::max_element(config.workers.begin(), config.workers.end());
+  tbb::global_control tbb_threads(tbb::global_control::max_allowed_parallelism,
+                                  std::max<std::size_t>(widest + 1, std::thread::hardware_concurrency()));
+
+  std::string worker_list;
+  for (unsigned w : config.workers) worker_list += (worker_list.empty() ? "" : ",") + std::to_string(w);
+  const std::string topology = config.topology.empty() ? "of this machine" : "\"" + config.topology + "\"";
+  std::printf("lantern_bench: %d measured reps per side (+1 warm-up, alternating), workers %s, topology %s%s\n",
+              config.reps, worker_list.c_str(), topology.c_str(), config.quick ? ", --quick" : "");
+  std::fflush(stdout);
+
+  const bench::Progress progress;
+  bench::Watchdog watchdog(120s);
+  std::vector<Row> rows;
+  for (const Benchmark& b : kBenchmarks) {
+    if (std::find(config.only.begin(), config.only.end(), b.name) == config.only.end()) continue;
+    for (unsigned workers : config.workers) {
+      Context ctx{config, progress, watchdog, rows, b.name, workers};
+      progress.show(b.name, workers, "starting");
+      watchdog.beat(b.name);
+      Pools pools(workers, config.topology);
+      b.run(ctx, pools);
+      progress.clear();
+    }
+  }
+  std::printf("\n");
+  bench::print_table(rows, config.markdown);
+  int misses = 0, targets = 0;
+  for (const Row& r : rows) {
+    if (r.target.kind == Target::none) continue;
+    ++targets;
+    if (!r.target.met(r.lantern, r.tbb)) ++misses;
+  }
+  std::printf("\n%d of %d targets missed; every answer was checked and right.\n", misses, targets);
+  return 0;
+}

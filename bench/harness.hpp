@@ -1,0 +1,253 @@
+// harness.hpp - the benchmark plumbing lantern_bench needs, and nothing about either
+// scheduler: a clock, statistics, answer checks, the results table, a progress line
+// and a hang watchdog.
+#pragma once
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace bench {
+
+// ---------------------------------------------------------------------------- time
+
+using Clock = std::chrono::steady_clock;
+
+inline double seconds_between(Clock::time_point from, Clock::time_point to) {
+  return std::chrono::duration<double>(to - from).count();
+}
+
+// settle lets both pools' workers finish spinning and fall asleep, so that one side's
+// idle spinning does not steal the CPU from the other side's next repetition.
+inline void settle(std::chrono::milliseconds how_long = std::chrono::milliseconds(10)) {
+  std::this_thread::sleep_for(how_long);
+}
+
+// ---------------------------------------------------------------------- statistics
+
+// percentile by the nearest-rank method: p in [0, 100]; p = 50 of an even count is the
+// lower middle value, so every reported figure is one that was actually measured...
+inline double percentile(std::vector<double> values, double p) {
+  if (values.empty()) return std::nan("");
+  std::sort(values.begin(), values.end());
+  const double rank = std::ceil(p / 100.0 * static_cast<double>(values.size()));
+  const std::size_t index = rank < 1 ? 0 : static_cast<std::size_t>(rank) - 1;
+  return values[std::min(index, values.size() - 1)];
+}
+
+// ...except the median, which averages the two middle values of an even count.
+inline double median(std::vector<double> values) {
+  if (values.empty()) return std::nan("");
+  std::sort(values.begin(), values.end());
+  const std::size_t n = values.size();
+  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2.0;
+}
+
+// ------------------------------------------------------------------- answer checks
+
+// wrong_answer reports a wrong result and exits with status 2 at once: the pools may be
+// in any state, so no destructor gets a chance to wait for them.
+[[noreturn]] inline void wrong_answer(const std::string& what) {
+  std::fflush(stdout);
+  std::fprintf(stderr, "\nlantern_bench: WRONG ANSWER: %s\n", what.c_str());
+  std::fflush(stderr);
+  std::_Exit(2);
+}
+
+inline void check_equal(const std::string& what, long long got, long long expected) {
+  if (got != expected) {
+    wrong_answer(what + ": got " + std::to_string(got) + ", expected " + std::to_string(expected));
+  }
+}
+
+// ------------------------------------------------------------------------- targets
+
+// Target is what a row must achieve: the ratio Lantern/TBB at most `limit`, Lantern's own
+// figure at most `limit`, or nothing (the row is for information).
+struct Target {
+  enum Kind { ratio_at_most, lantern_at_most, none };
+  Kind kind = none;
+  double limit = 0;
+
+  static Target ratio(double limit) { return {ratio_at_most, limit}; }
+  static Target lantern(double limit) { return {lantern_at_most, limit}; }
+  static Target info() { return {none, 0}; }
+
+  bool met(double lantern, double tbb) const {
+    switch (kind) {
+      case ratio_at_most: return lantern / tbb <= limit;
+      case lantern_at_most: return lantern <= limit;
+      case none: return true;
+    }
+    return true;
+  }
+};
+
+// ---------------------------------------------------------------------------- table
+
+// Row is one line of the results table: one benchmark's figure on one worker count.
+struct Row {
+  std::string benchmark;
+  unsigned workers = 0;
+  std::string unit;      // what the figures measure, e.g. "ns/join" (lower is better)
+  double lantern = 0;
+  double tbb = 0;
+  Target target;
+  std::string note;      // printed under the table when not empty
+};
+
+inline std::string format_number(double v) {
+  char buf[32];
+  if (std::isnan(v)) return "n/a";
+  const double a = std::fabs(v);
+  std::snprintf(buf, sizeof buf, a >= 100 ? "%.0f" : a >= 10 ? "%.1f" : "%.2f", v);
+  return buf;
+}
+
+inline std::string format_ratio(double r) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f", r);
+  return buf;
+}
+
+inline std::string format_target(const Row& row) {
+  switch (row.target.kind) {
+    case Target::ratio_at_most: return "ratio <= " + format_number(row.target.limit);
+    case Target::lantern_at_most: return "Lantern <= " + format_number(row.target.limit) + " " + row.unit;
+    case Target::none: return "-";
+  }
+  return "-";
+}
+
+inline std::string format_verdict(const Row& row) {
+  if (row.target.kind == Target::none) return "info";
+  return row.target.met(row.lantern, row.tbb) ? "PASS" : "MISS";
+}
+
+// print_table prints the rows aligned for a terminal, or as a Markdown table.
+inline void print_table(const std::vector<Row>& rows, bool markdown) {
+  const std::vector<std::string> header = {"benchmark", "workers", "unit",   "Lantern",
+                                           "TBB",       "L/TBB",   "target", "result"};
+  std::vector<std::vector<std::string>> cells;
+  for (const Row& r : rows) {
+    cells.push_back({r.benchmark, std::to_string(r.workers), r.unit, format_number(r.lantern),
+                     format_number(r.tbb), format_ratio(r.lantern / r.tbb), format_target(r),
+                     format_verdict(r)});
+  }
+  std::vector<std::size_t> width(header.size());
+  for (std::size_t c = 0; c < header.size(); ++c) {
+    width[c] = header[c].size();
+    for (const auto& line : cells) width[c] = std::max(width[c], line[c].size());
+  }
+  // Text columns are left-aligned, numbers right-aligned.
+  auto is_numeric = [](std::size_t c) { return c == 1 || c == 3 || c == 4 || c == 5; };
+  auto print_line = [&](const std::vector<std::string>& line) {
+    std::string out = markdown ? "|" : "";
+    for (std::size_t c = 0; c < line.size(); ++c) {
+      const std::string pad(width[c] - line[c].size(), ' ');
+      out += markdown ? " " : (c == 0 ? "" : "  ");
+      out += is_numeric(c) ? pad + line[c] : line[c] + pad;
+      if (markdown) out += " |";
+    }
+    out.erase(out.find_last_not_of(' ') + 1);
+    std::printf("%s\n", out.c_str());
+  };
+  print_line(header);
+  std::string rule = markdown ? "|" : "";
+  for (std::size_t c = 0; c < header.size(); ++c) {
+    if (markdown) {
+      rule += " " + std::string(width[c] - 1, '-') + (is_numeric(c) ? ":" : "-") + " |";
+    } else {
+      rule += (c == 0 ? "" : "  ") + std::string(width[c], '-');
+    }
+  }
+  std::printf("%s\n", rule.c_str());
+  for (const auto& line : cells) print_line(line);
+  bool any_note = false;
+  for (const Row& r : rows) {
+    if (r.note.empty()) continue;
+    if (!any_note) std::printf("\n");
+    any_note = true;
+    std::printf("%s%s (%u workers): %s\n", markdown ? "- " : "note: ", r.benchmark.c_str(), r.workers,
+                r.note.c_str());
+  }
+  std::fflush(stdout);
+}
+
+// ------------------------------------------------------------------------- progress
+
+// Progress draws one self-overwriting line on stderr, and only when stdout is a
+// terminal (so redirected or piped output, e.g. for RESULTS.md, stays clean).
+class Progress {
+ public:
+  Progress() : enabled_(isatty(STDOUT_FILENO) == 1) {}
+
+  // show: `status` is e.g. "3/8" (repetitions done) or "starting".
+  void show(const std::string& benchmark, unsigned workers, const std::string& status) const {
+    if (!enabled_) return;
+    std::fprintf(stderr, "\r\033[K%s, %u worker%s: %s", benchmark.c_str(), workers, workers == 1 ? "" : "s",
+                 status.c_str());
+    std::fflush(stderr);
+  }
+  void clear() const {
+    if (!enabled_) return;
+    std::fprintf(stderr, "\r\033[K");
+    std::fflush(stderr);
+  }
+
+ private:
+  bool enabled_;
+};
+
+// ------------------------------------------------------------------------- watchdog
+
+// Watchdog exits with status 3 and a message naming the benchmark when no repetition
+// has finished for `limit`: a hung scheduler becomes a clear failure, not a stuck run.
+class Watchdog {
+ public:
+  explicit Watchdog(std::chrono::seconds limit) : limit_(limit), thread_([this] { watch(); }) {}
+  ~Watchdog() {
+    stop_.store(true);
+    thread_.join();
+  }
+  Watchdog(const Watchdog&) = delete;
+  Watchdog& operator=(const Watchdog&) = delete;
+
+  // beat: progress was made; `where` must be a string literal (it is read later).
+  void beat(const char* where) {
+    where_.store(where);
+    last_beat_.store(Clock::now().time_since_epoch().count());
+  }
+
+ private:
+  void watch() {
+    while (!stop_.load()) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      const Clock::time_point last{Clock::duration(last_beat_.load())};
+      if (Clock::now() - last > limit_) {
+        std::fflush(stdout);
+        std::fprintf(stderr, "\nlantern_bench: HANG: no progress for %lld s in %s\n",
+                     static_cast<long long>(limit_.count()), where_.load());
+        std::fflush(stderr);
+        std::_Exit(3);
+      }
+    }
+  }
+
+  const std::chrono::seconds limit_;
+  std::atomic<bool> stop_{false};
+  std::atomic<const char*> where_{"startup"};
+  std::atomic<Clock::rep> last_beat_{Clock::now().time_since_epoch().count()};
+  std::thread thread_;
+};
+
+}  // namespace bench

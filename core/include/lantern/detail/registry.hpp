@@ -1,0 +1,88 @@
+// registry.hpp - the shared state behind a Scheduler: workers, lanes, the lane mirrors,
+// the sleep protocol, and the count of jobs not yet finished.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <exception>
+#include <memory>
+#include <vector>
+
+#include "lantern/detail/lane.hpp"
+#include "lantern/detail/sleep.hpp"
+#include "lantern/detail/worker.hpp"
+#include "lantern/options.hpp"
+#include "lantern/topology.hpp"
+
+namespace lantern::detail {
+
+class Registry {
+ public:
+  explicit Registry(SchedulerOptions options);  // validates, starts the workers
+  ~Registry();                                   // shutdown(), then joins
+  Registry(const Registry&) = delete;
+  Registry& operator=(const Registry&) = delete;
+
+  std::uint32_t worker_count() const noexcept { return worker_count_; }
+  Worker& worker(std::uint32_t i) noexcept { return *workers_[i]; }
+  const Topology& topology() const noexcept { return topology_; }
+  Sleep& sleep() noexcept { return sleep_; }
+  const SchedulerOptions& options() const noexcept { return options_; }
+  LaneMirror& mirror(std::uint32_t lane) noexcept { return mirrors_[lane]; }
+  std::uint64_t help_min_wait_ticks() const noexcept { return help_min_wait_ticks_; }
+
+  // current_worker: the calling thread's worker if it belongs to this registry.
+  Worker* current_worker() const noexcept {
+    Worker* w = tls_worker;
+    return (w && &w->registry() == this) ? w : nullptr;
+  }
+
+  // inject puts a job into a lane (lane < 0: round robin) from any thread and wakes a
+  // worker if needed.
+  void inject(Job* job, int lane = -1);
+  // push_or_inject: onto the calling worker's own deque if it is ours, else inject.
+  void push_or_inject(Job* job) {
+    if (Worker* w = current_worker()) {
+      w->push(job);
+    } else {
+      inject(job);
+    }
+  }
+
+  // Outstanding-job accounting for draining at shutdown.
+  // begin_job throws ShutdownError once shutdown has started.
+  void begin_job();
+  void end_job() noexcept {
+    if (live_jobs_.fetch_sub(1, std::memory_order_seq_cst) == 1 && stopping_.load(std::memory_order_seq_cst)) {
+      live_jobs_.notify_all();
+    }
+  }
+  std::uint64_t live_jobs() const noexcept { return live_jobs_.load(std::memory_order_relaxed); }
+  bool stopping() const noexcept { return stopping_.load(std::memory_order_relaxed); }
+
+  void report_unhandled(std::exception_ptr error) noexcept;
+  std::uint64_t unhandled_exceptions() const noexcept { return unhandled_.load(std::memory_order_relaxed); }
+
+  // has_injected_work: some lane holds a job (the sleeper's final check).
+  bool has_injected_work() const noexcept;
+
+  // shutdown: refuse new outside work, wait until every job has finished (running
+  // tasks may still spawn), then stop and join the workers. Idempotent.
+  void shutdown();
+
+ private:
+  SchedulerOptions options_;
+  Topology topology_;
+  std::uint32_t worker_count_;
+  std::uint64_t help_min_wait_ticks_;
+  Sleep sleep_;
+  std::unique_ptr<LaneMirror[]> mirrors_;  // dense: several lanes per cache line, read racily by all
+  std::vector<std::unique_ptr<Worker>> workers_;
+  alignas(64) std::atomic<std::uint64_t> live_jobs_{0};
+  std::atomic<bool> stopping_{false};
+  alignas(64) std::atomic<std::uint32_t> next_lane_{0};
+  std::atomic<std::uint64_t> unhandled_{0};
+  std::atomic<bool> joined_{false};
+};
+
+}  // namespace lantern::detail

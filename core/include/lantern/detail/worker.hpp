@@ -1,0 +1,124 @@
+// worker.hpp - one worker thread's queues and its scheduling loop.
+//
+// A worker's hot path is plain: push and pop on its own deque, one relaxed load of the
+// sleep counters per push, no lock, no allocation, no virtual call (hooks aside, which
+// are one predictable branch when no observer is attached).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <thread>
+#include <vector>
+
+#include "lantern/clock.hpp"
+#include "lantern/detail/job.hpp"
+#include "lantern/detail/lane.hpp"
+#include "lantern/detail/latch.hpp"
+#include "lantern/detail/sleep.hpp"
+#include "lantern/detail/ws_deque.hpp"
+#include "lantern/observer.hpp"
+#include "lantern/topology.hpp"
+
+namespace lantern::detail {
+
+class Registry;
+
+class alignas(64) Worker final : public SleepSink {
+ public:
+  // Every this many find_work calls the worker checks one lane's mirrored head time
+  // (round robin, its own included) and helps it if it waited too long. 16 keeps the
+  // check (one rdtsc, two relaxed loads) under ~5% of a minimal task's cost.
+  static constexpr std::uint32_t kHelpCheckInterval = 16;
+  // A lane is helped when its head waited more than kHelpBias times the helper's own
+  // average wait: short bursts (a preempted worker) do not trigger migrations.
+  static constexpr std::uint64_t kHelpBias = 4;
+  // Every this many steal rounds, one randomly chosen victim of the farthest distance
+  // level is probed first, so work on a remote socket is never ignored forever.
+  static constexpr std::uint32_t kFarProbeInterval = 8;
+
+  Worker(Registry& registry, std::uint32_t index, LaneMirror* mirror, Observer* observer);
+  Worker(const Worker&) = delete;
+  Worker& operator=(const Worker&) = delete;
+
+  // --- hot path, called on this worker's thread only ---
+  void push(Job* job) {
+    const std::int64_t before = owner_.push(job);
+    LANTERN_HOOK(*this, push, task_id(job), 0);
+    sleep_->new_internal_jobs(1, before == 0, this);
+  }
+  Job* pop() noexcept { return owner_.pop(); }
+  void execute(Job* job, TaskSource source) noexcept {
+    set_state(WorkerState::active, StateReason::found_work);
+    LANTERN_HOOK(*this, task_begin, task_id(job), source);
+    [[maybe_unused]] const bool threw = job->execute(job);
+    LANTERN_HOOK(*this, task_end, task_id(job), threw);
+  }
+  // wait_until runs other tasks until `latch` is set, sleeping on it when there are none.
+  void wait_until(Latch& latch) {
+    if (!latch.probe()) wait_until_cold(latch);
+  }
+
+  Registry& registry() const noexcept { return *registry_; }
+  Sleep& sleep() const noexcept { return *sleep_; }
+
+  // --- visible to the scheduler and other workers ---
+  const std::uint32_t index;
+  Observer* const observer;
+  Lane lane;
+  WorkStealingDeque<Job> deque;
+  Latch terminate;
+  std::thread thread;
+
+  // published_state: the worker's state for readers on other threads (watchdogs,
+  // describe_state); a relaxed store on each transition, never read on the hot path.
+  WorkerState published_state() const noexcept { return published_state_.load(std::memory_order_relaxed); }
+
+  void set_steal_order(std::vector<Victim> victims);
+  void main(bool pin, int os_cpu);
+
+  // SleepSink
+  void sleep_state(WorkerState s, StateReason why) noexcept override { set_state(s, why); }
+  void woke_other(std::uint32_t worker, std::uint64_t why) noexcept override {
+    LANTERN_HOOK(*this, wake, worker, why);
+    (void)worker;
+    (void)why;
+  }
+
+ private:
+  void set_state(WorkerState s, StateReason why) noexcept {
+    if (state_ == s) return;
+    LANTERN_HOOK(*this, state, (static_cast<unsigned>(state_) << 8) | static_cast<unsigned>(s), why);
+    state_ = s;
+    published_state_.store(s, std::memory_order_relaxed);
+    (void)why;
+  }
+  void wait_until_cold(Latch& latch);
+  Job* find_work(TaskSource* source, bool* more_left);
+  Job* try_help(TaskSource* source);
+  Job* steal(TaskSource* source, bool* more_left);
+  Job* steal_from(const Victim& victim, std::uint64_t* lost_races, TaskSource* source, bool* more_left);
+  Job* pop_lane(Lane& from, std::uint32_t lane_index);
+  std::uint64_t next_random() noexcept {  // xorshift64*: cheap and good enough for victim picks
+    rng_ ^= rng_ >> 12;
+    rng_ ^= rng_ << 25;
+    rng_ ^= rng_ >> 27;
+    return rng_ * 0x2545F4914F6CDD1DULL;
+  }
+
+  Registry* const registry_;
+  Sleep* const sleep_;
+  DequeOwner<Job> owner_;
+  WorkerState state_ = WorkerState::idle;
+  std::atomic<WorkerState> published_state_{WorkerState::idle};
+  std::uint32_t finds_since_help_check_ = 0;
+  std::uint32_t help_cursor_ = 0;
+  std::uint32_t steal_rounds_ = 0;
+  std::uint64_t rng_;
+  std::vector<Victim> victims_;
+  std::size_t far_begin_ = 0;  // victims_[far_begin_..] are the farthest level
+};
+
+// The worker running on this thread, or nullptr. constinit: no TLS wrapper call.
+extern constinit thread_local Worker* tls_worker;
+
+}  // namespace lantern::detail

@@ -1,0 +1,179 @@
+// ws_deque.hpp - the Chase-Lev work-stealing deque, with the memory orderings of
+// Lê, Pop, Cohen and Zappa Nardelli, "Correct and Efficient Work-Stealing for Weak
+// Memory Models" (PPoPP 2013).
+//
+// The owner pushes and pops at the bottom (LIFO: the freshest, cache-hot work); thieves
+// steal at the top (FIFO: the oldest, usually largest piece of work). The two sides are
+// different types - DequeOwner (one, not copyable) and DequeThief (any number) - so a
+// thief cannot call pop by mistake. "Empty" and "lost a race" are values, not exceptions.
+//
+// Departure from the paper, on purpose: push publishes `bottom` with a release store
+// instead of a release fence followed by a relaxed store. On x86 both compile to a
+// plain mov; the store form is what ThreadSanitizer understands (it ignores standalone
+// fences), so the TSan build checks the real protocol rather than a weakened one.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace lantern::detail {
+
+template <class T>
+class WorkStealingDeque;
+
+// StealResult: success with a value, the deque looked empty, or another thief (or the
+// owner) won the race for the same element - worth retrying.
+enum class StealStatus : std::uint8_t { success, empty, lost_race };
+
+template <class T>
+struct Stolen {
+  T* value = nullptr;
+  StealStatus status = StealStatus::empty;
+};
+
+template <class T>
+class WorkStealingDeque {
+  static_assert(sizeof(T*) == sizeof(std::uintptr_t));
+
+  // Ring is a power-of-two circular array of atomic slots. Slots are atomics (relaxed)
+  // because a thief may read a slot the owner is overwriting after a lost race; the
+  // value read is then discarded by the failed CAS on top.
+  struct Ring {
+    explicit Ring(std::int64_t capacity) : mask(capacity - 1), slots(new std::atomic<T*>[capacity]) {}
+    std::int64_t capacity() const noexcept { return mask + 1; }
+    T* get(std::int64_t i) const noexcept { return slots[i & mask].load(std::memory_order_relaxed); }
+    void put(std::int64_t i, T* v) noexcept { slots[i & mask].store(v, std::memory_order_relaxed); }
+    std::int64_t mask;
+    std::unique_ptr<std::atomic<T*>[]> slots;
+  };
+
+ public:
+  explicit WorkStealingDeque(std::int64_t initial_capacity = 256) {
+    std::int64_t cap = 16;
+    while (cap < initial_capacity) cap <<= 1;
+    rings_.push_back(std::make_unique<Ring>(cap));
+    ring_.store(rings_.back().get(), std::memory_order_relaxed);
+  }
+  WorkStealingDeque(const WorkStealingDeque&) = delete;
+  WorkStealingDeque& operator=(const WorkStealingDeque&) = delete;
+
+  // size is a racy estimate (exact when only the owner is active).
+  std::int64_t size() const noexcept {
+    const std::int64_t b = bottom_.load(std::memory_order_relaxed);
+    const std::int64_t t = top_.load(std::memory_order_relaxed);
+    return b > t ? b - t : 0;
+  }
+
+ private:
+  template <class U>
+  friend class DequeOwner;
+  template <class U>
+  friend class DequeThief;
+
+  // push: owner only. Returns the size before the push (0 means the deque was empty,
+  // which the sleep protocol uses to decide how many sleepers to wake).
+  std::int64_t push(T* value) {
+    const std::int64_t b = bottom_.load(std::memory_order_relaxed);
+    const std::int64_t t = top_.load(std::memory_order_acquire);
+    Ring* ring = ring_.load(std::memory_order_relaxed);
+    if (b - t > ring->capacity() - 1) ring = grow(ring, b, t);
+    ring->put(b, value);
+    bottom_.store(b + 1, std::memory_order_release);
+    return b - t;
+  }
+
+  // pop: owner only. nullptr when empty (including losing the last element to a thief).
+  T* pop() noexcept {
+    const std::int64_t b = bottom_.load(std::memory_order_relaxed) - 1;
+    Ring* ring = ring_.load(std::memory_order_relaxed);
+    bottom_.store(b, std::memory_order_relaxed);
+    // The store to bottom must be visible to thieves before we read top: this is the
+    // one full fence on the owner's path (store-load ordering, which acquire/release
+    // cannot give).
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    std::int64_t t = top_.load(std::memory_order_relaxed);
+    if (t > b) {  // empty
+      bottom_.store(b + 1, std::memory_order_relaxed);
+      return nullptr;
+    }
+    T* value = ring->get(b);
+    if (t == b) {
+      // Last element: race the thieves for it through top.
+      if (!top_.compare_exchange_strong(t, t + 1, std::memory_order_seq_cst, std::memory_order_relaxed)) {
+        value = nullptr;
+      }
+      bottom_.store(b + 1, std::memory_order_relaxed);
+    }
+    return value;
+  }
+
+  // steal: any thread.
+  Stolen<T> steal() noexcept {
+    std::int64_t t = top_.load(std::memory_order_acquire);
+    // Orders the read of top before the read of bottom against the owner's pop, which
+    // writes bottom then reads top (the classic store-buffer pattern).
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    const std::int64_t b = bottom_.load(std::memory_order_acquire);
+    if (t >= b) return {nullptr, StealStatus::empty};
+    // acquire (the paper's consume): the ring pointer must be read after bottom, and its
+    // contents after the pointer.
+    Ring* ring = ring_.load(std::memory_order_acquire);
+    T* value = ring->get(t);
+    if (!top_.compare_exchange_strong(t, t + 1, std::memory_order_seq_cst, std::memory_order_relaxed)) {
+      return {nullptr, StealStatus::lost_race};
+    }
+    return {value, StealStatus::success};
+  }
+
+  // grow doubles the ring. Old rings are kept until the deque dies: a thief may still be
+  // reading one, and deques only grow to the program's peak parallel depth, so the
+  // memory kept is at most the size of the current ring.
+  Ring* grow(Ring* old, std::int64_t b, std::int64_t t) {
+    auto bigger = std::make_unique<Ring>(old->capacity() * 2);
+    for (std::int64_t i = t; i < b; ++i) bigger->put(i, old->get(i));
+    Ring* raw = bigger.get();
+    rings_.push_back(std::move(bigger));
+    ring_.store(raw, std::memory_order_release);
+    return raw;
+  }
+
+  alignas(64) std::atomic<std::int64_t> top_{0};
+  alignas(64) std::atomic<std::int64_t> bottom_{0};
+  std::atomic<Ring*> ring_{nullptr};
+  std::vector<std::unique_ptr<Ring>> rings_;  // owner-only
+};
+
+// DequeOwner is the single handle that may push and pop. Move-only.
+template <class T>
+class DequeOwner {
+ public:
+  explicit DequeOwner(WorkStealingDeque<T>& deque) noexcept : deque_(&deque) {}
+  DequeOwner(DequeOwner&&) noexcept = default;
+  DequeOwner& operator=(DequeOwner&&) noexcept = default;
+  DequeOwner(const DequeOwner&) = delete;
+  DequeOwner& operator=(const DequeOwner&) = delete;
+
+  std::int64_t push(T* value) { return deque_->push(value); }
+  T* pop() noexcept { return deque_->pop(); }
+  std::int64_t size() const noexcept { return deque_->size(); }
+
+ private:
+  WorkStealingDeque<T>* deque_;
+};
+
+// DequeThief may only steal. Copyable: every other worker holds one.
+template <class T>
+class DequeThief {
+ public:
+  explicit DequeThief(WorkStealingDeque<T>& deque) noexcept : deque_(&deque) {}
+  Stolen<T> steal() noexcept { return deque_->steal(); }
+  std::int64_t size() const noexcept { return deque_->size(); }
+
+ private:
+  WorkStealingDeque<T>* deque_;
+};
+
+}  // namespace lantern::detail

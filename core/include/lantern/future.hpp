@@ -1,0 +1,57 @@
+// future.hpp - the handle submit() returns: wait for a task's result from any thread.
+#pragma once
+
+#include <exception>
+#include <memory>
+#include <optional>
+#include <type_traits>
+#include <utility>
+
+#include "lantern/detail/latch.hpp"
+#include "lantern/detail/registry.hpp"
+
+namespace lantern {
+
+namespace detail {
+template <class T>
+struct FutureState {
+  explicit FutureState(Sleep* sleep) : done(sleep, /*external_waiters=*/true) {}
+  Latch done;
+  std::conditional_t<std::is_void_v<T>, bool, std::optional<T>> value{};
+  std::exception_ptr error;
+};
+}  // namespace detail
+
+// Future<T>: get() waits and returns the task's result or rethrows its exception. Waiting
+// on a worker thread of the same scheduler runs other tasks meanwhile; on any other
+// thread it blocks. get() may be called once (it moves the result out).
+template <class T>
+class Future {
+ public:
+  Future() = default;
+  bool valid() const noexcept { return state_ != nullptr; }
+  bool ready() const noexcept { return state_ && state_->done.probe(); }
+  void wait() const {
+    if (detail::Worker* w = detail::tls_worker; w && &w->registry() == registry_) {
+      w->wait_until(state_->done);
+    } else {
+      state_->done.wait_blocking();
+    }
+  }
+  T get() {
+    wait();
+    if (state_->error) std::rethrow_exception(state_->error);
+    if constexpr (!std::is_void_v<T>) return std::move(*state_->value);
+  }
+
+ private:
+  template <class>
+  friend class FutureTask;
+  friend class Scheduler;
+  Future(std::shared_ptr<detail::FutureState<T>> state, detail::Registry* registry)
+      : state_(std::move(state)), registry_(registry) {}
+  std::shared_ptr<detail::FutureState<T>> state_;
+  detail::Registry* registry_ = nullptr;
+};
+
+}  // namespace lantern

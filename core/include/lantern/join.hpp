@@ -1,0 +1,84 @@
+// join.hpp - fork-join: join(a, b) and parallel_for.
+//
+// join(a, b) runs a and b potentially in parallel and returns when both are done. b is
+// offered to thieves on the calling worker's deque as a job that lives on this stack
+// frame: when no one steals it (the common case) it costs a push and a pop and no
+// allocation. If b was stolen, the caller runs other tasks until b finishes: a worker
+// never blocks waiting for a task.
+//
+// Called outside any worker thread, join runs a then b on the calling thread, and
+// parallel_for runs serially; use Scheduler::run to enter the pool.
+#pragma once
+
+#include <cstddef>
+#include <exception>
+#include <type_traits>
+#include <utility>
+
+#include "lantern/detail/jobs.hpp"
+#include "lantern/detail/worker.hpp"
+
+namespace lantern {
+
+template <class A, class B>
+void join(A&& a, B&& b) {
+  detail::Worker* worker = detail::tls_worker;
+  if (!worker) [[unlikely]] {
+    a();
+    b();
+    return;
+  }
+  detail::StackJob<std::remove_reference_t<B>> job_b(b, &worker->sleep(), /*external_waiter=*/false);
+  worker->push(&job_b);
+
+  std::exception_ptr error_a;
+  try {
+    a();
+  } catch (...) {
+    error_a = std::current_exception();
+  }
+
+  // Pop until we get job_b back, or find the deque empty (job_b was stolen). Anything
+  // else popped was pushed by a (a spawn) and is ours to run.
+  for (;;) {
+    detail::Job* job = worker->pop();
+    if (job == &job_b) {
+      if (error_a) std::rethrow_exception(error_a);  // b never ran, nothing refers to it
+      job_b.run_inline();
+      return;
+    }
+    if (!job) break;
+    worker->execute(job, TaskSource::own_deque);
+  }
+  worker->wait_until(job_b.latch);
+  if (error_a) std::rethrow_exception(error_a);
+  job_b.rethrow_if_failed();
+}
+
+namespace detail {
+template <class F>
+void parallel_for_split(std::size_t begin, std::size_t end, std::size_t grain, F& body) {
+  while (end - begin > grain) {
+    const std::size_t mid = begin + (end - begin) / 2;
+    // Recurse on the right half in a stealable job, keep splitting the left half here.
+    join([&] { parallel_for_split(begin, mid, grain, body); }, [&] { parallel_for_split(mid, end, grain, body); });
+    return;
+  }
+  if constexpr (std::is_invocable_v<F&, std::size_t, std::size_t>) {
+    body(begin, end);
+  } else {
+    for (std::size_t i = begin; i < end; ++i) body(i);
+  }
+}
+}  // namespace detail
+
+// parallel_for calls body(i) for every i in [begin, end), or body(b, e) for chunks of at
+// most `grain` indices when body takes two arguments. grain 0 is treated as 1.
+template <class F>
+void parallel_for(std::size_t begin, std::size_t end, std::size_t grain, F&& body) {
+  if (begin >= end) return;
+  if (grain == 0) grain = 1;
+  detail::parallel_for_split(begin, end, grain, body);
+}
+
+}  // namespace lantern

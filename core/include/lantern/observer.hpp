@@ -1,0 +1,103 @@
+// observer.hpp - the one narrow hook through which the scheduler reports what it does.
+//
+// Every worker state transition, task begin/end, push, steal, failed steal round, help,
+// wake and lane pop calls Observer::on_event on the worker that did it, from that
+// worker's thread. With no observer attached a hook costs one load and a predictable
+// branch; configured with -DLANTERN_OBSERVER=OFF every hook compiles to nothing.
+//
+// The hook table below (LANTERN_CORE_HOOKS) is the single list of what core reports and
+// what its two payload words mean; instrumentation's event table is built from it.
+#pragma once
+
+#include <cstdint>
+
+#ifndef LANTERN_OBSERVER
+#define LANTERN_OBSERVER 1
+#endif
+
+namespace lantern {
+
+// The four worker states (see core/src/SLEEP.md).
+#define LANTERN_WORKER_STATES(X) \
+  X(active)                      \
+  X(idle)                        \
+  X(sleepy)                      \
+  X(sleeping)
+
+enum class WorkerState : std::uint8_t {
+#define LANTERN_X(name) name,
+  LANTERN_WORKER_STATES(LANTERN_X)
+#undef LANTERN_X
+};
+inline constexpr int kWorkerStateCount = 4;
+const char* state_name(WorkerState s) noexcept;
+
+// Why a worker changed state.
+#define LANTERN_STATE_REASONS(X)                                                    \
+  X(started, "the worker thread started")                                          \
+  X(found_work, "found a task")                                                    \
+  X(out_of_work, "no task in its own queues or any victim's")                      \
+  X(searched_enough, "searched for several rounds without success: announces sleep") \
+  X(fell_asleep, "blocked until woken")                                            \
+  X(new_work_seen, "work was posted while it was sleepy: searches again")          \
+  X(woken, "woken by another thread")                                              \
+  X(stopping, "the scheduler is shutting down")
+
+enum class StateReason : std::uint8_t {
+#define LANTERN_X(name, text) name,
+  LANTERN_STATE_REASONS(LANTERN_X)
+#undef LANTERN_X
+};
+const char* reason_name(StateReason r) noexcept;
+
+// Where a task was found (task_begin's b payload, steal's source).
+enum class TaskSource : std::uint8_t { own_deque = 0, own_lane = 1, stolen_deque = 2, stolen_lane = 3, help = 4, inline_call = 5 };
+const char* source_name(TaskSource s) noexcept;
+
+// X(name, meaning of a, meaning of b)
+#define LANTERN_CORE_HOOKS(X)                                                                        \
+  X(state, "from_state << 8 | to_state", "StateReason")                                             \
+  X(task_begin, "task id", "TaskSource")                                                            \
+  X(task_end, "task id", "1 if the task threw")                                                     \
+  X(push, "task id", "0: own deque, lane index + 1: a lane")                                        \
+  X(steal, "victim worker", "distance level | TaskSource << 8")                                     \
+  X(steal_round_failed, "victims probed", "lost races")                                             \
+  X(help, "helped lane", "head's age in ticks")                                                     \
+  X(wake, "woken worker", "0: new work, 1: latch set, 2: shutdown")                                 \
+  X(lane_pop, "lane", "ready wait in ticks")
+
+enum class Hook : std::uint8_t {
+#define LANTERN_X(name, a, b) name,
+  LANTERN_CORE_HOOKS(LANTERN_X)
+#undef LANTERN_X
+};
+inline constexpr int kHookCount = 0
+#define LANTERN_X(name, a, b) +1
+    LANTERN_CORE_HOOKS(LANTERN_X)
+#undef LANTERN_X
+    ;
+const char* hook_name(Hook h) noexcept;
+
+// Observer receives hooks. on_event runs on the worker's own thread, on the hot path:
+// it must not block, allocate in the common case, or throw. It must outlive the
+// Scheduler it is given to.
+class Observer {
+ public:
+  virtual ~Observer() = default;
+  virtual void on_event(std::uint32_t worker, Hook hook, std::uint64_t a, std::uint64_t b) noexcept = 0;
+};
+
+}  // namespace lantern
+
+#if LANTERN_OBSERVER
+#define LANTERN_HOOK(worker, hook, a, b)                                                                   \
+  do {                                                                                                     \
+    if (::lantern::Observer* lantern_obs_ = (worker).observer) [[unlikely]]                               \
+      lantern_obs_->on_event((worker).index, ::lantern::Hook::hook, static_cast<std::uint64_t>(a),         \
+                             static_cast<std::uint64_t>(b));                                               \
+  } while (0)
+#else
+#define LANTERN_HOOK(worker, hook, a, b) \
+  do {                                   \
+  } while (0)
+#endif

@@ -1,0 +1,118 @@
+// scheduler.hpp - the Scheduler: a pool of workers, and the ways to give it work.
+//
+//   lantern::Scheduler pool;                       // one worker per hardware thread
+//   pool.spawn([] { ... });                        // detached
+//   auto f = pool.submit([] { return 42; });       // from any thread; f.get() == 42
+//   pool.run([] { lantern::join(a, b); });         // run on a worker and wait
+//
+// Inside tasks use the free functions of join.hpp and task_group.hpp.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include "lantern/detail/jobs.hpp"
+#include "lantern/detail/registry.hpp"
+#include "lantern/future.hpp"
+#include "lantern/options.hpp"
+#include "lantern/topology.hpp"
+
+namespace lantern {
+
+class Scheduler {
+ public:
+  // Starts the workers. Throws std::invalid_argument for a bad worker count or topology.
+  explicit Scheduler(SchedulerOptions options = {});
+  // Drains: waits for every spawned and submitted task (and what they spawn) to finish,
+  // then stops the workers. Must not be called from one of this scheduler's tasks.
+  ~Scheduler();
+  Scheduler(const Scheduler&) = delete;
+  Scheduler& operator=(const Scheduler&) = delete;
+
+  std::uint32_t worker_count() const noexcept { return registry_->worker_count(); }
+  const Topology& topology() const noexcept { return registry_->topology(); }
+
+  // spawn runs fn() some time later, detached. From one of this scheduler's workers the
+  // task goes on that worker's deque; from any other thread into a lane. Its exception
+  // goes to SchedulerOptions::on_unhandled_exception. Throws ShutdownError after shutdown.
+  template <class F>
+  void spawn(F&& fn) {
+    registry_->push_or_inject(detail::make_heap_job(*registry_, std::forward<F>(fn)));
+  }
+
+  // submit runs fn() and returns a Future for its result or exception.
+  template <class F>
+  auto submit(F&& fn) -> Future<std::invoke_result_t<std::decay_t<F>&>> {
+    return submit_impl(std::forward<F>(fn), -1);
+  }
+  // submit_to_lane puts the task into worker `lane`'s lane (lane < worker_count()).
+  template <class F>
+  auto submit_to_lane(std::uint32_t lane, F&& fn) -> Future<std::invoke_result_t<std::decay_t<F>&>> {
+    return submit_impl(std::forward<F>(fn), static_cast<int>(lane % worker_count()));
+  }
+
+  // run executes fn() on a worker and returns its result (rethrowing its exception).
+  // Called from one of this scheduler's workers it simply calls fn().
+  template <class F>
+  auto run(F&& fn) -> std::invoke_result_t<F&> {
+    if (registry_->current_worker()) return fn();
+    return submit(std::forward<F>(fn)).get();
+  }
+
+  // shutdown: as the destructor, but callable early; later spawn/submit throw
+  // ShutdownError. Idempotent.
+  void shutdown() { registry_->shutdown(); }
+
+  // unhandled_exceptions: how many spawned tasks have thrown.
+  std::uint64_t unhandled_exceptions() const noexcept { return registry_->unhandled_exceptions(); }
+  // sleep_counters: a snapshot of the sleep protocol's counters (for tests, watchdogs).
+  struct SleepSnapshot {
+    std::uint32_t inactive, sleeping, jobs_event_counter;
+  };
+  SleepSnapshot sleep_snapshot() const noexcept;
+  // lane_size: tasks waiting in worker i's lane.
+  std::uint32_t lane_size(std::uint32_t i) const noexcept { return registry_->worker(i).lane.size(); }
+  // deque_size: tasks in worker i's deque (racy estimate).
+  std::int64_t deque_size(std::uint32_t i) const noexcept { return registry_->worker(i).deque.size(); }
+
+  // worker_state: worker i's current state as last published by it.
+  WorkerState worker_state(std::uint32_t i) const noexcept { return registry_->worker(i).published_state(); }
+  // describe_state: a multi-line dump of every worker's state and queue sizes and of the
+  // sleep counters; what watchdogs print when something hangs.
+  std::string describe_state() const;
+
+  detail::Registry& registry() noexcept { return *registry_; }
+
+ private:
+  template <class F>
+  auto submit_impl(F&& fn, int lane) -> Future<std::invoke_result_t<std::decay_t<F>&>> {
+    using T = std::invoke_result_t<std::decay_t<F>&>;
+    auto state = std::make_shared<detail::FutureState<T>>(&registry_->sleep());
+    auto task = [state, f = std::forward<F>(fn)]() mutable noexcept {
+      try {
+        if constexpr (std::is_void_v<T>) {
+          f();
+        } else {
+          state->value.emplace(f());
+        }
+      } catch (...) {
+        state->error = std::current_exception();
+      }
+      state->done.set();
+    };
+    detail::Job* job = detail::make_heap_job(*registry_, std::move(task));
+    if (lane >= 0) {
+      registry_->inject(job, lane);
+    } else {
+      registry_->push_or_inject(job);
+    }
+    return Future<T>(std::move(state), registry_.get());
+  }
+
+  std::unique_ptr<detail::Registry> registry_;
+};
+
+}  // namespace lantern

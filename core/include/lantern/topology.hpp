@@ -1,0 +1,95 @@
+// topology.hpp - the machine's CPU layout, and the steal order derived from it.
+//
+// Topology is data: it is read from /sys/devices/system (Topology::from_sysfs) or
+// built from a spec such as "2 sockets x 8 cores x 2 threads" (Topology::parse_spec),
+// so a 2-CPU test machine can exercise the steal order of a 2-socket, 32-CPU layout.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace lantern {
+
+// Distance is how far apart two logical CPUs are, nearest first. A steal records the
+// distance between thief and victim, and victims are tried in this order.
+enum class Distance : std::uint8_t {
+  smt = 0,     // same physical core (hyper-thread siblings), or the same logical CPU
+  l2 = 1,      // share an L2 cache
+  llc = 2,     // share the last-level cache
+  numa = 3,    // same NUMA node, different LLC
+  remote = 4,  // different NUMA node (or socket when nodes are unknown)
+};
+inline constexpr int kDistanceLevels = 5;
+
+// distance_name returns "smt", "l2", "llc", "numa" or "remote".
+const char* distance_name(Distance d) noexcept;
+
+// CpuInfo describes one logical CPU. Ids are small dense integers assigned by the
+// topology (not necessarily the kernel's numbering); equal ids mean shared hardware.
+struct CpuInfo {
+  int os_cpu = 0;    // the kernel's CPU number (for pinning); -1 for a synthetic CPU
+  int core = 0;      // physical core id (unique across packages)
+  int l2 = 0;        // L2 cache domain id
+  int llc = 0;       // last-level cache domain id
+  int numa_node = 0; // NUMA node id
+  int package = 0;   // socket id
+};
+
+class Topology {
+ public:
+  // from_sysfs reads the online CPUs under `root` (normally "/sys/devices/system":
+  // cpu/online, cpu/cpuN/topology/*, cpu/cpuN/cache/index*/{level,shared_cpu_list},
+  // node/nodeN/cpulist). Missing or malformed files never fail: what can't be read
+  // falls back to the coarsest safe answer (e.g. each CPU its own core) and a line
+  // describing the fallback is appended to *warnings when it is non-null.
+  static Topology from_sysfs(const std::string& root = "/sys/devices/system",
+                             std::vector<std::string>* warnings = nullptr);
+
+  // parse_spec builds a synthetic topology. Grammar (case-insensitive, 'x' or '*'
+  // separates levels, plural 's' optional, numbers >= 1):
+  //   "[N nodes x] [S sockets x] C cores [x T threads]"
+  //   e.g. "2 sockets x 8 cores x 2 threads", "4 cores", "2 nodes x 2 sockets x 4 cores".
+  // Each socket is one LLC domain; each core is its own L2 domain; nodes split sockets.
+  // Returns nullopt and sets *error (naming the bad token) on bad input.
+  static std::optional<Topology> parse_spec(std::string_view spec, std::string* error);
+
+  // flat is n CPUs, each its own core, all sharing one LLC and node.
+  static Topology flat(int n);
+
+  int cpu_count() const noexcept { return static_cast<int>(cpus_.size()); }
+  const std::vector<CpuInfo>& cpus() const noexcept { return cpus_; }
+  // distance between two entries of cpus() (indices, not OS numbers).
+  Distance distance(int a, int b) const noexcept;
+  // describe is a one-line summary, e.g. "2 packages, 2 nodes, 16 cores, 32 CPUs (spec)".
+  std::string describe() const;
+  // source is "sysfs", "spec" or "flat".
+  const std::string& source() const noexcept { return source_; }
+
+ private:
+  std::vector<CpuInfo> cpus_;
+  std::string source_;
+};
+
+// Victim is one entry of a worker's steal order.
+struct Victim {
+  std::uint32_t worker;
+  Distance distance;
+};
+
+// StealOrder: for worker `self` of `workers` (worker i runs on topology CPU
+// i % topology.cpu_count()), every other worker sorted nearest first. Within one
+// distance level the order is rotated so that thieves start at different victims
+// ((self + k) order), which spreads contention.
+std::vector<Victim> steal_order(const Topology& topology, std::uint32_t self, std::uint32_t workers);
+
+// parse_cpu_list parses the kernel's list format "0-3,8,10-11" into CPU numbers;
+// returns nullopt on malformed input.
+// (The result is sorted and duplicate-free. Surrounding whitespace such as the trailing
+// newline of a sysfs file is ignored; empty input, a reversed range like "3-1" and CPU
+// numbers above 65535 count as malformed.)
+std::optional<std::vector<int>> parse_cpu_list(std::string_view text);
+
+}  // namespace lantern

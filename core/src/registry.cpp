@@ -1,0 +1,122 @@
+// registry.cpp - building, feeding and draining the pool.
+#include "lantern/detail/registry.hpp"
+
+#include <cstdio>
+#include <stdexcept>
+#include <string>
+#include <thread>
+
+namespace lantern::detail {
+
+namespace {
+
+std::uint32_t resolve_worker_count(std::uint32_t requested) {
+  if (requested == 0) {
+    const unsigned hw = std::thread::hardware_concurrency();
+    return hw == 0 ? 1 : hw;
+  }
+  if (requested > kMaxWorkers) {
+    throw std::invalid_argument("lantern: SchedulerOptions::workers = " + std::to_string(requested) +
+                                " is more than the maximum of " + std::to_string(kMaxWorkers) +
+                                " (0 means one worker per hardware thread)");
+  }
+  return requested;
+}
+
+Topology resolve_topology(const std::string& spec) {
+  if (spec.empty()) return Topology::from_sysfs();
+  std::string error;
+  auto parsed = Topology::parse_spec(spec, &error);
+  if (!parsed) throw std::invalid_argument("lantern: bad SchedulerOptions::topology \"" + spec + "\": " + error);
+  return *parsed;
+}
+
+}  // namespace
+
+Registry::Registry(SchedulerOptions options)
+    : options_(std::move(options)),
+      topology_(resolve_topology(options_.topology)),
+      worker_count_(resolve_worker_count(options_.workers)),
+      help_min_wait_ticks_(ns_to_ticks(options_.help_min_wait_us * 1000.0)),
+      sleep_(worker_count_),
+      mirrors_(new LaneMirror[worker_count_]) {
+  workers_.reserve(worker_count_);
+  for (std::uint32_t i = 0; i < worker_count_; ++i) {
+    workers_.push_back(std::make_unique<Worker>(*this, i, &mirrors_[i], options_.observer));
+    workers_.back()->set_steal_order(steal_order(topology_, i, worker_count_));
+  }
+  const bool pin = options_.pin_workers && topology_.source() == "sysfs";
+  for (std::uint32_t i = 0; i < worker_count_; ++i) {
+    const int os_cpu = topology_.cpus()[i % topology_.cpu_count()].os_cpu;
+    Worker* w = workers_[i].get();
+    w->thread = std::thread([w, pin, os_cpu] { w->main(pin, os_cpu); });
+  }
+}
+
+Registry::~Registry() { shutdown(); }
+
+void Registry::inject(Job* job, int lane) {
+  const std::uint32_t target =
+      lane >= 0 ? static_cast<std::uint32_t>(lane) % worker_count_
+                : next_lane_.fetch_add(1, std::memory_order_relaxed) % worker_count_;
+  const std::uint32_t before = workers_[target]->lane.push(job, ticks_now());
+  Worker* me = current_worker();
+  if (me) LANTERN_HOOK(*me, push, task_id(job), target + 1);
+  sleep_.new_injected_jobs(1, before == 0, me);
+}
+
+void Registry::begin_job() {
+  live_jobs_.fetch_add(1, std::memory_order_seq_cst);
+  // Workers may keep spawning while the pool drains; outside threads may not. The
+  // seq_cst pair (increment, then read stopping) against shutdown's (set stopping,
+  // then read the count) means shutdown either sees this job or we see the flag.
+  if (stopping_.load(std::memory_order_seq_cst) && !current_worker()) {
+    end_job();
+    throw ShutdownError("lantern: the scheduler is shutting down; no new work is accepted");
+  }
+}
+
+void Registry::report_unhandled(std::exception_ptr error) noexcept {
+  unhandled_.fetch_add(1, std::memory_order_relaxed);
+  if (options_.on_unhandled_exception) {
+    try {
+      options_.on_unhandled_exception(error);
+    } catch (...) {
+      std::fputs("lantern: on_unhandled_exception itself threw; ignored\n", stderr);
+    }
+    return;
+  }
+  try {
+    std::rethrow_exception(error);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "lantern: a spawned task threw: %s\n", e.what());
+  } catch (...) {
+    std::fputs("lantern: a spawned task threw a non-std::exception\n", stderr);
+  }
+}
+
+bool Registry::has_injected_work() const noexcept {
+  for (const auto& w : workers_) {
+    if (w->lane.size() != 0) return true;
+  }
+  return false;
+}
+
+void Registry::shutdown() {
+  if (Worker* w = tls_worker; w && &w->registry() == this) {
+    std::fputs("lantern: a Scheduler was shut down from one of its own tasks; that would wait forever\n", stderr);
+    std::abort();
+  }
+  stopping_.store(true, std::memory_order_seq_cst);
+  for (std::uint64_t live = live_jobs_.load(std::memory_order_seq_cst); live != 0;
+       live = live_jobs_.load(std::memory_order_seq_cst)) {
+    live_jobs_.wait(live, std::memory_order_seq_cst);
+  }
+  if (joined_.exchange(true)) return;
+  for (auto& w : workers_) w->terminate.set();
+  for (auto& w : workers_) {
+    if (w->thread.joinable()) w->thread.join();
+  }
+}
+
+}  // namespace lantern::detail

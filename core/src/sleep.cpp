@@ -1,0 +1,116 @@
+// sleep.cpp - the sleep protocol's slow paths. The protocol, its invariants and its
+// proof sketch are in SLEEP.md beside this file.
+#include "lantern/detail/sleep.hpp"
+
+#include <algorithm>
+
+namespace lantern::detail {
+
+void wake_latch_sleeper(Sleep* sleep, std::uint32_t worker) noexcept {
+  if (sleep && worker != Latch::kNoWorker) sleep->wake_specific(worker);
+}
+
+Sleep::Sleep(std::uint32_t workers) : workers_(workers), slots_(new WorkerSlot[workers]) {}
+
+IdleState Sleep::start_looking(std::uint32_t worker) noexcept {
+  counters_.add_inactive();
+  IdleState idle;
+  idle.worker = worker;
+  return idle;
+}
+
+void Sleep::work_found(bool more_left, SleepSink& sink) noexcept {
+  const CounterValue before = counters_.sub_inactive();
+  // Nobody else awake-and-idle will pick up the surplus: wake exactly one sleeper. It
+  // will in turn wake the next if it too leaves work behind.
+  if (more_left && before.sleeping() > 0 && before.inactive() - 1 - before.sleeping() == 0) {
+    wake_any(1, &sink);
+  }
+}
+
+void Sleep::new_jobs(std::uint32_t n, bool queue_was_empty, SleepSink* sink) noexcept {
+  // Tell sleepy workers there is news (odd JEC). Cheap when nobody got sleepy since the
+  // last post: the JEC is already odd and this is one load of a read-mostly line.
+  const CounterValue c = counters_.bump_jec_if(CounterValue::jec_is_sleepy);
+  const std::uint32_t sleepers = c.sleeping();
+  if (sleepers == 0) return;
+  n = std::min(n, sleepers);
+  const std::uint32_t awake_idle = c.idle_awake();
+  if (!queue_was_empty) {
+    // The queue already held work that the idle workers have not taken: they may be
+    // about to sleep themselves, so do not count on them.
+    wake_any(n, sink);
+  } else if (awake_idle < n) {
+    // Idle workers are searching and will find the new job; wake only the shortfall.
+    wake_any(n - awake_idle, sink);
+  }
+}
+
+bool Sleep::wake_specific(std::uint32_t worker) noexcept {
+  WorkerSlot& slot = slots_[worker];
+  std::lock_guard<std::mutex> lock(slot.mutex);
+  if (!slot.is_blocked) return false;
+  slot.is_blocked = false;
+  slot.condvar.notify_one();
+  // The waker, not the sleeper, decrements: posters see the new count without waiting
+  // for the woken thread to be scheduled.
+  counters_.sub_sleeping();
+  return true;
+}
+
+std::uint32_t Sleep::wake_any(std::uint32_t n, SleepSink* sink) noexcept {
+  std::uint32_t woken = 0;
+  for (std::uint32_t i = 0; i < workers_ && woken < n; ++i) {
+    if (wake_specific(i)) {
+      ++woken;
+      if (sink) sink->woke_other(i, 0);
+    }
+  }
+  return woken;
+}
+
+void Sleep::sleep(IdleState& idle, Latch& latch, bool (*has_injected)(void*), void* ctx, SleepSink& sink) {
+  WorkerSlot& slot = slots_[idle.worker];
+  // Hold the slot's mutex from before we count ourselves as sleeping until the condvar
+  // wait releases it: a waker that saw our count blocks on the mutex until we really
+  // wait, so it always finds is_blocked == true (no "counted but not findable" window).
+  std::unique_lock<std::mutex> lock(slot.mutex);
+
+  auto back_to_idle = [&](StateReason why, std::uint32_t rounds) {
+    idle.rounds = rounds;
+    idle.sleepy = false;
+    latch.wake_up();
+    sink.sleep_state(WorkerState::idle, why);
+  };
+
+  // Claim the latch for sleeping (UNSET -> SLEEPY -> SLEEPING, both here, under the
+  // slot mutex): a set() before this fails the claim; one after it sees SLEEPING and
+  // wakes us through wake_specific, which must first take this mutex.
+  if (!latch.get_sleepy(idle.worker) || !latch.fall_asleep()) {
+    back_to_idle(StateReason::found_work, 0);
+    return;
+  }
+  for (;;) {
+    const CounterValue c = counters_.load();
+    if (c.jec() != idle.jec_when_sleepy) {
+      // Work was posted since we got sleepy: search again, and get sleepy again right
+      // after one more fruitless round (not after the full count).
+      back_to_idle(StateReason::new_work_seen, kRoundsUntilSleepy);
+      return;
+    }
+    if (counters_.try_add_sleeping(c)) break;
+  }
+  // SleepFence: pairs with the fence in new_injected_jobs (proof in SLEEP.md).
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  if (has_injected(ctx)) {
+    counters_.sub_sleeping();
+    back_to_idle(StateReason::new_work_seen, kRoundsUntilSleepy);
+    return;
+  }
+  sink.sleep_state(WorkerState::sleeping, StateReason::fell_asleep);
+  slot.is_blocked = true;
+  while (slot.is_blocked) slot.condvar.wait(lock);
+  back_to_idle(StateReason::woken, 0);
+}
+
+}  // namespace lantern::detail

@@ -1,0 +1,167 @@
+// worker.cpp - a worker's loop: find work (help, own deque, own lane, steal), run it,
+// and when there is none, go through idle -> sleepy -> sleeping (SLEEP.md).
+#include "lantern/detail/worker.hpp"
+
+#include <pthread.h>
+#include <sched.h>
+
+#include "lantern/detail/registry.hpp"
+
+namespace lantern::detail {
+
+constinit thread_local Worker* tls_worker = nullptr;
+
+Worker::Worker(Registry& registry, std::uint32_t idx, LaneMirror* mirror, Observer* obs)
+    : index(idx),
+      observer(obs),
+      lane(mirror),
+      terminate(&registry.sleep(), /*external_waiters=*/false),
+      registry_(&registry),
+      sleep_(&registry.sleep()),
+      owner_(deque),
+      rng_(0x9E3779B97F4A7C15ULL * (idx + 1)) {}
+
+void Worker::set_steal_order(std::vector<Victim> victims) {
+  victims_ = std::move(victims);
+  far_begin_ = victims_.size();
+  if (!victims_.empty() && victims_.front().distance != victims_.back().distance) {
+    const Distance farthest = victims_.back().distance;
+    while (far_begin_ > 0 && victims_[far_begin_ - 1].distance == farthest) --far_begin_;
+  }
+}
+
+void Worker::main(bool pin, int os_cpu) {
+  tls_worker = this;
+  if (pin && os_cpu >= 0) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(os_cpu, &set);
+    pthread_setaffinity_np(pthread_self(), sizeof(set), &set);  // best effort
+  }
+  LANTERN_HOOK(*this, state, (static_cast<unsigned>(WorkerState::idle) << 8) | static_cast<unsigned>(WorkerState::idle),
+               StateReason::started);
+  wait_until(terminate);
+  set_state(WorkerState::idle, StateReason::stopping);
+  tls_worker = nullptr;
+}
+
+void Worker::wait_until_cold(Latch& latch) {
+  TaskSource source = TaskSource::own_deque;
+  bool more_left = false;
+  while (!latch.probe()) {
+    if (Job* job = find_work(&source, &more_left)) {
+      execute(job, source);
+      continue;
+    }
+    IdleState idle = sleep_->start_looking(index);
+    set_state(WorkerState::idle, StateReason::out_of_work);
+    Job* found = nullptr;
+    while (!latch.probe()) {
+      found = find_work(&source, &more_left);
+      if (found) break;
+      sleep_->no_work_found(idle, latch, [this] { return registry_->has_injected_work(); }, *this);
+    }
+    sleep_->work_found(found && more_left, *this);
+    if (found) execute(found, source);
+  }
+  // The latch is set: the caller resumes its own task.
+  set_state(WorkerState::active, StateReason::found_work);
+}
+
+Job* Worker::find_work(TaskSource* source, bool* more_left) {
+  *more_left = false;
+  if (++finds_since_help_check_ >= kHelpCheckInterval) {
+    finds_since_help_check_ = 0;
+    if (Job* job = try_help(source)) return job;
+  }
+  if (Job* job = owner_.pop()) {
+    *source = TaskSource::own_deque;
+    return job;
+  }
+  if (Job* job = pop_lane(lane, index)) {
+    *source = TaskSource::own_lane;
+    *more_left = lane.size() > 0;
+    return job;
+  }
+  return steal(source, more_left);
+}
+
+Job* Worker::pop_lane(Lane& from, std::uint32_t lane_index) {
+  if (from.size() == 0) return nullptr;
+  std::uint64_t waited = 0;
+  Job* job = from.pop(ticks_now(), &waited);
+  if (job) LANTERN_HOOK(*this, lane_pop, lane_index, waited);
+  (void)lane_index;
+  return job;
+}
+
+// try_help: the fairness rule (HELPING.md). One lane per call, round robin over all
+// lanes including our own: if its head has waited far longer than our own lane's tasks
+// usually wait, take it before any local work.
+Job* Worker::try_help(TaskSource* source) {
+  if (!registry_->options().helping) return nullptr;
+  const std::uint32_t n = registry_->worker_count();
+  const std::uint32_t target = help_cursor_;
+  help_cursor_ = help_cursor_ + 1 == n ? 0 : help_cursor_ + 1;
+  const std::uint64_t head = registry_->mirror(target).head_ticks.load(std::memory_order_relaxed);
+  if (head == 0) return nullptr;
+  const std::uint64_t now = ticks_now();
+  if (now <= head) return nullptr;
+  const std::uint64_t age = now - head;
+  const std::uint64_t own_average = registry_->mirror(index).average_wait_ticks.load(std::memory_order_relaxed);
+  const std::uint64_t threshold = std::max(registry_->help_min_wait_ticks(), own_average * kHelpBias);
+  if (age < threshold) return nullptr;
+  Job* job = pop_lane(registry_->worker(target).lane, target);
+  if (!job) return nullptr;  // someone else took it: the mirror was stale, which is fine
+  LANTERN_HOOK(*this, help, target, age);
+  *source = target == index ? TaskSource::own_lane : TaskSource::help;
+  return job;
+}
+
+Job* Worker::steal_from(const Victim& victim, std::uint64_t* lost_races, TaskSource* source, bool* more_left) {
+  Worker& other = registry_->worker(victim.worker);
+  Stolen<Job> stolen = DequeThief<Job>(other.deque).steal();
+  if (stolen.status == StealStatus::success) {
+    *source = TaskSource::stolen_deque;
+    *more_left = other.deque.size() > 0;
+    LANTERN_HOOK(*this, steal, victim.worker,
+                 static_cast<unsigned>(victim.distance) | (static_cast<unsigned>(TaskSource::stolen_deque) << 8));
+    return stolen.value;
+  }
+  if (stolen.status == StealStatus::lost_race) ++*lost_races;
+  if (Job* job = pop_lane(other.lane, victim.worker)) {
+    *source = TaskSource::stolen_lane;
+    *more_left = other.lane.size() > 0;
+    LANTERN_HOOK(*this, steal, victim.worker,
+                 static_cast<unsigned>(victim.distance) | (static_cast<unsigned>(TaskSource::stolen_lane) << 8));
+    return job;
+  }
+  return nullptr;
+}
+
+// steal: one round over the victims, nearest first. A round that lost races is retried
+// (the work is there, someone was faster); a round that found every queue empty is a
+// failed round, reported once.
+Job* Worker::steal(TaskSource* source, bool* more_left) {
+  const std::size_t n = victims_.size();
+  if (n == 0) return nullptr;
+  std::uint64_t lost = 0;
+  std::uint64_t probed = 0;
+  if (far_begin_ < n && ++steal_rounds_ % kFarProbeInterval == 0) {
+    const Victim& far = victims_[far_begin_ + next_random() % (n - far_begin_)];
+    ++probed;
+    if (Job* job = steal_from(far, &lost, source, more_left)) return job;
+  }
+  for (int attempt = 0; attempt < 4; ++attempt) {
+    lost = 0;
+    for (const Victim& victim : victims_) {
+      ++probed;
+      if (Job* job = steal_from(victim, &lost, source, more_left)) return job;
+    }
+    if (lost == 0) break;
+  }
+  LANTERN_HOOK(*this, steal_round_failed, probed, lost);
+  return nullptr;
+}
+
+}  // namespace lantern::detail

@@ -1,0 +1,104 @@
+// Chase-Lev deque: sequential semantics, growth, and owner-vs-thieves races where every
+// element must be taken exactly once.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <thread>
+#include <vector>
+
+#include "lantern/detail/ws_deque.hpp"
+#include "support/watchdog.hpp"
+
+using lantern::detail::DequeOwner;
+using lantern::detail::DequeThief;
+using lantern::detail::StealStatus;
+using lantern::detail::WorkStealingDeque;
+
+TEST(Deque, OwnerIsLifoThiefIsFifo) {
+  WorkStealingDeque<int> deque(16);
+  DequeOwner<int> owner(deque);
+  DequeThief<int> thief(deque);
+  int items[4] = {0, 1, 2, 3};
+  for (int& i : items) owner.push(&i);
+  EXPECT_EQ(owner.size(), 4);
+  auto stolen = thief.steal();
+  ASSERT_EQ(stolen.status, StealStatus::success);
+  EXPECT_EQ(stolen.value, &items[0]);  // oldest
+  EXPECT_EQ(owner.pop(), &items[3]);   // newest
+  EXPECT_EQ(owner.pop(), &items[2]);
+  EXPECT_EQ(owner.pop(), &items[1]);
+  EXPECT_EQ(owner.pop(), nullptr);
+  EXPECT_EQ(thief.steal().status, StealStatus::empty);
+}
+
+TEST(Deque, PushReportsSizeBefore) {
+  WorkStealingDeque<int> deque;
+  DequeOwner<int> owner(deque);
+  int x = 0;
+  EXPECT_EQ(owner.push(&x), 0);
+  EXPECT_EQ(owner.push(&x), 1);
+}
+
+TEST(Deque, GrowsAndKeepsOrder) {
+  WorkStealingDeque<int> deque(16);
+  DequeOwner<int> owner(deque);
+  std::vector<int> items(10000);
+  for (int& i : items) owner.push(&i);
+  for (int k = 9999; k >= 0; --k) ASSERT_EQ(owner.pop(), &items[k]);
+  EXPECT_EQ(owner.pop(), nullptr);
+}
+
+// Owner pushes and pops while thieves steal; every item is taken exactly once.
+class DequeRace : public ::testing::TestWithParam<int> {};
+
+TEST_P(DequeRace, EveryItemTakenExactlyOnce) {
+  const int thieves = GetParam();
+  const long n = lantern::testing::scaled(400000, 20000);
+  std::vector<int> items(n);
+  std::vector<std::atomic<int>> taken(n);
+  WorkStealingDeque<int> deque(16);  // small: forces growth under contention
+  std::atomic<bool> done{false};
+  std::atomic<long> stolen_count{0};
+  lantern::testing::Watchdog dog("deque race", std::chrono::seconds(60));
+
+  auto take = [&](int* p) { taken[p - items.data()].fetch_add(1, std::memory_order_relaxed); };
+  std::vector<std::thread> threads;
+  for (int t = 0; t < thieves; ++t) {
+    threads.emplace_back([&] {
+      DequeThief<int> thief(deque);
+      for (;;) {
+        auto s = thief.steal();
+        if (s.status == StealStatus::success) {
+          take(s.value);
+          stolen_count.fetch_add(1, std::memory_order_relaxed);
+        } else if (s.status == StealStatus::empty && done.load(std::memory_order_acquire)) {
+          return;
+        }
+      }
+    });
+  }
+  DequeOwner<int> owner(deque);
+  long pushed = 0;
+  while (pushed < n) {
+    // bursts of pushes then some pops: exercises the last-element race in pop
+    for (int k = 0; k < 7 && pushed < n; ++k) owner.push(&items[pushed++]);
+    for (int k = 0; k < 5; ++k) {
+      if (int* p = owner.pop()) take(p);
+    }
+  }
+  while (int* p = owner.pop()) take(p);
+  done.store(true, std::memory_order_release);
+  for (auto& t : threads) t.join();
+  long missing = 0, duplicated = 0;
+  for (auto& c : taken) {
+    missing += c.load() == 0;
+    duplicated += c.load() > 1;
+  }
+  EXPECT_EQ(missing, 0);
+  EXPECT_EQ(duplicated, 0);
+  if (thieves > 0) {
+    EXPECT_GT(stolen_count.load(), 0);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Thieves, DequeRace, ::testing::Values(0, 1, 3));

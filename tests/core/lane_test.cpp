@@ -1,0 +1,88 @@
+// Lanes: FIFO order, the mirrored head timestamp and moving average, and concurrent
+// producers/consumers taking every job exactly once.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <thread>
+#include <vector>
+
+#include "lantern/detail/lane.hpp"
+#include "support/watchdog.hpp"
+
+using lantern::detail::Job;
+using lantern::detail::Lane;
+using lantern::detail::LaneMirror;
+
+namespace {
+bool noop(Job*) noexcept { return false; }
+}  // namespace
+
+TEST(Lane, FifoAndMirror) {
+  LaneMirror mirror;
+  Lane lane(&mirror);
+  Job a(noop), b(noop), c(noop);
+  EXPECT_EQ(mirror.head_ticks.load(), 0u);
+  EXPECT_EQ(lane.push(&a, 100), 0u);
+  EXPECT_EQ(mirror.head_ticks.load(), 100u);  // head written on push into an empty lane
+  EXPECT_EQ(lane.push(&b, 200), 1u);
+  EXPECT_EQ(lane.push(&c, 300), 2u);
+  EXPECT_EQ(mirror.head_ticks.load(), 100u);  // later pushes do not move the head
+  EXPECT_EQ(lane.size(), 3u);
+
+  std::uint64_t waited = 0;
+  EXPECT_EQ(lane.pop(1100, &waited), &a);
+  EXPECT_EQ(waited, 1000u);
+  EXPECT_EQ(mirror.head_ticks.load(), 200u);
+  EXPECT_EQ(mirror.average_wait_ticks.load(), 1000u >> Lane::kAverageShift);
+  EXPECT_EQ(lane.pop(1200, &waited), &b);
+  EXPECT_EQ(waited, 1000u);
+  EXPECT_EQ(lane.pop(1300, &waited), &c);
+  EXPECT_EQ(mirror.head_ticks.load(), 0u);  // empty again
+  EXPECT_EQ(lane.pop(1400, &waited), nullptr);
+  EXPECT_EQ(lane.size(), 0u);
+}
+
+TEST(Lane, AverageConvergesToSteadyWait) {
+  LaneMirror mirror;
+  Lane lane(&mirror);
+  Job j(noop);
+  std::uint64_t t = 1;
+  for (int i = 0; i < 200; ++i) {
+    lane.push(&j, t);
+    t += 800;
+    lane.pop(t, nullptr);
+  }
+  const auto avg = mirror.average_wait_ticks.load();
+  EXPECT_GT(avg, 700u);
+  EXPECT_LE(avg, 800u);
+}
+
+TEST(Lane, ConcurrentProducersConsumersTakeEachJobOnce) {
+  LaneMirror mirror;
+  Lane lane(&mirror);
+  const int producers = 2, consumers = 2;
+  const long per_producer = lantern::testing::scaled(100000, 5000);
+  std::vector<Job> jobs(producers * per_producer, Job(noop));
+  std::vector<std::atomic<int>> seen(jobs.size());
+  std::atomic<long> consumed{0};
+  lantern::testing::Watchdog dog("lane producers/consumers", std::chrono::seconds(60));
+  std::vector<std::thread> threads;
+  for (int p = 0; p < producers; ++p) {
+    threads.emplace_back([&, p] {
+      for (long i = 0; i < per_producer; ++i) lane.push(&jobs[p * per_producer + i], 1 + i);
+    });
+  }
+  for (int c = 0; c < consumers; ++c) {
+    threads.emplace_back([&] {
+      while (consumed.load(std::memory_order_relaxed) < static_cast<long>(jobs.size())) {
+        if (Job* j = lane.pop(1u << 30, nullptr)) {
+          seen[j - jobs.data()].fetch_add(1, std::memory_order_relaxed);
+          consumed.fetch_add(1, std::memory_order_relaxed);
+        }
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (auto& s : seen) ASSERT_EQ(s.load(), 1);
+  EXPECT_EQ(lane.size(), 0u);
+}

@@ -1,0 +1,325 @@
+// The scheduler end to end: fork-join, spawn, submit, task groups and parallel_for for
+// several worker counts; stress cycles through sleep and wake; lost-wakeup torture;
+// fairness (helping); and bad use. Every test runs under a watchdog that dumps the
+// workers' states instead of hanging.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <numeric>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "lantern/lantern.hpp"
+#include "support/watchdog.hpp"
+
+using namespace std::chrono_literals;
+using lantern::Scheduler;
+using lantern::testing::scaled;
+using lantern::testing::Watchdog;
+
+namespace {
+
+std::uint64_t fib(int n) {
+  if (n < 2) return n;
+  std::uint64_t a = 0, b = 0;
+  lantern::join([&] { a = fib(n - 1); }, [&] { b = fib(n - 2); });
+  return a + b;
+}
+
+std::function<std::string()> dump(const Scheduler& s) {
+  return [&s] { return s.describe_state(); };
+}
+
+// wait_all_asleep polls (yielding) until every worker is blocked. Polling a published
+// counter is observation, not synchronisation: the test's correctness never depends on
+// it, only the condition "the pool is asleep" that the torture test wants to create.
+void wait_all_asleep(const Scheduler& s) {
+  while (s.sleep_snapshot().sleeping != s.worker_count()) std::this_thread::yield();
+}
+
+}  // namespace
+
+class SchedulerP : public ::testing::TestWithParam<std::uint32_t> {};
+
+TEST_P(SchedulerP, JoinComputesFib) {
+  Scheduler pool({.workers = GetParam()});
+  Watchdog dog("fib(27)", 30s, dump(pool));
+  EXPECT_EQ(pool.run([] { return fib(27); }), 196418u);
+}
+
+TEST_P(SchedulerP, ParallelForVisitsEveryIndexOnce) {
+  Scheduler pool({.workers = GetParam()});
+  Watchdog dog("parallel_for", 30s, dump(pool));
+  const std::size_t n = 100000;
+  std::vector<std::atomic<int>> hits(n);
+  pool.run([&] { lantern::parallel_for(0, n, 7, [&](std::size_t i) { hits[i].fetch_add(1); }); });
+  for (auto& h : hits) ASSERT_EQ(h.load(), 1);
+  std::atomic<std::size_t> sum{0};
+  pool.run([&] {
+    lantern::parallel_for(0, n, 1000, [&](std::size_t b, std::size_t e) {
+      ASSERT_LE(e - b, 1000u);
+      std::size_t s = 0;
+      for (std::size_t i = b; i < e; ++i) s += i;
+      sum.fetch_add(s);
+    });
+  });
+  EXPECT_EQ(sum.load(), n * (n - 1) / 2);
+}
+
+TEST_P(SchedulerP, SpawnSubmitAndTaskGroup) {
+  Scheduler pool({.workers = GetParam()});
+  Watchdog dog("spawn/submit/task group", 30s, dump(pool));
+  std::atomic<int> count{0};
+  {
+    lantern::TaskGroup group(pool);
+    for (int i = 0; i < 1000; ++i) {
+      group.spawn([&] {
+        count.fetch_add(1);
+        // nested spawn into the same group from a worker
+        if (count.load() % 10 == 0) pool.spawn([&] { count.fetch_add(0); });
+      });
+    }
+    group.wait();
+    EXPECT_EQ(count.load(), 1000);
+  }
+  std::vector<lantern::Future<int>> futures;
+  for (int i = 0; i < 100; ++i) futures.push_back(pool.submit([i] { return i * i; }));
+  for (int i = 0; i < 100; ++i) EXPECT_EQ(futures[i].get(), i * i);
+  // A task group waited on from inside a task: the worker keeps running other tasks.
+  const int inner = pool.run([&] {
+    std::atomic<int> c{0};
+    lantern::TaskGroup g(pool);
+    for (int i = 0; i < 64; ++i) g.spawn([&] { c.fetch_add(fib(12) == 144); });
+    g.wait();
+    return c.load();
+  });
+  EXPECT_EQ(inner, 64);
+}
+
+TEST_P(SchedulerP, StressJoinSpawnSubmitThroughSleepCycles) {
+  Scheduler pool({.workers = GetParam()});
+  Watchdog dog("stress cycles", 120s, dump(pool));
+  const long cycles = scaled(2000, 100);
+  std::uint64_t joins = 0;
+  for (long c = 0; c < cycles; ++c) {
+    // a burst of fork-join work (fib(16) = 1596 joins) ...
+    EXPECT_EQ(pool.run([] { return fib(16); }), 987u);
+    joins += 1596;
+    // ... a burst of spawns and submits from outside ...
+    std::atomic<int> spawned{0};
+    lantern::TaskGroup group(pool);
+    for (int i = 0; i < 50; ++i) group.spawn([&] { spawned.fetch_add(1); });
+    auto f = pool.submit([] { return 7; });
+    group.wait();
+    ASSERT_EQ(spawned.load(), 50);
+    ASSERT_EQ(f.get(), 7);
+    // ... and every tenth cycle an idle gap long enough for the pool to fall asleep.
+    if (c % 10 == 0) wait_all_asleep(pool);
+  }
+  // a final large fork-join run: millions of joins in the optimised build
+  const int n = lantern::testing::sanitizer_slowdown() > 1 ? 25 : 31;
+  const std::uint64_t expected[] = {0, 1, 1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144, 233, 377, 610, 987, 1597, 2584,
+                                    4181, 6765, 10946, 17711, 28657, 46368, 75025, 121393, 196418, 317811, 514229,
+                                    832040, 1346269};
+  EXPECT_EQ(pool.run([n] { return fib(n); }), expected[n]);
+  (void)joins;
+}
+
+INSTANTIATE_TEST_SUITE_P(Workers, SchedulerP, ::testing::Values(1u, 2u, 4u, 8u));
+
+// Lost-wakeup torture: one task at a time into a pool whose workers are all asleep.
+// A lost wakeup shows as a task that never runs: the watchdog fires and dumps states.
+TEST(LostWakeup, OneSubmitterIntoSleepingPool) {
+  Scheduler pool({.workers = 2});
+  const long rounds = scaled(100000, 5000);
+  Watchdog dog("lost-wakeup torture (1 submitter)", 600s, dump(pool));
+  long ran = 0;
+  for (long i = 0; i < rounds; ++i) {
+    wait_all_asleep(pool);
+    ran += pool.submit([] { return 1; }).get();
+  }
+  EXPECT_EQ(ran, rounds);
+}
+
+TEST(LostWakeup, SeveralSubmitters) {
+  Scheduler pool({.workers = 2});
+  const int submitters = 4;
+  const long per_thread = scaled(25000, 1500);
+  Watchdog dog("lost-wakeup torture (4 submitters)", 600s, dump(pool));
+  std::atomic<long> ran{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < submitters; ++t) {
+    threads.emplace_back([&] {
+      for (long i = 0; i < per_thread; ++i) {
+        // sometimes spawn (no one waits), mostly submit-and-wait, so the pool keeps
+        // emptying and falling asleep between tasks
+        if (i % 8 == 0) {
+          pool.spawn([&] { ran.fetch_add(1); });
+        } else {
+          pool.submit([&] { ran.fetch_add(1); }).get();
+        }
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  pool.shutdown();  // drains the spawned ones
+  EXPECT_EQ(ran.load(), submitters * per_thread);
+}
+
+// Fairness: worker 0 floods itself with self-spawning tasks while one task waits in its
+// lane. Measured in flood tasks run before the lane task starts, not in seconds.
+namespace {
+struct FloodResult {
+  long flood_tasks_before_lane_task;
+  long flood_total;
+};
+
+FloodResult run_flood(bool helping) {
+  Scheduler pool({.workers = 2, .helping = helping});
+  Watchdog dog(std::string("flood, helping=") + (helping ? "on" : "off"), 120s, dump(pool));
+  const long flood_total = 20000;
+  std::atomic<long> flood_done{0};
+  std::atomic<long> seen_at{-1};
+  std::atomic<bool> lane_task_submitted{false};
+
+  // Each flood task spins ~2 us and spawns its successor onto its own deque, so both
+  // workers stay busy with fork-join work for the whole flood.
+  struct Flood {
+    Scheduler* pool;
+    std::atomic<long>* done;
+    long total;
+    void operator()() const {
+      const auto until = std::chrono::steady_clock::now() + 2us;
+      while (std::chrono::steady_clock::now() < until) {
+      }
+      const long k = done->fetch_add(1) + 1;
+      if (k + 1 < total) {  // two successors keep both workers' deques non-empty
+        pool->spawn(*this);
+      }
+    }
+  };
+  lantern::Future<void> lane_task;
+  pool.run([&] {
+    for (int i = 0; i < 4; ++i) pool.spawn(Flood{&pool, &flood_done, flood_total});
+    // Let the flood get going, then submit the probe task into worker 0's lane.
+    while (flood_done.load() < 500) std::this_thread::yield();
+    lane_task = pool.submit_to_lane(0, [&] { seen_at.store(flood_done.load()); });
+    lane_task_submitted = true;
+  });
+  lane_task.get();
+  pool.shutdown();
+  return {seen_at.load() - 500, flood_done.load()};
+}
+}  // namespace
+
+TEST(Fairness, HelpingBoundsLaneWaitUnderFlood) {
+  const FloodResult with = run_flood(true);
+  const FloodResult without = run_flood(false);
+  std::printf("flood tasks run before the lane task: helping on %ld, helping off %ld (of %ld)\n",
+              with.flood_tasks_before_lane_task, without.flood_tasks_before_lane_task, with.flood_total);
+  // With helping, the lane task starts after at most a few hundred flood tasks (the
+  // 50 us threshold is ~25 flood tasks; checks happen every 16 tasks per worker).
+  EXPECT_LT(with.flood_tasks_before_lane_task, 2000);
+  // Without helping, it waits until the flood has (nearly) drained.
+  EXPECT_GT(without.flood_tasks_before_lane_task, without.flood_total / 2);
+}
+
+// --- bad use ---
+
+TEST(BadUse, SubmitAfterShutdownThrows) {
+  Scheduler pool({.workers = 2});
+  pool.shutdown();
+  EXPECT_THROW(pool.submit([] { return 1; }), lantern::ShutdownError);
+  EXPECT_THROW(pool.spawn([] {}), lantern::ShutdownError);
+  pool.shutdown();  // idempotent
+}
+
+TEST(BadUse, WorkerCounts) {
+  {
+    Scheduler pool({.workers = 0});
+    EXPECT_EQ(pool.worker_count(), std::max(1u, std::thread::hardware_concurrency()));
+  }
+  EXPECT_THROW(Scheduler({.workers = 100000}), std::invalid_argument);
+  try {
+    Scheduler s({.workers = 2, .topology = "2 sockets x banana"});
+    FAIL() << "a bad topology spec was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("banana"), std::string::npos) << e.what();
+  }
+  // Many more workers than CPUs is legal (and runs).
+  Scheduler many({.workers = 64, .topology = "2 sockets x 16 cores"});
+  EXPECT_EQ(many.run([] { return fib(20); }), 6765u);
+}
+
+TEST(BadUse, ExceptionsReachTheWaiter) {
+  std::atomic<int> handled{0};
+  Scheduler pool({.workers = 2, .on_unhandled_exception = [&](std::exception_ptr) { handled.fetch_add(1); }});
+  Watchdog dog("exceptions", 30s, dump(pool));
+  // join: from either side
+  EXPECT_THROW(pool.run([] { lantern::join([] { throw std::runtime_error("a"); }, [] {}); }), std::runtime_error);
+  EXPECT_THROW(pool.run([] { lantern::join([] {}, [] { throw std::runtime_error("b"); }); }), std::runtime_error);
+  // submit
+  auto f = pool.submit([]() -> int { throw std::out_of_range("c"); });
+  EXPECT_THROW(f.get(), std::out_of_range);
+  // task group: the first exception, once
+  lantern::TaskGroup group(pool);
+  for (int i = 0; i < 10; ++i) group.spawn([] { throw std::runtime_error("d"); });
+  EXPECT_THROW(group.wait(), std::runtime_error);
+  EXPECT_NO_THROW(group.wait());
+  // spawn: nobody waits, the handler sees it
+  for (int i = 0; i < 5; ++i) pool.spawn([] { throw 42; });
+  pool.shutdown();
+  EXPECT_EQ(handled.load(), 5);
+  EXPECT_EQ(pool.unhandled_exceptions(), 5u);
+}
+
+TEST(BadUse, WorkersSurviveThrowingTasks) {
+  Scheduler pool({.workers = 2, .on_unhandled_exception = [](std::exception_ptr) {}});
+  Watchdog dog("workers survive", 30s, dump(pool));
+  for (int i = 0; i < 1000; ++i) pool.spawn([] { throw std::runtime_error("x"); });
+  EXPECT_EQ(pool.run([] { return fib(15); }), 610u);
+}
+
+TEST(BadUse, DestructionRunsPendingWork) {
+  std::atomic<int> ran{0};
+  {
+    Scheduler pool({.workers = 2});
+    for (int i = 0; i < 2000; ++i) {
+      pool.spawn([&] {
+        ran.fetch_add(1);
+        if (ran.load() % 100 == 0) {  // work spawned during the drain still runs
+          lantern::join([&] { ran.fetch_add(0); }, [&] { ran.fetch_add(0); });
+        }
+      });
+    }
+    // destructor: drains
+  }
+  EXPECT_EQ(ran.load(), 2000);
+}
+
+TEST(Observer, SeesStatesTasksAndSteals) {
+  struct Counting final : lantern::Observer {
+    std::atomic<long> hooks[lantern::kHookCount] = {};
+    void on_event(std::uint32_t, lantern::Hook h, std::uint64_t, std::uint64_t) noexcept override {
+      hooks[static_cast<int>(h)].fetch_add(1, std::memory_order_relaxed);
+    }
+  } counting;
+  {
+    Scheduler pool({.workers = 2, .observer = &counting});
+    pool.run([] { return fib(20); });
+    wait_all_asleep(pool);
+    pool.submit([] {}).get();
+  }
+  auto n = [&](lantern::Hook h) { return counting.hooks[static_cast<int>(h)].load(); };
+#if LANTERN_OBSERVER
+  EXPECT_GT(n(lantern::Hook::task_begin), 0);
+  EXPECT_EQ(n(lantern::Hook::task_begin), n(lantern::Hook::task_end));
+  EXPECT_GT(n(lantern::Hook::state), 0);
+  EXPECT_GT(n(lantern::Hook::push), 0);
+  EXPECT_GT(n(lantern::Hook::lane_pop), 0);
+#else
+  EXPECT_EQ(n(lantern::Hook::task_begin), 0);
+#endif
+}
