@@ -23,8 +23,11 @@ std::uint32_t resolve_worker_count(std::uint32_t requested) {
   return requested;
 }
 
-Topology resolve_topology(const std::string& spec) {
-  if (spec.empty()) return Topology::from_sysfs();
+Topology resolve_topology(const std::string& spec, std::vector<std::string>* warnings) {
+  if (spec.empty()) {
+    Topology t = Topology::from_sysfs("/sys/devices/system", warnings);
+    return t.cpu_count() > 0 ? t : Topology::flat(1);
+  }
   std::string error;
   auto parsed = Topology::parse_spec(spec, &error);
   if (!parsed) throw std::invalid_argument("lantern: bad SchedulerOptions::topology \"" + spec + "\": " + error);
@@ -35,7 +38,7 @@ Topology resolve_topology(const std::string& spec) {
 
 Registry::Registry(SchedulerOptions options)
     : options_(std::move(options)),
-      topology_(resolve_topology(options_.topology)),
+      topology_(resolve_topology(options_.topology, &topology_warnings_)),
       worker_count_(resolve_worker_count(options_.workers)),
       help_min_wait_ticks_(ns_to_ticks(options_.help_min_wait_us * 1000.0)),
       sleep_(worker_count_),

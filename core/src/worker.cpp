@@ -32,7 +32,11 @@ void Worker::set_steal_order(std::vector<Victim> victims) {
 
 void Worker::main(bool pin, int os_cpu) {
   tls_worker = this;
-  if (pin && os_cpu >= 0) {
+  // Pin only to a CPU this process may run on (taskset, cgroup cpusets).
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  if (pin && os_cpu >= 0 && os_cpu < CPU_SETSIZE && sched_getaffinity(0, sizeof(allowed), &allowed) == 0 &&
+      CPU_ISSET(os_cpu, &allowed)) {
     cpu_set_t set;
     CPU_ZERO(&set);
     CPU_SET(os_cpu, &set);

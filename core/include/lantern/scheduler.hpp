@@ -13,6 +13,7 @@
 #include <string>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "lantern/detail/jobs.hpp"
 #include "lantern/detail/registry.hpp"
@@ -34,6 +35,9 @@ class Scheduler {
 
   std::uint32_t worker_count() const noexcept { return registry_->worker_count(); }
   const Topology& topology() const noexcept { return registry_->topology(); }
+  // topology_warnings: lines describing sysfs files that could not be read and what was
+  // assumed instead (empty for a spec topology or a fully readable /sys).
+  const std::vector<std::string>& topology_warnings() const noexcept { return registry_->topology_warnings(); }
 
   // spawn runs fn() some time later, detached. From one of this scheduler's workers the
   // task goes on that worker's deque; from any other thread into a lane. Its exception

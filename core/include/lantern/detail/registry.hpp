@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <exception>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "lantern/detail/lane.hpp"
@@ -26,6 +27,8 @@ class Registry {
   std::uint32_t worker_count() const noexcept { return worker_count_; }
   Worker& worker(std::uint32_t i) noexcept { return *workers_[i]; }
   const Topology& topology() const noexcept { return topology_; }
+  // topology_warnings: what could not be read from sysfs and was assumed instead.
+  const std::vector<std::string>& topology_warnings() const noexcept { return topology_warnings_; }
   Sleep& sleep() noexcept { return sleep_; }
   const SchedulerOptions& options() const noexcept { return options_; }
   LaneMirror& mirror(std::uint32_t lane) noexcept { return mirrors_[lane]; }
@@ -72,6 +75,7 @@ class Registry {
 
  private:
   SchedulerOptions options_;
+  std::vector<std::string> topology_warnings_;
   Topology topology_;
   std::uint32_t worker_count_;
   std::uint64_t help_min_wait_ticks_;

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# build.sh NAME [CMAKE_ARGS...] - configure and build into build/NAME with Ninja.
+#   scripts/build.sh release                        optimised build with tests, bench, examples
+#   scripts/build.sh tsan -DLANTERN_SANITIZE=thread
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+name=${1:?usage: build.sh NAME [CMAKE_ARGS...]}
+shift
+mkdir -p "$root/build"
+cmake -S "$root" -B "$root/build/$name" -G Ninja "$@" > "$root/build/$name.configure.log" 2>&1 \
+  || { mkdir -p "$root/build"; cat "$root/build/$name.configure.log"; exit 1; }
+cmake --build "$root/build/$name"

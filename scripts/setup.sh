@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# setup.sh - install the Debian 12 packages Lantern builds and tests with, if missing.
+# Uses sudo when not run as root. Safe to run again: it installs only what is missing.
+set -euo pipefail
+
+packages=(
+  g++ cmake ninja-build pkg-config git    # toolchain
+  libgtest-dev libgmock-dev               # tests
+  libbenchmark-dev libtbb-dev             # benchmarks (oneTBB is the peer)
+  libboost-dev                            # Boost.Lockfree (instrumentation)
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]} == 0)); then
+  echo "setup: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then
+  command -v sudo > /dev/null || { echo "setup: need root or sudo to install: ${missing[*]}" >&2; exit 1; }
+  sudo=sudo
+fi
+echo "setup: installing ${missing[*]}"
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" > /dev/null
+echo "setup: done"
