@@ -8,6 +8,7 @@
 //   3. the repetition loop
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <chrono>

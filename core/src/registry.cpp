@@ -1,6 +1,8 @@
 // registry.cpp - building, feeding and draining the pool.
 #include "lantern/detail/registry.hpp"
 
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <stdexcept>
 #include <string>
@@ -69,14 +71,34 @@ void Registry::inject(Job* job, int lane) {
 }
 
 void Registry::begin_job() {
-  live_jobs_.fetch_add(1, std::memory_order_seq_cst);
-  // Workers may keep spawning while the pool drains; outside threads may not. The
-  // seq_cst pair (increment, then read stopping) against shutdown's (set stopping,
-  // then read the count) means shutdown either sees this job or we see the flag.
-  if (stopping_.load(std::memory_order_seq_cst) && !current_worker()) {
-    end_job();
+  if (Worker* w = current_worker()) {
+    // Workers may keep spawning while the pool drains.
+    w->jobs_created.store(w->jobs_created.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    return;
+  }
+  // The seq_cst pair (count, then read stopping) against shutdown's (set stopping, then
+  // read the counts) means shutdown either sees this job or we see the flag.
+  external_jobs_created_.fetch_add(1, std::memory_order_seq_cst);
+  if (stopping_.load(std::memory_order_seq_cst)) {
+    external_jobs_created_.fetch_sub(1, std::memory_order_seq_cst);
     throw ShutdownError("lantern: the scheduler is shutting down; no new work is accepted");
   }
+}
+
+void Registry::cancel_job() noexcept {
+  if (Worker* w = current_worker()) {
+    w->jobs_created.store(w->jobs_created.load(std::memory_order_relaxed) - 1, std::memory_order_relaxed);
+  } else {
+    external_jobs_created_.fetch_sub(1, std::memory_order_seq_cst);
+  }
+}
+
+std::uint64_t Registry::live_jobs() const noexcept {
+  std::uint64_t finished = 0;
+  for (const auto& w : workers_) finished += w->jobs_finished.load(std::memory_order_acquire);
+  std::uint64_t created = external_jobs_created_.load(std::memory_order_seq_cst);
+  for (const auto& w : workers_) created += w->jobs_created.load(std::memory_order_acquire);
+  return created >= finished ? created - finished : 0;
 }
 
 void Registry::report_unhandled(std::exception_ptr error) noexcept {
@@ -111,9 +133,17 @@ void Registry::shutdown() {
     std::abort();
   }
   stopping_.store(true, std::memory_order_seq_cst);
-  for (std::uint64_t live = live_jobs_.load(std::memory_order_seq_cst); live != 0;
-       live = live_jobs_.load(std::memory_order_seq_cst)) {
-    live_jobs_.wait(live, std::memory_order_seq_cst);
+  // Wait for the pool to drain. Polling with a growing pause (up to 1 ms) rather than a
+  // notification keeps the per-job counters free of any shared write; shutdown is rare
+  // and an idle pool drains at the first check.
+  std::chrono::microseconds pause{20};
+  for (int round = 0; live_jobs() != 0; ++round) {
+    if (round < 64) {
+      std::this_thread::yield();
+    } else {
+      std::this_thread::sleep_for(pause);
+      pause = std::min(pause * 2, std::chrono::microseconds{1000});
+    }
   }
   if (joined_.exchange(true)) return;
   for (auto& w : workers_) w->terminate.set();

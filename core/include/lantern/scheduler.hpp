@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <stdexcept>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -72,7 +73,7 @@ class Scheduler {
 
   // unhandled_exceptions: how many spawned tasks have thrown.
   std::uint64_t unhandled_exceptions() const noexcept { return registry_->unhandled_exceptions(); }
-  // sleep_counters: a snapshot of the sleep protocol's counters (for tests, watchdogs).
+  // sleep_snapshot: a snapshot of the sleep protocol's counters (for tests, watchdogs).
   struct SleepSnapshot {
     std::uint32_t inactive, sleeping, jobs_event_counter;
   };
@@ -118,5 +119,14 @@ class Scheduler {
 
   std::unique_ptr<detail::Registry> registry_;
 };
+
+// spawn (free function): from inside a task, spawn onto the scheduler running it. Throws
+// std::logic_error on a thread that is not a worker (use Scheduler::spawn there).
+template <class F>
+void spawn(F&& fn) {
+  detail::Worker* w = detail::tls_worker;
+  if (!w) throw std::logic_error("lantern::spawn called outside a worker thread; use Scheduler::spawn");
+  w->push(detail::make_heap_job(w->registry(), std::forward<F>(fn)));
+}
 
 }  // namespace lantern

@@ -13,36 +13,19 @@
 #include <exception>
 #include <memory>
 #include <mutex>
+#include <stdexcept>
 #include <utility>
 
 #include "lantern/scheduler.hpp"
 
 namespace lantern {
 
-namespace detail {
-// GroupState is shared by the group and every task it spawned: the task that finishes
-// last still touches it (the latch) after the waiter may already have seen the count
-// reach zero and destroyed the TaskGroup, so it must not live in the TaskGroup itself.
-struct GroupState {
-  explicit GroupState(Sleep* sleep) : done(sleep, /*external_waiters=*/true) {}
-  void record(std::exception_ptr e) noexcept {
-    std::lock_guard<std::mutex> lock(error_mutex);
-    if (!error) error = std::move(e);
-  }
-  void finish_one() noexcept {
-    if (pending.fetch_sub(1, std::memory_order_seq_cst) == 1) done.set();
-  }
-  std::atomic<std::uint64_t> pending{0};
-  Latch done;
-  std::mutex error_mutex;
-  std::exception_ptr error;
-};
-}  // namespace detail
-
 class TaskGroup {
  public:
-  explicit TaskGroup(Scheduler& scheduler)
-      : registry_(&scheduler.registry()), state_(std::make_shared<detail::GroupState>(&registry_->sleep())) {}
+  explicit TaskGroup(Scheduler& scheduler) : TaskGroup(&scheduler.registry()) {}
+  // TaskGroup() from inside a task: a group on the scheduler running it. Throws
+  // std::logic_error on a thread that is not a worker.
+  TaskGroup() : TaskGroup(current_registry()) {}
   TaskGroup(const TaskGroup&) = delete;
   TaskGroup& operator=(const TaskGroup&) = delete;
   ~TaskGroup() {
@@ -54,51 +37,69 @@ class TaskGroup {
 
   template <class F>
   void spawn(F&& fn) {
-    state_->pending.fetch_add(1, std::memory_order_relaxed);
+    pending_.fetch_add(1, std::memory_order_relaxed);
     try {
-      registry_->push_or_inject(detail::make_heap_job(
-          *registry_, [state = state_, f = std::forward<F>(fn)]() mutable noexcept {
-            try {
-              f();
-            } catch (...) {
-              state->record(std::current_exception());
-            }
-            state->finish_one();
-          }));
+      registry_->push_or_inject(detail::make_heap_job(*registry_, [this, f = std::forward<F>(fn)]() mutable noexcept {
+        try {
+          f();
+        } catch (...) {
+          record(std::current_exception());
+        }
+        finish_one();
+      }));
     } catch (...) {
-      state_->finish_one();
+      pending_.fetch_sub(1, std::memory_order_relaxed);  // never queued: nobody else saw it
       throw;
     }
   }
 
   // wait returns when every spawned task has finished; rethrows the first exception
-  // (once). Only one thread may wait at a time.
+  // (once). Only one thread may wait at a time, and no task may be spawned into the
+  // group from another thread while it waits.
   void wait() {
-    detail::GroupState& s = *state_;
-    while (s.pending.load(std::memory_order_seq_cst) != 0) {
-      s.done.reset();
-      // All three (reset, this load, the finisher's decrement-then-set) are seq_cst: if
-      // this load still sees a task pending, that task's set() comes after our reset in
-      // the latch's order, so the wait below cannot miss it. A stale set from an earlier
-      // round only costs one more trip round this loop.
-      if (s.pending.load(std::memory_order_seq_cst) == 0) break;
-      if (detail::Worker* w = registry_->current_worker()) {
-        w->wait_until(s.done);
-      } else {
-        s.done.wait_blocking();
+    // pending_ counts unfinished tasks plus one reference held by the waiter, so it
+    // reaches zero exactly once per wait, in the task that finishes last - or here, if
+    // none is left. That task's set() is then the only one, and it happens while we
+    // wait for it: we return only after seeing SET, so the task is done touching us.
+    if (pending_.load(std::memory_order_acquire) != 1) {
+      if (pending_.fetch_sub(1, std::memory_order_acq_rel) != 1) {
+        if (detail::Worker* w = registry_->current_worker()) {
+          w->wait_until(done_);
+        } else {
+          done_.wait_blocking();
+        }
+        done_.reset();  // the only setter has finished with it
       }
+      pending_.store(1, std::memory_order_relaxed);  // re-arm the waiter's reference
     }
     std::exception_ptr error;
     {
-      std::lock_guard<std::mutex> lock(s.error_mutex);
-      error = std::exchange(s.error, nullptr);
+      std::lock_guard<std::mutex> lock(error_mutex_);
+      error = std::exchange(error_, nullptr);
     }
     if (error) std::rethrow_exception(error);
   }
 
  private:
+  explicit TaskGroup(detail::Registry* registry) : registry_(registry), done_(&registry->sleep(), /*external_waiters=*/true) {}
+  static detail::Registry* current_registry() {
+    detail::Worker* w = detail::tls_worker;
+    if (!w) throw std::logic_error("lantern::TaskGroup() needs a worker thread; pass the Scheduler instead");
+    return &w->registry();
+  }
+  void record(std::exception_ptr e) noexcept {
+    std::lock_guard<std::mutex> lock(error_mutex_);
+    if (!error_) error_ = std::move(e);
+  }
+  void finish_one() noexcept {
+    if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) done_.set();
+  }
+
   detail::Registry* registry_;
-  std::shared_ptr<detail::GroupState> state_;
+  std::atomic<std::uint64_t> pending_{1};  // unfinished tasks + the waiter's reference
+  detail::Latch done_;
+  std::mutex error_mutex_;
+  std::exception_ptr error_;
 };
 
 }  // namespace lantern

@@ -75,7 +75,7 @@ Job* make_heap_job(Registry& registry, F&& fn) {
   try {
     return new HeapJob<std::decay_t<F>>(registry, std::forward<F>(fn));
   } catch (...) {
-    registry.end_job();
+    registry.cancel_job();
     throw;
   }
 }

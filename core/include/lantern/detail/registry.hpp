@@ -52,15 +52,24 @@ class Registry {
     }
   }
 
-  // Outstanding-job accounting for draining at shutdown.
-  // begin_job throws ShutdownError once shutdown has started.
+  // Outstanding-job accounting, for draining at shutdown. Each worker counts the heap
+  // jobs it created and finished in its own single-writer counters (no shared cache
+  // line on the spawn path); outside threads count into one shared atomic.
+  // begin_job throws ShutdownError on an outside thread once shutdown has started.
   void begin_job();
+  // cancel_job undoes begin_job on the same thread (the job could not be created).
+  void cancel_job() noexcept;
+  // end_job: a heap job finished. Always called on one of this registry's workers.
   void end_job() noexcept {
-    if (live_jobs_.fetch_sub(1, std::memory_order_seq_cst) == 1 && stopping_.load(std::memory_order_seq_cst)) {
-      live_jobs_.notify_all();
-    }
+    Worker* w = tls_worker;
+    // release: a reader that sees this count also sees the creation it pairs with
+    // (the job reached us through a queue, after its creator counted it).
+    w->jobs_finished.store(w->jobs_finished.load(std::memory_order_relaxed) + 1, std::memory_order_release);
   }
-  std::uint64_t live_jobs() const noexcept { return live_jobs_.load(std::memory_order_relaxed); }
+  // live_jobs: jobs created and not yet finished. Reads every finished count before
+  // any created count, so a result of 0 means no job was live at the time of the
+  // second read (a non-zero result may be stale; callers poll).
+  std::uint64_t live_jobs() const noexcept;
   bool stopping() const noexcept { return stopping_.load(std::memory_order_relaxed); }
 
   void report_unhandled(std::exception_ptr error) noexcept;
@@ -82,7 +91,7 @@ class Registry {
   Sleep sleep_;
   std::unique_ptr<LaneMirror[]> mirrors_;  // dense: several lanes per cache line, read racily by all
   std::vector<std::unique_ptr<Worker>> workers_;
-  alignas(64) std::atomic<std::uint64_t> live_jobs_{0};
+  alignas(64) std::atomic<std::uint64_t> external_jobs_created_{0};
   std::atomic<bool> stopping_{false};
   alignas(64) std::atomic<std::uint32_t> next_lane_{0};
   std::atomic<std::uint64_t> unhandled_{0};

@@ -68,6 +68,10 @@ class alignas(64) Worker final : public SleepSink {
   WorkStealingDeque<Job> deque;
   Latch terminate;
   std::thread thread;
+  // Heap jobs this worker created / finished (single writer: this worker; see
+  // Registry::live_jobs for the readers' side).
+  std::atomic<std::uint64_t> jobs_created{0};
+  std::atomic<std::uint64_t> jobs_finished{0};
 
   // published_state: the worker's state for readers on other threads (watchdogs,
   // describe_state); a relaxed store on each transition, never read on the hot path.

@@ -1,0 +1,63 @@
+// counters.hpp - exact per-worker counters, kept beside the event rings.
+//
+// Events may be dropped under overload; counters never are. Each worker owns one
+// cache-line-aligned WorkerCounters and is its only writer, so an increment is a relaxed
+// load and store (no locked instruction). Readers (exporters, the viewer, tests) load
+// the published values with relaxed loads from any thread and never touch the worker's
+// hot path or its ring.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+
+#include "lantern/trace/event_table.hpp"
+
+namespace lantern::instrumentation {
+
+// Counter: single-writer, many-reader.
+class Counter {
+ public:
+  void add(std::uint64_t n = 1) noexcept { value_.store(value_.load(std::memory_order_relaxed) + n, std::memory_order_relaxed); }
+  std::uint64_t get() const noexcept { return value_.load(std::memory_order_relaxed); }
+  void set(std::uint64_t v) noexcept { value_.store(v, std::memory_order_relaxed); }
+
+ private:
+  std::atomic<std::uint64_t> value_{0};
+};
+
+struct alignas(64) WorkerCounters {
+  Counter tasks;               // task_begin
+  Counter tasks_threw;         // task_end with threw = 1
+  Counter pushes_deque;        // spawned/forked onto the own deque
+  Counter pushes_lane;         // submitted into a lane by this worker
+  std::array<Counter, trace::kDistanceCount> steals;  // by distance level
+  Counter steal_rounds_failed;
+  Counter helps;
+  Counter lane_pops;
+  Counter sleeps;              // transitions into sleeping
+  Counter wakes_received;      // transitions out of sleeping
+  Counter wakes_sent;          // wake hooks (this worker woke another)
+  // Time per state, in clock ticks, up to state_since; plus the current state.
+  std::array<Counter, trace::kStateCount> state_ticks;
+  Counter state;               // current state (trace state number)
+  Counter state_since;         // ticks when it entered the current state
+  // Event accounting: produced = recorded + dropped, exactly.
+  Counter events_produced;
+  Counter events_recorded;
+  Counter events_dropped;
+};
+
+// CountersSnapshot: a plain copy for readers.
+struct WorkerCountersSnapshot {
+  std::uint64_t tasks, tasks_threw, pushes_deque, pushes_lane;
+  std::array<std::uint64_t, trace::kDistanceCount> steals;
+  std::uint64_t steal_rounds_failed, helps, lane_pops, sleeps, wakes_received, wakes_sent;
+  std::array<std::uint64_t, trace::kStateCount> state_ticks;  // including the open interval
+  std::uint32_t state;
+  std::uint64_t events_produced, events_recorded, events_dropped;
+};
+
+WorkerCountersSnapshot snapshot(const WorkerCounters& c, std::uint64_t now_ticks) noexcept;
+
+}  // namespace lantern::instrumentation

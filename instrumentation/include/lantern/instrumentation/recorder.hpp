@@ -1,0 +1,64 @@
+// recorder.hpp - the Observer that turns scheduler hooks into events and counters.
+//
+// Attach one Recorder to a Scheduler (SchedulerOptions::observer). On every hook the
+// worker's thread updates its exact counters and, if the current level records that
+// event, writes one 32-byte Event into its own bounded single-producer ring. The ring
+// is Boost.Lockfree's spsc_queue: the worker never blocks and never allocates; when the
+// ring is full the event is dropped and counted, and a `dropped` marker carrying the
+// count is written as soon as there is room again, so readers see where the gap is.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include <boost/lockfree/spsc_queue.hpp>
+
+#include "lantern/instrumentation/counters.hpp"
+#include "lantern/observer.hpp"
+#include "lantern/trace/event_table.hpp"
+
+namespace lantern::instrumentation {
+
+struct RecorderOptions {
+  trace::Level level = trace::Level::tasks;
+  std::size_t ring_capacity = 1 << 15;  // events per worker (32 bytes each: 1 MiB)
+};
+
+class Recorder final : public Observer {
+ public:
+  Recorder(std::uint32_t workers, RecorderOptions options = {});
+  Recorder(const Recorder&) = delete;
+  Recorder& operator=(const Recorder&) = delete;
+
+  // The hook: runs on worker `worker`'s thread.
+  void on_event(std::uint32_t worker, Hook hook, std::uint64_t a, std::uint64_t b) noexcept override;
+
+  // Level can change while the scheduler runs; counters are kept at every level.
+  void set_level(trace::Level level) noexcept { level_.store(static_cast<std::uint8_t>(level), std::memory_order_relaxed); }
+  trace::Level level() const noexcept { return static_cast<trace::Level>(level_.load(std::memory_order_relaxed)); }
+  std::uint32_t worker_count() const noexcept { return static_cast<std::uint32_t>(workers_.size()); }
+
+  // drain: the consumer side (one thread at a time, normally the Collector). Moves up
+  // to `max` events of one worker's ring into `out`; returns how many.
+  std::size_t drain(std::uint32_t worker, trace::Event* out, std::size_t max) noexcept;
+
+  const WorkerCounters& counters(std::uint32_t worker) const noexcept { return workers_[worker]->counters; }
+  WorkerCountersSnapshot snapshot(std::uint32_t worker) const noexcept;
+
+ private:
+  struct alignas(64) PerWorker {
+    explicit PerWorker(std::size_t capacity) : ring(capacity) {}
+    WorkerCounters counters;
+    boost::lockfree::spsc_queue<trace::Event> ring;
+    std::uint64_t pending_dropped = 0;  // dropped since the last marker (worker-only)
+  };
+  void count(WorkerCounters& c, Hook hook, std::uint64_t a, std::uint64_t b, std::uint64_t now) noexcept;
+  void record(PerWorker& p, const trace::Event& e) noexcept;
+
+  std::vector<std::unique_ptr<PerWorker>> workers_;
+  alignas(64) std::atomic<std::uint8_t> level_;
+};
+
+}  // namespace lantern::instrumentation

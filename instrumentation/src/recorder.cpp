@@ -1,0 +1,136 @@
+// recorder.cpp - hook -> counters + ring.
+#include "lantern/instrumentation/recorder.hpp"
+
+#include "lantern/clock.hpp"
+#include "lantern/topology.hpp"
+
+namespace lantern::instrumentation {
+
+// Core's hooks and the event table's first entries are the same list in the same order:
+// an event's id is its hook's number. A change to either table fails here.
+#define LANTERN_X(name, a, b)                                                                          \
+  static_assert(static_cast<int>(Hook::name) == static_cast<int>(trace::EventType::name),             \
+                "core hook and trace event '" #name "' must have the same number");
+LANTERN_CORE_HOOKS(LANTERN_X)
+#undef LANTERN_X
+static_assert(kWorkerStateCount == trace::kStateCount);
+static_assert(kDistanceLevels == trace::kDistanceCount);
+
+namespace {
+// kHookLevel[h]: the lowest level that records hook h, from the event table.
+constexpr std::uint8_t hook_level(int h) { return static_cast<std::uint8_t>(trace::kEventInfo[h].level); }
+}  // namespace
+
+WorkerCountersSnapshot snapshot(const WorkerCounters& c, std::uint64_t now_ticks) noexcept {
+  WorkerCountersSnapshot s{};
+  s.tasks = c.tasks.get();
+  s.tasks_threw = c.tasks_threw.get();
+  s.pushes_deque = c.pushes_deque.get();
+  s.pushes_lane = c.pushes_lane.get();
+  for (int i = 0; i < trace::kDistanceCount; ++i) s.steals[i] = c.steals[i].get();
+  s.steal_rounds_failed = c.steal_rounds_failed.get();
+  s.helps = c.helps.get();
+  s.lane_pops = c.lane_pops.get();
+  s.sleeps = c.sleeps.get();
+  s.wakes_received = c.wakes_received.get();
+  s.wakes_sent = c.wakes_sent.get();
+  for (int i = 0; i < trace::kStateCount; ++i) s.state_ticks[i] = c.state_ticks[i].get();
+  s.state = static_cast<std::uint32_t>(c.state.get());
+  const std::uint64_t since = c.state_since.get();
+  // The open interval: racy against the worker's next transition by at most one
+  // interval, which a reader sampling every second cannot tell apart from timing noise.
+  if (s.state < static_cast<std::uint32_t>(trace::kStateCount) && now_ticks > since) {
+    s.state_ticks[s.state] += now_ticks - since;
+  }
+  s.events_produced = c.events_produced.get();
+  s.events_recorded = c.events_recorded.get();
+  s.events_dropped = c.events_dropped.get();
+  return s;
+}
+
+Recorder::Recorder(std::uint32_t workers, RecorderOptions options)
+    : level_(static_cast<std::uint8_t>(options.level)) {
+  const std::uint64_t now = ticks_now();
+  workers_.reserve(workers);
+  for (std::uint32_t i = 0; i < workers; ++i) {
+    workers_.push_back(std::make_unique<PerWorker>(options.ring_capacity < 2 ? 2 : options.ring_capacity));
+    workers_.back()->counters.state.set(static_cast<std::uint64_t>(WorkerState::idle));
+    workers_.back()->counters.state_since.set(now);
+  }
+}
+
+void Recorder::on_event(std::uint32_t worker, Hook hook, std::uint64_t a, std::uint64_t b) noexcept {
+  if (worker >= workers_.size()) [[unlikely]] return;
+  PerWorker& p = *workers_[worker];
+  const std::uint64_t now = ticks_now();
+  count(p.counters, hook, a, b, now);
+  const int h = static_cast<int>(hook);
+  if (hook_level(h) > level_.load(std::memory_order_relaxed)) return;
+  record(p, trace::Event{now, worker, static_cast<trace::EventType>(h), {0, 0, 0}, a, b});
+}
+
+void Recorder::count(WorkerCounters& c, Hook hook, std::uint64_t a, std::uint64_t b, std::uint64_t now) noexcept {
+  switch (hook) {
+    case Hook::state: {
+      const std::uint64_t from = (a >> 8) & 0xFF, to = a & 0xFF;
+      const std::uint64_t current = c.state.get();
+      if (current < static_cast<std::uint64_t>(trace::kStateCount)) {
+        c.state_ticks[current].add(now - c.state_since.get());
+      }
+      c.state.set(to);
+      c.state_since.set(now);
+      if (to == static_cast<std::uint64_t>(WorkerState::sleeping)) c.sleeps.add();
+      if (from == static_cast<std::uint64_t>(WorkerState::sleeping)) c.wakes_received.add();
+      break;
+    }
+    case Hook::task_begin: c.tasks.add(); break;
+    case Hook::task_end:
+      if (b) c.tasks_threw.add();
+      break;
+    case Hook::push:
+      if (b == 0) {
+        c.pushes_deque.add();
+      } else {
+        c.pushes_lane.add();
+      }
+      break;
+    case Hook::steal:
+      if ((b & 0xFF) < static_cast<std::uint64_t>(trace::kDistanceCount)) c.steals[b & 0xFF].add();
+      break;
+    case Hook::steal_round_failed: c.steal_rounds_failed.add(); break;
+    case Hook::help: c.helps.add(); break;
+    case Hook::wake: c.wakes_sent.add(); break;
+    case Hook::lane_pop: c.lane_pops.add(); break;
+  }
+}
+
+void Recorder::record(PerWorker& p, const trace::Event& e) noexcept {
+  WorkerCounters& c = p.counters;
+  c.events_produced.add();
+  if (p.pending_dropped != 0) {
+    // Room again? First the marker saying how many were lost here, then the event.
+    const trace::Event marker{e.ticks, e.worker, trace::EventType::dropped, {0, 0, 0}, p.pending_dropped, 0};
+    if (!p.ring.push(marker)) {
+      c.events_dropped.add();
+      ++p.pending_dropped;
+      return;
+    }
+    p.pending_dropped = 0;
+  }
+  if (p.ring.push(e)) {
+    c.events_recorded.add();
+  } else {
+    c.events_dropped.add();
+    ++p.pending_dropped;
+  }
+}
+
+std::size_t Recorder::drain(std::uint32_t worker, trace::Event* out, std::size_t max) noexcept {
+  return workers_[worker]->ring.pop(out, max);
+}
+
+WorkerCountersSnapshot Recorder::snapshot(std::uint32_t worker) const noexcept {
+  return instrumentation::snapshot(workers_[worker]->counters, ticks_now());
+}
+
+}  // namespace lantern::instrumentation
