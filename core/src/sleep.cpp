@@ -2,12 +2,17 @@
 // proof sketch are in SLEEP.md beside this file.
 #include "lantern/detail/sleep.hpp"
 
+#include "lantern/detail/worker.hpp"
+
 #include <algorithm>
 
 namespace lantern::detail {
 
 void wake_latch_sleeper(Sleep* sleep, std::uint32_t worker) noexcept {
-  if (sleep && worker != Latch::kNoWorker) sleep->wake_specific(worker);
+  if (!sleep || worker == Latch::kNoWorker) return;
+  // Report the wake as coming from the calling worker, if it belongs to this pool.
+  Worker* me = tls_worker;
+  sleep->wake_specific(worker, (me && &me->sleep() == sleep) ? me : nullptr, 1);
 }
 
 Sleep::Sleep(std::uint32_t workers) : workers_(workers), slots_(new WorkerSlot[workers]) {}
@@ -46,10 +51,13 @@ void Sleep::new_jobs(std::uint32_t n, bool queue_was_empty, SleepSink* sink) noe
   }
 }
 
-bool Sleep::wake_specific(std::uint32_t worker) noexcept {
+bool Sleep::wake_specific(std::uint32_t worker, SleepSink* sink, std::uint64_t why) noexcept {
   WorkerSlot& slot = slots_[worker];
   std::lock_guard<std::mutex> lock(slot.mutex);
   if (!slot.is_blocked) return false;
+  // Reported before the wakee can run (it needs this mutex to return from its wait), so
+  // an observer timing the wake sees the wake before the wakee's state change.
+  if (sink) sink->woke_other(worker, why);
   slot.is_blocked = false;
   slot.condvar.notify_one();
   // The waker, not the sleeper, decrements: posters see the new count without waiting
@@ -61,10 +69,7 @@ bool Sleep::wake_specific(std::uint32_t worker) noexcept {
 std::uint32_t Sleep::wake_any(std::uint32_t n, SleepSink* sink) noexcept {
   std::uint32_t woken = 0;
   for (std::uint32_t i = 0; i < workers_ && woken < n; ++i) {
-    if (wake_specific(i)) {
-      ++woken;
-      if (sink) sink->woke_other(i, 0);
-    }
+    if (wake_specific(i, sink, 0)) ++woken;
   }
   return woken;
 }

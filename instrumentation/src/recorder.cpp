@@ -49,7 +49,7 @@ WorkerCountersSnapshot snapshot(const WorkerCounters& c, std::uint64_t now_ticks
 }
 
 Recorder::Recorder(std::uint32_t workers, RecorderOptions options)
-    : level_(static_cast<std::uint8_t>(options.level)) {
+    : ns_per_tick_(calibration().ns_per_tick), level_(static_cast<std::uint8_t>(options.level)) {
   const std::uint64_t now = ticks_now();
   workers_.reserve(workers);
   for (std::uint32_t i = 0; i < workers; ++i) {
@@ -63,13 +63,15 @@ void Recorder::on_event(std::uint32_t worker, Hook hook, std::uint64_t a, std::u
   if (worker >= workers_.size()) [[unlikely]] return;
   PerWorker& p = *workers_[worker];
   const std::uint64_t now = ticks_now();
-  count(p.counters, hook, a, b, now);
+  count(p, hook, a, b, now);
   const int h = static_cast<int>(hook);
   if (hook_level(h) > level_.load(std::memory_order_relaxed)) return;
   record(p, trace::Event{now, worker, static_cast<trace::EventType>(h), {0, 0, 0}, a, b});
 }
 
-void Recorder::count(WorkerCounters& c, Hook hook, std::uint64_t a, std::uint64_t b, std::uint64_t now) noexcept {
+void Recorder::count(PerWorker& p, Hook hook, std::uint64_t a, std::uint64_t b, std::uint64_t now) noexcept {
+  WorkerCounters& c = p.counters;
+  auto to_ns = [this](std::uint64_t ticks) { return static_cast<std::uint64_t>(static_cast<double>(ticks) * ns_per_tick_); };
   switch (hook) {
     case Hook::state: {
       const std::uint64_t from = (a >> 8) & 0xFF, to = a & 0xFF;
@@ -80,12 +82,24 @@ void Recorder::count(WorkerCounters& c, Hook hook, std::uint64_t a, std::uint64_
       c.state.set(to);
       c.state_since.set(now);
       if (to == static_cast<std::uint64_t>(WorkerState::sleeping)) c.sleeps.add();
-      if (from == static_cast<std::uint64_t>(WorkerState::sleeping)) c.wakes_received.add();
+      if (from == static_cast<std::uint64_t>(WorkerState::sleeping)) {
+        c.wakes_received.add();
+        const std::uint64_t woken_at = p.woken_at_ticks.exchange(0, std::memory_order_relaxed);
+        if (woken_at != 0 && now > woken_at) c.wake_latency.record(to_ns(now - woken_at));
+      }
       break;
     }
-    case Hook::task_begin: c.tasks.add(); break;
+    case Hook::task_begin:
+      c.tasks.add();
+      if (p.depth < PerWorker::kMaxDepth) p.task_begin_ticks[p.depth] = now;
+      ++p.depth;
+      break;
     case Hook::task_end:
       if (b) c.tasks_threw.add();
+      if (p.depth > 0) {
+        --p.depth;
+        if (p.depth < PerWorker::kMaxDepth) c.task_duration.record(to_ns(now - p.task_begin_ticks[p.depth]));
+      }
       break;
     case Hook::push:
       if (b == 0) {
@@ -99,8 +113,14 @@ void Recorder::count(WorkerCounters& c, Hook hook, std::uint64_t a, std::uint64_
       break;
     case Hook::steal_round_failed: c.steal_rounds_failed.add(); break;
     case Hook::help: c.helps.add(); break;
-    case Hook::wake: c.wakes_sent.add(); break;
-    case Hook::lane_pop: c.lane_pops.add(); break;
+    case Hook::wake:
+      c.wakes_sent.add();
+      if (a < workers_.size()) workers_[a]->woken_at_ticks.store(now, std::memory_order_relaxed);
+      break;
+    case Hook::lane_pop:
+      c.lane_pops.add();
+      c.ready_wait.record(to_ns(b));
+      break;
   }
 }
 

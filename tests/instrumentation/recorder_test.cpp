@@ -110,3 +110,43 @@ TEST(Recorder, LevelsSelectEvents) {
   EXPECT_GT(sink->by_type[EventType::task_begin], 0u);  // recorded after the switch only
   EXPECT_EQ(sink->by_type[EventType::push], 0u);        // full-level event never recorded
 }
+
+TEST(Histogram, BucketsAndQuantiles) {
+  using lantern::instrumentation::Histogram;
+  using lantern::instrumentation::HistogramSnapshot;
+  // Every value falls in a bucket whose bounds contain it; powers of two are edges.
+  for (std::uint64_t v : {0ull, 1ull, 7ull, 8ull, 9ull, 15ull, 16ull, 1000ull, 123456789ull, 1ull << 40}) {
+    const int b = Histogram::bucket_of(v);
+    EXPECT_LE(Histogram::lower_bound(b), v);
+    EXPECT_LT(v, Histogram::upper_bound(b));
+  }
+  for (int k = 3; k < 60; ++k) EXPECT_EQ(Histogram::lower_bound(Histogram::bucket_of(1ull << k)), 1ull << k);
+  Histogram h;
+  for (std::uint64_t v = 1; v <= 1000; ++v) h.record(v * 1000);  // 1 us .. 1 ms uniform
+  HistogramSnapshot s;
+  s.add(h);
+  EXPECT_EQ(s.count, 1000u);
+  EXPECT_NEAR(s.quantile_ns(0.5), 500e3, 500e3 * 0.07);
+  EXPECT_NEAR(s.quantile_ns(0.99), 990e3, 990e3 * 0.07);
+  EXPECT_EQ(s.count_below(1u << 20), 1000u);  // 1,048,576 ns > 1 ms
+  EXPECT_EQ(s.count_below(1u << 19), 524u);   // values < 524,288 ns: 1..524 us
+}
+
+TEST(Recorder, HistogramsCountEveryTask) {
+  Recorder recorder(2, {.level = Level::off});
+  const int submitted = 300;
+  {
+    lantern::Scheduler pool({.workers = 2, .observer = &recorder});
+    for (int i = 0; i < submitted; ++i) pool.submit([] {}).get();
+    pool.run([] { return fib(10); });
+  }
+  lantern::instrumentation::HistogramSnapshot ready, duration;
+  std::uint64_t tasks = 0;
+  for (std::uint32_t w = 0; w < 2; ++w) {
+    ready.add(recorder.counters(w).ready_wait);
+    duration.add(recorder.counters(w).task_duration);
+    tasks += recorder.snapshot(w).tasks;
+  }
+  EXPECT_EQ(ready.count, static_cast<std::uint64_t>(submitted + 1));  // + the run() task
+  EXPECT_EQ(duration.count, tasks);
+}

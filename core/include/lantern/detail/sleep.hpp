@@ -63,8 +63,9 @@ class Sleep {
     new_jobs(n, queue_was_empty, sink);
   }
 
-  // wake_specific wakes `worker` if it is blocked; true if it was.
-  bool wake_specific(std::uint32_t worker) noexcept;
+  // wake_specific wakes `worker` if it is blocked; true if it was. `sink` (the waking
+  // worker, if any) gets the wake hook with `why` (0: new work, 1: latch set, 2: shutdown).
+  bool wake_specific(std::uint32_t worker, SleepSink* sink = nullptr, std::uint64_t why = 0) noexcept;
   // wake_any wakes up to n blocked workers; returns how many.
   std::uint32_t wake_any(std::uint32_t n, SleepSink* sink) noexcept;
 

@@ -11,6 +11,7 @@
 #include <atomic>
 #include <cstdint>
 
+#include "lantern/instrumentation/histogram.hpp"
 #include "lantern/trace/event_table.hpp"
 
 namespace lantern::instrumentation {
@@ -42,6 +43,15 @@ struct alignas(64) WorkerCounters {
   std::array<Counter, trace::kStateCount> state_ticks;
   Counter state;               // current state (trace state number)
   Counter state_since;         // ticks when it entered the current state
+  // Exact latency histograms (ns), kept by the worker itself at every level, so they do
+  // not depend on events surviving the ring: how long each task waited in a lane before
+  // it started, and how long each task ran (tasks nest through join: a stack of begin
+  // times, see Recorder).
+  Histogram ready_wait;
+  Histogram task_duration;
+  // Wake latency (ns): from a worker's wake call to the woken worker leaving sleeping.
+  // Only wakes issued by workers are timed (an outside thread has no hook).
+  Histogram wake_latency;
   // Event accounting: produced = recorded + dropped, exactly.
   Counter events_produced;
   Counter events_recorded;

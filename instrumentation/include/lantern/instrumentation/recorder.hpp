@@ -8,6 +8,7 @@
 // count is written as soon as there is room again, so readers see where the gap is.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -29,6 +30,8 @@ struct RecorderOptions {
 class Recorder final : public Observer {
  public:
   Recorder(std::uint32_t workers, RecorderOptions options = {});
+  // ns_per_tick converts the clock's ticks for the histograms (from lantern::calibration()).
+  double ns_per_tick() const noexcept { return ns_per_tick_; }
   Recorder(const Recorder&) = delete;
   Recorder& operator=(const Recorder&) = delete;
 
@@ -53,11 +56,19 @@ class Recorder final : public Observer {
     WorkerCounters counters;
     boost::lockfree::spsc_queue<trace::Event> ring;
     std::uint64_t pending_dropped = 0;  // dropped since the last marker (worker-only)
+    // Begin times of the tasks this worker is running, innermost last (join nests
+    // tasks on one worker). Deeper nesting than this is not timed.
+    static constexpr int kMaxDepth = 256;
+    std::array<std::uint64_t, kMaxDepth> task_begin_ticks{};
+    int depth = 0;
+    // Set by a waker (another thread) before the wake; read by this worker on waking.
+    std::atomic<std::uint64_t> woken_at_ticks{0};
   };
-  void count(WorkerCounters& c, Hook hook, std::uint64_t a, std::uint64_t b, std::uint64_t now) noexcept;
+  void count(PerWorker& p, Hook hook, std::uint64_t a, std::uint64_t b, std::uint64_t now) noexcept;
   void record(PerWorker& p, const trace::Event& e) noexcept;
 
   std::vector<std::unique_ptr<PerWorker>> workers_;
+  double ns_per_tick_;
   alignas(64) std::atomic<std::uint8_t> level_;
 };
 

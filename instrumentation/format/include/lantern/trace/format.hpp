@@ -1,0 +1,81 @@
+// format.hpp - the constants of the Lantern trace file format (see ../../../README.md for
+// the byte-by-byte specification). Everything a writer and a reader must agree on lives
+// here, so the two can never drift apart.
+//
+// Rules that are frozen across *all* versions (a reader relies on them to refuse a newer
+// file politely): the 8-byte file magic at offset 0, the u16 version at offset 8, the u32
+// header length at offset 12, and a CRC-32C over the header's bytes in its last 4 bytes.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+
+#include "lantern/trace/event_table.hpp"
+
+namespace lantern::trace {
+
+// kFormatVersion is the version this library writes and the newest it reads. Bump it only
+// for changes an older reader would misread; appending header fields is not such a change
+// (readers skip header bytes they do not know, see README "Versioning").
+inline constexpr std::uint16_t kFormatVersion = 1;
+
+// kFileMagic starts every trace. The leading 0x89 (not ASCII) makes a text file or a
+// 7-bit transfer fail the check at once.
+inline constexpr std::array<std::uint8_t, 8> kFileMagic = {0x89, 'L', 'A', 'N', 'T', 'E', 'R', 'N'};
+
+// The file header's fixed prefix: magic, u16 version, u16 reserved (0), u32 header length.
+inline constexpr std::size_t kHeaderPrefixBytes = 16;
+// Bounds on the whole header's length (prefix + fields + CRC): anything outside is damage.
+inline constexpr std::uint32_t kMinHeaderBytes = kHeaderPrefixBytes + 4;
+inline constexpr std::uint32_t kMaxHeaderBytes = 16u << 20;
+// Longest string a header field may carry; longer strings are cut by the writer.
+inline constexpr std::size_t kMaxHeaderString = 64u << 10;
+
+// kChunkMagic starts every chunk (bytes on disk: 'L' 'C' 'K' 0xA7). It is what a reader
+// scans for to resynchronise after damage; the chunk header CRC then rules out payload
+// bytes that merely happen to look like a magic.
+inline constexpr std::array<std::uint8_t, 4> kChunkMagicBytes = {'L', 'C', 'K', 0xA7};
+inline constexpr std::uint32_t kChunkMagic = 0xA74B434Cu;  // the same bytes read as little-endian
+
+// Chunk header layout (little-endian): magic u32, payload_length u32, event_count u32,
+// payload_crc u32, min_tick u64, max_tick u64, header_crc u32 (CRC-32C of bytes 0..31).
+inline constexpr std::size_t kChunkHeaderBytes = 36;
+// A chunk payload larger than this is damage, not data: the writer's chunks are far
+// smaller (64 KiB by default), and the bound keeps a corrupt length from making a reader
+// wait for, or allocate, gigabytes.
+inline constexpr std::uint32_t kMaxChunkPayload = 16u << 20;
+// Every encoded event takes at least a tag byte and a tick-delta byte.
+inline constexpr std::uint32_t kMinEventBytes = 2;
+// The longest encoding of one event: tag, worker (5), tick delta (10), a (10), b (10).
+inline constexpr std::size_t kMaxEventBytes = 36;
+
+// Event tag byte: the type in the low 4 bits, four flags above it.
+inline constexpr std::uint8_t kTagTypeMask = 0x0F;
+inline constexpr std::uint8_t kTagNewWorker = 0x10;     // W: a worker varint follows
+inline constexpr std::uint8_t kTagZeroB = 0x20;         // Z: b is 0 and omitted
+inline constexpr std::uint8_t kTagPredictedA = 0x40;    // P: a equals the prediction, omitted
+inline constexpr std::uint8_t kTagTicksBackward = 0x80; // N: the tick delta is subtracted
+inline constexpr int kMaxTypesInTag = 16;
+static_assert(kEventTypeCount <= kMaxTypesInTag,
+              "the v1 event tag has 4 type bits: a 17th event type needs a new format version");
+
+// Per-type encoding rules of format version 1. They are part of the format, not of the
+// event table: a reader must decode a type it does not know (from a newer table) the same
+// way, so only these three ids ever use task-id coding. Any other id, now or added later,
+// encodes a and b as plain varints.
+constexpr bool a_is_task_id(std::uint32_t type_id) noexcept {
+  return type_id == 1 || type_id == 2 || type_id == 3;  // task_begin, task_end, push
+}
+// The rules above were written for this table; if it changes, revisit them (and the
+// version), which is what these checks force.
+static_assert(static_cast<int>(EventType::task_begin) == 1 && static_cast<int>(EventType::task_end) == 2 &&
+              static_cast<int>(EventType::push) == 3);
+static_assert(info(EventType::task_begin).a_unit == Unit::id && info(EventType::task_end).a_unit == Unit::id &&
+              info(EventType::push).a_unit == Unit::id);
+
+// Depth of the per-worker stack of open tasks that predicts task_end's id; deeper nesting
+// still encodes correctly, it only loses the prediction for the outermost tasks.
+inline constexpr std::size_t kTaskStackDepth = 64;
+
+}  // namespace lantern::trace
