@@ -6,7 +6,8 @@
 //      workers fall asleep between bursts and are woken for the next one;
 //   3. a flooded worker: worker 0 floods itself with self-spawning work while tasks
 //      wait in its lane; the other workers help that lane (fairness-aware helping).
-// The figures come from an Observer attached to the scheduler's hook.
+// The figures come from lantern::instrumentation's Recorder attached to the scheduler.
+#include <lantern/instrumentation/recorder.hpp>
 #include <lantern/lantern.hpp>
 
 #include <array>
@@ -21,77 +22,40 @@
 
 namespace {
 
-// CountingObserver: per-worker counters and time per state, from the scheduler's hooks.
-class CountingObserver final : public lantern::Observer {
- public:
-  struct alignas(64) PerWorker {
-    std::atomic<long> tasks{0}, helps{0}, sleeps{0}, wakes_received{0}, failed_rounds{0};
-    std::array<std::atomic<long>, lantern::kDistanceLevels> steals{};
-    std::array<std::atomic<long>, lantern::kWorkerStateCount> state_ns{};
-    std::atomic<long> state_since_ns{0};
-    std::atomic<int> state{static_cast<int>(lantern::WorkerState::idle)};
+// print_figures: the recorder's exact per-worker counters and histograms.
+void print_figures(const lantern::instrumentation::Recorder& recorder, const lantern::Topology& topology) {
+  using lantern::instrumentation::HistogramSnapshot;
+  std::printf("\nper-worker figures (exact counters kept by lantern::instrumentation::Recorder)\n");
+  std::printf("%-6s %8s %6s %6s %6s %6s %6s %6s %7s %6s %6s | %7s %7s %7s %8s\n", "worker", "tasks", "smt", "l2",
+              "llc", "numa", "remote", "helps", "failed", "sleeps", "wakes", "active", "idle", "sleepy", "sleeping");
+  std::printf("%-6s %8s %41s\n", "", "", "steals by distance, failed steal rounds");
+  HistogramSnapshot ready, duration, wake;
+  for (std::uint32_t i = 0; i < recorder.worker_count(); ++i) {
+    const auto w = recorder.snapshot(i);
+    std::uint64_t total = 0;
+    for (auto t : w.state_ticks) total += t;
+    auto pct = [&](int s) { return total ? 100.0 * static_cast<double>(w.state_ticks[s]) / static_cast<double>(total) : 0.0; };
+    std::printf("%-6u %8llu %6llu %6llu %6llu %6llu %6llu %6llu %7llu %6llu %6llu | %6.1f%% %6.1f%% %6.1f%% %7.1f%%\n", i,
+                static_cast<unsigned long long>(w.tasks), static_cast<unsigned long long>(w.steals[0]),
+                static_cast<unsigned long long>(w.steals[1]), static_cast<unsigned long long>(w.steals[2]),
+                static_cast<unsigned long long>(w.steals[3]), static_cast<unsigned long long>(w.steals[4]),
+                static_cast<unsigned long long>(w.helps), static_cast<unsigned long long>(w.steal_rounds_failed),
+                static_cast<unsigned long long>(w.sleeps), static_cast<unsigned long long>(w.wakes_received), pct(0),
+                pct(1), pct(2), pct(3));
+    ready.add(recorder.counters(i).ready_wait);
+    duration.add(recorder.counters(i).task_duration);
+    wake.add(recorder.counters(i).wake_latency);
+  }
+  auto line = [](const char* name, const HistogramSnapshot& h) {
+    std::printf("%-22s n=%-9llu p50 %9.1f us   p90 %9.1f us   p99 %9.1f us\n", name,
+                static_cast<unsigned long long>(h.count), h.quantile_ns(0.5) / 1e3, h.quantile_ns(0.9) / 1e3,
+                h.quantile_ns(0.99) / 1e3);
   };
-  explicit CountingObserver(unsigned workers) : per_(workers) {
-    for (auto& w : per_) w.state_since_ns = now_ns();
-  }
-
-  void on_event(std::uint32_t worker, lantern::Hook hook, std::uint64_t a, std::uint64_t b) noexcept override {
-    PerWorker& w = per_[worker];
-    switch (hook) {
-      case lantern::Hook::task_begin: w.tasks.fetch_add(1, std::memory_order_relaxed); break;
-      case lantern::Hook::steal: w.steals[b & 0xFF].fetch_add(1, std::memory_order_relaxed); break;
-      case lantern::Hook::help: w.helps.fetch_add(1, std::memory_order_relaxed); break;
-      case lantern::Hook::steal_round_failed: w.failed_rounds.fetch_add(1, std::memory_order_relaxed); break;
-      case lantern::Hook::state: {
-        const int to = static_cast<int>(a & 0xFF);
-        const int from = static_cast<int>((a >> 8) & 0xFF);
-        if (to == static_cast<int>(lantern::WorkerState::sleeping)) w.sleeps.fetch_add(1, std::memory_order_relaxed);
-        // A wake is seen by the woken worker: it leaves the sleeping state.
-        if (from == static_cast<int>(lantern::WorkerState::sleeping)) {
-          w.wakes_received.fetch_add(1, std::memory_order_relaxed);
-        }
-        close_state(w, to);
-        break;
-      }
-      default: break;
-    }
-  }
-
-  // finish closes every worker's current state interval (call after the pool stopped).
-  void finish() {
-    for (auto& w : per_) close_state(w, w.state.load());
-  }
-
-  void print(const lantern::Topology& topology) const {
-    std::printf("\nper-worker figures (from the scheduler's observer hook)\n");
-    std::printf("%-6s %8s %6s %6s %6s %6s %6s %6s %7s %6s %6s | %7s %7s %7s %8s\n", "worker", "tasks", "smt", "l2",
-                "llc", "numa", "remote", "helps", "failed", "sleeps", "wakes", "active", "idle", "sleepy", "sleeping");
-    std::printf("%-6s %8s %41s\n", "", "", "steals by distance, failed steal rounds");
-    for (std::size_t i = 0; i < per_.size(); ++i) {
-      const PerWorker& w = per_[i];
-      long total = 0;
-      for (auto& s : w.state_ns) total += s.load();
-      auto pct = [&](int s) { return total ? 100.0 * w.state_ns[s].load() / total : 0.0; };
-      std::printf("%-6zu %8ld %6ld %6ld %6ld %6ld %6ld %6ld %7ld %6ld %6ld | %6.1f%% %6.1f%% %6.1f%% %7.1f%%\n", i,
-                  w.tasks.load(), w.steals[0].load(), w.steals[1].load(), w.steals[2].load(), w.steals[3].load(),
-                  w.steals[4].load(), w.helps.load(), w.failed_rounds.load(), w.sleeps.load(), w.wakes_received.load(),
-                  pct(0), pct(1), pct(2), pct(3));
-    }
-    std::printf("topology: %s\n", topology.describe().c_str());
-  }
-
- private:
-  static long now_ns() {
-    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
-        .count();
-  }
-  static void close_state(PerWorker& w, int to) {
-    const long now = now_ns();
-    const long since = w.state_since_ns.exchange(now, std::memory_order_relaxed);
-    w.state_ns[w.state.exchange(to, std::memory_order_relaxed)].fetch_add(now - since, std::memory_order_relaxed);
-  }
-  std::vector<PerWorker> per_;
-};
+  line("ready wait (lanes)", ready);
+  line("task duration", duration);
+  line("wake latency", wake);
+  std::printf("topology: %s\n", topology.describe().c_str());
+}
 
 long fib(int n) {
   if (n < 2) return n;
@@ -158,8 +122,8 @@ int main(int argc, char** argv) {
     }
   }
   const unsigned workers = options.workers ? options.workers : std::max(1u, std::thread::hardware_concurrency());
-  CountingObserver observer(workers);
-  options.observer = &observer;
+  lantern::instrumentation::Recorder recorder(workers, {.level = lantern::trace::Level::tasks});
+  options.observer = &recorder;
 
   try {
     lantern::Scheduler pool(options);
@@ -222,8 +186,7 @@ int main(int argc, char** argv) {
                 flooded.load(), lane_ms, ms);
 
     pool.shutdown();
-    observer.finish();
-    observer.print(pool.topology());
+    print_figures(recorder, pool.topology());
   } catch (const std::exception& e) {
     std::fprintf(stderr, "lantern_demo: %s\n", e.what());
     return 1;

@@ -10,7 +10,7 @@ namespace lantern::detail {
 
 void wake_latch_sleeper(Sleep* sleep, std::uint32_t worker) noexcept {
   if (!sleep || worker == Latch::kNoWorker) return;
-  // Report the wake as coming from the calling worker, if it belongs to this pool.
+  // The wake comes from the calling worker, if it belongs to this pool.
   Worker* me = tls_worker;
   sleep->wake_specific(worker, (me && &me->sleep() == sleep) ? me : nullptr, 1);
 }
@@ -55,9 +55,9 @@ bool Sleep::wake_specific(std::uint32_t worker, SleepSink* sink, std::uint64_t w
   WorkerSlot& slot = slots_[worker];
   std::lock_guard<std::mutex> lock(slot.mutex);
   if (!slot.is_blocked) return false;
-  // Reported before the wakee can run (it needs this mutex to return from its wait), so
-  // an observer timing the wake sees the wake before the wakee's state change.
-  if (sink) sink->woke_other(worker, why);
+  slot.woken_by = sink ? sink->sink_index() : SleepSink::kOutside;
+  slot.woken_why = why;
+  slot.woken_at_ticks = ticks_now();
   slot.is_blocked = false;
   slot.condvar.notify_one();
   // The waker, not the sleeper, decrements: posters see the new count without waiting
@@ -115,6 +115,8 @@ void Sleep::sleep(IdleState& idle, Latch& latch, bool (*has_injected)(void*), vo
   sink.sleep_state(WorkerState::sleeping, StateReason::fell_asleep);
   slot.is_blocked = true;
   while (slot.is_blocked) slot.condvar.wait(lock);
+  const std::uint64_t now = ticks_now();
+  sink.was_woken(slot.woken_by, slot.woken_why, now > slot.woken_at_ticks ? now - slot.woken_at_ticks : 0);
   back_to_idle(StateReason::woken, 0);
 }
 

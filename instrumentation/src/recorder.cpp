@@ -33,7 +33,6 @@ WorkerCountersSnapshot snapshot(const WorkerCounters& c, std::uint64_t now_ticks
   s.lane_pops = c.lane_pops.get();
   s.sleeps = c.sleeps.get();
   s.wakes_received = c.wakes_received.get();
-  s.wakes_sent = c.wakes_sent.get();
   for (int i = 0; i < trace::kStateCount; ++i) s.state_ticks[i] = c.state_ticks[i].get();
   s.state = static_cast<std::uint32_t>(c.state.get());
   const std::uint64_t since = c.state_since.get();
@@ -82,11 +81,7 @@ void Recorder::count(PerWorker& p, Hook hook, std::uint64_t a, std::uint64_t b, 
       c.state.set(to);
       c.state_since.set(now);
       if (to == static_cast<std::uint64_t>(WorkerState::sleeping)) c.sleeps.add();
-      if (from == static_cast<std::uint64_t>(WorkerState::sleeping)) {
-        c.wakes_received.add();
-        const std::uint64_t woken_at = p.woken_at_ticks.exchange(0, std::memory_order_relaxed);
-        if (woken_at != 0 && now > woken_at) c.wake_latency.record(to_ns(now - woken_at));
-      }
+      if (from == static_cast<std::uint64_t>(WorkerState::sleeping)) c.wakes_received.add();
       break;
     }
     case Hook::task_begin:
@@ -113,10 +108,7 @@ void Recorder::count(PerWorker& p, Hook hook, std::uint64_t a, std::uint64_t b, 
       break;
     case Hook::steal_round_failed: c.steal_rounds_failed.add(); break;
     case Hook::help: c.helps.add(); break;
-    case Hook::wake:
-      c.wakes_sent.add();
-      if (a < workers_.size()) workers_[a]->woken_at_ticks.store(now, std::memory_order_relaxed);
-      break;
+    case Hook::wake: c.wake_latency.record(to_ns(b)); break;
     case Hook::lane_pop:
       c.lane_pops.add();
       c.ready_wait.record(to_ns(b));

@@ -8,6 +8,7 @@
 
 #include "lantern/instrumentation/collector.hpp"
 #include "lantern/instrumentation/recorder.hpp"
+#include "lantern/instrumentation/rolling_window.hpp"
 #include "lantern/lantern.hpp"
 #include "support/watchdog.hpp"
 
@@ -149,4 +150,17 @@ TEST(Recorder, HistogramsCountEveryTask) {
   }
   EXPECT_EQ(ready.count, static_cast<std::uint64_t>(submitted + 1));  // + the run() task
   EXPECT_EQ(duration.count, tasks);
+}
+
+TEST(RollingWindow, KeepsRecentEventsBoundedByAgeAndCount) {
+  lantern::instrumentation::RollingWindow window(/*window_ticks=*/100, /*max_events=*/50);
+  std::vector<Event> batch;
+  for (std::uint64_t t = 1; t <= 300; ++t) batch.push_back(Event{t, 0, EventType::state, {0, 0, 0}, 0, 0});
+  window.on_batch(batch);
+  EXPECT_EQ(window.size(), 50u);  // count bound (age bound alone would keep 101)
+  EXPECT_EQ(window.copy_since(290).size(), 11u);
+  EXPECT_EQ(window.evicted(), 250u);
+  lantern::instrumentation::RollingWindow by_age(10, 1000);
+  by_age.on_batch(batch);
+  EXPECT_EQ(by_age.size(), 11u);  // ticks 290..300
 }

@@ -63,7 +63,7 @@ const char* source_name(TaskSource s) noexcept;
   X(steal, "victim worker", "distance level | TaskSource << 8")                                     \
   X(steal_round_failed, "victims probed", "lost races")                                             \
   X(help, "helped lane", "head's age in ticks")                                                     \
-  X(wake, "woken worker", "0: new work, 1: latch set, 2: shutdown")                                 \
+  X(wake, "waker | why << 32 (waker 0xffffffff: outside the pool; why 0: work, 1: latch)", "latency ticks") \
   X(lane_pop, "lane", "ready wait in ticks")
 
 enum class Hook : std::uint8_t {

@@ -7,6 +7,7 @@
 #include <mutex>
 #include <thread>
 
+#include "lantern/clock.hpp"
 #include "lantern/detail/counters.hpp"
 #include "lantern/detail/latch.hpp"
 #include "lantern/observer.hpp"
@@ -23,8 +24,12 @@ struct IdleState {
 
 // SleepSink lets the protocol report state transitions without knowing the observer.
 struct SleepSink {
+  static constexpr std::uint32_t kOutside = 0xFFFFFFFF;  // a waker that is not a worker
   virtual void sleep_state(WorkerState s, StateReason why) noexcept = 0;
-  virtual void woke_other(std::uint32_t worker, std::uint64_t why) noexcept = 0;
+  // was_woken: this worker was woken by `waker` (a worker index, or kOutside) for `why`
+  // (0: new work, 1: a latch it slept on was set); latency from the wake call to now.
+  virtual void was_woken(std::uint32_t waker, std::uint64_t why, std::uint64_t latency_ticks) noexcept = 0;
+  virtual std::uint32_t sink_index() const noexcept = 0;
 
  protected:
   ~SleepSink() = default;
@@ -63,9 +68,10 @@ class Sleep {
     new_jobs(n, queue_was_empty, sink);
   }
 
-  // wake_specific wakes `worker` if it is blocked; true if it was. `sink` (the waking
-  // worker, if any) gets the wake hook with `why` (0: new work, 1: latch set, 2: shutdown).
-  bool wake_specific(std::uint32_t worker, SleepSink* sink = nullptr, std::uint64_t why = 0) noexcept;
+  // wake_specific wakes `worker` if it is blocked; true if it was. `waker` is the waking
+  // worker (nullptr for a thread outside the pool) and `why` the reason (0: new work,
+  // 1: latch set); the woken worker reports both, with the latency, as it wakes.
+  bool wake_specific(std::uint32_t worker, SleepSink* waker = nullptr, std::uint64_t why = 0) noexcept;
   // wake_any wakes up to n blocked workers; returns how many.
   std::uint32_t wake_any(std::uint32_t n, SleepSink* sink) noexcept;
 
@@ -80,6 +86,11 @@ class Sleep {
     std::mutex mutex;
     std::condition_variable condvar;
     bool is_blocked = false;  // guarded by mutex
+    // Who woke the worker, why, and when (ticks): written by the waker, read by the
+    // woken worker, both under mutex.
+    std::uint32_t woken_by = SleepSink::kOutside;
+    std::uint64_t woken_why = 0;
+    std::uint64_t woken_at_ticks = 0;
   };
 
   SleepCounters counters_;

@@ -82,11 +82,13 @@ class alignas(64) Worker final : public SleepSink {
 
   // SleepSink
   void sleep_state(WorkerState s, StateReason why) noexcept override { set_state(s, why); }
-  void woke_other(std::uint32_t worker, std::uint64_t why) noexcept override {
-    LANTERN_HOOK(*this, wake, worker, why);
-    (void)worker;
+  void was_woken(std::uint32_t waker, std::uint64_t why, std::uint64_t latency_ticks) noexcept override {
+    LANTERN_HOOK(*this, wake, waker | (why << 32), latency_ticks);
+    (void)waker;
     (void)why;
+    (void)latency_ticks;
   }
+  std::uint32_t sink_index() const noexcept override { return index; }
 
  private:
   void set_state(WorkerState s, StateReason why) noexcept {

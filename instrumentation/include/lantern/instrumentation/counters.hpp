@@ -38,7 +38,6 @@ struct alignas(64) WorkerCounters {
   Counter lane_pops;
   Counter sleeps;              // transitions into sleeping
   Counter wakes_received;      // transitions out of sleeping
-  Counter wakes_sent;          // wake hooks (this worker woke another)
   // Time per state, in clock ticks, up to state_since; plus the current state.
   std::array<Counter, trace::kStateCount> state_ticks;
   Counter state;               // current state (trace state number)
@@ -49,8 +48,8 @@ struct alignas(64) WorkerCounters {
   // times, see Recorder).
   Histogram ready_wait;
   Histogram task_duration;
-  // Wake latency (ns): from a worker's wake call to the woken worker leaving sleeping.
-  // Only wakes issued by workers are timed (an outside thread has no hook).
+  // Wake latency (ns): from the wake call (by a worker or an outside thread) to the
+  // woken worker running again, measured by the woken worker.
   Histogram wake_latency;
   // Event accounting: produced = recorded + dropped, exactly.
   Counter events_produced;
@@ -62,7 +61,7 @@ struct alignas(64) WorkerCounters {
 struct WorkerCountersSnapshot {
   std::uint64_t tasks, tasks_threw, pushes_deque, pushes_lane;
   std::array<std::uint64_t, trace::kDistanceCount> steals;
-  std::uint64_t steal_rounds_failed, helps, lane_pops, sleeps, wakes_received, wakes_sent;
+  std::uint64_t steal_rounds_failed, helps, lane_pops, sleeps, wakes_received;
   std::array<std::uint64_t, trace::kStateCount> state_ticks;  // including the open interval
   std::uint32_t state;
   std::uint64_t events_produced, events_recorded, events_dropped;

@@ -61,8 +61,6 @@ class Recorder final : public Observer {
     static constexpr int kMaxDepth = 256;
     std::array<std::uint64_t, kMaxDepth> task_begin_ticks{};
     int depth = 0;
-    // Set by a waker (another thread) before the wake; read by this worker on waking.
-    std::atomic<std::uint64_t> woken_at_ticks{0};
   };
   void count(PerWorker& p, Hook hook, std::uint64_t a, std::uint64_t b, std::uint64_t now) noexcept;
   void record(PerWorker& p, const trace::Event& e) noexcept;

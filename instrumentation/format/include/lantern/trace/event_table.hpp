@@ -28,7 +28,7 @@ enum class Unit : std::uint8_t { none, id, worker, ticks, count, packed };
   X(steal, 4, tasks, "victim", worker, "distance_source", packed, "a task was stolen from a victim")            \
   X(steal_round_failed, 5, full, "probed", count, "lost_races", count, "a full steal round found nothing")     \
   X(help, 6, tasks, "lane", worker, "head_age", ticks, "a worker helped a lane whose head waited too long")      \
-  X(wake, 7, states, "wakee", worker, "why", id, "a worker woke another")                                       \
+  X(wake, 7, states, "waker_why", packed, "latency", ticks, "a worker woke up (a: waker | why << 32)")         \
   X(lane_pop, 8, full, "lane", worker, "ready_wait", ticks, "a task left a lane after waiting")                  \
   X(dropped, 9, off, "count", count, "unused", none, "events lost because the worker's ring was full")
 
