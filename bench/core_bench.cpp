@@ -32,6 +32,7 @@
 
 #include "harness.hpp"
 #include "lantern/lantern.hpp"
+#include "workloads.hpp"
 
 namespace {
 
@@ -39,6 +40,7 @@ using bench::Clock;
 using bench::Row;
 using bench::Target;
 using namespace std::chrono_literals;
+using namespace bench::workloads;  // fib_lantern, skynet_join and their constants
 
 // ===================================================================== 1. configuration
 
@@ -275,16 +277,7 @@ std::string side_label(const char* side, unsigned workers) {
 
 // ============================================================== 4a. fib(32) by fork-join
 
-constexpr int kFibN = 32;
-constexpr long long kFibValue = 2178309;
-constexpr long long kFibJoins = 3524577;  // one per call with n >= 2: fib(33) - 1
-
-long long fib_lantern(int n) {
-  if (n < 2) return n;
-  long long a = 0, b = 0;
-  lantern::join([&] { a = fib_lantern(n - 1); }, [&] { b = fib_lantern(n - 2); });
-  return a + b;
-}
+// fib_lantern and the fib constants are in workloads.hpp.
 
 long long fib_tbb(int n) {
   if (n < 2) return n;
@@ -315,27 +308,7 @@ void bench_fib(Context& ctx, Pools& pools) {
 
 // ================================================================ 4b. skynet, 10-ary tree
 
-constexpr long long kSkynetLeaves = 1'000'000;
-constexpr long long kSkynetSum = 499'999'500'000;  // 0 + 1 + ... + 999999
-constexpr int kSkynetFanout = 10;
-
-long long skynet_join(long long first, long long size);
-
-// skynet_join_children sums children [lo, hi) of a node, halving the range with join.
-long long skynet_join_children(long long first, long long child_size, int lo, int hi) {
-  if (hi - lo == 1) return skynet_join(first + lo * child_size, child_size);
-  const int mid = lo + (hi - lo) / 2;
-  long long a = 0, b = 0;
-  lantern::join([&] { a = skynet_join_children(first, child_size, lo, mid); },
-                [&] { b = skynet_join_children(first, child_size, mid, hi); });
-  return a + b;
-}
-
-// skynet_join: the sum of the subtree of `size` leaves numbered from `first`.
-long long skynet_join(long long first, long long size) {
-  if (size == 1) return first;
-  return skynet_join_children(first, size / kSkynetFanout, 0, kSkynetFanout);
-}
+// skynet_join and the skynet constants are in workloads.hpp.
 
 long long skynet_taskgroup(lantern::Scheduler& pool, long long first, long long size) {
   if (size == 1) return first;

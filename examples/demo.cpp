@@ -7,7 +7,9 @@
 //   3. a flooded worker: worker 0 floods itself with self-spawning work while tasks
 //      wait in its lane; the other workers help that lane (fairness-aware helping).
 // The figures come from lantern::instrumentation's Recorder attached to the scheduler.
+#include <lantern/instrumentation/collector.hpp>
 #include <lantern/instrumentation/recorder.hpp>
+#include <lantern/instrumentation/trace_sinks.hpp>
 #include <lantern/lantern.hpp>
 
 #include <array>
@@ -16,6 +18,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -72,7 +75,8 @@ void spin_for(std::chrono::nanoseconds d) {
 
 void usage(FILE* out) {
   std::fprintf(out,
-               "usage: lantern_demo [--workers N] [--topology SPEC] [--quick]\n"
+               "usage: lantern_demo [--workers N] [--topology SPEC] [--trace FILE | --no-trace]\n"
+               "                    [--level off|states|tasks|full] [--quick]\n"
                "\n"
                "Runs three workloads (fork-join fib, bursts of submitted tasks with idle gaps,\n"
                "one flooded worker) and prints per-worker tasks, steals by topology distance,\n"
@@ -81,6 +85,9 @@ void usage(FILE* out) {
                "  --workers N      worker threads (default: one per hardware thread)\n"
                "  --topology SPEC  steal order from a synthetic layout, e.g. \"2 sockets x 4 cores x 2 threads\"\n"
                "                   (default: this machine's, read from /sys)\n"
+               "  --trace FILE     record the run to FILE (default: lantern-demo.trace)\n"
+               "  --no-trace       do not record a trace\n"
+               "  --level LEVEL    what the trace records: off, states, tasks (default), full\n"
                "  --quick          smaller workloads (a few hundred milliseconds)\n"
                "  --help           this text\n");
 }
@@ -90,6 +97,8 @@ void usage(FILE* out) {
 int main(int argc, char** argv) {
   lantern::SchedulerOptions options;
   bool quick = false;
+  std::string trace_path = "lantern-demo.trace";
+  lantern::trace::Level level = lantern::trace::Level::tasks;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     auto value = [&](const char* name) -> std::string {
@@ -114,6 +123,24 @@ int main(int argc, char** argv) {
       options.workers = static_cast<std::uint32_t>(n);
     } else if (arg == "--topology") {
       options.topology = value("--topology");
+    } else if (arg == "--trace") {
+      trace_path = value("--trace");
+    } else if (arg == "--no-trace") {
+      trace_path.clear();
+    } else if (arg == "--level") {
+      const std::string v = value("--level");
+      bool known = false;
+      for (int l = 0; l <= static_cast<int>(lantern::trace::Level::full); ++l) {
+        static const char* names[] = {"off", "states", "tasks", "full"};
+        if (v == names[l]) {
+          level = static_cast<lantern::trace::Level>(l);
+          known = true;
+        }
+      }
+      if (!known) {
+        std::fprintf(stderr, "lantern_demo: --level takes off, states, tasks or full, not '%s'\n", v.c_str());
+        return 2;
+      }
     } else if (arg == "--quick") {
       quick = true;
     } else {
@@ -122,13 +149,26 @@ int main(int argc, char** argv) {
     }
   }
   const unsigned workers = options.workers ? options.workers : std::max(1u, std::thread::hardware_concurrency());
-  lantern::instrumentation::Recorder recorder(workers, {.level = lantern::trace::Level::tasks});
+  lantern::instrumentation::Recorder recorder(workers, {.level = level});
   options.observer = &recorder;
+  lantern::instrumentation::Collector collector(recorder);
 
   try {
     lantern::Scheduler pool(options);
     std::printf("lantern demo: %u workers; topology: %s\n", pool.worker_count(), pool.topology().describe().c_str());
     for (const std::string& w : pool.topology_warnings()) std::printf("  note: %s\n", w.c_str());
+    std::shared_ptr<lantern::instrumentation::TraceFileSink> trace;
+    if (!trace_path.empty()) {
+      trace = std::make_shared<lantern::instrumentation::TraceFileSink>(
+          trace_path, lantern::instrumentation::make_trace_header(pool, "lantern_demo"));
+      if (trace->ok()) {
+        collector.attach(trace);
+      } else {
+        std::fprintf(stderr, "lantern_demo: not recording a trace: %s\n", trace->error().c_str());
+        trace.reset();
+      }
+    }
+    collector.start();
 
     // 1. fork-join
     const int n = quick ? 27 : 32;
@@ -186,7 +226,23 @@ int main(int argc, char** argv) {
                 flooded.load(), lane_ms, ms);
 
     pool.shutdown();
+    collector.stop();
     print_figures(recorder, pool.topology());
+    if (trace) {
+      if (!trace->ok()) {
+        std::fprintf(stderr, "lantern_demo: the trace could not be completed: %s\n", trace->error().c_str());
+      } else {
+        const auto stats = trace->stats();
+        std::printf("\ntrace: %s (%llu events, %llu bytes, level %s)\n", trace_path.c_str(),
+                    static_cast<unsigned long long>(stats.events), static_cast<unsigned long long>(stats.bytes),
+                    std::string(lantern::trace::kLevelNames[static_cast<int>(level)]).c_str());
+        std::printf("  inspect:  lantern-trace info %s\n", trace_path.c_str());
+        std::printf("            lantern-trace stats %s\n", trace_path.c_str());
+        std::printf("  export:   lantern-trace export --chrome %s -o lantern-demo.json   (open in ui.perfetto.dev)\n",
+                    trace_path.c_str());
+        std::printf("  (lantern-trace is built at build/release/instrumentation/tools/lantern_trace/lantern-trace)\n");
+      }
+    }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "lantern_demo: %s\n", e.what());
     return 1;

@@ -109,7 +109,6 @@ std::size_t ChunkEncoder::finish_chunk(std::vector<std::uint8_t>& out) {
   store_le<std::uint64_t>(header + 16, s.min_tick);
   store_le<std::uint64_t>(header + 24, s.max_tick);
   store_le<std::uint32_t>(header + 32, crc32c({header, 32}));
-  out.reserve(out.size() + kChunkHeaderBytes + s.used);
   out.insert(out.end(), header, header + kChunkHeaderBytes);
   out.insert(out.end(), payload.begin(), payload.end());
   const std::size_t written = kChunkHeaderBytes + s.used;

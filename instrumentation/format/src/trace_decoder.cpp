@@ -80,12 +80,11 @@ TraceDecoder::Step TraceDecoder::next() {
           return Step::header;
         }
         break;
-      case State::chunk: {
-        const std::uint64_t before = consumed();
+      case State::chunk:
+        chunk_ready_ = false;
         if (!parse_chunk()) return Step::need_input;
-        if (consumed() != before && state_ == State::chunk && pending_.empty()) return Step::chunk;
+        if (chunk_ready_) return Step::chunk;
         break;
-      }
       case State::resync:
         if (!resync()) return Step::need_input;
         break;
@@ -100,7 +99,9 @@ bool TraceDecoder::parse_header_prefix() {
   const std::size_t avail = available();
   const std::uint8_t* p = buffer_.data() + head_;
   const std::size_t n = std::min<std::size_t>(avail, kFileMagic.size());
-  if (std::memcmp(p, kFileMagic.data(), n) != 0) {
+  if (n > 0 && std::memcmp(p, kFileMagic.data(), n) != 0) {  // (an empty buffer's data() may be null)
+    // Wait for all 8 bytes (or the end), so the message is the same however bytes arrive.
+    if (n < kFileMagic.size() && !eof_) return false;
     report(TraceErrorKind::not_a_trace, 0,
            "not a Lantern trace: it starts with bytes " + hex_bytes(p, n) + ", a Lantern trace with " +
                hex_bytes(kFileMagic.data(), kFileMagic.size()));
@@ -155,6 +156,13 @@ bool TraceDecoder::parse_header_body() {
   const std::size_t avail = available();
   if (avail < header_length_) {
     if (!eof_) return false;
+    // Chunks after the prefix mean the length field is what is damaged, not the file.
+    if (intact_chunk_after(kHeaderPrefixBytes)) {
+      start_resync(0, kHeaderPrefixBytes,
+                   "the file header is damaged: its length " + std::to_string(header_length_) +
+                       " runs past the end of the file (" + std::to_string(received()) + " bytes)");
+      return true;
+    }
     report(TraceErrorKind::truncated, 0,
            "truncated at offset 0 (" + std::to_string(avail) + " bytes of an incomplete file header of " +
                std::to_string(header_length_) + " bytes)");
@@ -247,7 +255,17 @@ bool TraceDecoder::parse_chunk() {
   chunk_.info = ChunkInfo{offset, h.payload_length, h.event_count, h.min_tick, h.max_tick};
   unknown_type_events_ += chunk_.unknown_type_events;
   head_ += total;
+  chunk_ready_ = true;
   return true;
+}
+
+bool TraceDecoder::intact_chunk_after(std::uint64_t from) const {
+  const std::uint8_t* const end = buffer_.data() + buffer_.size();
+  for (const std::uint8_t* p = at(from); end - p >= static_cast<std::ptrdiff_t>(kChunkHeaderBytes); ++p) {
+    ChunkHeader h;
+    if (*p == kChunkMagicBytes[0] && parse_chunk_header(p, &h) == ChunkHeaderStatus::ok) return true;
+  }
+  return false;
 }
 
 void TraceDecoder::start_resync(std::uint64_t damaged_at, std::uint64_t scan_from, std::string what) {

@@ -51,6 +51,7 @@ class alignas(64) Worker final : public SleepSink {
     set_state(WorkerState::active, StateReason::found_work);
     LANTERN_HOOK(*this, task_begin, task_id(job), source);
     [[maybe_unused]] const bool threw = job->execute(job);
+    (void)source;
     LANTERN_HOOK(*this, task_end, task_id(job), threw);
   }
   // wait_until runs other tasks until `latch` is set, sleeping on it when there are none.

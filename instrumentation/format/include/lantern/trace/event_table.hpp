@@ -16,6 +16,8 @@ namespace lantern::trace {
 // Recording levels, cumulative: each level records its own events and those below.
 enum class Level : std::uint8_t { off = 0, states = 1, tasks = 2, full = 3 };
 
+inline constexpr std::string_view kLevelNames[] = {"off", "states", "tasks", "full"};
+
 // Units of a payload word, for display and export.
 enum class Unit : std::uint8_t { none, id, worker, ticks, count, packed };
 

@@ -64,6 +64,7 @@ class TraceDecoder {
   bool parse_header_body();
   bool parse_chunk();
   bool resync();
+  bool intact_chunk_after(std::uint64_t from) const;
   void start_resync(std::uint64_t damaged_at, std::uint64_t scan_from, std::string what);
 
   std::vector<std::uint8_t> buffer_;
@@ -85,6 +86,7 @@ class TraceDecoder {
 
   std::uint64_t unknown_type_events_ = 0;
   DecodedChunk chunk_;
+  bool chunk_ready_ = false;  // parse_chunk delivered chunk_
   TraceError problem_;
   std::deque<TraceError> pending_;
 };

@@ -1,0 +1,816 @@
+// instrumentation_bench.cpp - lantern_instr_bench: what Lantern's instrumentation costs.
+//
+// One source, two executables:
+//   lantern_instr_bench      links lantern::core (LANTERN_OBSERVER=1) and
+//                            lantern::instrumentation; measures everything.
+//   lantern_instr_bench_off  built with LANTERN_INSTR_BENCH_COMPILED_OUT=1 against
+//                            lantern_core_no_observer (LANTERN_OBSERVER=0: every hook
+//                            compiled out, in the library and in join.hpp's inline code).
+//                            It runs only the compiled-out workloads and prints
+//                            machine-readable lines; lantern_instr_bench drives it as a
+//                            subprocess over a pipe, one repetition per request, so its
+//                            repetitions interleave with the in-process variants.
+// Layout:
+//   1. shared: the workloads and the compiled-out side's protocol
+//   2. lantern_instr_bench_off's main
+//   3. lantern_instr_bench: configuration and command line
+//   4. the compiled-out subprocess, seen from the parent
+//   5. benchmark A: the cost of one recorded event against one rdtsc
+//   6. benchmark B: fib and skynet under each observer variant
+//   7. benchmark C: collector throughput
+//   8. main
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "harness.hpp"
+#include "lantern/lantern.hpp"
+#include "workloads.hpp"
+
+#ifndef LANTERN_INSTR_BENCH_COMPILED_OUT
+#define LANTERN_INSTR_BENCH_COMPILED_OUT 0
+#endif
+
+#if LANTERN_INSTR_BENCH_COMPILED_OUT
+#if LANTERN_OBSERVER
+#error "lantern_instr_bench_off must be built against lantern_core_no_observer (LANTERN_OBSERVER=0)"
+#endif
+#else
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <atomic>
+#include <csignal>
+#include <functional>
+#include <memory>
+#include <span>
+#include <sstream>
+
+#include "lantern/clock.hpp"  // LANTERN_HAS_RDTSC, and <x86intrin.h> where there is one
+
+#include "lantern/instrumentation/collector.hpp"
+#include "lantern/instrumentation/recorder.hpp"
+#include "lantern/instrumentation/sink.hpp"
+
+extern char** environ;
+#endif
+
+namespace {
+
+using bench::Clock;
+using namespace bench::workloads;
+
+// ============================================== 1. shared: workloads and the protocol
+
+// Workload: one of the two fork-join jobs, run on a pool from the main thread.
+struct Workload {
+  const char* name;      // protocol word and --only-style name
+  const char* label;     // table label
+  long long expected;    // the answer
+  long long (*body)();   // runs inside Scheduler::run
+};
+
+long long run_fib() { return fib_lantern(kFibN); }
+long long run_skynet() { return skynet_join(0, kSkynetLeaves); }
+
+constexpr Workload kWorkloads[] = {
+    {"fib", "fib(32) join", kFibValue, run_fib},
+    {"skynet", "skynet 1M (join)", kSkynetSum, run_skynet},
+};
+
+// run_once runs `w` once on `pool`, checks the answer and returns the seconds it took.
+double run_once(lantern::Scheduler& pool, const Workload& w, const std::string& side) {
+  long long result = 0;
+  const auto start = Clock::now();
+  result = pool.run([&w] { return w.body(); });
+  const double seconds = bench::seconds_between(start, Clock::now());
+  bench::check_equal(std::string(w.label) + ", " + side, result, w.expected);
+  return seconds;
+}
+
+// The compiled-out side's protocol, one line each way:
+//   child, once started:  "lantern_instr_bench_off ready observer=0 workers=W"
+//   parent:               "fib" | "skynet"      child: "fib seconds=S result=R"
+//   parent:               "quit" (or EOF)       child exits 0
+constexpr const char* kReadyWord = "lantern_instr_bench_off ready";
+
+unsigned parse_workers_value(const char* prog, const std::string& text) {
+  char* end = nullptr;
+  const unsigned long v = std::strtoul(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || v == 0 || v > 1024) {
+    std::fprintf(stderr, "%s: wants a number from 1 to 1024, not '%s' (try --help)\n", prog, text.c_str());
+    std::exit(1);
+  }
+  return static_cast<unsigned>(v);
+}
+
+}  // namespace
+
+#if LANTERN_INSTR_BENCH_COMPILED_OUT
+// ======================================================= 2. lantern_instr_bench_off
+
+namespace {
+
+constexpr const char* kOffUsage = R"(usage: lantern_instr_bench_off [--workers N] [--reps N] [--serve]
+
+The compiled-out side of lantern_instr_bench: the same fib(32) and skynet 1M by
+lantern::join, built against lantern_core_no_observer (LANTERN_OBSERVER=0, every
+observer hook compiled out). lantern_instr_bench runs it for you (--serve); run alone
+it does 1 warm-up and --reps (default 7) measured runs of each workload on one pool and
+prints one machine-readable line per workload:
+  compiled_out workload=fib workers=2 seconds=0.0123,0.0124,...
+--serve: answer requests on stdin, one line each ("fib", "skynet", "quit"), with one
+  "NAME seconds=S result=R" line per request (the parent checks R).
+Exit status 0; 2 on a wrong answer; 1 on a bad option.
+)";
+
+const Workload* find_workload(const std::string& name) {
+  for (const Workload& w : kWorkloads) {
+    if (name == w.name) return &w;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  unsigned workers = std::max(1u, std::thread::hardware_concurrency());
+  int reps = 7;
+  bool serve = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string flag = argv[i];
+    if (flag == "--help" || flag == "-h") {
+      std::fputs(kOffUsage, stdout);
+      return 0;
+    } else if (flag == "--serve") {
+      serve = true;
+    } else if ((flag == "--workers" || flag == "--reps") && i + 1 < argc) {
+      const unsigned v = parse_workers_value("lantern_instr_bench_off", argv[++i]);
+      if (flag == "--workers") workers = v; else reps = static_cast<int>(v);
+    } else {
+      std::fprintf(stderr, "lantern_instr_bench_off: unknown option '%s' (try --help)\n", argv[i]);
+      return 1;
+    }
+  }
+  lantern::Scheduler pool({.workers = workers});
+  const std::string side = "compiled out, " + std::to_string(workers) + " workers";
+  if (!serve) {
+    for (const Workload& w : kWorkloads) {
+      std::string times;
+      for (int r = 0; r <= reps; ++r) {
+        bench::settle();
+        const double s = run_once(pool, w, side);
+        if (r > 0) times += (times.empty() ? "" : ",") + std::to_string(s);
+      }
+      std::printf("compiled_out workload=%s workers=%u seconds=%s\n", w.name, workers, times.c_str());
+    }
+    return 0;
+  }
+  std::printf("%s observer=%d workers=%u\n", kReadyWord, LANTERN_OBSERVER, pool.worker_count());
+  std::fflush(stdout);
+  char line[256];
+  while (std::fgets(line, sizeof line, stdin)) {
+    std::string request(line);
+    request.erase(request.find_last_not_of("\r\n") + 1);
+    if (request == "quit") break;
+    const Workload* w = find_workload(request);
+    if (!w) {
+      std::fprintf(stderr, "lantern_instr_bench_off: unknown request '%s'\n", request.c_str());
+      return 1;
+    }
+    long long result = 0;
+    const auto start = Clock::now();
+    result = pool.run([w] { return w->body(); });
+    const double seconds = bench::seconds_between(start, Clock::now());
+    std::printf("%s seconds=%.9f result=%lld\n", w->name, seconds, result);
+    std::fflush(stdout);
+  }
+  return 0;
+}
+
+#else  // ======================================================= lantern_instr_bench
+
+namespace {
+
+using bench::Row;
+using bench::Target;
+using lantern::instrumentation::Collector;
+using lantern::instrumentation::Recorder;
+using lantern::trace::Level;
+using namespace std::chrono_literals;
+
+#ifndef LANTERN_INSTR_BENCH_OFF_PATH
+#define LANTERN_INSTR_BENCH_OFF_PATH ""
+#endif
+
+// ================================================ 3. configuration and command line
+
+struct Config {
+  int reps = 7;                     // measured repetitions per variant (plus one warm-up)
+  bool quick = false;               // CI smoke: 2 reps, smaller event loops
+  bool markdown = false;
+  bool raw = false;                 // print every repetition's figure to stderr
+  unsigned workers = 0;             // pool width for B and C (default: all hardware threads)
+  std::vector<std::string> only;    // sections: event, overhead, collector
+  std::string off_path = LANTERN_INSTR_BENCH_OFF_PATH;
+  long long event_calls = 2'000'000;  // A: calls per repetition
+  int collector_fibs = 10;            // C: fib(32) runs back to back per repetition
+};
+
+constexpr const char* kUsage = R"(usage: lantern_instr_bench [options]
+
+What Lantern's instrumentation (lantern::instrumentation::Recorder, an Observer, and a
+Collector draining its rings on its own thread into a sink that only counts) costs, in
+one process, checking every answer. Each benchmark does one warm-up and --reps measured
+repetitions of each of its variants, rotating the variants' order every repetition with
+a 10 ms pause before each, and reports medians in one table.
+
+The table is bench/harness.hpp's, whose columns are named for lantern_bench: here
+"Lantern" is the variant measured, "TBB" is its baseline and "L/TBB" is variant/baseline.
+
+options:
+  --help              this text
+  --reps N            measured repetitions per variant, median reported (default 7)
+  --workers N         pool width for overhead and collector (default: all hardware threads)
+  --only LIST         sections to run, of: event,overhead,collector (default: all)
+  --quick             CI smoke test: 2 reps, 200,000 event calls, 2 fibs per collector
+                      repetition; every answer is still checked
+  --markdown          print the table as Markdown (for bench/RESULTS.md)
+  --off-path PATH     lantern_instr_bench_off to run (default: the one built beside this)
+  --raw               also print every repetition's figure (seconds), in run order, to stderr
+
+sections:
+  event      A. One recorded event against one rdtsc, on the main thread, 2,000,000
+             calls per repetition: recorder.on_event(0, Hook::task_begin, i, 0) on a
+             1-worker Recorder at level full while a Collector with a 100 us period
+             drains it (so the ring does not stay full), vs __rdtsc() added into a
+             volatile. Figures: ns per call; dropped fraction noted. Target: ratio <=
+             1.5. Info rows, same call: a Collector with default options (2 ms period),
+             no collector (ring full: the drop path), level states (counted, not
+             recorded); and on_event(push) at level off (one counter, nothing recorded).
+  overhead   B. fib(32) and skynet 1M by lantern::join on a pool of all workers, for:
+             compiled out (lantern_instr_bench_off, LANTERN_OBSERVER=0, a subprocess,
+             one repetition per request), no observer attached, and a Recorder at off,
+             states, tasks and full (one Recorder, set_level; its Collector with a
+             counting sink is started before and stopped after each repetition).
+             Figures: ms; baseline: compiled out. Targets: states <= 1.03 (3 %),
+             full <= 1.15 (15 %); the others are info.
+  collector  C. fib(32) 10 times back to back at level full, Collector running: events
+             drained (collector.events_collected()) per second of wall time against
+             events produced per second (Recorder counters); "L/TBB" is then the fraction
+             collected, and the dropped fraction is noted. With default CollectorOptions
+             and, alternating, a Collector with a 100 us period. Info.
+
+Exit status: 0 when every answer was right, even if targets were missed; 2 on a wrong
+answer (or broken event accounting); 3 when nothing progressed for 120 s; 4 when the
+compiled-out subprocess could not be run; 1 on a bad option.
+)";
+
+constexpr const char* kSections[] = {"event", "overhead", "collector"};
+
+[[noreturn]] void usage_error(const std::string& message) {
+  std::fprintf(stderr, "lantern_instr_bench: %s (try --help)\n", message.c_str());
+  std::exit(1);
+}
+
+Config parse_command_line(int argc, char** argv) {
+  Config config;
+  bool reps_given = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string flag = argv[i];
+    std::string value;
+    const bool takes_value = flag == "--reps" || flag == "--workers" || flag == "--only" || flag == "--off-path";
+    if (const auto eq = flag.find('='); eq != std::string::npos && flag.rfind("--", 0) == 0) {
+      value = flag.substr(eq + 1);
+      flag = flag.substr(0, eq);
+    } else if (takes_value) {
+      if (i + 1 == argc) usage_error(flag + " needs a value");
+      value = argv[++i];
+    }
+    if (flag == "--help" || flag == "-h") {
+      std::fputs(kUsage, stdout);
+      std::exit(0);
+    } else if (flag == "--reps") {
+      config.reps = static_cast<int>(parse_workers_value("lantern_instr_bench: --reps", value));
+      reps_given = true;
+    } else if (flag == "--workers") {
+      config.workers = parse_workers_value("lantern_instr_bench: --workers", value);
+    } else if (flag == "--only") {
+      std::stringstream in(value);
+      for (std::string item; std::getline(in, item, ',');) {
+        if (item.empty()) continue;
+        if (std::find_if(std::begin(kSections), std::end(kSections), [&](const char* s) { return item == s; }) ==
+            std::end(kSections)) {
+          usage_error("unknown section '" + item + "'");
+        }
+        config.only.push_back(item);
+      }
+    } else if (flag == "--off-path") {
+      config.off_path = value;
+    } else if (flag == "--quick") {
+      config.quick = true;
+    } else if (flag == "--markdown") {
+      config.markdown = true;
+    } else if (flag == "--raw") {
+      config.raw = true;
+    } else {
+      usage_error(std::string("unknown option '") + argv[i] + "'");
+    }
+  }
+  if (config.quick) {
+    if (!reps_given) config.reps = 2;
+    config.event_calls = 200'000;
+    config.collector_fibs = 2;
+  }
+  if (config.workers == 0) config.workers = std::max(1u, std::thread::hardware_concurrency());
+  if (config.only.empty()) config.only.assign(std::begin(kSections), std::end(kSections));
+  return config;
+}
+
+// Context: what every benchmark needs besides its own state.
+struct Context {
+  const Config& config;
+  const bench::Progress& progress;
+  bench::Watchdog& watchdog;
+  std::vector<Row>& rows;
+  const char* benchmark = "";  // a string literal (the watchdog keeps the pointer)
+  unsigned workers = 0;
+
+  void step(int done, int total) const {
+    progress.show(benchmark, workers, std::to_string(done) + "/" + std::to_string(total));
+    watchdog.beat(benchmark);
+  }
+};
+
+// rotate runs one warm-up and config.reps measured repetitions of every variant; in
+// repetition r the order starts at variant r % n, so each variant takes each place in
+// the order equally often. rep(v) runs variant v once and returns its figure.
+std::vector<std::vector<double>> rotate(const Context& ctx, std::size_t variants,
+                                        const std::function<double(std::size_t)>& rep) {
+  std::vector<std::vector<double>> samples(variants);
+  const int total = ctx.config.reps + 1;
+  for (int r = 0; r < total; ++r) {
+    ctx.step(r, total);
+    for (std::size_t k = 0; k < variants; ++k) {
+      const std::size_t v = (static_cast<std::size_t>(r) + k) % variants;
+      bench::settle();
+      const double figure = rep(v);
+      if (r > 0) samples[v].push_back(figure);
+      if (ctx.config.raw) {
+        std::fprintf(stderr, "raw %s rep %d%s variant %zu: %.9f\n", ctx.benchmark, r, r == 0 ? " (warm-up)" : "", v,
+                     figure);
+      }
+    }
+  }
+  return samples;
+}
+
+std::string percent(double fraction, int decimals = 1) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.*f %%", decimals, fraction * 100.0);
+  return buf;
+}
+
+// CountingSink counts what the collector hands it, and the drop markers among it.
+class CountingSink final : public lantern::instrumentation::Sink {
+ public:
+  void on_batch(std::span<const lantern::trace::Event> events) override {
+    std::uint64_t markers = 0, marked = 0;
+    for (const auto& e : events) {
+      if (e.type == lantern::trace::EventType::dropped) {
+        ++markers;
+        marked += e.a;
+      }
+    }
+    events_.fetch_add(events.size() - markers, std::memory_order_relaxed);
+    markers_.fetch_add(markers, std::memory_order_relaxed);
+    marked_dropped_.fetch_add(marked, std::memory_order_relaxed);
+  }
+  std::uint64_t events() const { return events_.load(std::memory_order_relaxed); }          // not markers
+  std::uint64_t markers() const { return markers_.load(std::memory_order_relaxed); }
+  std::uint64_t marked_dropped() const { return marked_dropped_.load(std::memory_order_relaxed); }
+
+ private:
+  std::atomic<std::uint64_t> events_{0}, markers_{0}, marked_dropped_{0};
+};
+
+// Totals: the Recorder's event accounting summed over its workers.
+struct Totals {
+  std::uint64_t produced = 0, recorded = 0, dropped = 0;
+};
+
+Totals totals(const Recorder& recorder) {
+  Totals t;
+  for (std::uint32_t w = 0; w < recorder.worker_count(); ++w) {
+    const auto s = recorder.snapshot(w);
+    t.produced += s.events_produced;
+    t.recorded += s.events_recorded;
+    t.dropped += s.events_dropped;
+  }
+  return t;
+}
+
+// check_accounting: after the producers stopped and the collectors stopped (their final
+// drains done), every recorded event reached exactly one sink (a ring has one consumer
+// at a time), and produced = recorded + dropped.
+void check_accounting(const std::string& what, const Recorder& recorder,
+                      const std::vector<const CountingSink*>& sinks) {
+  const Totals t = totals(recorder);
+  std::uint64_t received = 0, marked = 0;
+  for (const CountingSink* s : sinks) {
+    received += s->events();
+    marked += s->marked_dropped();
+  }
+  bench::check_equal(what + ": events produced = recorded + dropped", static_cast<long long>(t.produced),
+                     static_cast<long long>(t.recorded + t.dropped));
+  bench::check_equal(what + ": events the sinks received = events recorded", static_cast<long long>(received),
+                     static_cast<long long>(t.recorded));
+  if (marked > t.dropped) {
+    bench::wrong_answer(what + ": drop markers account for " + std::to_string(marked) + " events, more than the " +
+                        std::to_string(t.dropped) + " dropped");
+  }
+}
+
+// ================================================ 4. the compiled-out subprocess
+
+// OffProcess: lantern_instr_bench_off --serve, on a pipe each way.
+class OffProcess {
+ public:
+  OffProcess(const std::string& path, unsigned workers) {
+    std::signal(SIGPIPE, SIG_IGN);  // a child that died is reported by the next read
+    int to_child[2], from_child[2];
+    if (pipe2(to_child, O_CLOEXEC) != 0 || pipe2(from_child, O_CLOEXEC) != 0) fail("pipe2 failed");
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, to_child[0], STDIN_FILENO);
+    posix_spawn_file_actions_adddup2(&actions, from_child[1], STDOUT_FILENO);
+    const std::string workers_text = std::to_string(workers);
+    std::vector<char*> args = {const_cast<char*>(path.c_str()), const_cast<char*>("--serve"),
+                               const_cast<char*>("--workers"), const_cast<char*>(workers_text.c_str()), nullptr};
+    const int err = posix_spawn(&pid_, path.c_str(), &actions, nullptr, args.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    close(to_child[0]);
+    close(from_child[1]);
+    if (err != 0) fail("cannot start '" + path + "': " + std::strerror(err));
+    to_ = fdopen(to_child[1], "w");
+    from_ = fdopen(from_child[0], "r");
+    const std::string ready = read_line();
+    int observer = -1;
+    unsigned got_workers = 0;
+    const std::string format = std::string(kReadyWord) + " observer=%d workers=%u";
+    if (std::sscanf(ready.c_str(), format.c_str(), &observer, &got_workers) != 2) fail("unexpected greeting '" + ready + "'");
+    if (observer != 0) fail("'" + path + "' has the observer hook compiled in");
+    if (got_workers != workers) fail("'" + path + "' started " + std::to_string(got_workers) + " workers");
+  }
+  ~OffProcess() {
+    std::fputs("quit\n", to_);
+    std::fclose(to_);
+    std::fclose(from_);
+    int status = 0;
+    waitpid(pid_, &status, 0);
+  }
+  OffProcess(const OffProcess&) = delete;
+  OffProcess& operator=(const OffProcess&) = delete;
+
+  // run: one repetition of `w` in the child; checks its answer, returns its seconds.
+  double run(const Workload& w, const std::string& side) {
+    std::fprintf(to_, "%s\n", w.name);
+    std::fflush(to_);
+    const std::string reply = read_line();
+    const std::string format = std::string(w.name) + " seconds=%lf result=%lld";
+    double seconds = 0;
+    long long result = 0;
+    if (std::sscanf(reply.c_str(), format.c_str(), &seconds, &result) != 2) fail("unexpected reply '" + reply + "'");
+    bench::check_equal(std::string(w.label) + ", " + side, result, w.expected);
+    return seconds;
+  }
+
+ private:
+  [[noreturn]] static void fail(const std::string& what) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "\nlantern_instr_bench: compiled-out subprocess: %s\n", what.c_str());
+    std::_Exit(4);
+  }
+  std::string read_line() {
+    char line[512];
+    if (!std::fgets(line, sizeof line, from_)) fail("it exited or closed its output (see its message above)");
+    std::string s(line);
+    s.erase(s.find_last_not_of("\r\n") + 1);
+    return s;
+  }
+
+  pid_t pid_ = -1;
+  FILE* to_ = nullptr;
+  FILE* from_ = nullptr;
+};
+
+// ========================================== 5. A: one recorded event against one rdtsc
+
+// rdtsc_loop: n bare rdtsc, each added into a volatile so that none can be dropped.
+double rdtsc_loop(long long n) {
+  volatile std::uint64_t sink = 0;
+  const auto start = Clock::now();
+#if LANTERN_HAS_RDTSC
+  for (long long i = 0; i < n; ++i) sink = sink + __rdtsc();
+#else
+  for (long long i = 0; i < n; ++i) sink = sink + lantern::ticks_now();  // no rdtsc: the clock instead
+#endif
+  return bench::seconds_between(start, Clock::now());
+}
+
+// event_loop: n calls of the hook, as a worker makes them, for worker 0 of `recorder`.
+double event_loop(Recorder& recorder, lantern::Hook hook, long long n) {
+  const auto start = Clock::now();
+  for (long long i = 0; i < n; ++i) recorder.on_event(0, hook, static_cast<std::uint64_t>(i), 0);
+  return bench::seconds_between(start, Clock::now());
+}
+
+// A draining collector's period: short enough that a Recorder fed back to back by one
+// thread (~50M events/s here) never fills its 32k-event ring between two passes.
+constexpr auto kFastPeriod = std::chrono::microseconds(100);
+
+// EventCase: one Recorder of 1 worker, and the collector that drains it (if any), which
+// runs only during this case's own repetitions, so that its wake-ups do not disturb the
+// others. The Recorder lives for the whole benchmark: its ring's pages are first touched
+// in the warm-up.
+struct EventCase {
+  EventCase(Level level, bool collect, lantern::instrumentation::CollectorOptions options = {})
+      : recorder(1, {.level = level}), sink(std::make_shared<CountingSink>()), collector(recorder, options),
+        collect(collect) {
+    collector.attach(sink);
+  }
+  // run: one repetition; records the fraction of the calls that were dropped.
+  double run(lantern::Hook hook, long long n) {
+    if (collect) collector.start();
+    const Totals before = totals(recorder);
+    const double t = event_loop(recorder, hook, n);
+    const Totals after = totals(recorder);
+    if (collect) collector.stop();  // its final drain empties the ring
+    dropped.push_back(static_cast<double>(after.dropped - before.dropped) / static_cast<double>(n));
+    return t;
+  }
+  // finish: stops the collector (its final drain) and checks the accounting.
+  void finish(const std::string& what) {
+    collector.stop();
+    check_accounting(what, recorder, {sink.get()});
+    dropped.erase(dropped.begin());  // the warm-up's
+  }
+  std::string drop_note() const {
+    const Totals t = totals(recorder);
+    return "dropped " + percent(bench::median(dropped)) + " of the calls (median of reps; max " +
+           percent(*std::max_element(dropped.begin(), dropped.end())) + "), " + std::to_string(t.dropped) + " of " +
+           std::to_string(t.produced) + " events in all (warm-up included)";
+  }
+  Recorder recorder;
+  std::shared_ptr<CountingSink> sink;
+  Collector collector;
+  const bool collect;
+  std::vector<double> dropped;
+};
+
+void bench_event(Context& ctx) {
+  const long long n = ctx.config.event_calls;
+  using lantern::Hook;
+  EventCase fast(Level::full, true, {.period = kFastPeriod});
+  EventCase default_options(Level::full, true);
+  EventCase stalled(Level::full, false);  // no collector: the ring stays full
+  EventCase filtered(Level::states, false);  // task_begin is counted, not recorded
+  EventCase off(Level::off, false);          // push at off: one counter, nothing recorded
+  enum { kRdtsc, kFast, kDefault, kStalled, kFiltered, kOff, kVariants };
+  const auto samples = rotate(ctx, kVariants, [&](std::size_t v) {
+    switch (v) {
+      case kRdtsc: return rdtsc_loop(n);
+      case kFast: return fast.run(Hook::task_begin, n);
+      case kDefault: return default_options.run(Hook::task_begin, n);
+      case kStalled: return stalled.run(Hook::task_begin, n);
+      case kFiltered: return filtered.run(Hook::task_begin, n);
+      case kOff: return off.run(Hook::push, n);
+    }
+    return 0.0;
+  });
+  fast.finish("event, full, fast collector");
+  default_options.finish("event, full, default collector");
+  stalled.finish("event, full, no collector");
+  filtered.finish("event, states");
+  off.finish("event, off");
+  bench::check_equal("event: a states recorder records no task_begin",
+                     static_cast<long long>(totals(filtered.recorder).produced), 0);
+  bench::check_equal("event: an off recorder records no push", static_cast<long long>(totals(off.recorder).produced), 0);
+  bench::check_equal("event: the recorder counted every push",
+                     static_cast<long long>(off.recorder.snapshot(0).pushes_deque),
+                     static_cast<long long>(n) * (ctx.config.reps + 1));
+
+  const double ns = 1e9 / static_cast<double>(n);
+  const double rdtsc_ns = bench::median(samples[kRdtsc]) * ns;
+  auto row = [&](const char* label, int v, Target target, std::string note) {
+    ctx.rows.push_back({label, 1, "ns/call", bench::median(samples[v]) * ns, rdtsc_ns, target, std::move(note)});
+  };
+  row("event: task_begin, full, collector 100 us / rdtsc", kFast, Target::ratio(1.5),
+      fast.drop_note() + "; collector period 100 us");
+  row("event: task_begin, full, collector 2 ms / rdtsc", kDefault, Target::info(),
+      default_options.drop_note() + "; default CollectorOptions (2 ms period)");
+  row("event: task_begin, full, no collector / rdtsc", kStalled, Target::info(),
+      stalled.drop_note() + "; the ring stays full: the drop path");
+  row("event: task_begin, states (not recorded) / rdtsc", kFiltered, Target::info(), "");
+  row("event: push, off (a counter only) / rdtsc", kOff, Target::info(), "");
+}
+
+// ======================================== 6. B: fib and skynet under each observer variant
+
+enum Variant { kCompiledOut, kNoObserver, kOff, kStates, kTasks, kFull, kVariantCount };
+
+struct VariantInfo {
+  const char* label;
+  Level level;      // for the recorded variants
+  Target target;    // against compiled out
+};
+
+const VariantInfo kVariantInfo[kVariantCount] = {
+    {"compiled out", Level::off, Target::info()},        {"no observer", Level::off, Target::info()},
+    {"Recorder off", Level::off, Target::info()},        {"Recorder states", Level::states, Target::ratio(1.03)},
+    {"Recorder tasks", Level::tasks, Target::info()},    {"Recorder full", Level::full, Target::ratio(1.15)},
+};
+
+// ObserverPools: the pools of B and C, all of the same width, and the Recorder's side.
+struct ObserverPools {
+  ObserverPools(const Config& config, unsigned workers)
+      : recorder(workers, {.level = Level::off}),
+        sink(std::make_shared<CountingSink>()),
+        collector(recorder),
+        fast_sink(std::make_shared<CountingSink>()),
+        fast_collector(recorder, {.period = kFastPeriod}),
+        bare(std::make_unique<lantern::Scheduler>(lantern::SchedulerOptions{.workers = workers})),
+        observed(std::make_unique<lantern::Scheduler>(
+            lantern::SchedulerOptions{.workers = workers, .observer = &recorder})) {
+    collector.attach(sink);
+    fast_collector.attach(fast_sink);
+    if (std::find(config.only.begin(), config.only.end(), "overhead") != config.only.end()) {
+      off = std::make_unique<OffProcess>(config.off_path, workers);
+    }
+  }
+  // finish: stops every pool, then checks that every event the Recorder recorded (at
+  // any level, in any repetition) reached the sink.
+  void finish() {
+    off.reset();
+    bare.reset();
+    observed.reset();  // its workers record until they exit
+    collector.stop();  // the final drain
+    fast_collector.stop();
+    check_accounting("overhead and collector", recorder, {sink.get(), fast_sink.get()});
+  }
+  Recorder recorder;
+  std::shared_ptr<CountingSink> sink;
+  Collector collector;                       // default CollectorOptions
+  std::shared_ptr<CountingSink> fast_sink;
+  Collector fast_collector;                  // 100 us period (C only); never runs with `collector`
+  std::unique_ptr<lantern::Scheduler> bare;      // no observer attached
+  std::unique_ptr<lantern::Scheduler> observed;  // the Recorder attached; level set per repetition
+  std::unique_ptr<OffProcess> off;               // the compiled-out pool, in its own process
+};
+
+void bench_overhead(Context& ctx, ObserverPools& pools) {
+  const std::string side_suffix = ", " + std::to_string(ctx.workers) + " workers";
+  for (const Workload& w : kWorkloads) {
+    std::vector<double> dropped_full;
+    Context wctx = ctx;
+    wctx.benchmark = w.name;  // "fib" or "skynet" on the progress line and watchdog
+    const auto samples = rotate(wctx, kVariantCount, [&](std::size_t v) {
+      const std::string side = std::string(kVariantInfo[v].label) + side_suffix;
+      switch (v) {
+        case kCompiledOut: return pools.off->run(w, side);
+        case kNoObserver: return run_once(*pools.bare, w, side);
+        default: {
+          pools.recorder.set_level(kVariantInfo[v].level);
+          pools.collector.start();
+          const Totals before = totals(pools.recorder);
+          const double t = run_once(*pools.observed, w, side);
+          const Totals after = totals(pools.recorder);
+          pools.collector.stop();
+          pools.recorder.set_level(Level::off);
+          if (v == kFull) {
+            dropped_full.push_back(static_cast<double>(after.dropped - before.dropped) /
+                                   static_cast<double>(std::max<std::uint64_t>(1, after.produced - before.produced)));
+          }
+          return t;
+        }
+      }
+    });
+    dropped_full.erase(dropped_full.begin());  // the warm-up's
+    const double base = bench::median(samples[kCompiledOut]);
+    for (int v = 0; v < kVariantCount; ++v) {
+      const double t = bench::median(samples[v]);
+      std::string note;
+      if (v != kCompiledOut) note = "overhead " + percent(t / base - 1.0) + " vs compiled out";
+      if (v == kFull) note += "; dropped " + percent(bench::median(dropped_full)) + " of the events produced (median)";
+      ctx.rows.push_back({std::string(w.label) + ", " + kVariantInfo[v].label, ctx.workers, "ms", t * 1e3,
+                          base * 1e3, kVariantInfo[v].target, note});
+    }
+  }
+}
+
+// ============================================================== 7. C: collector throughput
+
+void bench_collector(Context& ctx, ObserverPools& pools) {
+  const Workload& fib = kWorkloads[0];
+  const std::string side = "collector, Recorder full, " + std::to_string(ctx.workers) + " workers";
+  struct Figures {
+    std::vector<double> collected_per_s, produced_per_s, dropped, wall;
+  };
+  std::array<Figures, 2> figures;  // [0]: default CollectorOptions, [1]: 100 us period
+  rotate(ctx, 2, [&](std::size_t v) {
+    Collector& collector = v == 0 ? pools.collector : pools.fast_collector;
+    pools.recorder.set_level(Level::full);
+    collector.start();
+    const Totals before = totals(pools.recorder);
+    const std::uint64_t collected_before = collector.events_collected();
+    const auto start = Clock::now();
+    for (int i = 0; i < ctx.config.collector_fibs; ++i) run_once(*pools.observed, fib, side);
+    const double wall = bench::seconds_between(start, Clock::now());
+    const std::uint64_t collected = collector.events_collected() - collected_before;
+    const Totals after = totals(pools.recorder);
+    collector.stop();
+    pools.recorder.set_level(Level::off);
+    const double produced = static_cast<double>(after.produced - before.produced);
+    Figures& f = figures[v];
+    f.collected_per_s.push_back(static_cast<double>(collected) / wall);
+    f.produced_per_s.push_back(produced / wall);
+    f.dropped.push_back(static_cast<double>(after.dropped - before.dropped) / std::max(1.0, produced));
+    f.wall.push_back(wall);
+    return wall;
+  });
+  auto measured = [](std::vector<double> v) {  // without the warm-up
+    v.erase(v.begin());
+    return bench::median(v);
+  };
+  const char* labels[2] = {"collector: drained / produced, fib at full", "collector 100 us: drained / produced, fib at full"};
+  const char* options[2] = {"default CollectorOptions (2 ms period)", "collector period 100 us"};
+  for (int v = 0; v < 2; ++v) {
+    const Figures& f = figures[v];
+    ctx.rows.push_back({labels[v], ctx.workers, "M events/s", measured(f.collected_per_s) / 1e6,
+                        measured(f.produced_per_s) / 1e6, Target::info(),
+                        "dropped " + percent(measured(f.dropped)) + " of the events produced (median); " + options[v] +
+                            "; " + std::to_string(ctx.config.collector_fibs) +
+                            " fib(32) back to back per repetition, " + bench::format_number(measured(f.wall) * 1e3) +
+                            " ms; drained events include drop markers"});
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Config config = parse_command_line(argc, argv);
+  auto wants = [&](const char* section) {
+    return std::find(config.only.begin(), config.only.end(), section) != config.only.end();
+  };
+#if !LANTERN_OBSERVER
+  std::printf("lantern_instr_bench: built with LANTERN_OBSERVER=OFF: no hook reaches the Recorder, nothing to measure\n");
+  return 0;
+#endif
+  std::printf("lantern_instr_bench: %d measured reps per variant (+1 warm-up, rotating order), %u workers%s\n",
+              config.reps, config.workers, config.quick ? ", --quick" : "");
+  std::fflush(stdout);
+
+  const bench::Progress progress;
+  bench::Watchdog watchdog(120s);
+  std::vector<Row> rows;
+  if (wants("event")) {
+    Context ctx{config, progress, watchdog, rows, "event", 1};
+    bench_event(ctx);
+    progress.clear();
+  }
+  if (wants("overhead") || wants("collector")) {
+    ObserverPools pools(config, config.workers);
+    if (wants("overhead")) {
+      Context ctx{config, progress, watchdog, rows, "overhead", config.workers};
+      bench_overhead(ctx, pools);
+      progress.clear();
+    }
+    if (wants("collector")) {
+      Context ctx{config, progress, watchdog, rows, "collector", config.workers};
+      bench_collector(ctx, pools);
+      progress.clear();
+    }
+    pools.finish();
+  }
+  std::printf("\ncolumns: \"Lantern\" = the variant measured, \"TBB\" = its baseline (one rdtsc; compiled out; "
+              "events produced/s), \"L/TBB\" = variant / baseline\n\n");
+  bench::print_table(rows, config.markdown);
+  int misses = 0, targets = 0;
+  for (const Row& r : rows) {
+    if (r.target.kind == Target::none) continue;
+    ++targets;
+    if (!r.target.met(r.lantern, r.tbb)) ++misses;
+  }
+  std::printf("\n%d of %d targets missed; every answer was checked and right.\n", misses, targets);
+  return 0;
+}
+
+#endif

@@ -1,0 +1,92 @@
+// metric_table.hpp - THE list of the metrics the Prometheus exporter emits: name, type,
+// labels and meaning, each written once. SchedulerCollectable builds its families from
+// it (in this order), and a test checks that README.md's reference table and a real
+// scrape say the same. Label *values* come from lantern/trace/event_table.hpp's state and
+// distance names and from worker indices, so every label set is bounded.
+//
+// Names follow Prometheus conventions: base units (seconds), `_total` on counters, no
+// unit on plain counts. Histograms carry no worker label: three histograms of 32 series
+// each stay cheap at any worker count, and a per-worker latency split is better read
+// from a trace.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+namespace lantern::exporters {
+
+enum class MetricType : std::uint8_t { counter, gauge, histogram };
+
+// X(id, name, type, labels, help)
+#define LANTERN_PROMETHEUS_METRICS(X)                                                                          \
+  X(worker_state_seconds, "lantern_worker_state_seconds_total", counter, "worker, state",                     \
+    "Time the worker spent in each state (active, idle, sleepy, sleeping).")                                   \
+  X(workers, "lantern_workers", gauge, "state", "Workers now in each state, as each worker last published it.") \
+  X(tasks, "lantern_tasks_total", counter, "worker",                                                           \
+    "Tasks the worker ran from a queue (a join half run inline by its caller is not a separate task).")        \
+  X(task_exceptions, "lantern_task_exceptions_total", counter, "worker", "Tasks that ended by throwing.")       \
+  X(deque_pushes, "lantern_deque_pushes_total", counter, "worker",                                             \
+    "Tasks the worker pushed onto its own deque (spawn and join forks inside tasks).")                         \
+  X(lane_pushes, "lantern_lane_pushes_total", counter, "worker",                                               \
+    "Tasks the worker submitted into a lane (submissions from outside threads are counted when popped).")      \
+  X(lane_pops, "lantern_lane_pops_total", counter, "worker",                                                   \
+    "Tasks the worker took from a lane, its own or another's: every submitted task is counted here once.")     \
+  X(steals, "lantern_steals_total", counter, "worker, distance",                                               \
+    "Tasks the worker stole, by topology distance between thief and victim.")                                  \
+  X(failed_steal_rounds, "lantern_failed_steal_rounds_total", counter, "worker",                               \
+    "Full steal rounds in which the worker found nothing.")                                                    \
+  X(helps, "lantern_helps_total", counter, "worker",                                                           \
+    "Times the worker helped a lane whose head had waited too long (fairness-aware helping).")                 \
+  X(sleeps, "lantern_sleeps_total", counter, "worker", "Times the worker fell asleep.")                         \
+  X(wakes, "lantern_wakes_total", counter, "worker", "Times the worker was woken from sleep.")                  \
+  X(lane_depth, "lantern_lane_depth", gauge, "worker", "Tasks waiting in the worker's lane.")                   \
+  X(deque_depth, "lantern_deque_depth", gauge, "worker", "Tasks in the worker's deque (a racy estimate).")      \
+  X(sleep_inactive_workers, "lantern_sleep_inactive_workers", gauge, "",                                       \
+    "Workers the sleep protocol counts as inactive (idle, sleepy or sleeping).")                               \
+  X(sleep_sleeping_workers, "lantern_sleep_sleeping_workers", gauge, "",                                       \
+    "Workers the sleep protocol counts as sleeping.")                                                          \
+  X(ready_wait, "lantern_ready_wait_seconds", histogram, "",                                                   \
+    "How long a task waited in a lane before a worker took it.")                                               \
+  X(task_duration, "lantern_task_duration_seconds", histogram, "",                                             \
+    "How long each task ran, including the join children it ran inline.")                                     \
+  X(wake_latency, "lantern_wake_latency_seconds", histogram, "",                                               \
+    "From a wake call to the woken worker running again.")                                                     \
+  X(events_recorded, "lantern_events_recorded_total", counter, "worker",                                       \
+    "Trace events written to the worker's ring (0 at recording level off).")                                   \
+  X(events_dropped, "lantern_events_dropped_total", counter, "worker",                                         \
+    "Trace events lost because the worker's ring was full.")                                                   \
+  X(unhandled_exceptions, "lantern_unhandled_exceptions_total", counter, "",                                   \
+    "Spawned tasks that threw with nobody waiting for them.")
+
+enum class Metric : std::uint8_t {
+#define LANTERN_X(id, name, type, labels, help) id,
+  LANTERN_PROMETHEUS_METRICS(LANTERN_X)
+#undef LANTERN_X
+};
+
+struct MetricInfo {
+  Metric id;
+  std::string_view name;
+  MetricType type;
+  std::string_view labels;  // comma-separated label names, "" for none
+  std::string_view help;
+};
+
+inline constexpr MetricInfo kMetrics[] = {
+#define LANTERN_X(id, name, type, labels, help) {Metric::id, name, MetricType::type, labels, help},
+    LANTERN_PROMETHEUS_METRICS(LANTERN_X)
+#undef LANTERN_X
+};
+inline constexpr std::size_t kMetricCount = sizeof(kMetrics) / sizeof(kMetrics[0]);
+
+// info: the table row of a metric (ids are dense from 0).
+constexpr const MetricInfo& info(Metric m) noexcept { return kMetrics[static_cast<std::size_t>(m)]; }
+
+// Histogram buckets: upper bounds at 2^k ns for k in [kFirstBucketLog2, kLastBucketLog2]
+// (64 ns .. 17.2 s), plus +Inf. Powers of two are edges of the recorder's log-linear
+// histogram, so each cumulative count is exact (HistogramSnapshot::count_below).
+inline constexpr int kFirstBucketLog2 = 6;
+inline constexpr int kLastBucketLog2 = 34;
+
+}  // namespace lantern::exporters

@@ -1,0 +1,107 @@
+// listen_address.cpp - parse and format "IP:PORT"; bind or connect a throwaway socket.
+#include "listen_address.hpp"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+
+namespace lantern::exporters::detail {
+
+namespace {
+
+std::optional<std::uint16_t> parse_port(std::string_view text) {
+  unsigned value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size() || text.empty() || value > 65535) return std::nullopt;
+  return static_cast<std::uint16_t>(value);
+}
+
+// SocketAddress: a ListenAddress as the socket API wants it.
+struct SocketAddress {
+  sockaddr_storage storage{};
+  socklen_t length = 0;
+  int family = AF_INET;
+  const sockaddr* get() const { return reinterpret_cast<const sockaddr*>(&storage); }
+};
+
+SocketAddress to_socket_address(const ListenAddress& address, const std::string& host) {
+  SocketAddress out;
+  if (address.ipv6) {
+    auto* sa = reinterpret_cast<sockaddr_in6*>(&out.storage);
+    sa->sin6_family = AF_INET6;
+    sa->sin6_port = htons(address.port);
+    inet_pton(AF_INET6, host.c_str(), &sa->sin6_addr);
+    out.length = sizeof(sockaddr_in6);
+    out.family = AF_INET6;
+  } else {
+    auto* sa = reinterpret_cast<sockaddr_in*>(&out.storage);
+    sa->sin_family = AF_INET;
+    sa->sin_port = htons(address.port);
+    inet_pton(AF_INET, host.c_str(), &sa->sin_addr);
+    out.length = sizeof(sockaddr_in);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::optional<ListenAddress> parse_listen_address(std::string_view address) {
+  ListenAddress out;
+  std::string_view port_text;
+  if (!address.empty() && address.front() == '[') {
+    const auto close = address.find("]:");
+    if (close == std::string_view::npos) return std::nullopt;
+    out.host = std::string(address.substr(1, close - 1));
+    out.ipv6 = true;
+    port_text = address.substr(close + 2);
+  } else if (const auto colon = address.rfind(':'); colon != std::string_view::npos) {
+    out.host = std::string(address.substr(0, colon));
+    port_text = address.substr(colon + 1);
+  } else {
+    out.host = "0.0.0.0";
+    port_text = address;
+  }
+  const auto port = parse_port(port_text);
+  if (!port) return std::nullopt;
+  out.port = *port;
+  unsigned char probe[sizeof(in6_addr)];
+  if (inet_pton(out.ipv6 ? AF_INET6 : AF_INET, out.host.c_str(), probe) != 1) return std::nullopt;
+  return out;
+}
+
+std::string format_listen_address(const ListenAddress& address) {
+  const std::string host = address.ipv6 ? "[" + address.host + "]" : address.host;
+  return host + ":" + std::to_string(address.port);
+}
+
+std::string why_cannot_listen(const ListenAddress& address) {
+  const SocketAddress sa = to_socket_address(address, address.host);
+  const int fd = ::socket(sa.family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return std::strerror(errno);
+  // Same option as civetweb, so that a port in TIME_WAIT is not mistaken for a taken one.
+  const int one = 1;
+  ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  int result = ::bind(fd, sa.get(), sa.length);
+  if (result == 0) result = ::listen(fd, 1);
+  const int error = result == 0 ? 0 : errno;
+  ::close(fd);
+  return error == 0 ? std::string() : std::string(std::strerror(error));
+}
+
+void poke(const ListenAddress& address) noexcept {
+  std::string host = address.host;
+  if (host == "0.0.0.0") host = "127.0.0.1";
+  if (host == "::") host = "::1";
+  const SocketAddress sa = to_socket_address(address, host);
+  const int fd = ::socket(sa.family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  if (fd < 0) return;
+  ::connect(fd, sa.get(), sa.length);  // non-blocking: the SYN is what wakes the listener
+  ::close(fd);
+}
+
+}  // namespace lantern::exporters::detail

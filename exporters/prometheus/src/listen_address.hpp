@@ -1,0 +1,37 @@
+// listen_address.hpp - the exporter's listen address: reading it, and the two things the
+// exporter does with plain sockets around civetweb's listener.
+//  - why_cannot_listen: civetweb only says "problem binding to port"; the exporter's
+//    error should say "Address already in use" or "Permission denied".
+//  - poke: civetweb's listener thread sees a stop request only when its poll() returns,
+//    up to 2 s later without traffic; a connection makes it return at once.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace lantern::exporters::detail {
+
+struct ListenAddress {
+  std::string host;  // numeric IP as written, without brackets ("127.0.0.1", "::1")
+  std::uint16_t port = 0;
+  bool ipv6 = false;
+};
+
+// parse_listen_address reads "IP:PORT", "[IPv6]:PORT" or a bare "PORT" (every IPv4
+// interface, as civetweb reads it). nullopt when it is none of these.
+std::optional<ListenAddress> parse_listen_address(std::string_view address);
+
+// format_listen_address: the inverse ("[::1]:9464" for IPv6).
+std::string format_listen_address(const ListenAddress& address);
+
+// why_cannot_listen binds and listens on `address` with a throwaway socket and returns
+// strerror of the failure ("Address already in use"), or "" when that worked after all.
+std::string why_cannot_listen(const ListenAddress& address);
+
+// poke opens and closes one connection to `address` (a wildcard host means loopback),
+// without waiting for it to be accepted. Errors are ignored: it is only a nudge.
+void poke(const ListenAddress& address) noexcept;
+
+}  // namespace lantern::exporters::detail

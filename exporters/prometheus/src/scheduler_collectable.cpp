@@ -1,0 +1,152 @@
+// scheduler_collectable.cpp - published counters -> Prometheus metric families.
+#include "lantern/exporters/scheduler_collectable.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <stdexcept>
+#include <utility>
+
+#include "lantern/exporters/metric_table.hpp"
+#include "lantern/instrumentation/histogram.hpp"
+
+namespace lantern::exporters {
+
+namespace {
+
+using prometheus::ClientMetric;
+using prometheus::MetricFamily;
+using Labels = std::vector<ClientMetric::Label>;
+
+prometheus::MetricType to_prometheus(MetricType type) {
+  switch (type) {
+    case MetricType::counter: return prometheus::MetricType::Counter;
+    case MetricType::gauge: return prometheus::MetricType::Gauge;
+    case MetricType::histogram: return prometheus::MetricType::Histogram;
+  }
+  return prometheus::MetricType::Untyped;
+}
+
+// add: one counter or gauge sample, whichever the family is.
+void add(MetricFamily& family, Labels labels, double value) {
+  ClientMetric m;
+  m.label = std::move(labels);
+  if (family.type == prometheus::MetricType::Counter) {
+    m.counter.value = value;
+  } else {
+    m.gauge.value = value;
+  }
+  family.metric.push_back(std::move(m));
+}
+
+// to_prometheus: cumulative buckets at powers of two nanoseconds, in seconds.
+ClientMetric::Histogram to_prometheus(const instrumentation::HistogramSnapshot& h) {
+  ClientMetric::Histogram out;
+  // The count is the sum of the copied buckets, not the histogram's own total: a writer
+  // bumps a bucket before the total, so the two copies can disagree by a few values, and
+  // Prometheus needs the +Inf bucket and _count to be the same number.
+  std::uint64_t total = 0;
+  for (std::uint64_t b : h.buckets) total += b;
+  out.sample_count = total;
+  out.sample_sum = static_cast<double>(h.sum_ns) / 1e9;
+  out.bucket.reserve(kLastBucketLog2 - kFirstBucketLog2 + 2);
+  for (int k = kFirstBucketLog2; k <= kLastBucketLog2; ++k) {
+    const std::uint64_t edge_ns = std::uint64_t{1} << k;
+    // Divide, not multiply by 1e-9: the quotient is correctly rounded, so bounds print as
+    // 8.192e-06 rather than 8.192000000000001e-06.
+    out.bucket.push_back({h.count_below(edge_ns), static_cast<double>(edge_ns) / 1e9});
+  }
+  out.bucket.push_back({total, std::numeric_limits<double>::infinity()});
+  return out;
+}
+
+}  // namespace
+
+SchedulerCollectable::SchedulerCollectable(const Scheduler& scheduler, const instrumentation::Recorder& recorder)
+    : scheduler_(scheduler), recorder_(recorder) {
+  if (recorder.worker_count() != scheduler.worker_count()) {
+    throw std::invalid_argument("lantern::exporters::SchedulerCollectable: the Recorder has " +
+                                std::to_string(recorder.worker_count()) + " workers but the Scheduler has " +
+                                std::to_string(scheduler.worker_count()) +
+                                "; pass the Recorder attached to this Scheduler (SchedulerOptions::observer)");
+  }
+  for (std::uint32_t w = 0; w < scheduler.worker_count(); ++w) worker_labels_.push_back(std::to_string(w));
+  exported_state_seconds_.assign(scheduler.worker_count(), {});
+}
+
+std::vector<MetricFamily> SchedulerCollectable::Collect() const {
+  const std::uint32_t workers = scheduler_.worker_count();
+  std::vector<MetricFamily> families(kMetricCount);
+  for (const MetricInfo& m : kMetrics) {
+    MetricFamily& f = families[static_cast<std::size_t>(m.id)];
+    f.name = m.name;
+    f.help = m.help;
+    f.type = to_prometheus(m.type);
+    f.metric.reserve(m.labels.empty() ? 1 : workers);
+  }
+  auto family = [&](Metric m) -> MetricFamily& { return families[static_cast<std::size_t>(m)]; };
+  family(Metric::worker_state_seconds).metric.reserve(std::size_t{workers} * trace::kStateCount);
+  family(Metric::steals).metric.reserve(std::size_t{workers} * trace::kDistanceCount);
+
+  const double seconds_per_tick = recorder_.ns_per_tick() * 1e-9;
+  std::array<std::uint32_t, trace::kStateCount> workers_in_state{};
+  instrumentation::HistogramSnapshot ready_wait, task_duration, wake_latency;
+
+  std::lock_guard<std::mutex> lock(mutex_);  // for exported_state_seconds_ (see the header)
+  for (std::uint32_t w = 0; w < workers; ++w) {
+    const std::string& worker = worker_labels_[w];
+    const instrumentation::WorkerCountersSnapshot s = recorder_.snapshot(w);
+    for (int state = 0; state < trace::kStateCount; ++state) {
+      double& exported = exported_state_seconds_[w][state];
+      exported = std::max(exported, static_cast<double>(s.state_ticks[state]) * seconds_per_tick);
+      add(family(Metric::worker_state_seconds), {{"worker", worker}, {"state", std::string(trace::kStateNames[state])}},
+          exported);
+    }
+    auto per_worker = [&](Metric m, double value) { add(family(m), {{"worker", worker}}, value); };
+    per_worker(Metric::tasks, static_cast<double>(s.tasks));
+    per_worker(Metric::task_exceptions, static_cast<double>(s.tasks_threw));
+    per_worker(Metric::deque_pushes, static_cast<double>(s.pushes_deque));
+    per_worker(Metric::lane_pushes, static_cast<double>(s.pushes_lane));
+    per_worker(Metric::lane_pops, static_cast<double>(s.lane_pops));
+    for (int d = 0; d < trace::kDistanceCount; ++d) {
+      add(family(Metric::steals), {{"worker", worker}, {"distance", std::string(trace::kDistanceNames[d])}},
+          static_cast<double>(s.steals[d]));
+    }
+    per_worker(Metric::failed_steal_rounds, static_cast<double>(s.steal_rounds_failed));
+    per_worker(Metric::helps, static_cast<double>(s.helps));
+    per_worker(Metric::sleeps, static_cast<double>(s.sleeps));
+    per_worker(Metric::wakes, static_cast<double>(s.wakes_received));
+    per_worker(Metric::lane_depth, static_cast<double>(scheduler_.lane_size(w)));
+    // deque_size is a racy difference of two indices and can dip below zero for a moment.
+    per_worker(Metric::deque_depth, static_cast<double>(std::max<std::int64_t>(0, scheduler_.deque_size(w))));
+    per_worker(Metric::events_recorded, static_cast<double>(s.events_recorded));
+    per_worker(Metric::events_dropped, static_cast<double>(s.events_dropped));
+
+    const auto state = static_cast<std::size_t>(scheduler_.worker_state(w));
+    if (state < workers_in_state.size()) ++workers_in_state[state];
+    const instrumentation::WorkerCounters& c = recorder_.counters(w);
+    ready_wait.add(c.ready_wait);
+    task_duration.add(c.task_duration);
+    wake_latency.add(c.wake_latency);
+  }
+
+  for (int state = 0; state < trace::kStateCount; ++state) {
+    add(family(Metric::workers), {{"state", std::string(trace::kStateNames[state])}},
+        static_cast<double>(workers_in_state[state]));
+  }
+  const Scheduler::SleepSnapshot sleep = scheduler_.sleep_snapshot();
+  add(family(Metric::sleep_inactive_workers), {}, static_cast<double>(sleep.inactive));
+  add(family(Metric::sleep_sleeping_workers), {}, static_cast<double>(sleep.sleeping));
+  add(family(Metric::unhandled_exceptions), {}, static_cast<double>(scheduler_.unhandled_exceptions()));
+
+  auto histogram = [&](Metric m, const instrumentation::HistogramSnapshot& h) {
+    ClientMetric metric;
+    metric.histogram = to_prometheus(h);
+    family(m).metric.push_back(std::move(metric));
+  };
+  histogram(Metric::ready_wait, ready_wait);
+  histogram(Metric::task_duration, task_duration);
+  histogram(Metric::wake_latency, wake_latency);
+  return families;
+}
+
+}  // namespace lantern::exporters

@@ -1,0 +1,103 @@
+// trace_sinks.hpp - sinks that put events into the trace format: a file written as the
+// program runs, and a flight recorder that keeps the last N seconds (or bytes) in memory
+// and writes them out on demand (an API call, or a signal).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "lantern/instrumentation/sink.hpp"
+#include "lantern/trace/chunk_encoder.hpp"
+#include "lantern/trace/trace_header.hpp"
+#include "lantern/trace/trace_writer.hpp"
+
+namespace lantern {
+class Scheduler;
+}
+
+namespace lantern::instrumentation {
+
+// make_trace_header describes this machine, the scheduler's topology and worker count,
+// and the clock calibration: everything a reader needs besides the events.
+trace::TraceHeader make_trace_header(const Scheduler& scheduler, std::string producer);
+
+// TraceFileSink writes every event it receives to a trace file. A failure (disk full, a
+// removed directory) stops the writing, not the program: error() says what happened and
+// the events up to the last complete chunk stay readable.
+class TraceFileSink final : public Sink {
+ public:
+  TraceFileSink(const std::string& path, const trace::TraceHeader& header);
+  void on_batch(std::span<const trace::Event> events) override;
+  void on_flush() override;
+  bool ok() const;
+  std::string error() const;  // empty when ok
+  trace::WriterStats stats() const;
+  const std::string& path() const noexcept { return path_; }
+
+ private:
+  std::string path_;
+  mutable std::mutex mutex_;
+  trace::TraceWriter writer_;
+};
+
+struct FlightRecorderOptions {
+  double keep_seconds = 10.0;              // keep at least the last this many seconds...
+  std::size_t max_bytes = 64u << 20;       // ...but never more than this many encoded bytes
+  trace::ChunkLimits chunk_limits{.target_payload_bytes = 16u << 10, .max_events = 1u << 14};
+};
+
+// FlightRecorder keeps recent events as encoded chunks (about 4-6 bytes an event), so
+// ten seconds of a busy scheduler fit in memory, and dumps them as a normal trace file.
+class FlightRecorder final : public Sink {
+ public:
+  FlightRecorder(const trace::TraceHeader& header, FlightRecorderOptions options = {});
+  ~FlightRecorder() override;
+
+  void on_batch(std::span<const trace::Event> events) override;
+
+  // dump writes the header and every kept chunk (plus the open one) to `path`. Returns
+  // an empty string on success, else a message naming the file and the reason.
+  std::string dump(const std::string& path);
+
+  // dump_on_signal: from now on, signal `signo` (default SIGUSR2) makes a background
+  // thread dump to `path_prefix` + "-<unix seconds>.trace" and print the name on
+  // stderr. The handler only writes one byte to a pipe (async-signal-safe); the dump
+  // happens on the thread. One FlightRecorder per process can own the signal.
+  std::string dump_on_signal(std::string path_prefix, int signo = 0);
+
+  std::size_t kept_bytes() const;
+  std::size_t kept_chunks() const;
+  std::uint64_t dumps() const noexcept { return dumps_.load(std::memory_order_relaxed); }
+
+ private:
+  struct Chunk {
+    std::vector<std::uint8_t> bytes;
+    std::uint64_t last_ticks;
+  };
+  void seal_open_chunk();  // requires mutex_
+  void trim();             // requires mutex_
+
+  trace::TraceHeader header_;
+  FlightRecorderOptions options_;
+  std::uint64_t keep_ticks_;
+  mutable std::mutex mutex_;
+  trace::ChunkEncoder encoder_;
+  std::uint64_t open_last_ticks_ = 0;
+  std::deque<Chunk> chunks_;
+  std::size_t bytes_ = 0;
+  std::uint64_t newest_ticks_ = 0;
+  std::atomic<std::uint64_t> dumps_{0};
+  // signal handling
+  int pipe_read_ = -1;
+  int pipe_write_ = -1;
+  int signo_ = 0;
+  std::string path_prefix_;
+  std::thread signal_thread_;
+};
+
+}  // namespace lantern::instrumentation

@@ -1,0 +1,140 @@
+// cli.cpp - option parsing, the shared scan loop and report formatting.
+#include "cli.hpp"
+
+#include <cinttypes>
+
+#include "progress.hpp"
+
+namespace lantern::trace::cli {
+
+std::optional<ParsedArgs> parse_args(std::span<char* const> args, const std::vector<OptionSpec>& specs,
+                                     std::string* error) {
+  ParsedArgs parsed;
+  bool options_done = false;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string arg = args[i];
+    if (options_done || arg.empty() || arg[0] != '-' || arg == "-") {
+      parsed.positional.push_back(arg);
+      continue;
+    }
+    if (arg == "--") {
+      options_done = true;
+      continue;
+    }
+    if (arg == "--help" || arg == "-h") {
+      parsed.help = true;
+      continue;
+    }
+    const std::size_t eq = arg.find('=');
+    const std::string key = arg.substr(0, eq);
+    const OptionSpec* spec = nullptr;
+    for (const OptionSpec& s : specs)
+      if (key == s.name || (!s.alias.empty() && key == s.alias)) spec = &s;
+    if (!spec) {
+      *error = "unknown option '" + arg + "'";
+      return std::nullopt;
+    }
+    if (!spec->takes_value) {
+      if (eq != std::string::npos) {
+        *error = "option " + spec->name + " takes no value";
+        return std::nullopt;
+      }
+      parsed.options[spec->name] = "";
+      continue;
+    }
+    if (eq != std::string::npos) {
+      parsed.options[spec->name] = arg.substr(eq + 1);
+    } else if (i + 1 < args.size()) {
+      parsed.options[spec->name] = args[++i];
+    } else {
+      *error = "option " + spec->name + " needs a value";
+      return std::nullopt;
+    }
+    if (parsed.options[spec->name].empty()) {
+      *error = "option " + spec->name + " needs a non-empty value";
+      return std::nullopt;
+    }
+  }
+  return parsed;
+}
+
+int usage_error(const std::string& command, const std::string& what) {
+  std::fprintf(stderr, "lantern-trace %s: %s (see lantern-trace %s --help)\n", command.c_str(), what.c_str(),
+               command.c_str());
+  return kExitUsage;
+}
+
+bool Scan::has_errors() const {
+  for (const TraceError& p : problems)
+    if (!p.warning()) return true;
+  return false;
+}
+
+double Scan::duration_seconds() const {
+  if (!has_ticks) return 0;
+  return header.ticks_to_ns(max_tick - min_tick) / 1e9;
+}
+
+Scan scan_trace(const std::string& path, bool progress, const std::function<void(const DecodedChunk&)>& on_chunk,
+                const std::function<void(const TraceHeader&, bool header_ok)>& on_header) {
+  TraceReader reader = TraceReader::open(path);
+  Scan scan;
+  Progress bar("reading " + path, reader.total_bytes(), progress);
+  reader.read_header();
+  if (on_header) on_header(reader.header(), reader.header_ok());
+  while (reader.next_chunk()) {
+    const DecodedChunk& chunk = reader.chunk();
+    ++scan.chunks;
+    scan.events += chunk.events.size();
+    scan.payload_bytes += kChunkHeaderBytes + chunk.info.payload_bytes;
+    if (!chunk.events.empty()) {
+      scan.min_tick = scan.has_ticks ? std::min(scan.min_tick, chunk.info.min_tick) : chunk.info.min_tick;
+      scan.max_tick = std::max(scan.max_tick, chunk.info.max_tick);
+      scan.has_ticks = true;
+    }
+    if (on_chunk) on_chunk(chunk);
+    bar.update(reader.bytes_read());
+  }
+  bar.finish();
+  scan.header = reader.header();
+  scan.header_ok = reader.header_ok();
+  scan.io_failed = reader.io_failed();
+  scan.problems = reader.problems();
+  scan.file_bytes = reader.bytes_read();
+  return scan;
+}
+
+void print_problems(std::FILE* out, const std::vector<TraceError>& problems) {
+  for (const TraceError& p : problems) std::fprintf(out, "  %s\n", describe(p).c_str());
+}
+
+int exit_code(const Scan& scan) {
+  if (scan.io_failed) return kExitUsage;
+  return scan.has_errors() ? kExitProblems : kExitOk;
+}
+
+std::string format_duration_ns(double ns) {
+  char buf[64];
+  if (ns < 1e3) std::snprintf(buf, sizeof buf, "%.0f ns", ns);
+  else if (ns < 1e6) std::snprintf(buf, sizeof buf, "%.2f us", ns / 1e3);
+  else if (ns < 1e9) std::snprintf(buf, sizeof buf, "%.2f ms", ns / 1e6);
+  else std::snprintf(buf, sizeof buf, "%.3f s", ns / 1e9);
+  return buf;
+}
+
+std::string format_bytes(std::uint64_t bytes) {
+  char buf[64];
+  if (bytes < 10'000) std::snprintf(buf, sizeof buf, "%" PRIu64 " bytes", bytes);
+  else if (bytes < 10'000'000) std::snprintf(buf, sizeof buf, "%.1f kB", static_cast<double>(bytes) / 1e3);
+  else std::snprintf(buf, sizeof buf, "%.1f MB", static_cast<double>(bytes) / 1e6);
+  return buf;
+}
+
+std::string printable(const std::string& text) {
+  std::string out = text;
+  for (char& c : out)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  return out;
+}
+
+}  // namespace lantern::trace::cli

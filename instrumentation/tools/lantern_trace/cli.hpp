@@ -1,0 +1,84 @@
+// cli.hpp - what every lantern-trace subcommand shares: exit codes, option parsing,
+// reading a trace with a progress bar, and printing problems.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "lantern/trace/trace_reader.hpp"
+
+namespace lantern::trace::cli {
+
+// Exit codes, the same for every subcommand (also in the --help texts).
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitProblems = 1;  // the trace has problems; what could be read was still reported
+inline constexpr int kExitUsage = 2;     // bad options, or a file that cannot be opened, read or written
+
+// OptionSpec: one option a subcommand accepts. Options with a value take it as the next
+// argument or after '=' (--output=x.json); -o x.json also works.
+struct OptionSpec {
+  std::string name;   // "--output"
+  std::string alias;  // "-o", or empty
+  bool takes_value = false;
+};
+
+struct ParsedArgs {
+  bool help = false;
+  std::vector<std::string> positional;
+  std::map<std::string, std::string> options;  // by name; flags map to ""
+  bool has(const std::string& name) const { return options.count(name) != 0; }
+};
+
+// parse_args parses a subcommand's arguments (after the subcommand name). On error
+// returns nullopt with *error set to a sentence naming the bad argument.
+std::optional<ParsedArgs> parse_args(std::span<char* const> args, const std::vector<OptionSpec>& specs,
+                                     std::string* error);
+
+// usage_error prints "lantern-trace CMD: WHAT (see lantern-trace CMD --help)" and
+// returns kExitUsage.
+int usage_error(const std::string& command, const std::string& what);
+
+// Scan is what reading a whole trace produced, besides what the caller's callback saw.
+struct Scan {
+  TraceHeader header;
+  bool header_ok = false;
+  bool io_failed = false;
+  std::vector<TraceError> problems;
+  std::uint64_t chunks = 0;
+  std::uint64_t events = 0;
+  std::uint64_t payload_bytes = 0;  // chunk headers and payloads
+  std::uint64_t file_bytes = 0;
+  bool has_ticks = false;
+  std::uint64_t min_tick = 0;
+  std::uint64_t max_tick = 0;
+
+  bool has_errors() const;
+  double duration_seconds() const;
+};
+
+// scan_trace reads `path` chunk by chunk, calling on_header once the header has been
+// read (with whether it was intact), then on_chunk for each intact chunk. A progress bar
+// goes to stderr when `progress` is set and stderr is a terminal.
+Scan scan_trace(const std::string& path, bool progress, const std::function<void(const DecodedChunk&)>& on_chunk,
+                const std::function<void(const TraceHeader&, bool header_ok)>& on_header = {});
+
+// print_problems writes one line per problem ("  error: ...", "  warning: ...").
+void print_problems(std::FILE* out, const std::vector<TraceError>& problems);
+
+// exit_code: kExitUsage if the file could not be read at all, kExitProblems if it has
+// errors (warnings do not count), else kExitOk.
+int exit_code(const Scan& scan);
+
+// Human formatting shared by the reports.
+std::string format_duration_ns(double ns);  // "850 ns", "12.3 us", "4.56 ms", "1.23 s"
+std::string format_bytes(std::uint64_t bytes);
+// printable replaces control characters (a header string could carry terminal escapes).
+std::string printable(const std::string& text);
+
+}  // namespace lantern::trace::cli

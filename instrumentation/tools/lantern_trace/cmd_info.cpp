@@ -1,0 +1,109 @@
+// cmd_info.cpp - `lantern-trace info FILE`: what a trace is, at a glance.
+#include <cinttypes>
+#include <ctime>
+
+#include "cli.hpp"
+#include "commands.hpp"
+
+namespace lantern::trace::cli {
+namespace {
+
+constexpr const char* kHelp =
+    "usage: lantern-trace info [--no-progress] FILE\n"
+    "\n"
+    "Prints a trace's header (producer, host, CPU, topology, workers, clock), its\n"
+    "duration, chunk and event counts, bytes per event, events by type, and the events\n"
+    "lost to full rings (from 'dropped' markers). Damaged or cut-off files are read as\n"
+    "far as possible; their problems are listed at the end.\n"
+    "\n"
+    "options:\n"
+    "  --no-progress   no progress bar (it is only drawn when stderr is a terminal)\n"
+    "  -h, --help      this text\n"
+    "\n"
+    "exit status: 0 ok, 1 the trace has problems (the report shows what was read),\n"
+    "             2 bad options or the file cannot be read\n";
+
+std::string format_wall_clock(std::int64_t unix_ns) {
+  if (unix_ns == 0) return "unknown";
+  const std::time_t seconds = static_cast<std::time_t>(unix_ns / 1'000'000'000);
+  std::tm tm{};
+  if (!::gmtime_r(&seconds, &tm)) return std::to_string(unix_ns) + " ns since the epoch";
+  char buf[64];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M:%S UTC", &tm);
+  return buf;
+}
+
+void print_header(const TraceHeader& h) {
+  std::printf("format      version %u\n", static_cast<unsigned>(h.version));
+  std::printf("producer    %s\n", printable(h.producer).c_str());
+  std::printf("host        %s\n", printable(h.hostname).c_str());
+  std::printf("cpu         %s\n", printable(h.cpu_model).c_str());
+  std::printf("topology    %s\n", printable(h.topology).c_str());
+  if (!h.cpus.empty()) {
+    std::printf("cpus        %zu (os_cpu core l2 llc node package):", h.cpus.size());
+    for (std::size_t i = 0; i < h.cpus.size(); ++i) {
+      const CpuRow& c = h.cpus[i];
+      if (i % 4 == 0) std::printf("\n           ");
+      std::printf("  [%d %d %d %d %d %d]", c.os_cpu, c.core, c.l2, c.llc, c.numa_node, c.package);
+    }
+    std::printf("\n");
+  }
+  std::printf("workers     %u\n", h.workers);
+  std::printf("clock       %s, %.6f ns/tick (base %" PRIu64 " ticks = %" PRId64 " ns)\n",
+              h.clock.tsc ? "TSC" : "steady_clock ns", h.clock.ns_per_tick, h.clock.base_ticks, h.clock.base_ns);
+  std::printf("started     %s\n", format_wall_clock(h.wall_start_unix_ns).c_str());
+}
+
+}  // namespace
+
+int run_info(std::span<char* const> args) {
+  std::string error;
+  auto parsed = parse_args(args, {{"--no-progress", "", false}}, &error);
+  if (!parsed) return usage_error("info", error);
+  if (parsed->help) {
+    std::fputs(kHelp, stdout);
+    return kExitOk;
+  }
+  if (parsed->positional.size() != 1)
+    return usage_error("info", parsed->positional.empty() ? "missing FILE" : "expected one FILE");
+  const std::string& path = parsed->positional[0];
+
+  std::uint64_t by_type[kEventTypeCount] = {};
+  std::uint64_t dropped = 0;
+  const Scan scan = scan_trace(path, !parsed->has("--no-progress"), [&](const DecodedChunk& chunk) {
+    for (const Event& e : chunk.events) {
+      ++by_type[static_cast<int>(e.type)];
+      if (e.type == EventType::dropped) dropped += e.a;
+    }
+  });
+  if (scan.io_failed) {
+    for (const TraceError& p : scan.problems)
+      if (p.kind == TraceErrorKind::io) std::fprintf(stderr, "lantern-trace info: %s\n", p.message.c_str());
+    return kExitUsage;
+  }
+
+  std::printf("file        %s (%s)\n", path.c_str(), format_bytes(scan.file_bytes).c_str());
+  if (scan.header_ok) print_header(scan.header);
+  else std::printf("header      unreadable (see problems); ticks are shown as 1 ns\n");
+  std::printf("duration    %.6f s\n", scan.duration_seconds());
+  std::printf("chunks      %" PRIu64 "\n", scan.chunks);
+  std::printf("events      %" PRIu64, scan.events);
+  if (scan.events > 0)
+    std::printf(" (%.2f bytes/event in the file, %.2f in chunks)",
+                static_cast<double>(scan.file_bytes) / static_cast<double>(scan.events),
+                static_cast<double>(scan.payload_bytes) / static_cast<double>(scan.events));
+  std::printf("\ndropped     %" PRIu64 " events lost to full rings (%" PRIu64 " markers)\n", dropped,
+              by_type[static_cast<int>(EventType::dropped)]);
+  std::printf("events by type:\n");
+  for (int t = 0; t < kEventTypeCount; ++t)
+    std::printf("  %-20s %12" PRIu64 "\n", std::string(kEventInfo[t].name).c_str(), by_type[t]);
+  if (scan.problems.empty()) {
+    std::printf("problems    none\n");
+  } else {
+    std::printf("problems    %zu:\n", scan.problems.size());
+    print_problems(stdout, scan.problems);
+  }
+  return exit_code(scan);
+}
+
+}  // namespace lantern::trace::cli

@@ -1,0 +1,113 @@
+// cmd_validate.cpp - `lantern-trace validate FILE`: is this trace whole and consistent?
+//
+// Beyond what the reader checks (structure, checksums, encoding), validate checks what
+// only the whole trace can show: every event's worker is within the header's worker
+// count, and no worker's clock runs backwards. Each such finding is reported once, with
+// the number of events affected and the first one's chunk offset, so a bad file gives a
+// short list rather than a million lines.
+#include <cinttypes>
+#include <unordered_map>
+
+#include "cli.hpp"
+#include "commands.hpp"
+
+namespace lantern::trace::cli {
+namespace {
+
+constexpr const char* kHelp =
+    "usage: lantern-trace validate [--no-progress] FILE\n"
+    "\n"
+    "Reads the whole trace and checks it: header, chunk checksums and lengths, event\n"
+    "encoding, event-table agreement, worker ids within the header's worker count, and\n"
+    "per-worker clocks that never run backwards (a warning: unsynchronised TSCs across\n"
+    "sockets can cause it). Prints every problem with its byte offset.\n"
+    "\n"
+    "options:\n"
+    "  --no-progress   no progress bar (it is only drawn when stderr is a terminal)\n"
+    "  -h, --help      this text\n"
+    "\n"
+    "exit status: 0 the trace is clean (warnings may be printed), 1 problems were found,\n"
+    "             2 bad options or the file cannot be read\n";
+
+struct Finding {
+  std::uint64_t count = 0;
+  std::uint64_t first_chunk = 0;
+  std::string first;
+};
+
+}  // namespace
+
+int run_validate(std::span<char* const> args) {
+  std::string error;
+  auto parsed = parse_args(args, {{"--no-progress", "", false}}, &error);
+  if (!parsed) return usage_error("validate", error);
+  if (parsed->help) {
+    std::fputs(kHelp, stdout);
+    return kExitOk;
+  }
+  if (parsed->positional.size() != 1)
+    return usage_error("validate", parsed->positional.empty() ? "missing FILE" : "expected one FILE");
+  const std::string& path = parsed->positional[0];
+
+  std::unordered_map<std::uint32_t, std::uint64_t> last_tick;
+  std::uint32_t declared_workers = 0;
+  bool know_workers = false;
+  Finding bad_worker, backwards;
+  const Scan scan = scan_trace(path, !parsed->has("--no-progress"), [&](const DecodedChunk& chunk) {
+    for (const Event& e : chunk.events) {
+      if (know_workers && e.worker >= declared_workers && bad_worker.count++ == 0) {
+        bad_worker.first_chunk = chunk.info.offset;
+        bad_worker.first = "worker " + std::to_string(e.worker);
+      }
+      auto [it, fresh] = last_tick.try_emplace(e.worker, e.ticks);
+      if (!fresh) {
+        if (e.ticks < it->second && backwards.count++ == 0) {
+          backwards.first_chunk = chunk.info.offset;
+          backwards.first = "worker " + std::to_string(e.worker) + " from tick " + std::to_string(it->second) +
+                            " to " + std::to_string(e.ticks);
+        }
+        it->second = e.ticks;
+      }
+    }
+  }, [&](const TraceHeader& header, bool ok) {
+    know_workers = ok && header.workers > 0;
+    declared_workers = header.workers;
+  });
+  if (scan.io_failed) {
+    for (const TraceError& p : scan.problems)
+      if (p.kind == TraceErrorKind::io) std::fprintf(stderr, "lantern-trace validate: %s\n", p.message.c_str());
+    return kExitUsage;
+  }
+
+  // Findings of the whole-trace checks, printed like the reader's problems.
+  std::vector<std::string> lines;
+  std::size_t errors = 0;
+  for (const TraceError& p : scan.problems) {
+    lines.push_back(describe(p));
+    errors += !p.warning();
+  }
+  if (bad_worker.count > 0) {
+    lines.push_back("error: " + std::to_string(bad_worker.count) +
+                    " events come from workers the header does not have (it declares " +
+                    std::to_string(declared_workers) + "); the first, from " + bad_worker.first +
+                    ", is in the chunk at offset " + std::to_string(bad_worker.first_chunk));
+    ++errors;
+  }
+  if (backwards.count > 0) {
+    lines.push_back("warning: " + std::to_string(backwards.count) + " times a worker's clock ran backwards; the first, " +
+                    backwards.first + ", is in the chunk at offset " + std::to_string(backwards.first_chunk));
+  }
+  std::printf("%s: %s, %" PRIu64 " chunks, %" PRIu64 " events\n", path.c_str(), format_bytes(scan.file_bytes).c_str(),
+              scan.chunks, scan.events);
+  if (lines.empty()) {
+    std::printf("ok: no problems\n");
+    return kExitOk;
+  }
+  for (const std::string& line : lines) std::printf("  %s\n", line.c_str());
+  const std::size_t warnings = lines.size() - errors;
+  std::printf("%s: %zu error%s, %zu warning%s\n", errors ? "invalid" : "ok", errors, errors == 1 ? "" : "s", warnings,
+              warnings == 1 ? "" : "s");
+  return errors ? kExitProblems : kExitOk;
+}
+
+}  // namespace lantern::trace::cli

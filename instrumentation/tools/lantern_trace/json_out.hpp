@@ -1,0 +1,69 @@
+// json_out.hpp - a minimal buffered JSON emitter for large exports.
+//
+// An export of ten million events is a gigabyte of JSON, so this writes through a large
+// buffer with std::to_chars, never building a document in memory. It does only what the
+// Chrome export needs: raw punctuation, escaped strings, integers, and timestamps in
+// microseconds with exactly three decimals (integer arithmetic, so no float rounding can
+// print "1.9999999" or lose ordering).
+#pragma once
+
+#include <charconv>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <string_view>
+
+namespace lantern::trace::cli {
+
+class JsonOut {
+ public:
+  explicit JsonOut(std::FILE* file) : file_(file) { buffer_.reserve(kFlushAt + 4096); }
+  ~JsonOut() { flush(); }
+
+  JsonOut& raw(std::string_view text) {
+    buffer_.append(text);
+    maybe_flush();
+    return *this;
+  }
+  // string writes a quoted, escaped JSON string; bytes that are not valid UTF-8 become '?'.
+  JsonOut& string(std::string_view text);
+  JsonOut& u64(std::uint64_t v) { return number(v); }
+  JsonOut& i64(std::int64_t v) { return number(v); }
+  JsonOut& f64(double v);
+  // micros writes a nanosecond count as microseconds with exactly three decimals.
+  JsonOut& micros(std::uint64_t ns) {
+    number(ns / 1000);
+    char frac[4] = {'.', static_cast<char>('0' + ns / 100 % 10), static_cast<char>('0' + ns / 10 % 10),
+                    static_cast<char>('0' + ns % 10)};
+    buffer_.append(frac, 4);
+    return *this;
+  }
+
+  // flush writes the buffer; false if the file reported an error (now or before).
+  bool flush() {
+    if (!buffer_.empty() && std::fwrite(buffer_.data(), 1, buffer_.size(), file_) != buffer_.size()) failed_ = true;
+    buffer_.clear();
+    return !failed_;
+  }
+  bool failed() const noexcept { return failed_; }
+
+ private:
+  static constexpr std::size_t kFlushAt = 1u << 20;
+  template <typename T>
+  JsonOut& number(T v) {
+    char tmp[32];
+    const auto result = std::to_chars(tmp, tmp + sizeof tmp, v);
+    buffer_.append(tmp, result.ptr);
+    maybe_flush();
+    return *this;
+  }
+  void maybe_flush() {
+    if (buffer_.size() >= kFlushAt) flush();
+  }
+
+  std::FILE* file_;
+  std::string buffer_;
+  bool failed_ = false;
+};
+
+}  // namespace lantern::trace::cli

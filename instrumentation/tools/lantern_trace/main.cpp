@@ -1,0 +1,73 @@
+// main.cpp - lantern-trace: inspect, check and convert Lantern trace files.
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <string>
+
+#include "cli.hpp"
+#include "commands.hpp"
+#include "lantern/trace/format.hpp"
+
+namespace {
+
+constexpr const char* kHelp =
+    "usage: lantern-trace COMMAND [options] FILE\n"
+    "\n"
+    "Inspect, check and convert Lantern trace files (.ltrace).\n"
+    "\n"
+    "commands:\n"
+    "  info FILE                      header, duration, chunks, events by type, drops\n"
+    "  stats FILE                     per-worker time by state, steals by distance,\n"
+    "                                 ready-wait and task-duration percentiles\n"
+    "  export --chrome FILE -o OUT    Chrome trace-event JSON for ui.perfetto.dev\n"
+    "  validate FILE                  check everything; exit 1 if anything is wrong\n"
+    "\n"
+    "'lantern-trace COMMAND --help' describes a command.\n"
+    "\n"
+    "exit status: 0 ok, 1 the trace has problems (what could be read is still reported),\n"
+    "             2 bad usage, or a file cannot be read or written\n";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace lantern::trace::cli;
+  try {
+    if (argc < 2) {
+      std::fputs(kHelp, stderr);
+      return kExitUsage;
+    }
+    const std::string command = argv[1];
+    const std::span<char* const> rest(argv + 2, static_cast<std::size_t>(argc - 2));
+    if (command == "--help" || command == "-h" || command == "help") {
+      if (command == "help" && argc > 2) {  // "help CMD" = "CMD --help"
+        char help_flag[] = "--help";
+        char* args[] = {help_flag};
+        const std::string sub = argv[2];
+        if (sub == "info") return run_info(args);
+        if (sub == "stats") return run_stats(args);
+        if (sub == "export") return run_export(args);
+        if (sub == "validate") return run_validate(args);
+      }
+      std::fputs(kHelp, stdout);
+      return kExitOk;
+    }
+    if (command == "--version") {
+      std::printf("lantern-trace (trace format version %u)\n", static_cast<unsigned>(lantern::trace::kFormatVersion));
+      return kExitOk;
+    }
+    if (command == "info") return run_info(rest);
+    if (command == "stats") return run_stats(rest);
+    if (command == "export") return run_export(rest);
+    if (command == "validate") return run_validate(rest);
+    std::fprintf(stderr, "lantern-trace: unknown command '%s' (commands: info, stats, export, validate; see --help)\n",
+                 command.c_str());
+    return kExitUsage;
+  } catch (const std::bad_alloc&) {
+    // The one failure that can reach here: a trace too large to export in this memory.
+    std::fprintf(stderr, "lantern-trace: out of memory\n");
+    return kExitUsage;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "lantern-trace: internal error: %s\n", e.what());
+    return kExitUsage;
+  }
+}

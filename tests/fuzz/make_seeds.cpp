@@ -1,0 +1,100 @@
+// make_seeds.cpp - writes a few small, valid (and a few deliberately damaged) traces as
+// the fuzzer's starting corpus: every event type, predicted payloads, several chunks,
+// a table mismatch, a cut-off file. Small seeds keep the fuzzer's mutations meaningful.
+//
+//   make_seeds DIR
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "lantern/trace/chunk_encoder.hpp"
+#include "lantern/trace/trace_header.hpp"
+
+using namespace lantern::trace;
+
+namespace {
+
+bool save(const std::string& dir, const std::string& name, const std::vector<std::uint8_t>& bytes) {
+  const std::string path = dir + "/" + name;
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  if (!f) {
+    std::perror(path.c_str());
+    return false;
+  }
+  const bool ok = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
+  return std::fclose(f) == 0 && ok;
+}
+
+std::vector<std::uint8_t> trace(const TraceHeader& h, const std::vector<Event>& events, ChunkLimits limits) {
+  std::vector<std::uint8_t> bytes = encode_header(h);
+  const auto chunks = encode_chunks(events, limits);
+  bytes.insert(bytes.end(), chunks.begin(), chunks.end());
+  return bytes;
+}
+
+// A little fork-join story on two workers, touching every event type.
+std::vector<Event> story() {
+  std::vector<Event> e;
+  std::uint64_t t = 5000;
+  auto add = [&](std::uint32_t w, EventType type, std::uint64_t a, std::uint64_t b) {
+    t += 137;
+    e.push_back(Event{t, w, type, {0, 0, 0}, a, b});
+  };
+  const std::uint64_t base = 0x7f00'1234'0000ull;
+  add(0, EventType::state, 1 << 8 | 0, 0);
+  add(0, EventType::task_begin, base, 1);
+  add(0, EventType::push, base + 128, 0);
+  add(0, EventType::task_begin, base + 256, 5);
+  add(0, EventType::task_end, base + 256, 0);
+  add(0, EventType::task_begin, base + 128, 0);  // popped back: predicted
+  add(0, EventType::task_end, base + 128, 0);    // innermost open: predicted
+  add(0, EventType::push, base + 384, 2);        // to lane 1
+  add(0, EventType::task_end, base, 0);
+  add(1, EventType::state, 1 << 8 | 0, 6);
+  add(1, EventType::steal, 0, 1 | 2 << 8);
+  add(1, EventType::steal_round_failed, 3, 1);
+  add(1, EventType::help, 1, 90'000);
+  add(1, EventType::lane_pop, 1, 4'000);
+  add(1, EventType::wake, 0, 0);
+  add(1, EventType::dropped, 12, 0);
+  add(1, EventType::state, 0 << 8 | 1, 2);
+  add(0, EventType::state, 0 << 8 | 2, 3);
+  return e;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: make_seeds DIR\n");
+    return 2;
+  }
+  const std::string dir = argv[1];
+  TraceHeader h;
+  h.producer = "seed";
+  h.hostname = "fuzz";
+  h.cpu_model = "cpu";
+  h.topology = "2 cpus";
+  h.cpus = {CpuRow{0, 0, 0, 0, 0, 0}, CpuRow{-1, 1, 1, 0, 0, 0}};
+  h.workers = 2;
+  h.clock = ClockCalibration{true, 0.4, 1000, 2000};
+  h.wall_start_unix_ns = 1'700'000'000'000'000'000;
+
+  const std::vector<Event> events = story();
+  std::vector<Event> extreme = {{~0ull, 0xFFFF'FFFFu, EventType::task_begin, {0, 0, 0}, ~0ull, ~0ull},
+                                {0, 0xFFFF'FFFFu, EventType::task_end, {0, 0, 0}, 0, 1},
+                                {1ull << 40, 7, EventType::push, {0, 0, 0}, 1, 0}};
+  TraceHeader newer_table = h;
+  newer_table.event_names = current_event_names();
+  newer_table.event_names.push_back("future_event");
+
+  bool ok = save(dir, "header_only.ltrace", encode_header(h));
+  ok &= save(dir, "story_one_chunk.ltrace", trace(h, events, ChunkLimits{}));
+  ok &= save(dir, "story_small_chunks.ltrace", trace(h, events, ChunkLimits{64, 4}));
+  ok &= save(dir, "extremes.ltrace", trace(h, extreme, ChunkLimits{}));
+  ok &= save(dir, "newer_table.ltrace", trace(newer_table, events, ChunkLimits{64, 6}));
+  auto cut = trace(h, events, ChunkLimits{64, 5});
+  cut.resize(cut.size() - 7);
+  ok &= save(dir, "truncated.ltrace", cut);
+  return ok ? 0 : 1;
+}

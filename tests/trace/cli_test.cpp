@@ -1,0 +1,187 @@
+// cli_test.cpp - the real lantern-trace binary on good, cut-off, foreign and missing
+// files and on bad options: exit codes (0 ok, 1 trace problems, 2 usage/IO) and the
+// lines a user relies on. A crash would show as exit code -1.
+#include <gtest/gtest.h>
+
+#include "lantern/trace/crc32c.hpp"
+#include "lantern/trace/varint.hpp"
+#include "support/run_command.hpp"
+#include "support/synthetic_trace.hpp"
+
+namespace lantern::trace {
+namespace {
+
+using testing::CommandResult;
+using testing::run_tool;
+using testing::scratch_dir;
+
+class Cli : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    const auto events = testing::fork_join_events({.workers = 3, .events = 30'000, .seed = 4});
+    bytes_ = testing::write_trace_bytes(testing::test_header(3), events, ChunkLimits{8192, 1000});
+    good_ = write("good.ltrace", bytes_);
+    cut_at_ = bytes_.size() - 1000;
+    truncated_ = write("truncated.ltrace", std::vector<std::uint8_t>(bytes_.begin(), bytes_.begin() + cut_at_));
+    garbage_ = write("garbage.ltrace", std::vector<std::uint8_t>(5000, 0x3C));
+  }
+  static std::string write(const std::string& name, const std::vector<std::uint8_t>& bytes) {
+    const auto path = scratch_dir() / name;
+    testing::spit(path, std::string(bytes.begin(), bytes.end()));
+    return path.string();
+  }
+  static bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+  static inline std::vector<std::uint8_t> bytes_;
+  static inline std::string good_, truncated_, garbage_;
+  static inline std::size_t cut_at_ = 0;
+};
+
+TEST_F(Cli, GoodFileEveryCommandSucceeds) {
+  CommandResult r = run_tool({"info", good_});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "producer    lantern trace tests"));
+  EXPECT_TRUE(has(r.out, "workers     3"));
+  EXPECT_TRUE(has(r.out, "bytes/event"));
+  EXPECT_TRUE(has(r.out, "task_begin"));
+  EXPECT_TRUE(has(r.out, "duration"));
+  EXPECT_TRUE(has(r.out, "problems    none"));
+  EXPECT_TRUE(r.err.empty()) << r.err;  // no progress bar off a terminal
+
+  r = run_tool({"stats", good_});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  for (const char* part : {"active", "sleeping", "steals by distance: smt", "ready wait (lane_pop):", "p99",
+                           "task duration"})
+    EXPECT_TRUE(has(r.out, part)) << part << "\n" << r.out;
+
+  r = run_tool({"validate", good_});
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_TRUE(has(r.out, "ok: no problems"));
+
+  r = run_tool({"export", "--chrome", good_, "-o", (scratch_dir() / "good.json").string()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "task slices"));
+  r = run_tool({"export", "--chrome", good_, "--output=-"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("{\"traceEvents\":[", 0), 0u);
+}
+
+TEST_F(Cli, TruncatedFileReportsProblemAndWhatWasRead) {
+  const std::string truncated_line = "truncated at offset";
+  CommandResult r = run_tool({"info", truncated_});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(has(r.out, truncated_line)) << r.out;
+  EXPECT_TRUE(has(r.out, "bytes of an incomplete chunk")) << r.out;
+  EXPECT_TRUE(has(r.out, "task_begin"));
+
+  r = run_tool({"stats", truncated_});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(has(r.err, truncated_line)) << r.err;
+  EXPECT_TRUE(has(r.out, "task duration")) << r.out;
+
+  r = run_tool({"validate", truncated_});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(has(r.out, truncated_line)) << r.out;
+  EXPECT_TRUE(has(r.out, "invalid: 1 error, 0 warnings")) << r.out;
+
+  const auto json = scratch_dir() / "truncated.json";
+  r = run_tool({"export", "--chrome", truncated_, "-o", json.string()});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(has(r.err, truncated_line));
+  EXPECT_GT(std::filesystem::file_size(json), 1000u);  // still written
+}
+
+TEST_F(Cli, CorruptChunkIsReportedWithItsOffset) {
+  std::vector<std::uint8_t> bytes = bytes_;
+  const std::uint32_t header = load_le<std::uint32_t>(bytes.data() + 12);
+  bytes[header + kChunkHeaderBytes + 10] ^= 0x10;  // inside the first chunk's payload
+  const std::string path = write("flipped.ltrace", bytes);
+  const CommandResult r = run_tool({"validate", path});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(has(r.out, "corrupt chunk at offset " + std::to_string(header) + ": payload checksum mismatch")) << r.out;
+  const CommandResult info = run_tool({"info", path});
+  EXPECT_EQ(info.exit_code, 1);
+  EXPECT_TRUE(has(info.out, "resumed at the next chunk")) << info.out;
+}
+
+TEST_F(Cli, ForeignAndNewerFilesAreNamedAsSuch) {
+  for (const char* command : {"info", "stats", "validate"}) {
+    const CommandResult r = run_tool({command, garbage_});
+    EXPECT_EQ(r.exit_code, 1) << command;
+    EXPECT_TRUE(has(r.out + r.err, "not a Lantern trace")) << command << r.out << r.err;
+  }
+  const std::string empty = write("empty.ltrace", {});
+  EXPECT_TRUE(has(run_tool({"validate", empty}).out, "it is empty"));
+
+  std::vector<std::uint8_t> newer = bytes_;
+  store_le<std::uint16_t>(newer.data() + 8, 2);
+  const std::uint32_t len = load_le<std::uint32_t>(newer.data() + 12);
+  store_le<std::uint32_t>(newer.data() + len - 4, crc32c({newer.data(), len - 4}));
+  const CommandResult r = run_tool({"validate", write("newer.ltrace", newer)});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(has(r.out, "needs format version 2; this reader supports version 1")) << r.out;
+}
+
+TEST_F(Cli, WorkersOutsideTheHeaderFailValidation) {
+  TraceHeader h = testing::test_header(2);  // the events come from 3 workers
+  const auto bytes = testing::write_trace_bytes(h, testing::fork_join_events({.workers = 3, .events = 3000}));
+  const CommandResult r = run_tool({"validate", write("workers.ltrace", bytes)});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(has(r.out, "workers the header does not have")) << r.out;
+}
+
+TEST_F(Cli, MissingFilesAndBadOptionsExitTwo) {
+  const std::string missing = (scratch_dir() / "no-such.ltrace").string();
+  for (const char* command : {"info", "stats", "validate"}) {
+    const CommandResult r = run_tool({command, missing});
+    EXPECT_EQ(r.exit_code, 2) << command;
+    EXPECT_TRUE(has(r.err, "cannot open trace file '" + missing + "': No such file or directory")) << r.err;
+  }
+  CommandResult r = run_tool({"export", "--chrome", missing, "-o", (scratch_dir() / "x.json").string()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(has(r.err, "cannot open trace file"));
+  EXPECT_FALSE(std::filesystem::exists(scratch_dir() / "x.json"));
+
+  r = run_tool({"info", scratch_dir().string()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(has(r.err, "directory")) << r.err;
+
+  const struct {
+    std::vector<std::string> args;
+    const char* message;
+  } bad[] = {
+      {{"info"}, "missing FILE"},
+      {{"info", good_, good_}, "expected one FILE"},
+      {{"info", "--bogus", good_}, "unknown option '--bogus'"},
+      {{"stats", "-x", good_}, "unknown option '-x'"},
+      {{"validate"}, "missing FILE"},
+      {{"export", good_, "-o", "x.json"}, "--chrome"},
+      {{"export", "--chrome", good_}, "missing -o"},
+      {{"export", "--chrome", good_, "-o"}, "needs a value"},
+      {{"export", "--chrome=yes", good_, "-o", "x.json"}, "takes no value"},
+      {{"export", "--chrome", good_, "-o", "/nonexistent-dir/x.json"}, "cannot create '/nonexistent-dir/x.json'"},
+      {{"frobnicate", good_}, "unknown command 'frobnicate'"},
+      {{}, "usage: lantern-trace COMMAND"},
+  };
+  for (const auto& b : bad) {
+    r = run_tool(b.args);
+    EXPECT_EQ(r.exit_code, 2) << b.message;
+    EXPECT_TRUE(has(r.err, b.message)) << "expected '" << b.message << "' in: " << r.err;
+  }
+}
+
+TEST_F(Cli, HelpForEveryCommand) {
+  CommandResult r = run_tool({"--help"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_TRUE(has(r.out, "usage: lantern-trace COMMAND"));
+  for (const char* command : {"info", "stats", "export", "validate"}) {
+    r = run_tool({command, "--help"});
+    EXPECT_EQ(r.exit_code, 0) << command;
+    EXPECT_TRUE(has(r.out, std::string("usage: lantern-trace ") + command)) << r.out;
+    EXPECT_TRUE(has(r.out, "exit status")) << command;
+    EXPECT_EQ(run_tool({"help", command}).out, r.out);
+  }
+}
+
+}  // namespace
+}  // namespace lantern::trace

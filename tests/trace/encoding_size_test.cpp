@@ -1,0 +1,35 @@
+// encoding_size_test.cpp - the compactness target: <= 8 bytes per event on fork-join
+// traces, where most payloads are task ids that look like heap addresses.
+#include <gtest/gtest.h>
+
+#include "lantern/trace/chunk_encoder.hpp"
+#include "support/synthetic_trace.hpp"
+
+namespace lantern::trace {
+namespace {
+
+double bytes_per_event(const std::vector<Event>& events) {
+  const auto bytes = encode_chunks(events);
+  return static_cast<double>(bytes.size()) / static_cast<double>(events.size());
+}
+
+TEST(EncodingSize, ForkJoinTraceFitsInEightBytesPerEvent) {
+  for (std::uint32_t workers : {1u, 4u, 16u}) {
+    const auto events = testing::fork_join_events({.workers = workers, .events = 400'000, .seed = workers});
+    const double per_event = bytes_per_event(events);
+    RecordProperty("bytes_per_event_" + std::to_string(workers) + "_workers", std::to_string(per_event));
+    std::printf("fork-join, %2u workers: %.2f bytes/event (in memory: %zu)\n", workers, per_event, sizeof(Event));
+    EXPECT_LE(per_event, 8.0) << workers << " workers";
+  }
+}
+
+TEST(EncodingSize, SmallBatchesCostLittleMore) {
+  // A collector that drains 16 events at a time switches workers often.
+  const auto events = testing::fork_join_events({.workers = 8, .events = 200'000, .seed = 2, .batch = 16});
+  const double per_event = bytes_per_event(events);
+  std::printf("fork-join, batches of 16: %.2f bytes/event\n", per_event);
+  EXPECT_LE(per_event, 8.0);
+}
+
+}  // namespace
+}  // namespace lantern::trace

@@ -1,0 +1,297 @@
+// robustness_test.cpp - damaged input: truncation at every offset, bit flips anywhere,
+// forged chunks, newer versions, foreign files and mismatched event tables. The reader
+// must never crash, must read every intact chunk, and must say what is wrong and where.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "lantern/trace/crc32c.hpp"
+#include "lantern/trace/trace_reader.hpp"
+#include "lantern/trace/varint.hpp"
+#include "support/synthetic_trace.hpp"
+
+namespace lantern::trace {
+namespace {
+
+using testing::fork_join_events;
+using testing::random_events;
+using testing::test_header;
+using testing::write_trace_bytes;
+
+// Layout of a clean trace: the header's length and each chunk's extent and events.
+struct Layout {
+  std::vector<std::uint8_t> bytes;
+  std::uint32_t header_length = 0;
+  std::vector<ChunkInfo> chunks;
+  std::vector<std::vector<Event>> chunk_events;
+};
+
+Layout make_layout(const std::vector<Event>& events, ChunkLimits limits, TraceHeader header = test_header(4)) {
+  Layout l;
+  l.bytes = write_trace_bytes(header, events, limits);
+  l.header_length = load_le<std::uint32_t>(l.bytes.data() + 12);
+  TraceReader reader = TraceReader::from_bytes(l.bytes);
+  while (reader.next_chunk()) {
+    l.chunks.push_back(reader.chunk().info);
+    l.chunk_events.push_back(reader.chunk().events);
+  }
+  EXPECT_TRUE(reader.problems().empty());
+  return l;
+}
+
+std::uint64_t chunk_end(const ChunkInfo& c) { return c.offset + kChunkHeaderBytes + c.payload_bytes; }
+
+std::size_t count_errors(const TraceContents& c) {
+  std::size_t n = 0;
+  for (const TraceError& p : c.problems) n += !p.warning();
+  return n;
+}
+
+// refresh_crcs recomputes a chunk's checksums after a test edited it on purpose.
+void refresh_crcs(std::vector<std::uint8_t>& bytes, std::uint64_t offset) {
+  std::uint8_t* h = bytes.data() + offset;
+  const std::uint32_t len = load_le<std::uint32_t>(h + 4);
+  store_le<std::uint32_t>(h + 12, crc32c({h + kChunkHeaderBytes, len}));
+  store_le<std::uint32_t>(h + 32, crc32c({h, 32}));
+}
+
+void refresh_header_crc(std::vector<std::uint8_t>& bytes) {
+  const std::uint32_t len = load_le<std::uint32_t>(bytes.data() + 12);
+  store_le<std::uint32_t>(bytes.data() + len - 4, crc32c({bytes.data(), len - 4}));
+}
+
+TEST(Truncation, AtEveryByteOffsetEveryCompleteChunkIsRead) {
+  const Layout l = make_layout(fork_join_events({.workers = 2, .events = 300}), ChunkLimits{200, 25});
+  ASSERT_GE(l.chunks.size(), 4u);
+  for (std::size_t cut = 0; cut <= l.bytes.size(); ++cut) {
+    SCOPED_TRACE("cut at " + std::to_string(cut));
+    const TraceContents c = read_trace_bytes(std::span(l.bytes).first(cut));
+    if (cut < l.header_length) {
+      EXPECT_TRUE(c.events.empty());
+      ASSERT_EQ(c.problems.size(), 1u);
+      EXPECT_EQ(c.problems[0].kind, cut == 0 ? TraceErrorKind::not_a_trace : TraceErrorKind::truncated);
+      continue;
+    }
+    std::vector<Event> expected;
+    std::uint64_t complete_end = l.header_length;
+    for (std::size_t i = 0; i < l.chunks.size() && chunk_end(l.chunks[i]) <= cut; ++i) {
+      expected.insert(expected.end(), l.chunk_events[i].begin(), l.chunk_events[i].end());
+      complete_end = chunk_end(l.chunks[i]);
+    }
+    EXPECT_EQ(c.events, expected);
+    EXPECT_TRUE(c.header_ok);
+    if (cut == complete_end) {
+      EXPECT_TRUE(c.problems.empty());  // a cut between chunks is indistinguishable from the end
+    } else {
+      ASSERT_EQ(c.problems.size(), 1u);
+      EXPECT_EQ(c.problems[0].kind, TraceErrorKind::truncated);
+      EXPECT_EQ(c.problems[0].offset, complete_end);
+      const std::string want = "truncated at offset " + std::to_string(complete_end) + " (" +
+                               std::to_string(cut - complete_end) + " bytes of an incomplete chunk)";
+      EXPECT_NE(c.problems[0].message.find(want), std::string::npos) << c.problems[0].message;
+    }
+  }
+}
+
+TEST(BitFlips, OneFlipInAChunkLosesOnlyThatChunk) {
+  const Layout l = make_layout(fork_join_events({.workers = 3, .events = 4000}), ChunkLimits{1000, 1000});
+  ASSERT_GE(l.chunks.size(), 10u);
+  std::mt19937_64 rng(99);
+  for (int trial = 0; trial < 3000; ++trial) {
+    std::vector<std::uint8_t> bytes = l.bytes;
+    const std::uint64_t pos = l.header_length + rng() % (bytes.size() - l.header_length);
+    bytes[pos] ^= static_cast<std::uint8_t>(1u << (rng() % 8));
+    const TraceContents c = read_trace_bytes(bytes);
+    std::vector<Event> expected;
+    std::uint64_t damaged = 0;
+    for (std::size_t i = 0; i < l.chunks.size(); ++i) {
+      if (pos >= l.chunks[i].offset && pos < chunk_end(l.chunks[i]))
+        damaged = l.chunks[i].offset;
+      else
+        expected.insert(expected.end(), l.chunk_events[i].begin(), l.chunk_events[i].end());
+    }
+    ASSERT_EQ(c.events, expected) << "flip at " << pos;
+    ASSERT_EQ(c.problems.size(), 1u) << "flip at " << pos;
+    EXPECT_EQ(c.problems[0].kind, TraceErrorKind::corrupt_chunk);
+    EXPECT_EQ(c.problems[0].offset, damaged);
+    EXPECT_NE(c.problems[0].message.find("offset " + std::to_string(damaged)), std::string::npos);
+  }
+}
+
+TEST(BitFlips, ManyFlipsAnywhereNeverLoseAnIntactChunk) {
+  const Layout l = make_layout(random_events(3000, 5), ChunkLimits{600, 1000});
+  std::mt19937_64 rng(7);
+  for (int trial = 0; trial < 1000; ++trial) {
+    std::vector<std::uint8_t> bytes = l.bytes;
+    std::vector<std::uint64_t> flips;
+    for (int k = 1 + static_cast<int>(rng() % 6); k > 0; --k) {
+      flips.push_back(8 + rng() % (bytes.size() - 8));  // anywhere but the magic
+      bytes[flips.back()] ^= static_cast<std::uint8_t>(1u << (rng() % 8));
+    }
+    const TraceContents c = read_trace_bytes(bytes);
+    EXPECT_GE(count_errors(c), 1u);
+    std::vector<Event> expected;
+    for (std::size_t i = 0; i < l.chunks.size(); ++i) {
+      bool touched = false;
+      for (std::uint64_t f : flips) touched |= f >= l.chunks[i].offset && f < chunk_end(l.chunks[i]);
+      if (!touched) expected.insert(expected.end(), l.chunk_events[i].begin(), l.chunk_events[i].end());
+    }
+    // A double flip can cancel out in one chunk (then it reads): compare as a subsequence.
+    std::size_t j = 0;
+    for (const Event& e : c.events)
+      if (j < expected.size() && e == expected[j]) ++j;
+    EXPECT_EQ(j, expected.size()) << "trial " << trial;
+  }
+}
+
+TEST(BitFlips, DamagedFileHeaderStillYieldsEveryChunk) {
+  const Layout l = make_layout(random_events(500, 9), ChunkLimits{400, 100});
+  std::vector<Event> all;
+  for (const auto& e : l.chunk_events) all.insert(all.end(), e.begin(), e.end());
+  for (std::uint64_t pos = kFileMagic.size(); pos < l.header_length; ++pos) {
+    for (int bit = 0; bit < 8; ++bit) {
+      std::vector<std::uint8_t> bytes = l.bytes;
+      bytes[pos] ^= static_cast<std::uint8_t>(1u << bit);
+      const TraceContents c = read_trace_bytes(bytes);
+      EXPECT_FALSE(c.header_ok);
+      ASSERT_EQ(c.problems.size(), 1u) << "flip at " << pos << " bit " << bit;
+      EXPECT_EQ(c.problems[0].kind, TraceErrorKind::corrupt_header) << c.problems[0].message;
+      EXPECT_EQ(c.events, all) << "flip at " << pos << " bit " << bit;
+    }
+  }
+}
+
+TEST(ForgedChunks, ValidChecksumsButBadContentsAreReportedAndSkipped) {
+  const Layout l = make_layout(random_events(400, 13), ChunkLimits{300, 100});
+  ASSERT_GE(l.chunks.size(), 3u);
+  const ChunkInfo& victim = l.chunks[1];
+  auto rest_of_events = [&] {
+    std::vector<Event> v = l.chunk_events[0];
+    for (std::size_t i = 2; i < l.chunks.size(); ++i) v.insert(v.end(), l.chunk_events[i].begin(), l.chunk_events[i].end());
+    return v;
+  };
+  {  // an event type the table does not have
+    std::vector<std::uint8_t> bytes = l.bytes;
+    std::uint8_t& tag = bytes[victim.offset + kChunkHeaderBytes];
+    tag = static_cast<std::uint8_t>((tag & ~kTagTypeMask) | 15);
+    refresh_crcs(bytes, victim.offset);
+    const TraceContents c = read_trace_bytes(bytes);
+    ASSERT_EQ(c.problems.size(), 1u);
+    EXPECT_EQ(c.problems[0].offset, victim.offset);
+    EXPECT_NE(c.problems[0].message.find("has type 15"), std::string::npos) << c.problems[0].message;
+    EXPECT_EQ(c.events, rest_of_events());
+  }
+  {  // impossible lengths: more events than the payload can hold
+    std::vector<std::uint8_t> bytes = l.bytes;
+    store_le<std::uint32_t>(bytes.data() + victim.offset + 8, victim.payload_bytes);
+    refresh_crcs(bytes, victim.offset);
+    const TraceContents c = read_trace_bytes(bytes);
+    ASSERT_EQ(c.problems.size(), 1u);
+    EXPECT_NE(c.problems[0].message.find("cannot fit"), std::string::npos) << c.problems[0].message;
+    EXPECT_EQ(c.events, rest_of_events());
+  }
+  {  // an event count one short: bytes left over
+    std::vector<std::uint8_t> bytes = l.bytes;
+    store_le<std::uint32_t>(bytes.data() + victim.offset + 8, victim.event_count - 1);
+    refresh_crcs(bytes, victim.offset);
+    const TraceContents c = read_trace_bytes(bytes);
+    ASSERT_EQ(c.problems.size(), 1u);
+    EXPECT_NE(c.problems[0].message.find("after its last event"), std::string::npos) << c.problems[0].message;
+  }
+  {  // trailing garbage after the last chunk
+    std::vector<std::uint8_t> bytes = l.bytes;
+    bytes.insert(bytes.end(), 100, 0x5A);
+    const TraceContents c = read_trace_bytes(bytes);
+    ASSERT_EQ(c.problems.size(), 1u);
+    EXPECT_EQ(c.problems[0].kind, TraceErrorKind::corrupt_chunk);
+    EXPECT_EQ(c.problems[0].offset, l.bytes.size());
+    EXPECT_EQ(c.events.size(), 400u);
+  }
+}
+
+TEST(Version, NewerVersionIsRefusedWithBothVersionsNamed) {
+  std::vector<std::uint8_t> bytes = write_trace_bytes(test_header(1), random_events(50, 1));
+  store_le<std::uint16_t>(bytes.data() + 8, 7);
+  refresh_header_crc(bytes);
+  const TraceContents c = read_trace_bytes(bytes);
+  ASSERT_EQ(c.problems.size(), 1u);
+  EXPECT_EQ(c.problems[0].kind, TraceErrorKind::unsupported_version);
+  EXPECT_NE(c.problems[0].message.find("needs format version 7"), std::string::npos) << c.problems[0].message;
+  EXPECT_NE(c.problems[0].message.find("supports version 1"), std::string::npos) << c.problems[0].message;
+  EXPECT_TRUE(c.events.empty());
+}
+
+TEST(Version, LaterRevisionFieldsAppendedToTheHeaderAreSkipped) {
+  const std::vector<Event> events = random_events(50, 2);
+  std::vector<std::uint8_t> bytes = write_trace_bytes(test_header(1), events);
+  const std::uint32_t len = load_le<std::uint32_t>(bytes.data() + 12);
+  bytes.insert(bytes.begin() + len - 4, {1, 2, 3, 4, 5});  // unknown fields before the CRC
+  store_le<std::uint32_t>(bytes.data() + 12, len + 5);
+  refresh_header_crc(bytes);
+  const TraceContents c = read_trace_bytes(bytes);
+  EXPECT_TRUE(c.problems.empty());
+  EXPECT_TRUE(c.header_ok);
+  EXPECT_EQ(c.header.hostname, "testhost");
+  EXPECT_EQ(c.events, events);
+}
+
+TEST(NotATrace, GarbageEmptyAndOtherFormats) {
+  const std::string texts[] = {std::string("\x7f" "ELF\x02\x01\x01", 7) + std::string(100, '\0'), "hello world\n",
+                               "", "\x89PNG\r\n\x1a\n....", std::string(1000, '\xff')};
+  for (const std::string& t : texts) {
+    const TraceContents c =
+        read_trace_bytes({reinterpret_cast<const std::uint8_t*>(t.data()), t.size()});
+    ASSERT_EQ(c.problems.size(), 1u);
+    EXPECT_EQ(c.problems[0].kind, TraceErrorKind::not_a_trace);
+    EXPECT_NE(c.problems[0].message.find("not a Lantern trace"), std::string::npos);
+    EXPECT_TRUE(c.events.empty());
+  }
+}
+
+TEST(EventTable, MismatchIsAWarningAndEventsStillRead) {
+  const std::vector<Event> events = random_events(200, 3);
+  TraceHeader h = test_header(2);
+  h.event_names = current_event_names();
+  std::swap(h.event_names[3], h.event_names[4]);
+  const TraceContents c = read_trace_bytes(write_trace_bytes(h, events));
+  ASSERT_EQ(c.problems.size(), 1u);
+  EXPECT_EQ(c.problems[0].kind, TraceErrorKind::table_mismatch);
+  EXPECT_TRUE(c.problems[0].warning());
+  EXPECT_NE(c.problems[0].message.find("id 3"), std::string::npos) << c.problems[0].message;
+  EXPECT_EQ(c.events, events);
+}
+
+TEST(EventTable, NewerTablesEventsAreSkippedOlderTablesAreDamage) {
+  // One chunk whose first event (a steal: plain varint payloads, no prediction) is
+  // re-typed to id kEventTypeCount, unknown to this reader.
+  std::vector<Event> events = {Event{1000, 0, EventType::steal, {}, 3, 0x201}};
+  for (const Event& e : random_events(19, 4)) events.push_back(e);
+  for (bool newer_table : {true, false}) {
+    TraceHeader h = test_header(1);
+    h.event_names = current_event_names();
+    if (newer_table) h.event_names.push_back("future_event");
+    std::vector<std::uint8_t> bytes = write_trace_bytes(h, events);
+    const std::uint64_t chunk = load_le<std::uint32_t>(bytes.data() + 12);
+    std::uint8_t& tag = bytes[chunk + kChunkHeaderBytes];
+    // Plain-varint types only, so re-typing keeps the payload decodable.
+    ASSERT_FALSE(a_is_task_id(tag & kTagTypeMask));
+    ASSERT_FALSE(tag & kTagPredictedA);
+    tag = static_cast<std::uint8_t>((tag & ~kTagTypeMask) | kEventTypeCount);
+    refresh_crcs(bytes, chunk);
+    const TraceContents c = read_trace_bytes(bytes);
+    if (newer_table) {
+      EXPECT_EQ(c.events, std::vector<Event>(events.begin() + 1, events.end()));
+      ASSERT_EQ(c.problems.size(), 2u);
+      EXPECT_EQ(c.problems[0].kind, TraceErrorKind::table_mismatch);
+      EXPECT_EQ(c.problems[1].kind, TraceErrorKind::unknown_event_type);
+      EXPECT_NE(c.problems[1].message.find("1 events"), std::string::npos) << c.problems[1].message;
+    } else {
+      EXPECT_TRUE(c.events.empty());
+      ASSERT_EQ(c.problems.size(), 1u);
+      EXPECT_EQ(c.problems[0].kind, TraceErrorKind::corrupt_chunk);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace lantern::trace

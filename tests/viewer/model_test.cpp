@@ -1,0 +1,162 @@
+// model_test.cpp - the viewer's Model without a window: intervals, occupancy at any
+// zoom, task nesting, steals, series, histograms and incremental equals whole.
+#include <gtest/gtest.h>
+
+#include <lantern/trace/chunk_encoder.hpp>
+#include <lantern/trace/trace_writer.hpp>
+#include <lantern/viewer/model.hpp>
+#include <lantern/viewer/synthetic_trace.hpp>
+
+#include "trace_builder.hpp"
+
+namespace lantern::viewer {
+namespace {
+
+using test::TraceBuilder;
+
+TEST(WorkerTrack, StateIntervalsAndOccupancyAtAnyRange) {
+  TraceBuilder b(1);
+  b.state(0, 100, 1, 0);   // idle -> active at 100
+  b.state(0, 300, 0, 1);   // active -> idle at 300
+  b.state(0, 400, 1, 3);   // idle -> sleeping at 400
+  b.state(0, 1000, 3, 1);  // woken at 1000
+  Model m;
+  b.apply_to(m);
+  const WorkerTrack& t = m.track(0);
+  ASSERT_EQ(t.interval_count(), 4u);  // the unknown interval at 100 became "idle", replaced by active
+  EXPECT_EQ(t.interval_state(0), 0);
+  const Occupancy all = t.occupancy(100, 1100, 1100);
+  EXPECT_DOUBLE_EQ(all[0], 200);  // active 100..300
+  EXPECT_DOUBLE_EQ(all[1], 100 + 100);  // idle 300..400, 1000..1100
+  EXPECT_DOUBLE_EQ(all[3], 600);
+  const Occupancy part = t.occupancy(250, 450, 1100);
+  EXPECT_DOUBLE_EQ(part[0], 50);
+  EXPECT_DOUBLE_EQ(part[1], 100);
+  EXPECT_DOUBLE_EQ(part[3], 50);
+}
+
+TEST(WorkerTrack, OccupancyMatchesBruteForceAcrossCheckpoints) {
+  TraceBuilder b(1);
+  std::uint64_t t = 1000;
+  int state = 1;
+  for (int i = 0; i < 500; ++i) {
+    const int to = (state + 1 + i % 3) % 4;
+    b.state(0, t, state, to);
+    state = to;
+    t += 7 + (i * 13) % 50;
+  }
+  Model m;
+  b.apply_to(m);
+  const WorkerTrack& track = m.track(0);
+  for (Tick a : {1000ull, 1003ull, 1500ull, 4000ull}) {
+    for (Tick len : {1ull, 17ull, 333ull, 9000ull}) {
+      Occupancy brute{};
+      for (std::size_t i = 0; i < track.interval_count(); ++i) {
+        const Tick s = std::max(a, track.interval_start(i)), e = std::min(a + len, track.interval_end(i, t));
+        if (e > s) brute[track.interval_state(i)] += static_cast<double>(e - s);
+      }
+      const Occupancy fast = track.occupancy(a, a + len, t);
+      for (int s = 0; s < kStateSlots; ++s) EXPECT_DOUBLE_EQ(fast[s], brute[s]) << a << "+" << len;
+    }
+  }
+}
+
+TEST(WorkerTrack, NestedTasksStackMatchAndInheritWaitAndSteal) {
+  TraceBuilder b(2);
+  b.state(0, 10, 1, 0);
+  b.event(0, 11, trace::EventType::lane_pop, 0, 500);
+  b.task_begin(0, 12, 7, 1);  // own lane: ready wait 500
+  b.task_begin(0, 20, 8, 0);  // nested (join)
+  b.task_end(0, 30, 8);
+  b.event(0, 40, trace::EventType::steal, 1, 2 | (2 << 8));
+  b.task_begin(0, 41, 9, 2);  // stolen: brings the steal
+  b.task_end(0, 50, 9);
+  b.task_end(0, 60, 7);
+  Model m;
+  b.apply_to(m);
+  const WorkerTrack& t = m.track(0);
+  ASSERT_EQ(t.depth_count(), 2);
+  ASSERT_EQ(t.slices(0).size(), 1u);
+  EXPECT_EQ(t.slices(0)[0].start, 12u);
+  EXPECT_EQ(t.slices(0)[0].end, 60u);
+  EXPECT_EQ(t.slices(0)[0].ready_wait, 500u);
+  ASSERT_EQ(t.slices(1).size(), 2u);
+  EXPECT_EQ(t.slices(1)[1].steal, 0);
+  EXPECT_EQ(m.steals(0)[0].victim, 1u);
+  EXPECT_EQ(m.steal_count(0, 1), 1u);
+  EXPECT_EQ(m.task_duration().count(), 3u);
+}
+
+TEST(WorkerTrack, LostEndClosesInnerTasks) {
+  TraceBuilder b(1);
+  b.task_begin(0, 10, 1, 0);
+  b.task_begin(0, 20, 2, 0);  // its end is lost
+  b.task_end(0, 50, 1);
+  b.task_end(0, 60, 99);      // never began here
+  Model m;
+  b.apply_to(m);
+  const WorkerTrack& t = m.track(0);
+  EXPECT_EQ(t.slices(1)[0].end, 50u);
+  EXPECT_TRUE(t.slices(1)[0].flags & kSliceEndLost);
+  EXPECT_EQ(t.unmatched_ends(), 1u);
+  EXPECT_EQ(t.open_depth(), 0);
+}
+
+TEST(TimeSeries, PointsAndIntervalsSumOverAnyRange) {
+  TimeSeries s(2, 1000, 1 << 20, 4);  // 16-tick buckets
+  s.add_point(0, 1000, 1);
+  s.add_point(0, 1100, 2);
+  s.add_interval(1, 1010, 1500, 1);  // one task queued for 490 ticks
+  s.add_interval(1, 1200, 1210, 2);
+  s.prepare();
+  EXPECT_DOUBLE_EQ(s.sum(0, 0, 1000), 3);
+  EXPECT_DOUBLE_EQ(s.sum(1, 0, 1000), 490 + 20);
+  EXPECT_NEAR(s.sum(1, 100, 300), 200 + 20, 1e-9);
+}
+
+TEST(TimeSeries, CoarsensInsteadOfGrowingPastTheBudget) {
+  TimeSeries s(1, 0, 64, 0);
+  for (std::uint64_t t = 0; t < 10000; t += 10) s.add_point(0, t, 1);
+  s.add_interval(0, 0, 10000, 0.5);
+  s.prepare();
+  EXPECT_LE(s.bucket_count(), 64u);
+  EXPECT_NEAR(s.sum(0, 0, 20000), 1000 + 5000, 1e-6);
+}
+
+TEST(Model, SyntheticTraceFedByteByByteEqualsWholeFile) {
+  SyntheticOptions o;
+  o.workers = 3;
+  o.target_events = 20000;
+  const auto bytes = synthetic_trace_bytes(o);
+  const auto whole_session = test::load(bytes, bytes.size());
+  const auto trickle_session = test::load(bytes, 7);
+  const Model& whole = whole_session->model();
+  const Model& trickle = trickle_session->model();
+  EXPECT_EQ(whole.events(), trickle.events());
+  EXPECT_GE(whole.events(), 20000u);
+  for (std::uint32_t w = 0; w < 3; ++w) {
+    EXPECT_EQ(whole.track(w).interval_count(), trickle.track(w).interval_count());
+    EXPECT_EQ(whole.steals(w).size(), trickle.steals(w).size());
+  }
+  EXPECT_EQ(whole.health().problems().size(), trickle.health().problems().size());
+  EXPECT_TRUE(whole.trace_problems().empty()) << trace::describe(whole.trace_problems().front());
+}
+
+TEST(Model, SyntheticProblemsAreFound) {
+  SyntheticOptions o;
+  o.workers = 4;
+  o.target_events = 100000;  // covers periods 0-2, where problems are planted
+  const auto session = test::load(synthetic_trace_bytes(o), 1 << 16);
+  const Model* m = &session->model();
+  const HealthChecker& h = m->health();
+  EXPECT_GE(h.count(ProblemKind::long_task), 1u);
+  EXPECT_GE(h.count(ProblemKind::spinning), 1u);
+  EXPECT_GE(h.count(ProblemKind::queued_while_asleep), 1u);
+  EXPECT_GE(h.count(ProblemKind::events_dropped), 1u);
+  EXPECT_EQ(m->dropped_events(), 750u);
+  EXPECT_GT(m->ready_wait().count(), 0u);
+  EXPECT_GT(m->wake_latency().count(), 0u);
+}
+
+}  // namespace
+}  // namespace lantern::viewer

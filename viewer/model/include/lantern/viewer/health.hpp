@@ -1,0 +1,121 @@
+// health.hpp - the warnings a user should not miss, derived from the model.
+//
+// HealthChecker reads what the Model has stored (it never sees raw events) and keeps
+// a cursor per worker, so each call to advance() examines only what arrived since the
+// last; changing a threshold is a reset() and one full rescan. Each Problem carries a
+// time range and a worker (or lane), which is how the health view links to the timeline.
+//
+// "All workers asleep while work waits" compares workers with each other, but a live
+// stream delivers each worker's events in order, not all workers' events in time order.
+// So that check sweeps the workers' state intervals in time order only up to a horizon
+// every worker has reached (a sleeping worker counts as having reached any time: it will
+// report nothing until it wakes).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <queue>
+#include <string>
+#include <vector>
+
+#include "lantern/viewer/worker_track.hpp"
+
+namespace lantern::viewer {
+
+class Model;
+
+enum class ProblemKind : std::uint8_t {
+  long_task,              // a worker ran one task without a break for longer than the threshold
+  lane_wait,              // a lane's head waited far longer than that lane's average
+  queued_while_asleep,    // work waited in a lane while every worker slept
+  spinning,               // a worker searched (idle or sleepy) for long without finding work
+  events_dropped,         // the recorder's ring (or the live stream) lost events here
+};
+inline constexpr int kProblemKindCount = 5;
+const char* problem_kind_name(ProblemKind kind) noexcept;     // "long task", ...
+const char* problem_kind_advice(ProblemKind kind) noexcept;   // one sentence: what it usually means
+
+struct Problem {
+  ProblemKind kind = ProblemKind::long_task;
+  std::uint32_t worker = 0;  // the worker; for lane problems, the lane
+  Tick start = 0;            // where on the timeline
+  Tick end = 0;
+  Tick value = 0;            // ticks (durations, waits) or a count (events dropped)
+  std::uint64_t detail = 0;  // long_task: the task id
+  std::uint32_t occurrences = 1;  // nearby occurrences merged into this one
+};
+
+struct HealthThresholds {
+  double long_task_ms = 10.0;         // one task without a break
+  double lane_wait_factor = 10.0;     // head wait vs the lane's average so far ...
+  double lane_wait_min_ms = 1.0;      // ... and at least this long
+  double queued_asleep_min_us = 200.0;  // all asleep while work waits, at least this long
+  double spin_ms = 5.0;               // idle/sleepy without finding work
+};
+
+class HealthChecker {
+ public:
+  static constexpr std::size_t kMaxProblems = 20000;
+
+  void set_thresholds(const HealthThresholds& t) noexcept { thresholds_ = t; }
+  const HealthThresholds& thresholds() const noexcept { return thresholds_; }
+  void reset();
+  // advance examines what the model stored since the last call.
+  void advance(const Model& model);
+  // finish: no more events will come; checks everything up to the newest event.
+  void finish(const Model& model);
+
+  const std::vector<Problem>& problems() const noexcept { return problems_; }
+  std::uint64_t count(ProblemKind kind) const noexcept { return counts_[static_cast<int>(kind)]; }
+  std::uint64_t suppressed() const noexcept { return suppressed_; }
+  // ongoing: problems happening at the model's newest time (a task running too long
+  // right now, a worker searching for too long right now). Recomputed on each call.
+  std::vector<Problem> ongoing(const Model& model) const;
+
+ private:
+  struct Cursor {
+    std::vector<std::size_t> slice;  // per depth: next slice to examine
+    std::size_t interval = 0;
+    std::size_t pop = 0;
+    std::size_t drop = 0;
+  };
+  void report(const Problem& p, Tick merge_gap);
+  void check_slices(const Model& m, std::uint32_t w, Cursor& c, Tick threshold);
+  void check_intervals(const Model& m, std::uint32_t w, Cursor& c, Tick threshold);
+  void check_pops(const Model& m, std::uint32_t w, Cursor& c);
+  void sweep_asleep(const Model& m);
+  void check_candidates(const Model& m);
+
+  HealthThresholds thresholds_;
+  std::vector<Cursor> cursors_;
+  std::vector<Problem> problems_;
+  std::array<std::uint64_t, kProblemKindCount> counts_{};
+  std::uint64_t suppressed_ = 0;
+  // Per lane: sum and count of waits so far (the "average" a head wait is compared with).
+  std::vector<double> lane_wait_sum_;
+  std::vector<std::uint64_t> lane_wait_count_;
+  // The all-asleep sweep: per worker the next interval, a time-ordered queue of them.
+  struct Next {
+    Tick t;
+    std::uint32_t worker;
+    bool operator>(const Next& o) const noexcept { return t > o.t; }
+  };
+  std::vector<std::size_t> sweep_index_;
+  std::vector<int> sweep_state_;
+  std::priority_queue<Next, std::vector<Next>, std::greater<>> sweep_queue_;
+  std::uint32_t sweep_workers_ = 0;
+  int asleep_ = 0;
+  Tick swept_to_ = 0;
+  Tick asleep_since_ = 0;
+  bool all_asleep_ = false;
+  bool finished_ = false;
+  std::vector<std::pair<Tick, Tick>> all_asleep_intervals_;  // closed, time-ordered
+  struct Candidate {
+    Tick t;
+    Tick wait;
+    std::uint32_t lane;
+  };
+  std::vector<Candidate> candidates_;  // lane pops waiting for the sweep to reach them
+};
+
+}  // namespace lantern::viewer

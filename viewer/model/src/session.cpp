@@ -1,0 +1,160 @@
+// session.cpp - the feed thread: ByteSource -> TraceDecoder -> Model::apply.
+#include "lantern/viewer/session.hpp"
+
+#include <vector>
+
+#include "lantern/trace/trace_decoder.hpp"
+
+namespace lantern::viewer {
+namespace {
+
+// An empty source for files that could not be opened: the session ends at once.
+class FailedSource final : public ByteSource {
+ public:
+  explicit FailedSource(std::string name) : name_(std::move(name)) {}
+  Status read(std::span<std::uint8_t>, std::size_t*, std::string*) override { return Status::end; }
+  std::string describe() const override { return name_; }
+
+ private:
+  std::string name_;
+};
+
+}  // namespace
+
+Session::Session(std::unique_ptr<ByteSource> source, SourceStatus::Kind kind, std::string name)
+    : source_(std::move(source)), kind_(kind) {
+  SourceStatus& s = model_.status();
+  s.kind = kind;
+  s.name = std::move(name);
+  s.total_bytes = source_->total();
+  s.phase = kind == SourceStatus::Kind::live ? SourceStatus::Phase::connecting : SourceStatus::Phase::loading;
+  s.message = source_->describe();
+}
+
+std::unique_ptr<Session> Session::from_source(std::unique_ptr<ByteSource> source, SourceStatus::Kind kind,
+                                              std::string name) {
+  std::unique_ptr<Session> session(new Session(std::move(source), kind, std::move(name)));
+  session->thread_ = std::thread([s = session.get()] { s->run(); });
+  return session;
+}
+
+std::unique_ptr<Session> Session::open_file(const std::string& path) {
+  std::string error;
+  auto source = open_file_source(path, &error);
+  if (!source) {
+    std::unique_ptr<Session> session(new Session(std::make_unique<FailedSource>(path), SourceStatus::Kind::file, path));
+    session->model_.add_trace_problem(trace::TraceError{trace::TraceErrorKind::io, 0, error});
+    session->model_.status().phase = SourceStatus::Phase::failed;
+    session->model_.status().message = error;
+    session->finished_.store(true, std::memory_order_release);
+    return session;
+  }
+  return from_source(std::move(source), SourceStatus::Kind::file, path);
+}
+
+std::unique_ptr<Session> Session::attach(const HostPort& where) {
+  return from_source(socket_source(where), SourceStatus::Kind::live, where.text());
+}
+
+Session::~Session() {
+  stop_.store(true, std::memory_order_relaxed);
+  if (thread_.joinable()) thread_.join();
+}
+
+void Session::wait_until_finished() const {
+  finished_.wait(false, std::memory_order_acquire);
+}
+
+void Session::run() {
+  trace::TraceDecoder decoder;
+  std::vector<std::uint8_t> buffer(1u << 20);
+  bool header_applied = false;
+  bool was_connected = false;
+  bool source_done = false;
+  std::string failure;
+  auto with_model = [&](auto&& fn) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    fn(model_);
+  };
+  while (!stop_.load(std::memory_order_relaxed)) {
+    std::size_t n = 0;
+    std::string message;
+    switch (source_->read(buffer, &n, &message)) {
+      case ByteSource::Status::data:
+        decoder.feed({buffer.data(), n});
+        bytes_.fetch_add(n, std::memory_order_relaxed);
+        break;
+      case ByteSource::Status::waiting:
+        break;
+      case ByteSource::Status::end:
+        decoder.end_of_input();
+        source_done = true;
+        break;
+      case ByteSource::Status::error:
+        failure = message;
+        decoder.end_of_input();
+        source_done = true;
+        break;
+    }
+    if (!was_connected && source_->connected()) {
+      was_connected = true;
+      with_model([&](Model& m) {
+        m.status().phase = live() ? SourceStatus::Phase::streaming : SourceStatus::Phase::loading;
+        m.status().message = source_->describe();
+      });
+    } else if (!was_connected) {
+      with_model([&](Model& m) { m.status().message = source_->describe(); });
+    }
+    // Parse everything the bytes so far allow; each chunk is applied under the lock
+    // on its own, so a frame waits for at most one chunk.
+    bool ended = false;
+    for (bool more = true; more && !ended;) {
+      switch (decoder.next()) {
+        case trace::TraceDecoder::Step::need_input: more = false; break;
+        case trace::TraceDecoder::Step::header:
+          header_applied = true;
+          with_model([&](Model& m) { m.apply_header(decoder.header(), true); });
+          break;
+        case trace::TraceDecoder::Step::chunk:
+          with_model([&](Model& m) {
+            if (!header_applied) m.apply_header(decoder.header(), false);  // the header was damaged
+            m.apply(decoder.chunk());
+          });
+          header_applied = true;
+          break;
+        case trace::TraceDecoder::Step::problem: {
+          trace::TraceError p = decoder.problem();
+          if (live() && p.kind == trace::TraceErrorKind::truncated && source_done) {
+            p.message = "the connection ended inside a chunk; its " +
+                        std::to_string(decoder.received() - p.offset) + " bytes were discarded";
+          }
+          with_model([&](Model& m) { m.add_trace_problem(p); });
+          break;
+        }
+        case trace::TraceDecoder::Step::end: ended = true; break;
+      }
+    }
+    with_model([&](Model& m) { m.status().bytes = decoder.received(); });
+    if (ended || source_done) break;
+  }
+  with_model([&](Model& m) {
+    m.finish();
+    SourceStatus& s = m.status();
+    if (!failure.empty()) {
+      m.add_trace_problem(trace::TraceError{trace::TraceErrorKind::io, decoder.received(), failure});
+      s.phase = live() ? SourceStatus::Phase::disconnected : SourceStatus::Phase::failed;
+      s.message = failure + (live() ? "; keeping what was received" : "");
+    } else if (live()) {
+      s.phase = SourceStatus::Phase::disconnected;
+      s.message = was_connected ? "the app closed the connection (it ended or stopped streaming); keeping what was received"
+                                : "stopped before connecting to " + s.name;
+    } else {
+      s.phase = m.has_trace_errors() ? SourceStatus::Phase::failed : SourceStatus::Phase::complete;
+      s.message = m.has_trace_errors() ? "the trace has problems; showing what could be read" : "loaded";
+    }
+  });
+  finished_.store(true, std::memory_order_release);
+  finished_.notify_all();
+}
+
+}  // namespace lantern::viewer

@@ -1,0 +1,143 @@
+// health_view.cpp - data-loss summary, trace problems, warnings with links, thresholds.
+#include "health_view.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "palette.hpp"
+
+namespace lantern::viewer {
+namespace {
+constexpr std::size_t kRowsPerKind = 200;  // a table longer than this is read by its count
+}
+
+std::uint64_t HealthView::attention(const Model& model) {
+  std::uint64_t n = 0;
+  for (int k = 0; k < kProblemKindCount; ++k) n += model.health().count(static_cast<ProblemKind>(k)) ? 1 : 0;
+  for (const auto& p : model.trace_problems()) n += p.warning() ? 0 : 1;
+  return n;
+}
+
+void HealthView::focus(const Model& model, ViewState& view, const Problem& p) {
+  const double a = model.rel(p.start), b = model.rel(std::max(p.end, p.start));
+  view.focus = ViewState::Focus{true, a, b, static_cast<int>(p.worker), true};
+  view.follow = false;
+  view.fit_requested = false;
+  view.show(a, b, std::max((b - a) * 4, model.ns_to_ticks(50e3)));
+  if (view.limit < b) view.limit = ViewState::kNoLimit;  // a replay paused before it: show it
+}
+
+void HealthView::data_section(const Model& model) {
+  ImGui::Text("Events: %s in %s chunks", format_count(model.events()).c_str(), format_count(model.chunks()).c_str());
+  const std::uint64_t dropped = model.dropped_events();
+  if (dropped == 0) {
+    ImGui::TextColored(palette::vec(palette::kGood), "No events dropped.");
+  } else {
+    ImGui::TextColored(palette::vec(palette::kError), "%s events dropped (the trace has gaps; counters stay exact):",
+                       format_count(dropped).c_str());
+    for (std::uint32_t w = 0; w < model.worker_count(); ++w) {
+      if (model.dropped(w)) ImGui::BulletText("worker %u: %s in %zu gaps", w, format_count(model.dropped(w)).c_str(), model.drops(w).size());
+    }
+  }
+  if (model.rejected_events()) {
+    ImGui::TextColored(palette::vec(palette::kWarning), "%s events ignored (impossible worker ids or states)",
+                       format_count(model.rejected_events()).c_str());
+  }
+  for (const auto& p : model.trace_problems()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, palette::vec(p.warning() ? palette::kWarning : palette::kError));
+    ImGui::TextWrapped("%s", trace::describe(p).c_str());
+    ImGui::PopStyleColor();
+  }
+}
+
+void HealthView::problem_rows(const Model& model, ViewState& view, ProblemKind kind, const std::vector<Problem>& list) {
+  if (!ImGui::BeginTable("##problems", 4, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp)) return;
+  ImGui::TableSetupColumn("where", ImGuiTableColumnFlags_WidthStretch, 1.0f);
+  ImGui::TableSetupColumn("when", ImGuiTableColumnFlags_WidthStretch, 1.0f);
+  ImGui::TableSetupColumn("what", ImGuiTableColumnFlags_WidthStretch, 2.2f);
+  ImGui::TableSetupColumn("times", ImGuiTableColumnFlags_WidthStretch, 0.6f);
+  std::size_t shown = 0;
+  char label[96];
+  for (std::size_t i = 0; i < list.size() && shown < kRowsPerKind; ++i) {
+    const Problem& p = list[i];
+    if (p.kind != kind) continue;
+    ++shown;
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    const bool lane = kind == ProblemKind::lane_wait || kind == ProblemKind::queued_while_asleep;
+    std::snprintf(label, sizeof label, "%s %u##%zu", lane ? "lane" : "worker", p.worker, i);
+    if (ImGui::Selectable(label, false, ImGuiSelectableFlags_SpanAllColumns)) focus(model, view, p);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("show on the timeline");
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(format_duration(model.ticks_to_ns(model.rel(p.start))).c_str());
+    ImGui::TableNextColumn();
+    const std::string v = format_duration(model.ticks_to_ns(static_cast<double>(p.value)));
+    switch (kind) {
+      case ProblemKind::long_task: ImGui::Text("task #%llx ran %s without a break", static_cast<unsigned long long>(p.detail), v.c_str()); break;
+      case ProblemKind::lane_wait: ImGui::Text("head waited %s (lane average %s)", v.c_str(), format_duration(model.ticks_to_ns(static_cast<double>(p.detail))).c_str()); break;
+      case ProblemKind::queued_while_asleep: ImGui::Text("work waited %s with every worker asleep", v.c_str()); break;
+      case ProblemKind::spinning: ImGui::Text("searched %s without finding work", v.c_str()); break;
+      case ProblemKind::events_dropped: ImGui::Text("%s events lost", format_count(p.value).c_str()); break;
+    }
+    ImGui::TableNextColumn();
+    ImGui::Text("%u", p.occurrences);
+  }
+  ImGui::EndTable();
+  if (model.health().count(kind) > shown) {
+    ImGui::TextDisabled("(%s occurrences in all, merged where close together; first %zu rows shown)",
+                        format_count(model.health().count(kind)).c_str(), shown);
+  }
+}
+
+void HealthView::thresholds_section(Model& model) {
+  if (!edit_loaded_) edit_ = model.health().thresholds(), edit_loaded_ = true;
+  ImGui::PushItemWidth(120);
+  ImGui::InputDouble("long task (ms)", &edit_.long_task_ms, 1, 10, "%.2f");
+  ImGui::InputDouble("lane wait: x lane average", &edit_.lane_wait_factor, 1, 5, "%.1f");
+  ImGui::InputDouble("lane wait: at least (ms)", &edit_.lane_wait_min_ms, 0.1, 1, "%.2f");
+  ImGui::InputDouble("queued while asleep (us)", &edit_.queued_asleep_min_us, 10, 100, "%.0f");
+  ImGui::InputDouble("searching without work (ms)", &edit_.spin_ms, 1, 5, "%.2f");
+  ImGui::PopItemWidth();
+  if (ImGui::Button("Re-check the whole trace")) model.recheck_health(edit_);
+}
+
+void HealthView::draw(Model& model, ViewState& view, ImVec2 size) {
+  ImGui::BeginChild("##health", size, false);
+  data_section(model);
+  ImGui::Separator();
+  const std::vector<Problem> now = model.health().ongoing(model);
+  for (const Problem& p : now) {
+    ImGui::PushStyleColor(ImGuiCol_Text, palette::vec(palette::kWarning));
+    char label[160];
+    std::snprintf(label, sizeof label, "NOW: worker %u %s for %s##now%u", p.worker,
+                  p.kind == ProblemKind::long_task ? "busy on one task" : "searching without work",
+                  format_duration(model.ticks_to_ns(static_cast<double>(p.value))).c_str(), p.worker);
+    if (ImGui::Selectable(label)) focus(model, view, p);
+    ImGui::PopStyleColor();
+  }
+  const auto& list = model.health().problems();
+  bool any = false;
+  for (int k = 0; k < kProblemKindCount; ++k) {
+    const auto kind = static_cast<ProblemKind>(k);
+    const std::uint64_t count = model.health().count(kind);
+    if (count == 0) continue;
+    any = true;
+    char header[96];
+    std::snprintf(header, sizeof header, "%s (%s)###kind%d", problem_kind_name(kind), format_count(count).c_str(), k);
+    ImGui::PushStyleColor(ImGuiCol_Text, palette::vec(kind == ProblemKind::events_dropped ? palette::kError : palette::kWarning));
+    const bool open = ImGui::CollapsingHeader(header, ImGuiTreeNodeFlags_DefaultOpen);
+    ImGui::PopStyleColor();
+    if (!open) continue;
+    ImGui::PushID(k);
+    ImGui::TextDisabled("%s", problem_kind_advice(kind));
+    problem_rows(model, view, kind, list);
+    ImGui::PopID();
+  }
+  if (!any && now.empty()) ImGui::TextColored(palette::vec(palette::kGood), "No warnings.");
+  if (model.health().suppressed()) ImGui::TextDisabled("%s further warnings not listed", format_count(model.health().suppressed()).c_str());
+  ImGui::Spacing();
+  if (ImGui::CollapsingHeader("Thresholds")) thresholds_section(model);
+  ImGui::EndChild();
+}
+
+}  // namespace lantern::viewer

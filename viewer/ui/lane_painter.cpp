@@ -1,0 +1,154 @@
+// lane_painter.cpp - the timeline's level-of-detail drawing (see the header).
+#include "lane_painter.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "palette.hpp"
+
+namespace lantern::viewer {
+namespace {
+constexpr float kMinSliceWidth = 3.0f;  // narrower slices are drawn as clusters
+}
+
+Tick LanePainter::open_end() const noexcept {
+  Tick end = model_.last_tick();
+  if (std::isfinite(limit_)) end = std::min(end, model_.abs(limit_));
+  return end;
+}
+
+void LanePainter::flush_run(float y0, float y1) {
+  if (run_open_ && run_x1_ > run_x0_) {
+    draw_->AddRectFilled(ImVec2(run_x0_, y0), ImVec2(run_x1_, y1), run_colour_);
+    ++stats_.runs;
+  }
+  run_open_ = false;
+}
+
+void LanePainter::states(std::uint32_t worker, float y0, float y1) {
+  const WorkerTrack& track = model_.track(worker);
+  if (!track.seen()) return;
+  const Tick end_abs = open_end();
+  // Visible part: the window, clipped to the worker's data and the playhead.
+  const double lo = std::max(map_.start, model_.rel(track.first_tick()));
+  const double hi = std::min({map_.end, model_.rel(end_abs), limit_});
+  if (hi <= lo) return;
+  const double tpp = map_.ticks_per_pixel();
+  const float x_lo = map_.x(lo), x_hi = map_.x(hi);
+  auto add = [&](float a, float b, ImU32 colour) {
+    a = std::max(a, x_lo);
+    b = std::min(b, x_hi);
+    if (b <= a) return;
+    if (run_open_ && colour == run_colour_ && a <= run_x1_ + 0.01f) {
+      run_x1_ = std::max(run_x1_, b);
+      return;
+    }
+    flush_run(y0, y1);
+    run_open_ = true;
+    run_x0_ = a, run_x1_ = b, run_colour_ = colour;
+  };
+  std::ptrdiff_t hint = -1;
+  // Walk pixel columns [x, x + 1) from the first visible one.
+  float x = std::floor(x_lo - map_.x0) + map_.x0;
+  while (x < x_hi) {
+    const Tick a = model_.abs(map_.t(x)), b = model_.abs(map_.t(x + 1.0f));
+    std::ptrdiff_t i = track.interval_at(a);
+    if (i < 0) {
+      x = std::max(x + 1.0f, std::floor(map_.x(model_.rel(track.first_tick()))));
+      continue;
+    }
+    const Tick e = track.interval_end(static_cast<std::size_t>(i), end_abs);
+    if (e >= b) {
+      // One interval covers this column and maybe many more: one run to its end.
+      const int s = track.interval_state(static_cast<std::size_t>(i));
+      const float x_end = map_.x(model_.rel(e));
+      if (s != kUnknownState) add(x, x_end, palette::state(s));
+      x = std::max(x + 1.0f, std::floor(x_end - map_.x0) + map_.x0);
+      continue;
+    }
+    // Several intervals inside this column: its dominant state, from the cumulative
+    // occupancy (a range query, not a walk over the intervals).
+    ++stats_.queries;
+    const Occupancy before = track.cumulative(a, end_abs, &hint);
+    const Occupancy after = track.cumulative(b, end_abs, &hint);
+    int best = -1;
+    double best_ticks = 0;
+    for (int s = 0; s < trace::kStateCount; ++s) {
+      const double v = after[s] - before[s];
+      if (v > best_ticks) best_ticks = v, best = s;
+    }
+    if (best >= 0) add(x, x + 1.0f, palette::state(best));
+    x += 1.0f;
+  }
+  (void)tpp;
+  flush_run(y0, y1);
+}
+
+int LanePainter::dominant_state(std::uint32_t worker, double a, double b) const {
+  const WorkerTrack& track = model_.track(worker);
+  if (!track.seen() || b <= a) return -1;
+  const Occupancy o = track.occupancy(model_.abs(a), model_.abs(b), open_end());
+  int best = -1;
+  double best_ticks = 0;
+  for (int s = 0; s < trace::kStateCount; ++s) {
+    if (o[s] > best_ticks) best_ticks = o[s], best = s;
+  }
+  return best;
+}
+
+void LanePainter::tasks(std::uint32_t worker, int depth, float y0, float y1) {
+  const WorkerTrack& track = model_.track(worker);
+  if (depth >= track.depth_count()) return;
+  const auto& row = track.slices(depth);
+  const Tick end_abs = open_end();
+  const double hi = std::min(map_.end, limit_);
+  const float x_left = map_.x0, x_right = map_.x(hi);
+  std::size_t i = track.first_slice_ending_after(depth, model_.abs(map_.start));
+  char label[64];
+  while (i < row.size()) {
+    const TaskSlice& s = row[i];
+    const double start = model_.rel(s.start);
+    if (start >= hi) break;
+    const Tick s_end = s.open() ? end_abs : s.end;
+    const float x0 = map_.x(start), x1 = map_.x(model_.rel(std::max(s_end, s.start)));
+    if (x1 - x0 >= kMinSliceWidth) {
+      const float a = std::max(x0, x_left), b = std::min(x1, x_right);
+      if (b > a) {
+        const ImU32 fill = palette::source(s.source);
+        draw_->AddRectFilled(ImVec2(a, y0), ImVec2(b, y1), fill);
+        draw_->AddRect(ImVec2(a, y0), ImVec2(b, y1), palette::scale(fill, 0.55f));
+        ++stats_.runs;
+        if (b - a > 46) {
+          // The label is the task id: tasks carry no names, and the id is what a
+          // user matches against push/steal events and their own logs.
+          std::snprintf(label, sizeof label, "#%llx", static_cast<unsigned long long>(s.id & 0xffffff));
+          const ImVec2 size = ImGui::CalcTextSize(label);
+          if (size.x + 6 < b - a) {
+            draw_->PushClipRect(ImVec2(a, y0), ImVec2(b, y1), true);
+            draw_->AddText(ImVec2(a + 3, y0 + (y1 - y0 - size.y) / 2), IM_COL32(20, 20, 28, 255), label);
+            draw_->PopClipRect();
+          }
+        }
+      }
+      ++i;
+      continue;
+    }
+    // A cluster: every slice that starts within the next few pixels, skipped with one
+    // binary search. Its extent is from the first start to the last end.
+    const Tick limit_tick = model_.abs(map_.t(x0 + kMinSliceWidth));
+    std::size_t j = std::max(i + 1, track.first_slice_starting_at_or_after(depth, limit_tick));
+    const TaskSlice& last = row[j - 1];
+    const Tick last_end = last.open() ? end_abs : last.end;
+    const float cx1 = std::max(map_.x(model_.rel(std::max(last_end, last.start))), x0 + 1.0f);
+    const float a = std::max(x0, x_left), b = std::min(cx1, x_right);
+    if (b > a) {
+      draw_->AddRectFilled(ImVec2(a, y0), ImVec2(b, y1), j - i > 1 ? palette::kTaskCluster : palette::source(s.source));
+      ++stats_.runs;
+    }
+    ++stats_.queries;
+    i = j;
+  }
+}
+
+}  // namespace lantern::viewer

@@ -1,0 +1,95 @@
+// latency_view.cpp - three log-x histograms with percentile markers.
+#include "latency_view.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "palette.hpp"
+
+namespace lantern::viewer {
+
+void LatencyView::histogram(const char* title, const char* what, const LatencyHistogram& h, ImU32 colour, ImVec2 origin,
+                            ImVec2 size) const {
+  ImDrawList* draw = ImGui::GetWindowDrawList();
+  const float text_h = ImGui::GetTextLineHeight();
+  char text[200];
+  draw->AddText(origin, palette::kText, title);
+  if (h.count() == 0) {
+    std::snprintf(text, sizeof text, "no %s recorded", what);
+    draw->AddText(ImVec2(origin.x, origin.y + text_h + 4), palette::kDimText, text);
+    return;
+  }
+  const double p50 = h.quantile_ns(0.5), p90 = h.quantile_ns(0.9), p99 = h.quantile_ns(0.99);
+  std::snprintf(text, sizeof text, "n=%s   mean %s   max %s", format_count(h.count()).c_str(),
+                format_duration(h.mean_ns()).c_str(), format_duration(h.max_ns()).c_str());
+  draw->AddText(ImVec2(origin.x + ImGui::CalcTextSize(title).x + 16, origin.y), palette::kDimText, text);
+
+  const ImVec2 p0(origin.x + 8, origin.y + text_h + 6);
+  const ImVec2 p1(origin.x + size.x - 8, origin.y + size.y - text_h - 6);
+  draw->AddRectFilled(p0, p1, IM_COL32(26, 28, 33, 255));
+  // x: log2 of nanoseconds, from a power of two below the first bucket to one above the last.
+  const double lo = std::floor(std::log2(std::max(1.0, LatencyHistogram::lower_bound(h.first_used()))));
+  const double hi = std::ceil(std::log2(std::max(2.0, LatencyHistogram::upper_bound(h.last_used())))) + 0.01;
+  const float width = p1.x - p0.x, height = p1.y - p0.y;
+  auto x_of = [&](double ns) { return p0.x + width * static_cast<float>((std::log2(std::max(ns, 1.0)) - lo) / (hi - lo)); };
+  std::uint64_t peak = 1;
+  for (int i = h.first_used(); i <= h.last_used(); ++i) peak = std::max(peak, h.bucket(i));
+  auto y_of = [&](std::uint64_t c) {
+    const double k = log_counts_ ? std::log1p(static_cast<double>(c)) / std::log1p(static_cast<double>(peak))
+                                 : static_cast<double>(c) / static_cast<double>(peak);
+    return p1.y - height * static_cast<float>(k);
+  };
+  for (int i = h.first_used(); i <= h.last_used(); ++i) {
+    if (h.bucket(i) == 0) continue;
+    const float x0 = x_of(LatencyHistogram::lower_bound(i)), x1 = std::max(x_of(LatencyHistogram::upper_bound(i)), x0 + 1);
+    draw->AddRectFilled(ImVec2(x0, y_of(h.bucket(i))), ImVec2(x1 - 0.5f, p1.y), colour);
+  }
+  // Decade-ish ticks at powers of ten that fall inside the axis.
+  for (double ns = 1; ns < 1e13; ns *= 10) {
+    const float x = x_of(ns);
+    if (x < p0.x || x > p1.x) continue;
+    draw->AddLine(ImVec2(x, p1.y), ImVec2(x, p1.y + 4), palette::kDimText);
+    const std::string label = format_duration(ns);
+    draw->AddText(ImVec2(x - ImGui::CalcTextSize(label.c_str()).x / 2, p1.y + 4), palette::kDimText, label.c_str());
+  }
+  const struct {
+    double ns;
+    const char* name;
+  } marks[] = {{p50, "p50"}, {p90, "p90"}, {p99, "p99"}};
+  float last_label_x = -1e9f;
+  for (const auto& m : marks) {
+    const float x = x_of(m.ns);
+    draw->AddLine(ImVec2(x, p0.y), ImVec2(x, p1.y), IM_COL32(255, 255, 255, 200), 1.5f);
+    std::snprintf(text, sizeof text, "%s %s", m.name, format_duration(m.ns).c_str());
+    // Stagger labels that would overlap (p90 and p99 are often close).
+    const float y = x - last_label_x < 110 ? p0.y + text_h + 4 : p0.y + 2;
+    draw->AddText(ImVec2(x + 4, y), palette::kText, text);
+    last_label_x = x;
+  }
+  if (ImGui::IsMouseHoveringRect(p0, p1)) {
+    const double ns = std::exp2(lo + (hi - lo) * (ImGui::GetIO().MousePos.x - p0.x) / width);
+    const int b = LatencyHistogram::bucket_of(static_cast<std::uint64_t>(ns));
+    ImGui::BeginTooltip();
+    ImGui::Text("%s .. %s: %s", format_duration(LatencyHistogram::lower_bound(b)).c_str(),
+                format_duration(LatencyHistogram::upper_bound(b)).c_str(), format_count(h.bucket(b)).c_str());
+    ImGui::EndTooltip();
+  }
+}
+
+void LatencyView::draw(const Model& model, ViewState&, ImVec2 size) {
+  ImGui::Checkbox("log counts", &log_counts_);
+  ImGui::SameLine();
+  ImGui::TextDisabled("(whole trace; hover a bar for its bucket)");
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  const float h = (size.y - ImGui::GetFrameHeightWithSpacing()) / 3;
+  histogram("ready wait", "lane pops (needs the 'full' level)", model.ready_wait(), palette::kSource[1], origin,
+            ImVec2(size.x, h));
+  histogram("task duration", "tasks", model.task_duration(), palette::kState[0], ImVec2(origin.x, origin.y + h),
+            ImVec2(size.x, h));
+  histogram("wake latency", "wake-ups", model.wake_latency(), palette::kState[3], ImVec2(origin.x, origin.y + 2 * h),
+            ImVec2(size.x, h));
+  ImGui::Dummy(ImVec2(size.x, 3 * h));
+}
+
+}  // namespace lantern::viewer

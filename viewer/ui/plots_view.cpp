@@ -1,0 +1,160 @@
+// plots_view.cpp - four stacked plots on the timeline's time axis.
+#include "plots_view.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "palette.hpp"
+#include "timeline_view.hpp"
+
+namespace lantern::viewer {
+namespace {
+
+// nice_max: a round number at or above v, for the y axis.
+double nice_max(double v) {
+  if (!(v > 0)) return 1;
+  const double p = std::pow(10.0, std::floor(std::log10(v)));
+  for (double m : {1.0, 1.5, 2.0, 3.0, 5.0, 7.5, 10.0}) {
+    if (m * p >= v) return m * p;
+  }
+  return 10 * p;
+}
+
+std::string short_number(double v) {
+  char buf[32];
+  if (v >= 1e9) std::snprintf(buf, sizeof buf, "%.3gG", v / 1e9);
+  else if (v >= 1e6) std::snprintf(buf, sizeof buf, "%.3gM", v / 1e6);
+  else if (v >= 1e3) std::snprintf(buf, sizeof buf, "%.3gk", v / 1e3);
+  else std::snprintf(buf, sizeof buf, "%.3g", v);
+  return buf;
+}
+
+}  // namespace
+
+PlotsView::Frame PlotsView::frame(const char* title, const char* unit, double max, ImVec2 origin, ImVec2 size) {
+  ImDrawList* draw = ImGui::GetWindowDrawList();
+  Frame f;
+  f.p0 = ImVec2(origin.x + TimelineView::kLabelWidth, origin.y + 2);
+  f.p1 = ImVec2(origin.x + size.x - 14, origin.y + size.y - 4);
+  f.max = nice_max(max);
+  draw->AddRectFilled(f.p0, f.p1, IM_COL32(26, 28, 33, 255));
+  for (int i = 1; i < 4; ++i) {
+    const float y = f.p1.y - (f.p1.y - f.p0.y) * static_cast<float>(i) / 4;
+    draw->AddLine(ImVec2(f.p0.x, y), ImVec2(f.p1.x, y), palette::kGrid);
+  }
+  draw->AddText(ImVec2(origin.x + 6, origin.y + 2), palette::kText, title);
+  const std::string top = short_number(f.max) + " " + unit;
+  draw->AddText(ImVec2(origin.x + 6, origin.y + 18), palette::kDimText, top.c_str());
+  return f;
+}
+
+void PlotsView::cursor(const ViewState& view, const TimeMapping& map, const Frame& f, const std::vector<Line>& lines) const {
+  if (!std::isfinite(view.hover)) return;
+  const float x = map.x(view.hover);
+  if (x < f.p0.x || x > f.p1.x) return;
+  ImGui::GetWindowDrawList()->AddLine(ImVec2(x, f.p0.y), ImVec2(x, f.p1.y), IM_COL32(255, 255, 255, 90));
+  if (!ImGui::IsMouseHoveringRect(f.p0, f.p1, false)) return;
+  ImGui::BeginTooltip();
+  for (const Line& l : lines) ImGui::TextColored(palette::vec(l.colour), "%-12s %s", l.name, short_number(l.last).c_str());
+  ImGui::EndTooltip();
+}
+
+void PlotsView::draw_states(const Model& model, const ViewState& view, const TimeMapping& map, ImVec2 origin, ImVec2 size) {
+  const std::uint32_t n = model.worker_count();
+  const Frame f = frame("workers by state", "workers", n, origin, size);
+  ImDrawList* draw = ImGui::GetWindowDrawList();
+  const float step = n <= 16 ? 2.0f : n <= 64 ? 4.0f : 8.0f;  // keep it O(pixels x workers) affordable
+  const double hi = std::min({map.end, view.limit, model.rel(model.last_tick())});
+  const float x_end = std::min(f.p1.x, map.x(hi));
+  const Tick open_end = model.last_tick();
+  std::vector<std::ptrdiff_t> hints(n, -1);
+  std::vector<Occupancy> prev(n);
+  for (std::uint32_t w = 0; w < n; ++w) prev[w] = model.track(w).cumulative(model.abs(map.t(f.p0.x)), open_end, &hints[w]);
+  const float height = f.p1.y - f.p0.y;
+  std::vector<Line> lines(trace::kStateCount);
+  for (int s = 0; s < trace::kStateCount; ++s) lines[s] = Line{{}, palette::state(s), 1, trace::kStateNames[s].data()};
+  for (float x = f.p0.x; x < x_end; x += step) {
+    const double a = map.t(x), b = map.t(std::min(x + step, x_end));
+    std::array<double, trace::kStateCount> workers{};
+    for (std::uint32_t w = 0; w < n; ++w) {
+      const Occupancy next = model.track(w).cumulative(model.abs(b), open_end, &hints[w]);
+      for (int s = 0; s < trace::kStateCount; ++s) workers[s] += (next[s] - prev[w][s]) / (b - a);
+      prev[w] = next;
+    }
+    // Stacked from the bottom: active, idle, sleepy, sleeping.
+    float y = f.p1.y;
+    for (int s = 0; s < trace::kStateCount; ++s) {
+      const float h = height * static_cast<float>(workers[s] / f.max);
+      if (h > 0.05f) draw->AddRectFilled(ImVec2(x, y - h), ImVec2(std::min(x + step, x_end), y), palette::state(s));
+      y -= h;
+      if (std::isfinite(view.hover) && view.hover >= a && view.hover < b) lines[s].last = workers[s];
+    }
+  }
+  cursor(view, map, f, lines);
+}
+
+void PlotsView::draw_lines(const Model& model, const ViewState& view, const TimeMapping& map, const char* title,
+                           const std::vector<std::pair<int, const char*>>& series, bool rate, ImVec2 origin, ImVec2 size) {
+  const TimeSeries* ts = model.series();
+  const float step = 2.0f;
+  const double hi = std::min({map.end, view.limit, model.rel(model.last_tick())});
+  const float x0 = map.x0, x_end = std::min(map.x0 + map.width, map.x(hi));
+  std::vector<Line> lines;
+  double max = 0;
+  for (std::size_t k = 0; k < series.size(); ++k) {
+    const int id = series[k].first;
+    Line line{{}, k == 0 ? palette::kText : palette::series(static_cast<int>(k) - 1), k == 0 ? 2.0f : 1.2f, series[k].second};
+    for (float x = x0; ts && x < x_end; x += step) {
+      const double a = map.t(x), b = map.t(std::min(x + step, x_end));
+      const double sum = ts->sum(id, a, b);
+      const double v = rate ? sum / (model.ticks_to_ns(b - a) * 1e-9) : sum / (b - a);
+      max = std::max(max, v);
+      line.points.emplace_back(x, static_cast<float>(v));
+      if (std::isfinite(view.hover) && view.hover >= a && view.hover < b) line.last = v;
+    }
+    lines.push_back(std::move(line));
+  }
+  const Frame f = frame(title, rate ? "/s" : "tasks", max, origin, size);
+  ImDrawList* draw = ImGui::GetWindowDrawList();
+  const float height = f.p1.y - f.p0.y;
+  draw->PushClipRect(f.p0, f.p1, true);
+  // Thin lines first, the total (k == 0) last so it stays on top.
+  for (std::size_t k = lines.size(); k-- > 0;) {
+    auto& pts = lines[k].points;
+    for (auto& p : pts) p.y = f.p1.y - height * static_cast<float>(p.y / f.max);
+    if (pts.size() >= 2) draw->AddPolyline(pts.data(), static_cast<int>(pts.size()), lines[k].colour, 0, lines[k].thickness);
+  }
+  draw->PopClipRect();
+  // Legend, right-aligned in the plot's top-right corner.
+  float lx = f.p1.x - 6;
+  for (std::size_t k = std::min<std::size_t>(lines.size(), 9); k-- > 0;) {
+    const ImVec2 ts_size = ImGui::CalcTextSize(lines[k].name);
+    lx -= ts_size.x + 14;
+    draw->AddText(ImVec2(lx, f.p0.y + 2), lines[k].colour, lines[k].name);
+  }
+  cursor(view, map, f, lines);
+}
+
+void PlotsView::draw(const Model& model, ViewState& view, ImVec2 size) {
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  const float width = std::max(size.x - TimelineView::kLabelWidth - 14.0f, 40.0f);
+  const TimeMapping map{view.start, view.end, origin.x + TimelineView::kLabelWidth, width};
+  const float h = size.y / 4;
+  draw_states(model, view, map, origin, ImVec2(size.x, h));
+  std::vector<std::pair<int, const char*>> queues = {{kSeriesQueuedAll, "all lanes"}};
+  static const char* kLaneNames[] = {"lane 0", "lane 1", "lane 2", "lane 3", "lane 4", "lane 5", "lane 6", "lane 7"};
+  for (std::uint32_t l = 0; l < std::min<std::uint32_t>(model.worker_count(), 8); ++l) queues.emplace_back(kSeriesFirstLane + static_cast<int>(l), kLaneNames[l]);
+  draw_lines(model, view, map, "queue depth", queues, false, ImVec2(origin.x, origin.y + h), ImVec2(size.x, h));
+  draw_lines(model, view, map, "tasks / s", {{kSeriesTasks, "tasks"}, {kSeriesSteals, "steals"}}, true,
+             ImVec2(origin.x, origin.y + 2 * h), ImVec2(size.x, h));
+  draw_lines(model, view, map, "helps / s", {{kSeriesHelps, "helps"}, {kSeriesWakes, "wakes"}}, true, ImVec2(origin.x, origin.y + 3 * h), ImVec2(size.x, h));
+  if (model.events_of(trace::EventType::lane_pop) == 0 && !model.empty()) {
+    ImGui::GetWindowDrawList()->AddText(ImVec2(origin.x + TimelineView::kLabelWidth + 8, origin.y + h + 20), palette::kDimText,
+                                        "no lane pops recorded: queue depth needs the 'full' recording level");
+  }
+  ImGui::Dummy(size);
+}
+
+}  // namespace lantern::viewer

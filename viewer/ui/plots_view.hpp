@@ -1,0 +1,46 @@
+// plots_view.hpp - counters over the timeline's window: workers in each state, queue
+// depth per lane, tasks and steals per second, helps and wakes per second.
+//
+// The plots share the timeline's time axis (same window, same left margin), so a spike
+// lines up with the lanes above it; the timeline's cursor is drawn here too. Every value
+// is a range query per pixel column (occupancy sums for states, TimeSeries sums for
+// counters), so plots cost O(pixels) like the timeline.
+#pragma once
+
+#include <imgui.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "lane_painter.hpp"
+#include "view_state.hpp"
+
+namespace lantern::viewer {
+
+class PlotsView {
+ public:
+  void draw(const Model& model, ViewState& view, ImVec2 size);
+
+ private:
+  struct Line {
+    std::vector<ImVec2> points;
+    ImU32 colour;
+    float thickness;
+    const char* name;
+    double last = 0;  // value under the cursor
+  };
+  struct Frame {
+    ImVec2 p0, p1;  // the plot area
+    double max = 1;
+  };
+  Frame frame(const char* title, const char* unit, double max, ImVec2 origin, ImVec2 size);
+  void draw_states(const Model& model, const ViewState& view, const TimeMapping& map, ImVec2 origin, ImVec2 size);
+  // draw_lines: per-second rates (rate=true) or averages (queue depth) of series ids.
+  void draw_lines(const Model& model, const ViewState& view, const TimeMapping& map, const char* title,
+                  const std::vector<std::pair<int, const char*>>& series, bool rate, ImVec2 origin, ImVec2 size);
+  void cursor(const ViewState& view, const TimeMapping& map, const Frame& f, const std::vector<Line>& lines) const;
+
+  std::vector<double> column_values_;
+};
+
+}  // namespace lantern::viewer

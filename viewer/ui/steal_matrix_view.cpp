@@ -1,0 +1,152 @@
+// steal_matrix_view.cpp - the thief x victim heatmap and its totals.
+#include "steal_matrix_view.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <numeric>
+#include <tuple>
+
+#include "palette.hpp"
+
+namespace lantern::viewer {
+
+void StealMatrixView::order_workers(const Model& model) {
+  const std::uint32_t n = model.worker_count();
+  if (n == ordered_for_ && order_.size() == n) return;
+  order_.resize(n);
+  std::iota(order_.begin(), order_.end(), 0u);
+  auto key = [&](std::uint32_t w) {
+    const trace::CpuRow* c = model.cpu_of(w);
+    return c ? std::make_tuple(c->package, c->numa_node, c->llc, c->l2, c->core, static_cast<int>(w))
+             : std::make_tuple(0, 0, 0, 0, 0, static_cast<int>(w));
+  };
+  std::stable_sort(order_.begin(), order_.end(), [&](auto a, auto b) { return key(a) < key(b); });
+  ordered_for_ = n;
+}
+
+void StealMatrixView::draw_matrix(const Model& model, ViewState& view, ImVec2 origin, float side) {
+  ImDrawList* draw = ImGui::GetWindowDrawList();
+  const auto n = static_cast<std::uint32_t>(order_.size());
+  const float cell = side / static_cast<float>(n);
+  const float label = 44.0f;  // room for row labels and the row totals header
+  const ImVec2 m0(origin.x + label, origin.y + 22.0f);
+  const double max_log = std::log1p(static_cast<double>(model.max_steal_count()));
+  draw->AddText(ImVec2(m0.x, origin.y + 2), palette::kDimText, "victim ->");
+  draw->AddText(ImVec2(origin.x, origin.y + 2), palette::kDimText, "thief");
+  if (view.layout) view.layout->add("matrix_area", static_cast<int>(n), 0, m0.x, m0.y, m0.x + side, m0.y + side);
+  char text[160];
+  const ImVec2 mouse = ImGui::GetIO().MousePos;
+  for (std::uint32_t r = 0; r < n; ++r) {
+    for (std::uint32_t c = 0; c < n; ++c) {
+      const std::uint32_t thief = order_[r], victim = order_[c];
+      const std::uint64_t count = model.steal_count(thief, victim);
+      const int d = model.distance(thief, victim);
+      const ImVec2 p0(m0.x + static_cast<float>(c) * cell, m0.y + static_cast<float>(r) * cell);
+      const ImVec2 p1(p0.x + cell - (cell > 6 ? 1.0f : 0.0f), p0.y + cell - (cell > 6 ? 1.0f : 0.0f));
+      ImU32 fill = IM_COL32(40, 42, 50, 255);
+      if (thief == victim) {
+        fill = IM_COL32(28, 29, 34, 255);
+      } else if (count == 0) {
+        // Empty, but tinted by distance so the topology's blocks show before any steal.
+        fill = palette::scale(palette::distance(d), 0.22f);
+      } else {
+        const double k = max_log > 0 ? std::log1p(static_cast<double>(count)) / max_log : 1.0;
+        fill = palette::scale(palette::distance(d), static_cast<float>(0.45 + 0.55 * k));
+      }
+      draw->AddRectFilled(p0, p1, fill);
+      if (count > 0 && cell >= 34) {
+        std::snprintf(text, sizeof text, "%s", count >= 10000 ? (std::to_string(count / 1000) + "k").c_str() : std::to_string(count).c_str());
+        draw->AddText(ImVec2(p0.x + 3, p0.y + 3), IM_COL32(15, 15, 20, 255), text);
+      }
+      if (view.layout && n <= 64) view.layout->add("matrix_cell", static_cast<int>(thief), static_cast<int>(victim), p0.x, p0.y, p1.x, p1.y);
+      if (mouse.x >= p0.x && mouse.x < p0.x + cell && mouse.y >= p0.y && mouse.y < p0.y + cell && ImGui::IsWindowHovered()) {
+        ImGui::BeginTooltip();
+        if (thief == victim) {
+          ImGui::Text("worker %u (a worker never steals from itself)", thief);
+        } else {
+          ImGui::Text("worker %u stole %s tasks from worker %u", thief, format_count(count).c_str(), victim);
+          ImGui::TextColored(palette::vec(palette::distance(d)), "distance: %s", d >= 0 ? trace::kDistanceNames[d].data() : "unknown");
+        }
+        ImGui::EndTooltip();
+      }
+    }
+    if (cell >= 12) {
+      std::snprintf(text, sizeof text, "%u", order_[r]);
+      draw->AddText(ImVec2(origin.x + 4, m0.y + static_cast<float>(r) * cell + (cell - 14) / 2), palette::kDimText, text);
+    }
+  }
+  for (std::uint32_t c = 0; c < n && cell >= 12; ++c) {
+    std::snprintf(text, sizeof text, "%u", order_[c]);
+    draw->AddText(ImVec2(m0.x + static_cast<float>(c) * cell + cell / 2 - 4, m0.y + side + 2), palette::kDimText, text);
+  }
+  // Group boundaries: a line wherever the last-level cache (or package) changes.
+  for (std::uint32_t i = 1; i < n; ++i) {
+    const trace::CpuRow* a = model.cpu_of(order_[i - 1]);
+    const trace::CpuRow* b = model.cpu_of(order_[i]);
+    if (!a || !b || (a->llc == b->llc && a->package == b->package)) continue;
+    const float at = static_cast<float>(i) * cell;
+    const ImU32 line = a->package != b->package ? IM_COL32(255, 255, 255, 150) : IM_COL32(255, 255, 255, 70);
+    draw->AddLine(ImVec2(m0.x + at - 0.5f, m0.y), ImVec2(m0.x + at - 0.5f, m0.y + side), line, 1.5f);
+    draw->AddLine(ImVec2(m0.x, m0.y + at - 0.5f), ImVec2(m0.x + side, m0.y + at - 0.5f), line, 1.5f);
+  }
+  // Per-thief totals as bars right of each row.
+  std::uint64_t max_row = 1;
+  std::vector<std::uint64_t> rows(n, 0);
+  for (std::uint32_t r = 0; r < n; ++r) {
+    for (std::uint32_t c = 0; c < n; ++c) rows[r] += model.steal_count(order_[r], order_[c]);
+    max_row = std::max(max_row, rows[r]);
+  }
+  const float bar_x = m0.x + side + 8, bar_w = 60;
+  draw->AddText(ImVec2(bar_x, origin.y + 2), palette::kDimText, "stole");
+  for (std::uint32_t r = 0; r < n; ++r) {
+    const float y = m0.y + static_cast<float>(r) * cell;
+    const float w = bar_w * static_cast<float>(static_cast<double>(rows[r]) / static_cast<double>(max_row));
+    draw->AddRectFilled(ImVec2(bar_x, y + cell * 0.2f), ImVec2(bar_x + w, y + cell * 0.8f), IM_COL32(170, 110, 210, 200));
+  }
+}
+
+void StealMatrixView::draw_totals(const Model& model, float width) {
+  const auto& by = model.steals_by_distance();
+  std::uint64_t total = 0;
+  for (auto v : by) total += v;
+  ImGui::Text("Steals: %s", format_count(total).c_str());
+  if (total == 0) {
+    ImGui::TextDisabled(model.worker_count() <= 1 ? "one worker: there is nobody to steal from"
+                                                  : "no steals in this trace (or it was recorded below the 'tasks' level)");
+  }
+  ImGui::Spacing();
+  for (int d = 0; d < trace::kDistanceCount; ++d) {
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(p.x, p.y + 3), ImVec2(p.x + 11, p.y + 14), palette::distance(d));
+    ImGui::Dummy(ImVec2(16, 16));
+    ImGui::SameLine();
+    const double share = total ? 100.0 * static_cast<double>(by[d]) / static_cast<double>(total) : 0.0;
+    ImGui::Text("%-7s %12s  %5.1f%%", trace::kDistanceNames[d].data(), format_count(by[d]).c_str(), share);
+    ImGui::SameLine();
+    const ImVec2 q = ImGui::GetCursorScreenPos();
+    const float bar = std::max(0.0f, width - (q.x - p.x) - 8) * static_cast<float>(share / 100.0);
+    ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(q.x, q.y + 4), ImVec2(q.x + bar, q.y + 13), palette::distance(d));
+    ImGui::NewLine();
+  }
+  std::uint64_t helps = 0;
+  for (std::uint32_t w = 0; w < model.worker_count(); ++w) helps += model.helps(w).size();
+  ImGui::Spacing();
+  ImGui::Text("Helps (lane tasks taken for fairness): %s", format_count(helps).c_str());
+  ImGui::TextDisabled("Rows: thieves; columns: victims; ordered and grouped by topology.");
+}
+
+void StealMatrixView::draw(const Model& model, ViewState& view, ImVec2 size) {
+  order_workers(model);
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  const float side = std::max(40.0f, std::min(size.y - 44.0f, size.x * 0.55f - 120.0f));
+  if (!order_.empty()) draw_matrix(model, view, origin, side);
+  const float used = side + 44.0f + 80.0f;
+  ImGui::SetCursorScreenPos(ImVec2(origin.x + used + 10, origin.y));
+  ImGui::BeginGroup();
+  draw_totals(model, std::max(120.0f, size.x - used - 20));
+  ImGui::EndGroup();
+  ImGui::SetCursorScreenPos(ImVec2(origin.x, origin.y + size.y));
+}
+
+}  // namespace lantern::viewer

@@ -1,0 +1,178 @@
+// timeline_overlays.cpp - what the timeline draws over the lanes: steal, help and wake
+// arrows (only when zoomed in far enough for them to be told apart), drop markers, the
+// health view's focus, the playhead and cursor, and the hover tooltip.
+#include <algorithm>
+#include <cmath>
+
+#include "palette.hpp"
+#include "timeline_view.hpp"
+
+namespace lantern::viewer {
+namespace {
+
+constexpr std::uint64_t kMaxArrows = 400;  // more than this in view is a blur, not arrows
+
+// in_window: [first, last) of a time-sorted array whose elements fall in [a, b].
+template <class T>
+std::pair<std::size_t, std::size_t> in_window(const std::vector<T>& v, Tick a, Tick b) {
+  auto lo = std::lower_bound(v.begin(), v.end(), a, [](const T& e, Tick t) { return e.t < t; });
+  auto hi = std::upper_bound(lo, v.end(), b, [](Tick t, const T& e) { return t < e.t; });
+  return {static_cast<std::size_t>(lo - v.begin()), static_cast<std::size_t>(hi - v.begin())};
+}
+
+void arrow(ImDrawList* draw, ImVec2 from, ImVec2 to, ImU32 colour, float thickness) {
+  draw->AddLine(from, to, colour, thickness);
+  const float dx = to.x - from.x, dy = to.y - from.y;
+  const float len = std::sqrt(dx * dx + dy * dy);
+  if (len < 1) return;
+  const float ux = dx / len, uy = dy / len;
+  draw->AddTriangleFilled(to, ImVec2(to.x - ux * 7 - uy * 3.5f, to.y - uy * 7 + ux * 3.5f),
+                          ImVec2(to.x - ux * 7 + uy * 3.5f, to.y - uy * 7 - ux * 3.5f), colour);
+}
+
+}  // namespace
+
+void TimelineView::draw_markers(const Model& model, const ViewState& view, const TimeMapping& map, const Lanes& lanes,
+                                ImDrawList* draw) const {
+  const float bottom = lanes.y(model.worker_count());
+  const Tick a = model.abs(map.start), b = model.abs(map.end);
+  for (std::uint32_t w = 0; w < model.worker_count(); ++w) {
+    const auto [lo, hi] = in_window(model.drops(w), a, b);
+    for (std::size_t i = lo; i < hi; ++i) {
+      const float x = map.x(model.rel(model.drops(w)[i].t)), y = lanes.y(w) - 3;
+      draw->AddTriangleFilled(ImVec2(x - 5, y), ImVec2(x + 5, y), ImVec2(x, y + 8), palette::kDrop);
+    }
+  }
+  if (view.focus.active) {
+    const float x0 = map.x(view.focus.start), x1 = std::max(map.x(view.focus.end), x0 + 3);
+    const bool one = view.focus.worker >= 0 && view.focus.worker < static_cast<int>(model.worker_count());
+    const float y0 = one ? lanes.y(static_cast<std::uint32_t>(view.focus.worker)) - 3 : lanes.top - 3;
+    const float y1 = one ? y0 + lanes.height - 4 : bottom;
+    draw->AddRectFilled(ImVec2(x0, y0), ImVec2(x1, y1), palette::kFocus);
+    draw->AddRect(ImVec2(x0 - 1, y0), ImVec2(x1 + 1, y1), palette::kWarning, 0, 0, 2.0f);
+  }
+  if (std::isfinite(view.limit)) {
+    const float x = map.x(view.limit);
+    draw->AddLine(ImVec2(x, lanes.top - 4), ImVec2(x, bottom), palette::kPlayhead, 2.0f);
+  }
+  if (std::isfinite(view.hover)) {
+    const float x = map.x(view.hover);
+    draw->AddLine(ImVec2(x, lanes.top - 4), ImVec2(x, bottom), IM_COL32(255, 255, 255, 70));
+  }
+}
+
+void TimelineView::draw_arrows(const Model& model, const ViewState& view, const TimeMapping& map, const Lanes& lanes,
+                               ImDrawList* draw) {
+  const Tick a = model.abs(map.start);
+  const Tick b = model.abs(std::isfinite(view.limit) ? std::min(map.end, view.limit) : map.end);
+  std::uint64_t count = 0;
+  for (std::uint32_t w = 0; w < model.worker_count(); ++w) {
+    const auto s = in_window(model.steals(w), a, b);
+    const auto h = in_window(model.helps(w), a, b);
+    const auto k = in_window(model.wakes(w), a, b);
+    count += (s.second - s.first) + (h.second - h.first) + (k.second - k.first);
+  }
+  arrows_hidden_ = count > kMaxArrows ? count : 0;
+  if (count > kMaxArrows) return;
+  const float band_mid = lanes.band / 2;
+  const std::uint32_t n = model.worker_count();
+  auto lane_y = [&](std::uint32_t w) { return lanes.y(w) + band_mid; };
+  for (std::uint32_t w = 0; w < n; ++w) {
+    const auto [slo, shi] = in_window(model.steals(w), a, b);
+    for (std::size_t i = slo; i < shi; ++i) {
+      const Steal& s = model.steals(w)[i];
+      if (s.victim >= n || s.victim == w) continue;
+      const float x = map.x(model.rel(s.t));
+      // From the victim's lane to the thief's, slightly slanted so that steals in
+      // both directions at the same moment stay distinguishable.
+      arrow(draw, ImVec2(x - 6, lane_y(s.victim)), ImVec2(x, lane_y(w)), palette::distance(s.distance), 1.6f);
+    }
+    const auto [hlo, hhi] = in_window(model.helps(w), a, b);
+    for (std::size_t i = hlo; i < hhi; ++i) {
+      const Help& h = model.helps(w)[i];
+      if (h.lane >= n || h.lane == w) continue;
+      const float x = map.x(model.rel(h.t));
+      arrow(draw, ImVec2(x - 6, lane_y(h.lane)), ImVec2(x, lane_y(w)), palette::kHelp, 1.6f);
+    }
+    const auto [klo, khi] = in_window(model.wakes(w), a, b);
+    for (std::size_t i = klo; i < khi; ++i) {
+      const Wake& k = model.wakes(w)[i];
+      const float x1 = map.x(model.rel(k.t));
+      const float x0 = map.x(model.rel(k.t > k.latency ? k.t - k.latency : 0));
+      // An outside thread (a submit from main) has no lane: the arrow comes from the top.
+      const float y0 = k.waker < n ? lane_y(k.waker) : lanes.top - 6;
+      arrow(draw, ImVec2(x0, y0), ImVec2(x1, lane_y(w)), palette::kWake, 1.2f);
+    }
+  }
+}
+
+void TimelineView::tooltip(const Model& model, const ViewState& view, const TimeMapping& map, const Lanes& lanes,
+                           ImVec2 mouse) const {
+  if (mouse.x < map.x0 || lanes.height <= 0) return;
+  const float rel_y = mouse.y - lanes.top;
+  if (rel_y < 0) return;
+  const auto w = static_cast<std::uint32_t>(rel_y / lanes.height);
+  if (w >= model.worker_count()) return;
+  const float in_lane = rel_y - static_cast<float>(w) * lanes.height;
+  const double t = map.t(mouse.x);
+  if (std::isfinite(view.limit) && t > view.limit) return;
+  const WorkerTrack& track = model.track(w);
+  const Tick at = model.abs(t);
+  const double tpp = map.ticks_per_pixel();
+  const Tick open_end = model.last_tick();
+  auto ns = [&](double ticks) { return format_duration(model.ticks_to_ns(ticks)); };
+  if (in_lane < lanes.band) {
+    const std::ptrdiff_t i = track.interval_at(at);
+    if (i < 0 || at > open_end) return;
+    const auto k = static_cast<std::size_t>(i);
+    const Tick s = track.interval_start(k), e = track.interval_end(k, open_end);
+    ImGui::BeginTooltip();
+    ImGui::Text("worker %u at %s", w, ns(t).c_str());
+    if (static_cast<double>(e - s) >= tpp) {
+      const int state = track.interval_state(k);
+      ImGui::TextColored(palette::vec(palette::state(state)), "%s", state < trace::kStateCount ? trace::kStateNames[state].data() : "unknown (before the first state event)");
+      ImGui::Text("for %s (since %s)", ns(static_cast<double>(e - s)).c_str(), ns(model.rel(s)).c_str());
+      const std::uint8_t why = track.interval_reason(k);
+      if (why < std::size(trace::kReasonNames)) ImGui::TextDisabled("because: %s", trace::kReasonNames[why].data());
+    } else {
+      // Several intervals under the cursor: the pixel's mix, from the occupancy sums.
+      const Occupancy o = track.occupancy(model.abs(t - tpp * 2), model.abs(t + tpp * 2), open_end);
+      double total = 0;
+      for (int st = 0; st < trace::kStateCount; ++st) total += o[st];
+      ImGui::Text("%s around the cursor:", ns(tpp * 4).c_str());
+      for (int st = 0; st < trace::kStateCount && total > 0; ++st) {
+        ImGui::TextColored(palette::vec(palette::state(st)), "  %-9s %5.1f%%", trace::kStateNames[st].data(), 100 * o[st] / total);
+      }
+    }
+    ImGui::EndTooltip();
+    return;
+  }
+  const int d = static_cast<int>((in_lane - lanes.band - 3) / lanes.row);
+  if (d < 0 || d >= lanes.rows || d >= track.depth_count()) return;
+  const auto& row = track.slices(d);
+  const std::size_t lo = track.first_slice_ending_after(d, model.abs(t - tpp * 1.5));
+  const std::size_t hi = track.first_slice_starting_at_or_after(d, model.abs(t + tpp * 1.5));
+  if (lo >= row.size() || hi <= lo) return;
+  ImGui::BeginTooltip();
+  if (hi - lo > 1) {
+    ImGui::Text("%s tasks at depth %d within %s", format_count(hi - lo).c_str(), d, ns(tpp * 3).c_str());
+    ImGui::TextDisabled("zoom in to see them one by one");
+  } else {
+    const TaskSlice& s = row[lo];
+    const Tick end = s.open() ? open_end : s.end;
+    ImGui::Text("task #%llx", static_cast<unsigned long long>(s.id));
+    ImGui::TextColored(palette::vec(palette::source(s.source)), "from %s", s.source < std::size(trace::kSourceNames) ? trace::kSourceNames[s.source].data() : "?");
+    ImGui::Text("ran %s%s (at %s, depth %d)", ns(static_cast<double>(end - s.start)).c_str(), s.open() ? " so far" : "",
+                ns(model.rel(s.start)).c_str(), d);
+    if (s.ready_wait != kNoReadyWait) ImGui::Text("waited %s in a lane before running", ns(s.ready_wait).c_str());
+    if (s.steal >= 0 && static_cast<std::size_t>(s.steal) < model.steals(w).size()) {
+      const Steal& st = model.steals(w)[static_cast<std::size_t>(s.steal)];
+      ImGui::Text("stolen from worker %u (%s)", st.victim, st.distance < trace::kDistanceCount ? trace::kDistanceNames[st.distance].data() : "?");
+    }
+    if (s.flags & kSliceThrew) ImGui::TextColored(palette::vec(palette::kError), "threw an exception");
+    if (s.flags & kSliceEndLost) ImGui::TextColored(palette::vec(palette::kWarning), "end not recorded (events dropped)");
+  }
+  ImGui::EndTooltip();
+}
+
+}  // namespace lantern::viewer

@@ -1,0 +1,96 @@
+// view_state.hpp - what the panels share: the time window, the playhead, the cursor,
+// the focus a health warning sets, and the layout record screenshot tests read.
+//
+// Times here are ticks relative to Model::origin(), as doubles: a double holds any tick
+// difference of a trace exactly enough for drawing, and negative values (events slightly
+// before the first batch) need no special case.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace lantern::viewer {
+
+// LayoutRecord: where things were drawn, one line per item ("lane_band 0 x0 y0 x1 y1"),
+// for tests that check a screenshot's pixels without guessing coordinates.
+struct LayoutRecord {
+  std::vector<std::string> lines;
+  void add(const char* what, int a, int b, float x0, float y0, float x1, float y1) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "%s %d %d %.0f %.0f %.0f %.0f", what, a, b, x0, y0, x1, y1);
+    lines.emplace_back(buf);
+  }
+};
+
+struct ViewState {
+  static constexpr double kNoLimit = std::numeric_limits<double>::infinity();
+
+  double start = 0;            // the timeline's window [start, end)
+  double end = 1;
+  double limit = kNoLimit;     // nothing later is shown: replay playhead, frozen live view
+  bool follow = false;         // live: the window slides with the newest data
+  bool fit_requested = true;   // fit the window to the data on the next frame
+  double hover = std::numeric_limits<double>::quiet_NaN();  // time under the timeline's cursor
+
+  // focus: set by the health view; the timeline scrolls there and highlights it.
+  struct Focus {
+    bool active = false;
+    double start = 0, end = 0;
+    int worker = -1;  // -1: all lanes
+    bool scroll_to = false;
+  } focus;
+
+  LayoutRecord* layout = nullptr;  // non-null only when recording (--layout)
+
+  double width() const noexcept { return end - start; }
+  // show: make [a, b) the window, with a little margin, keeping a minimum width.
+  void show(double a, double b, double min_width) {
+    double w = std::max(b - a, min_width);
+    const double mid = (a + b) / 2;
+    start = mid - w * 0.55;
+    end = mid + w * 0.55;
+  }
+};
+
+// format_duration: "850 ns", "12.4 us", "3.07 ms", "1.250 s" (ASCII: fonts may lack mu).
+inline std::string format_duration(double ns) {
+  char buf[48];
+  const double a = std::fabs(ns);
+  if (a < 1e3) {
+    std::snprintf(buf, sizeof buf, "%.0f ns", ns);
+  } else if (a < 1e6) {
+    std::snprintf(buf, sizeof buf, a < 1e4 ? "%.2f us" : "%.1f us", ns / 1e3);
+  } else if (a < 1e9) {
+    std::snprintf(buf, sizeof buf, a < 1e7 ? "%.2f ms" : "%.1f ms", ns / 1e6);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.3f s", ns / 1e9);
+  }
+  return buf;
+}
+
+// format_count: 1234567 -> "1,234,567".
+inline std::string format_count(unsigned long long v) {
+  std::string s = std::to_string(v);
+  for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<std::size_t>(i), ",");
+  return s;
+}
+
+// parse_duration: "1.5ms", "200us", "3s", "120ns", "250000" (ns). Returns NaN when invalid.
+inline double parse_duration_ns(const std::string& text) {
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (end == text.c_str() || !std::isfinite(v)) return std::numeric_limits<double>::quiet_NaN();
+  const std::string unit(end);
+  if (unit.empty() || unit == "ns") return v;
+  if (unit == "us") return v * 1e3;
+  if (unit == "ms") return v * 1e6;
+  if (unit == "s") return v * 1e9;
+  return std::numeric_limits<double>::quiet_NaN();
+}
+
+}  // namespace lantern::viewer

@@ -1,0 +1,67 @@
+// viewer_app.hpp - one frame of the viewer: the status bar, the panels and their layout.
+//
+// ViewerApp owns the Session (file or live) and one instance of each panel. It knows no
+// window system: lantern-view's main loop (app/) calls frame() between ImGui's NewFrame
+// and Render, and so does the benchmark, headless. The model's mutex is held for the
+// frame, so the feed thread waits at most one frame to apply its next chunk.
+#pragma once
+
+#include <functional>
+#include <limits>
+#include <memory>
+#include <string>
+
+#include "health_view.hpp"
+#include "latency_view.hpp"
+#include "lantern/viewer/session.hpp"
+#include "plots_view.hpp"
+#include "replay_controls.hpp"
+#include "steal_matrix_view.hpp"
+#include "timeline_view.hpp"
+
+namespace lantern::viewer {
+
+struct AppOptions {
+  std::string view = "all";  // all | timeline | steals | plots | latency | health
+  double at_ns = std::numeric_limits<double>::quiet_NaN();      // --at: playhead, from the trace start
+  double window_ns = std::numeric_limits<double>::quiet_NaN();  // --window: timeline width
+  int max_rows = 6;          // task rows per lane
+};
+
+// is_view_name: whether `name` is one of AppOptions::view's values.
+bool is_view_name(const std::string& name);
+
+class ViewerApp {
+ public:
+  using Reconnect = std::function<std::unique_ptr<Session>()>;
+  ViewerApp(std::unique_ptr<Session> session, AppOptions options, Reconnect reconnect = {});
+
+  // frame builds the whole UI for one frame; `seconds` since the previous one.
+  void frame(double seconds);
+  Session& session() noexcept { return *session_; }
+  ViewState& view() noexcept { return view_; }
+  TimelineView& timeline() noexcept { return timeline_; }
+  std::string title();
+
+ private:
+  void status_bar(Model& model);
+  void legend() const;
+  void layout_all(Model& model, ImVec2 size);
+  void apply_start_options(const Model& model);
+  void global_keys(const Model& model);
+
+  std::unique_ptr<Session> session_;
+  AppOptions options_;
+  Reconnect reconnect_;
+  ViewState view_;
+  TimelineView timeline_;
+  StealMatrixView steals_;
+  PlotsView plots_;
+  LatencyView latency_;
+  HealthView health_;
+  ReplayControls controls_;
+  bool start_applied_ = false;
+  bool show_health_ = false;  // select the Health tab on the next frame
+};
+
+}  // namespace lantern::viewer
