@@ -56,7 +56,10 @@
 
 #include "lantern/clock.hpp"  // LANTERN_HAS_RDTSC, and <x86intrin.h> where there is one
 
+#include <boost/lockfree/spsc_queue.hpp>
+
 #include "lantern/instrumentation/collector.hpp"
+#include "lantern/instrumentation/event_ring.hpp"
 #include "lantern/instrumentation/recorder.hpp"
 #include "lantern/instrumentation/sink.hpp"
 
@@ -240,7 +243,7 @@ options:
   --help              this text
   --reps N            measured repetitions per variant, median reported (default 7)
   --workers N         pool width for overhead and collector (default: all hardware threads)
-  --only LIST         sections to run, of: event,overhead,collector (default: all)
+  --only LIST         sections to run, of: event,ring,overhead,collector (default: all)
   --quick             CI smoke test: 2 reps, 200,000 event calls, 2 fibs per collector
                       repetition; every answer is still checked
   --markdown          print the table as Markdown (for bench/RESULTS.md)
@@ -253,9 +256,13 @@ sections:
              1-worker Recorder at level full while a Collector with a 100 us period
              drains it (so the ring does not stay full), vs __rdtsc() added into a
              volatile. Figures: ns per call; dropped fraction noted. Target: ratio <=
-             1.5. Info rows, same call: a Collector with default options (2 ms period),
+             1.5. Info rows, same call: a Collector with default options (adaptive period),
              no collector (ring full: the drop path), level states (counted, not
              recorded); and on_event(push) at level off (one counter, nothing recorded).
+  ring       A2. The worker's ring alone: push of one 32-byte event into Lantern's
+             EventRing against Boost.Lockfree's spsc_queue (the ring it replaced), same
+             capacity (32768), while a consumer thread drains each. Figures: ns per
+             push (failed pushes included, and counted). Target: ratio < 1.0.
   overhead   B. fib(32) and skynet 1M by lantern::join on a pool of all workers, for:
              compiled out (lantern_instr_bench_off, LANTERN_OBSERVER=0, a subprocess,
              one repetition per request), no observer attached, and a Recorder at off,
@@ -274,7 +281,7 @@ answer (or broken event accounting); 3 when nothing progressed for 120 s; 4 when
 compiled-out subprocess could not be run; 1 on a bad option.
 )";
 
-constexpr const char* kSections[] = {"event", "overhead", "collector"};
+constexpr const char* kSections[] = {"event", "ring", "overhead", "collector"};
 
 [[noreturn]] void usage_error(const std::string& message) {
   std::fprintf(stderr, "lantern_instr_bench: %s (try --help)\n", message.c_str());
@@ -579,11 +586,11 @@ struct EventCase {
 void bench_event(Context& ctx) {
   const long long n = ctx.config.event_calls;
   using lantern::Hook;
-  EventCase fast(Level::full, true, {.period = kFastPeriod});
+  EventCase fast(Level::full, true, {.min_period = kFastPeriod, .max_period = kFastPeriod});
   EventCase default_options(Level::full, true);
   EventCase stalled(Level::full, false);  // no collector: the ring stays full
   EventCase filtered(Level::states, false);  // task_begin is counted, not recorded
-  EventCase off(Level::off, false);          // push at off: one counter, nothing recorded
+  EventCase off(Level::off, false);          // help at off: one counter, nothing recorded
   enum { kRdtsc, kFast, kDefault, kStalled, kFiltered, kOff, kVariants };
   const auto samples = rotate(ctx, kVariants, [&](std::size_t v) {
     switch (v) {
@@ -592,7 +599,7 @@ void bench_event(Context& ctx) {
       case kDefault: return default_options.run(Hook::task_begin, n);
       case kStalled: return stalled.run(Hook::task_begin, n);
       case kFiltered: return filtered.run(Hook::task_begin, n);
-      case kOff: return off.run(Hook::push, n);
+      case kOff: return off.run(Hook::help, n);
     }
     return 0.0;
   });
@@ -603,9 +610,9 @@ void bench_event(Context& ctx) {
   off.finish("event, off");
   bench::check_equal("event: a states recorder records no task_begin",
                      static_cast<long long>(totals(filtered.recorder).produced), 0);
-  bench::check_equal("event: an off recorder records no push", static_cast<long long>(totals(off.recorder).produced), 0);
-  bench::check_equal("event: the recorder counted every push",
-                     static_cast<long long>(off.recorder.snapshot(0).pushes_deque),
+  bench::check_equal("event: an off recorder records no help", static_cast<long long>(totals(off.recorder).produced), 0);
+  bench::check_equal("event: the recorder counted every help",
+                     static_cast<long long>(off.recorder.snapshot(0).helps),
                      static_cast<long long>(n) * (ctx.config.reps + 1));
 
   const double ns = 1e9 / static_cast<double>(n);
@@ -615,8 +622,8 @@ void bench_event(Context& ctx) {
   };
   row("event: task_begin, full, collector 100 us / rdtsc", kFast, Target::ratio(1.5),
       fast.drop_note() + "; collector period 100 us");
-  row("event: task_begin, full, collector 2 ms / rdtsc", kDefault, Target::info(),
-      default_options.drop_note() + "; default CollectorOptions (2 ms period)");
+  row("event: task_begin, full, default collector / rdtsc", kDefault, Target::info(),
+      default_options.drop_note() + "; default CollectorOptions (period adapts 100 us - 2 ms)");
   row("event: task_begin, full, no collector / rdtsc", kStalled, Target::info(),
       stalled.drop_note() + "; the ring stays full: the drop path");
   row("event: task_begin, states (not recorded) / rdtsc", kFiltered, Target::info(), "");
@@ -626,6 +633,53 @@ void bench_event(Context& ctx) {
 // ======================================== 6. B: fib and skynet under each observer variant
 
 enum Variant { kCompiledOut, kNoObserver, kOff, kStates, kTasks, kFull, kVariantCount };
+
+// ===================================================================== A2. the ring
+using lantern::trace::Event;
+using lantern::trace::EventType;
+
+template <class Ring>
+double time_ring_pushes(Ring& ring, long n, long* failed) {
+  std::atomic<bool> done{false};
+  std::thread consumer([&] {
+    std::vector<Event> out(4096);
+    while (!done.load(std::memory_order_acquire)) {
+      ring.pop(out.data(), out.size());
+    }
+  });
+  long misses = 0;
+  const auto t0 = std::chrono::steady_clock::now();
+  for (long i = 0; i < n; ++i) {
+    if (!ring.push(Event{static_cast<std::uint64_t>(i), 0, EventType::task_begin, {0, 0, 0}, static_cast<std::uint64_t>(i), 0})) ++misses;
+  }
+  const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  done.store(true, std::memory_order_release);
+  consumer.join();
+  *failed += misses;
+  return t;
+}
+
+void bench_ring(Context& ctx) {
+  const long n = ctx.config.quick ? 200000 : 4000000;
+  std::vector<double> ours, boost_ring;
+  long failed_ours = 0, failed_boost = 0;
+  for (int rep = 0; rep <= ctx.config.reps; ++rep) {
+    lantern::instrumentation::EventRing a(32768);
+    boost::lockfree::spsc_queue<Event> b(32768);
+    const double ta = time_ring_pushes(a, n, &failed_ours);
+    const double tb = time_ring_pushes(b, n, &failed_boost);
+    if (rep > 0) {  // rep 0 warms up
+      ours.push_back(ta);
+      boost_ring.push_back(tb);
+    }
+    ctx.watchdog.beat("ring");
+  }
+  const double ns = 1e9 / static_cast<double>(n);
+  ctx.rows.push_back({"ring push: EventRing / Boost spsc_queue", 1, "ns/push", bench::median(ours) * ns,
+                      bench::median(boost_ring) * ns, Target::ratio(1.0),
+                      "failed pushes (ring full): EventRing " + std::to_string(failed_ours) + ", Boost " +
+                          std::to_string(failed_boost)});
+}
 
 struct VariantInfo {
   const char* label;
@@ -646,7 +700,7 @@ struct ObserverPools {
         sink(std::make_shared<CountingSink>()),
         collector(recorder),
         fast_sink(std::make_shared<CountingSink>()),
-        fast_collector(recorder, {.period = kFastPeriod}),
+        fast_collector(recorder, {.min_period = kFastPeriod, .max_period = kFastPeriod}),
         bare(std::make_unique<lantern::Scheduler>(lantern::SchedulerOptions{.workers = workers})),
         observed(std::make_unique<lantern::Scheduler>(
             lantern::SchedulerOptions{.workers = workers, .observer = &recorder})) {
@@ -751,7 +805,7 @@ void bench_collector(Context& ctx, ObserverPools& pools) {
     return bench::median(v);
   };
   const char* labels[2] = {"collector: drained / produced, fib at full", "collector 100 us: drained / produced, fib at full"};
-  const char* options[2] = {"default CollectorOptions (2 ms period)", "collector period 100 us"};
+  const char* options[2] = {"default CollectorOptions (adaptive 100 us - 2 ms)", "collector period 100 us"};
   for (int v = 0; v < 2; ++v) {
     const Figures& f = figures[v];
     ctx.rows.push_back({labels[v], ctx.workers, "M events/s", measured(f.collected_per_s) / 1e6,
@@ -784,6 +838,11 @@ int main(int argc, char** argv) {
   if (wants("event")) {
     Context ctx{config, progress, watchdog, rows, "event", 1};
     bench_event(ctx);
+    progress.clear();
+  }
+  if (wants("ring")) {
+    Context ctx{config, progress, watchdog, rows, "ring", 1};
+    bench_ring(ctx);
     progress.clear();
   }
   if (wants("overhead") || wants("collector")) {

@@ -8,6 +8,8 @@ packages=(
   libgtest-dev libgmock-dev               # tests
   libbenchmark-dev libtbb-dev             # benchmarks (oneTBB is the peer)
   libboost-dev                            # Boost.Lockfree (instrumentation)
+  clang libclang-rt-14-dev                # libFuzzer target for the trace reader
+  nlohmann-json3-dev                      # tests: parse the Chrome/Perfetto export
 )
 
 missing=()

@@ -5,7 +5,8 @@
 
 namespace lantern::instrumentation {
 
-Collector::Collector(Recorder& recorder, CollectorOptions options) : recorder_(recorder), options_(options) {
+Collector::Collector(Recorder& recorder, CollectorOptions options)
+    : recorder_(recorder), options_(options), ring_capacity_(recorder.ring_capacity()) {
   batch_.resize(static_cast<std::size_t>(recorder_.worker_count()) * options_.batch_per_worker);
 }
 
@@ -39,8 +40,8 @@ void Collector::stop() {
   wake_.notify_all();
   if (thread_.joinable()) thread_.join();
   std::lock_guard<std::mutex> pass_lock(drain_mutex_);
-  while (pass() != 0) {
-  }
+  while (pass(/*everything=*/true) != 0) {
+  }  // returns 0 only when every ring was empty
   std::vector<std::shared_ptr<Sink>> sinks;
   {
     std::lock_guard<std::mutex> lock(sinks_mutex_);
@@ -51,29 +52,38 @@ void Collector::stop() {
 
 std::uint64_t Collector::drain_now() {
   std::lock_guard<std::mutex> pass_lock(drain_mutex_);
-  return pass();
+  return pass(/*everything=*/true);
 }
 
 void Collector::run() {
   std::unique_lock<std::mutex> lock(wake_mutex_);
+  std::chrono::microseconds wait = options_.min_period;
   while (!stopping_) {
     lock.unlock();
+    std::uint64_t largest = 0;
     {
       std::lock_guard<std::mutex> pass_lock(drain_mutex_);
-      // Keep draining while the rings hand over full batches: a busy pool is served
-      // back to back, an idle one once a period.
-      while (pass() >= options_.batch_per_worker) {
+      // Keep draining while some ring hands over a full batch: a busy pool is served
+      // back to back.
+      for (;;) {
+        const std::uint64_t most = pass();
+        largest = std::max(largest, most);
+        if (most < options_.batch_per_worker) break;
       }
     }
+    wait = largest * 4 >= ring_capacity_ ? options_.min_period : std::min(wait * 2, options_.max_period);
     lock.lock();
-    wake_.wait_for(lock, options_.period, [this] { return stopping_; });
+    wake_.wait_for(lock, wait, [this] { return stopping_; });
   }
 }
 
-std::uint64_t Collector::pass() {
+std::uint64_t Collector::pass(bool everything) {
   std::size_t n = 0;
+  std::size_t most = 0;  // the largest share of one ring: what the period adapts to
   for (std::uint32_t w = 0; w < recorder_.worker_count(); ++w) {
-    n += recorder_.drain(w, batch_.data() + n, options_.batch_per_worker);
+    const std::size_t got = recorder_.drain(w, batch_.data() + n, options_.batch_per_worker, everything);
+    most = std::max(most, got);
+    n += got;
   }
   passes_.fetch_add(1, std::memory_order_relaxed);
   if (n == 0) return 0;
@@ -85,7 +95,7 @@ std::uint64_t Collector::pass() {
   }
   const std::span<const trace::Event> events(batch_.data(), n);
   for (auto& s : sinks) s->on_batch(events);
-  return n;
+  return most;
 }
 
 }  // namespace lantern::instrumentation

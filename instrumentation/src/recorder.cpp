@@ -25,8 +25,6 @@ WorkerCountersSnapshot snapshot(const WorkerCounters& c, std::uint64_t now_ticks
   WorkerCountersSnapshot s{};
   s.tasks = c.tasks.get();
   s.tasks_threw = c.tasks_threw.get();
-  s.pushes_deque = c.pushes_deque.get();
-  s.pushes_lane = c.pushes_lane.get();
   for (int i = 0; i < trace::kDistanceCount; ++i) s.steals[i] = c.steals[i].get();
   s.steal_rounds_failed = c.steal_rounds_failed.get();
   s.helps = c.helps.get();
@@ -41,14 +39,15 @@ WorkerCountersSnapshot snapshot(const WorkerCounters& c, std::uint64_t now_ticks
   if (s.state < static_cast<std::uint32_t>(trace::kStateCount) && now_ticks > since) {
     s.state_ticks[s.state] += now_ticks - since;
   }
-  s.events_produced = c.events_produced.get();
   s.events_recorded = c.events_recorded.get();
   s.events_dropped = c.events_dropped.get();
+  s.events_produced = s.events_recorded + s.events_dropped;
   return s;
 }
 
 Recorder::Recorder(std::uint32_t workers, RecorderOptions options)
     : ns_per_tick_(calibration().ns_per_tick), level_(static_cast<std::uint8_t>(options.level)) {
+  set_level(options.level);
   const std::uint64_t now = ticks_now();
   workers_.reserve(workers);
   for (std::uint32_t i = 0; i < workers; ++i) {
@@ -61,11 +60,14 @@ Recorder::Recorder(std::uint32_t workers, RecorderOptions options)
 void Recorder::on_event(std::uint32_t worker, Hook hook, std::uint64_t a, std::uint64_t b) noexcept {
   if (worker >= workers_.size()) [[unlikely]] return;
   PerWorker& p = *workers_[worker];
-  const std::uint64_t now = ticks_now();
-  count(p, hook, a, b, now);
   const int h = static_cast<int>(hook);
-  if (hook_level(h) > level_.load(std::memory_order_relaxed)) return;
-  record(p, trace::Event{now, worker, static_cast<trace::EventType>(h), {0, 0, 0}, a, b});
+  const bool record_it = hook_level(h) <= level_.load(std::memory_order_relaxed);
+  // The clock is the largest part of a hook's cost: read it only for an event that is
+  // recorded or a counter that needs it (time per state, task durations).
+  const bool needs_clock = record_it || hook == Hook::state || hook == Hook::task_begin || hook == Hook::task_end;
+  const std::uint64_t now = needs_clock ? ticks_now() : 0;
+  count(p, hook, a, b, now);
+  if (record_it) record(p, trace::Event{now, worker, static_cast<trace::EventType>(h), {0, 0, 0}, a, b});
 }
 
 void Recorder::count(PerWorker& p, Hook hook, std::uint64_t a, std::uint64_t b, std::uint64_t now) noexcept {
@@ -96,13 +98,7 @@ void Recorder::count(PerWorker& p, Hook hook, std::uint64_t a, std::uint64_t b, 
         if (p.depth < PerWorker::kMaxDepth) c.task_duration.record(to_ns(now - p.task_begin_ticks[p.depth]));
       }
       break;
-    case Hook::push:
-      if (b == 0) {
-        c.pushes_deque.add();
-      } else {
-        c.pushes_lane.add();
-      }
-      break;
+    case Hook::push: break;  // counted by core (Scheduler::tasks_created); recorded at full
     case Hook::steal:
       if ((b & 0xFF) < static_cast<std::uint64_t>(trace::kDistanceCount)) c.steals[b & 0xFF].add();
       break;
@@ -118,8 +114,7 @@ void Recorder::count(PerWorker& p, Hook hook, std::uint64_t a, std::uint64_t b, 
 
 void Recorder::record(PerWorker& p, const trace::Event& e) noexcept {
   WorkerCounters& c = p.counters;
-  c.events_produced.add();
-  if (p.pending_dropped != 0) {
+  if (p.pending_dropped != 0) [[unlikely]] {
     // Room again? First the marker saying how many were lost here, then the event.
     const trace::Event marker{e.ticks, e.worker, trace::EventType::dropped, {0, 0, 0}, p.pending_dropped, 0};
     if (!p.ring.push(marker)) {
@@ -137,8 +132,8 @@ void Recorder::record(PerWorker& p, const trace::Event& e) noexcept {
   }
 }
 
-std::size_t Recorder::drain(std::uint32_t worker, trace::Event* out, std::size_t max) noexcept {
-  return workers_[worker]->ring.pop(out, max);
+std::size_t Recorder::drain(std::uint32_t worker, trace::Event* out, std::size_t max, bool everything) noexcept {
+  return workers_[worker]->ring.pop(out, max, !everything);
 }
 
 WorkerCountersSnapshot Recorder::snapshot(std::uint32_t worker) const noexcept {

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <random>
+#include <stdexcept>
 
 #include "lantern/trace/chunk_decoder.hpp"
 #include "lantern/trace/trace_reader.hpp"
@@ -157,6 +158,20 @@ TEST(RoundTrip, PreEncodedChunksFromAFlightRecorder) {
   ASSERT_NE(bad.error(), nullptr);
   EXPECT_EQ(bad.error()->kind, TraceErrorKind::invalid_argument);
   EXPECT_EQ(bad.stats().bytes, before);
+  // A chunk whose payload was damaged in memory is refused too.
+  TraceWriter careful = TraceWriter::to_sink([](auto, std::string&) { return true; }, "memory", test_header(2));
+  std::vector<std::uint8_t> damaged = kept.front();
+  damaged.back() ^= 1;
+  EXPECT_FALSE(careful.write_chunks(damaged));
+}
+
+TEST(Writer, ASinkThatThrowsBecomesAnError) {
+  TraceWriter w = TraceWriter::to_sink(
+      [](std::span<const std::uint8_t>, std::string&) -> bool { throw std::runtime_error("peer went away"); },
+      "socket", test_header(1));
+  EXPECT_FALSE(w.ok());
+  ASSERT_NE(w.error(), nullptr);
+  EXPECT_NE(w.error()->message.find("peer went away"), std::string::npos) << w.error()->message;
 }
 
 TEST(Writer, InvalidTypesAreCountedNotWritten) {

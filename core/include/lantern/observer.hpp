@@ -9,6 +9,7 @@
 // what its two payload words mean; instrumentation's event table is built from it.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 
 #ifndef LANTERN_OBSERVER
@@ -85,6 +86,13 @@ class Observer {
  public:
   virtual ~Observer() = default;
   virtual void on_event(std::uint32_t worker, Hook hook, std::uint64_t a, std::uint64_t b) noexcept = 0;
+
+  // interest: bit (1 << hook) set means "call on_event for this hook". Workers read it
+  // with a relaxed load before each hook, so a hook nobody wants costs a load and a
+  // branch, not a virtual call: the fork-join push hook fires once per join, and an
+  // observer recording only states should not pay for it. May change at any time.
+  std::atomic<std::uint32_t> interest{~0u};
+  static constexpr std::uint32_t bit(Hook h) noexcept { return 1u << static_cast<unsigned>(h); }
 };
 
 }  // namespace lantern
@@ -92,9 +100,11 @@ class Observer {
 #if LANTERN_OBSERVER
 #define LANTERN_HOOK(worker, hook, a, b)                                                                   \
   do {                                                                                                     \
-    if (::lantern::Observer* lantern_obs_ = (worker).observer) [[unlikely]]                               \
-      lantern_obs_->on_event((worker).index, ::lantern::Hook::hook, static_cast<std::uint64_t>(a),         \
-                             static_cast<std::uint64_t>(b));                                               \
+    if (::lantern::Observer* lantern_obs_ = (worker).observer) [[unlikely]] {                             \
+      if (lantern_obs_->interest.load(std::memory_order_relaxed) & ::lantern::Observer::bit(::lantern::Hook::hook)) \
+        lantern_obs_->on_event((worker).index, ::lantern::Hook::hook, static_cast<std::uint64_t>(a),       \
+                               static_cast<std::uint64_t>(b));                                             \
+    }                                                                                                      \
   } while (0)
 #else
 #define LANTERN_HOOK(worker, hook, a, b) \

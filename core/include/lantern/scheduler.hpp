@@ -83,6 +83,14 @@ class Scheduler {
   // deque_size: tasks in worker i's deque (racy estimate).
   std::int64_t deque_size(std::uint32_t i) const noexcept { return registry_->worker(i).deque.size(); }
 
+  // tasks_spawned(i): tasks (spawn, submit, task-group spawns) created on worker i; join's
+  // stack jobs are not counted. tasks_submitted_from_outside(): created by other threads.
+  // Exact, published by the creating thread; readable from any thread.
+  std::uint64_t tasks_spawned(std::uint32_t i) const noexcept {
+    return registry_->worker(i).jobs_created.load(std::memory_order_relaxed);
+  }
+  std::uint64_t tasks_submitted_from_outside() const noexcept { return registry_->external_jobs_created(); }
+
   // worker_state: worker i's current state as last published by it.
   WorkerState worker_state(std::uint32_t i) const noexcept { return registry_->worker(i).published_state(); }
   // describe_state: a multi-line dump of every worker's state and queue sizes and of the

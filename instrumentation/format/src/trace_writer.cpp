@@ -6,10 +6,12 @@
 
 #include <cerrno>
 #include <cstring>
+#include <exception>
 #include <new>
 #include <optional>
 
 #include "lantern/trace/chunk_decoder.hpp"
+#include "lantern/trace/crc32c.hpp"
 #include "lantern/trace/varint.hpp"
 
 namespace lantern::trace {
@@ -37,7 +39,15 @@ struct TraceWriter::Impl {
   bool emit(std::span<const std::uint8_t> bytes, std::uint64_t chunks) {
     if (error) return false;
     std::string why;
-    if (!sink(bytes, why)) return fail(TraceErrorKind::io, why);
+    bool written = false;
+    try {  // a sink that throws is turned into an error like any other failure
+      written = sink(bytes, why);
+    } catch (const std::exception& e) {
+      why = name + ": the sink threw: " + e.what();
+    } catch (...) {
+      why = name + ": the sink threw";
+    }
+    if (!written) return fail(TraceErrorKind::io, why.empty() ? name + ": the sink failed" : why);
     stats.bytes += bytes.size();
     stats.chunks += chunks;
     return true;
@@ -159,8 +169,10 @@ bool TraceWriter::write_chunks(std::span<const std::uint8_t> bytes) noexcept {
   while (pos < bytes.size()) {
     ChunkHeader h;
     std::string why;
-    if (bytes.size() - pos < kChunkHeaderBytes || parse_chunk_header(bytes.data() + pos, &h, &why) != ChunkHeaderStatus::ok ||
-        bytes.size() - pos - kChunkHeaderBytes < h.payload_length) {
+    if (bytes.size() - pos < kChunkHeaderBytes ||
+        parse_chunk_header(bytes.data() + pos, &h, &why) != ChunkHeaderStatus::ok ||
+        bytes.size() - pos - kChunkHeaderBytes < h.payload_length ||
+        crc32c(bytes.subspan(pos + kChunkHeaderBytes, h.payload_length)) != h.payload_crc) {
       return s.fail(TraceErrorKind::invalid_argument,
                     "write_chunks on trace " + s.name + ": the bytes at position " + std::to_string(pos) +
                         " are not an intact chunk" + (why.empty() ? "" : " (" + why + ")"));

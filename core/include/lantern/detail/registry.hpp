@@ -71,6 +71,7 @@ class Registry {
   // second read (a non-zero result may be stale; callers poll).
   std::uint64_t live_jobs() const noexcept;
   bool stopping() const noexcept { return stopping_.load(std::memory_order_relaxed); }
+  std::uint64_t external_jobs_created() const noexcept { return external_jobs_created_.load(std::memory_order_relaxed); }
 
   void report_unhandled(std::exception_ptr error) noexcept;
   std::uint64_t unhandled_exceptions() const noexcept { return unhandled_.load(std::memory_order_relaxed); }

@@ -30,8 +30,6 @@ class Counter {
 struct alignas(64) WorkerCounters {
   Counter tasks;               // task_begin
   Counter tasks_threw;         // task_end with threw = 1
-  Counter pushes_deque;        // spawned/forked onto the own deque
-  Counter pushes_lane;         // submitted into a lane by this worker
   std::array<Counter, trace::kDistanceCount> steals;  // by distance level
   Counter steal_rounds_failed;
   Counter helps;
@@ -51,15 +49,15 @@ struct alignas(64) WorkerCounters {
   // Wake latency (ns): from the wake call (by a worker or an outside thread) to the
   // woken worker running again, measured by the woken worker.
   Histogram wake_latency;
-  // Event accounting: produced = recorded + dropped, exactly.
-  Counter events_produced;
+  // Event accounting: every event the level selects is either recorded (in the ring) or
+  // dropped (ring full); a snapshot's events_produced is their sum.
   Counter events_recorded;
   Counter events_dropped;
 };
 
 // CountersSnapshot: a plain copy for readers.
 struct WorkerCountersSnapshot {
-  std::uint64_t tasks, tasks_threw, pushes_deque, pushes_lane;
+  std::uint64_t tasks, tasks_threw;
   std::array<std::uint64_t, trace::kDistanceCount> steals;
   std::uint64_t steal_rounds_failed, helps, lane_pops, sleeps, wakes_received;
   std::array<std::uint64_t, trace::kStateCount> state_ticks;  // including the open interval

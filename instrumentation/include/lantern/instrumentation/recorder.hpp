@@ -2,8 +2,9 @@
 //
 // Attach one Recorder to a Scheduler (SchedulerOptions::observer). On every hook the
 // worker's thread updates its exact counters and, if the current level records that
-// event, writes one 32-byte Event into its own bounded single-producer ring. The ring
-// is Boost.Lockfree's spsc_queue: the worker never blocks and never allocates; when the
+// event, writes one 32-byte Event into its own bounded single-producer ring
+// (event_ring.hpp: measured faster than Boost.Lockfree's spsc_queue, which it replaced;
+// see bench/RESULTS.md): the worker never blocks and never allocates; when the
 // ring is full the event is dropped and counted, and a `dropped` marker carrying the
 // count is written as soon as there is room again, so readers see where the gap is.
 #pragma once
@@ -14,9 +15,8 @@
 #include <memory>
 #include <vector>
 
-#include <boost/lockfree/spsc_queue.hpp>
-
 #include "lantern/instrumentation/counters.hpp"
+#include "lantern/instrumentation/event_ring.hpp"
 #include "lantern/observer.hpp"
 #include "lantern/trace/event_table.hpp"
 
@@ -39,13 +39,22 @@ class Recorder final : public Observer {
   void on_event(std::uint32_t worker, Hook hook, std::uint64_t a, std::uint64_t b) noexcept override;
 
   // Level can change while the scheduler runs; counters are kept at every level.
-  void set_level(trace::Level level) noexcept { level_.store(static_cast<std::uint8_t>(level), std::memory_order_relaxed); }
+  void set_level(trace::Level level) noexcept {
+    level_.store(static_cast<std::uint8_t>(level), std::memory_order_relaxed);
+    // Every hook feeds a counter except push (counted by core itself), which is only
+    // wanted when it is recorded: below "full" the scheduler skips the call entirely.
+    std::uint32_t mask = ~0u;
+    if (level < trace::Level::full) mask &= ~Observer::bit(Hook::push);
+    interest.store(mask, std::memory_order_relaxed);
+  }
   trace::Level level() const noexcept { return static_cast<trace::Level>(level_.load(std::memory_order_relaxed)); }
   std::uint32_t worker_count() const noexcept { return static_cast<std::uint32_t>(workers_.size()); }
+  std::size_t ring_capacity() const noexcept { return workers_.empty() ? 0 : workers_[0]->ring.capacity(); }
 
   // drain: the consumer side (one thread at a time, normally the Collector). Moves up
-  // to `max` events of one worker's ring into `out`; returns how many.
-  std::size_t drain(std::uint32_t worker, trace::Event* out, std::size_t max) noexcept;
+  // to `max` events of one worker's ring into `out`; returns how many. `everything`:
+  // also the last event of a half-written cache line (see EventRing::pop).
+  std::size_t drain(std::uint32_t worker, trace::Event* out, std::size_t max, bool everything = false) noexcept;
 
   const WorkerCounters& counters(std::uint32_t worker) const noexcept { return workers_[worker]->counters; }
   WorkerCountersSnapshot snapshot(std::uint32_t worker) const noexcept;
@@ -54,7 +63,7 @@ class Recorder final : public Observer {
   struct alignas(64) PerWorker {
     explicit PerWorker(std::size_t capacity) : ring(capacity) {}
     WorkerCounters counters;
-    boost::lockfree::spsc_queue<trace::Event> ring;
+    EventRing ring;
     std::uint64_t pending_dropped = 0;  // dropped since the last marker (worker-only)
     // Begin times of the tasks this worker is running, innermost last (join nests
     // tasks on one worker). Deeper nesting than this is not timed.

@@ -23,8 +23,9 @@
 
 namespace lantern::trace {
 
-// ByteSink receives the trace's bytes in order: the header first, then whole chunks.
-// It returns false and sets `error` (a sentence naming the destination) on failure.
+// ByteSink receives the trace's bytes in order: the header first, then whole chunks,
+// one call each. It returns false and sets `error` (a sentence naming the destination)
+// on failure; an exception it throws is caught and reported the same way.
 using ByteSink = std::function<bool(std::span<const std::uint8_t> bytes, std::string& error)>;
 
 struct WriterOptions {
@@ -60,8 +61,8 @@ class TraceWriter {
   bool write(std::span<const Event> events) noexcept;
   bool write(const Event& event) noexcept { return write(std::span<const Event>(&event, 1)); }
   // write_chunks passes already-encoded chunks (ChunkEncoder output, e.g. kept by a
-  // flight recorder) to the sink after checking each is one intact chunk. The open chunk
-  // is flushed first so the file stays in order.
+  // flight recorder) to the sink after checking each is one intact chunk (header and
+  // payload checksums). The open chunk is flushed first so the file stays in order.
   bool write_chunks(std::span<const std::uint8_t> chunk_bytes) noexcept;
   // flush completes the open chunk (if any) and hands it to the sink.
   bool flush() noexcept;

@@ -1,0 +1,82 @@
+// event_ring.hpp - a worker's bounded single-producer, single-consumer event ring.
+//
+// The issue this replaces Boost.Lockfree's spsc_queue for: that queue reads the
+// consumer's index on every push, so while the collector drains, each push can miss in
+// cache on a line the other core just wrote. Here each side keeps a private copy of the
+// other side's index and re-reads the shared one only when its copy says the ring is
+// full (producer) or empty (consumer) - once per lap rather than once per event.
+// bench/RESULTS.md ("ring push") has the two measured side by side.
+//
+// Memory orders: the producer writes the slot, then publishes tail with release; the
+// consumer reads tail with acquire before reading slots (so it sees the slot writes),
+// and publishes head with release after copying them out; the producer's acquire read
+// of head then orders its reuse of those slots after the consumer's reads.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include "lantern/trace/event_table.hpp"
+
+namespace lantern::instrumentation {
+
+class EventRing {
+ public:
+  explicit EventRing(std::size_t capacity) {
+    std::size_t cap = 2;
+    while (cap < capacity) cap <<= 1;
+    mask_ = cap - 1;
+    slots_ = std::make_unique<trace::Event[]>(cap);
+  }
+  EventRing(const EventRing&) = delete;
+  EventRing& operator=(const EventRing&) = delete;
+
+  std::size_t capacity() const noexcept { return mask_ + 1; }
+  static constexpr std::uint64_t kEventsPerLine = 64 / sizeof(trace::Event);
+
+  // push: producer only. false when full (the caller counts the drop).
+  bool push(const trace::Event& e) noexcept {
+    const std::uint64_t t = tail_.load(std::memory_order_relaxed);
+    if (t - producer_head_ > mask_) {
+      producer_head_ = head_.load(std::memory_order_acquire);
+      if (t - producer_head_ > mask_) return false;
+    }
+    slots_[t & mask_] = e;
+    tail_.store(t + 1, std::memory_order_release);
+    return true;
+  }
+
+  // pop: consumer only. Copies up to `max` events into `out`; returns how many.
+  // whole_lines: leave an event that shares its cache line with the slot the producer
+  // writes next, so the consumer does not pull that line away mid-write (two events
+  // per 64-byte line); it is taken on the next call. Pass false to take everything.
+  std::size_t pop(trace::Event* out, std::size_t max, bool whole_lines = true) noexcept {
+    const std::uint64_t h = head_.load(std::memory_order_relaxed);
+    const std::uint64_t line_mask = whole_lines ? ~std::uint64_t{kEventsPerLine - 1} : ~std::uint64_t{0};
+    std::uint64_t end = consumer_tail_ & line_mask;
+    if (end <= h) {  // nothing known: look at the producer's index
+      consumer_tail_ = tail_.load(std::memory_order_acquire);
+      end = consumer_tail_ & line_mask;
+      if (end <= h) return 0;
+    }
+    std::size_t n = static_cast<std::size_t>(end - h);
+    if (n > max) n = max;
+    for (std::size_t i = 0; i < n; ++i) out[i] = slots_[(h + i) & mask_];
+    head_.store(h + n, std::memory_order_release);
+    return n;
+  }
+
+ private:
+  // Producer's line: its index and its copy of the consumer's.
+  alignas(64) std::atomic<std::uint64_t> tail_{0};
+  std::uint64_t producer_head_ = 0;
+  // Consumer's line.
+  alignas(64) std::atomic<std::uint64_t> head_{0};
+  std::uint64_t consumer_tail_ = 0;
+  alignas(64) std::size_t mask_ = 0;
+  std::unique_ptr<trace::Event[]> slots_;
+};
+
+}  // namespace lantern::instrumentation

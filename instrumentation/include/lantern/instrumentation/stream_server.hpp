@@ -1,0 +1,168 @@
+// stream_server.hpp - the app side of live attach: a Sink that serves the trace format
+// over TCP to any number of viewers (lantern-view --attach HOST:PORT).
+//
+//   auto stream = lantern::instrumentation::start_stream(collector, header);   // one call
+//   // or, for apps that don't change code: LANTERN_STREAM=127.0.0.1:7777 ./app, where
+//   // whoever builds the Collector calls maybe_start_stream_from_env(collector, header).
+//
+// The wire carries exactly a trace file's bytes: the header, then self-contained chunks
+// (lantern/trace/format.hpp), so a viewer reads a socket with the same decoder as a file.
+// A viewer that connects late gets the header and then the chunks from that moment on.
+//
+// What the app pays, and what it never risks:
+//   - no viewer connected: on_batch returns at once (one relaxed load per batch);
+//   - viewers connected: the collector thread encodes each batch once (~5 bytes an
+//     event) and appends the finished chunk to each client's queue; a separate server
+//     thread does all socket I/O, non-blocking, so a stalled viewer never stalls the
+//     collector, let alone a worker;
+//   - a slow viewer: its queue is bounded (StreamOptions::client_buffer_bytes); whole
+//     chunks that do not fit are dropped for that viewer and counted, and before its next
+//     chunk it receives `dropped` events (the trace format's own gap marker) saying how
+//     many events each worker lost, so its health view shows the gap;
+//   - a viewer that dies: send() uses MSG_NOSIGNAL (no SIGPIPE), the client is closed and
+//     forgotten; the app carries on. The app dying: the viewer sees the connection end
+//     and keeps what it has.
+#pragma once
+
+#include <sys/types.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "lantern/instrumentation/collector.hpp"
+#include "lantern/instrumentation/sink.hpp"
+#include "lantern/trace/chunk_encoder.hpp"
+#include "lantern/trace/trace_header.hpp"
+
+namespace lantern::instrumentation {
+
+struct StreamOptions {
+  // Loopback by default: a trace reveals timing and task addresses. Give "0.0.0.0" (or
+  // a specific interface) to serve other machines deliberately.
+  std::string host = "127.0.0.1";
+  std::uint16_t port = 0;  // 0: any free port; StreamServer::port() says which
+  std::size_t client_buffer_bytes = 16u << 20;     // per viewer; beyond it chunks are dropped
+  std::chrono::milliseconds flush_period{20};      // a partly filled chunk waits at most this long
+  int max_clients = 8;                             // further connections are closed at once
+  // Smaller chunks than a file's: they reach the viewer sooner and one dropped chunk
+  // is a smaller gap.
+  trace::ChunkLimits chunk_limits{.target_payload_bytes = 16u << 10, .max_events = 1u << 12};
+};
+
+struct StreamStats {
+  std::uint32_t clients = 0;          // connected now
+  std::uint64_t clients_total = 0;    // ever accepted
+  std::uint64_t events_encoded = 0;   // events put into chunks (only while a viewer is connected)
+  std::uint64_t chunks_encoded = 0;
+  std::uint64_t events_dropped = 0;   // summed over viewers: events a slow viewer did not get
+  std::uint64_t chunks_dropped = 0;
+  std::uint64_t bytes_sent = 0;
+};
+
+class StreamServer final : public Sink {
+ public:
+  // start listens on options.host:options.port and starts the server thread. Returns
+  // nullptr and sets *error (naming the address and the OS's reason) on failure.
+  static std::shared_ptr<StreamServer> start(const trace::TraceHeader& header, StreamOptions options = {},
+                                             std::string* error = nullptr);
+  ~StreamServer() override;  // stop()
+  StreamServer(const StreamServer&) = delete;
+  StreamServer& operator=(const StreamServer&) = delete;
+
+  // Sink: on the collector's thread.
+  void on_batch(std::span<const trace::Event> events) override;
+  void on_flush() override;
+
+  std::uint16_t port() const noexcept { return port_; }
+  std::string address() const;  // "HOST:PORT", what --attach takes
+  StreamStats stats() const;
+  // wait_until_sent: until every connected viewer has been sent all it was given (or
+  // `timeout`); an app about to exit calls it so the last chunks are not cut off.
+  bool wait_until_sent(std::chrono::milliseconds timeout) const;
+  // stop closes every connection and the listening socket and joins the thread.
+  // Detach the sink from its Collector first (start_stream's handle does both).
+  void stop();
+  // adopt_child: a viewer process this server launched (open_viewer); the server
+  // thread reaps it when it exits so it does not linger as a zombie.
+  void adopt_child(pid_t pid) noexcept { child_.store(pid, std::memory_order_relaxed); }
+
+ private:
+  struct Chunk;
+  struct Client;
+  StreamServer(const trace::TraceHeader& header, StreamOptions options);
+  bool listen_on(std::string* error);
+  void run();
+  void finish_chunk();  // requires encode_mutex_
+  void publish(std::shared_ptr<const Chunk> chunk);
+  void accept_clients();
+  bool write_client(Client& c);  // false: the client is gone
+  void wake() noexcept;
+
+  StreamOptions options_;
+  std::shared_ptr<const Chunk> header_;
+  int listen_fd_ = -1;
+  int wake_read_ = -1, wake_write_ = -1;
+  std::uint16_t port_ = 0;
+  std::thread thread_;
+  std::atomic<bool> stopping_{false};
+  std::atomic<std::uint32_t> clients_now_{0};
+  std::atomic<pid_t> child_{0};
+
+  // Encoding state: the collector thread, and the server thread's timed flush.
+  std::mutex encode_mutex_;
+  trace::ChunkEncoder encoder_;
+  std::vector<std::uint32_t> open_per_worker_;  // events per worker in the open chunk
+  std::uint64_t open_min_tick_ = ~std::uint64_t{0};
+  std::chrono::steady_clock::time_point last_flush_;
+
+  mutable std::mutex clients_mutex_;
+  std::vector<std::unique_ptr<Client>> clients_;
+  StreamStats stats_;  // guarded by clients_mutex_ (clients: the atomic)
+};
+
+// start_stream starts a StreamServer and attaches it to `collector`. The handle detaches
+// and stops it when destroyed. On failure the handle is empty and *error says why.
+class StreamHandle {
+ public:
+  StreamHandle() = default;
+  StreamHandle(Collector* collector, std::shared_ptr<StreamServer> server) : collector_(collector), server_(std::move(server)) {}
+  StreamHandle(StreamHandle&& other) noexcept { *this = std::move(other); }
+  StreamHandle& operator=(StreamHandle&& other) noexcept;
+  ~StreamHandle() { reset(); }
+  explicit operator bool() const noexcept { return server_ != nullptr; }
+  StreamServer* operator->() const noexcept { return server_.get(); }
+  StreamServer* get() const noexcept { return server_.get(); }
+  void reset();
+
+ private:
+  Collector* collector_ = nullptr;
+  std::shared_ptr<StreamServer> server_;
+};
+
+StreamHandle start_stream(Collector& collector, const trace::TraceHeader& header, StreamOptions options = {},
+                          std::string* error = nullptr);
+
+// kStreamEnvironmentVariable: LANTERN_STREAM=HOST:PORT (or :PORT, or PORT: loopback).
+inline constexpr const char* kStreamEnvironmentVariable = "LANTERN_STREAM";
+
+// maybe_start_stream_from_env: if LANTERN_STREAM is set, start streaming there and say
+// so on stderr (with the lantern-view command to attach); if it is set but unusable,
+// say why on stderr and carry on without streaming. Unset: an empty handle, silently.
+StreamHandle maybe_start_stream_from_env(Collector& collector, const trace::TraceHeader& header);
+
+// open_viewer: the in-process convenience. Starts a stream on a free loopback port and
+// launches `lantern-view --attach 127.0.0.1:PORT` as a separate process (found via
+// $LANTERN_VIEW, else `program`, else "lantern-view" on PATH). A separate process rather
+// than a window thread: the app keeps its main thread, a crash in either leaves the
+// other running, and the viewer outlives the app to show how it ended. The viewer runs
+// in its own process group, so Ctrl-C in the app's terminal does not close it.
+StreamHandle open_viewer(Collector& collector, const trace::TraceHeader& header, std::string* error = nullptr,
+                         const std::string& program = "");
+
+}  // namespace lantern::instrumentation
