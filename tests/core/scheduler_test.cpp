@@ -12,7 +12,10 @@
 #include <vector>
 
 #include "lantern/lantern.hpp"
+#include "support/fib.hpp"
 #include "support/watchdog.hpp"
+
+using lantern::testing::fib;
 
 using namespace std::chrono_literals;
 using lantern::Scheduler;
@@ -21,12 +24,6 @@ using lantern::testing::Watchdog;
 
 namespace {
 
-std::uint64_t fib(int n) {
-  if (n < 2) return n;
-  std::uint64_t a = 0, b = 0;
-  lantern::join([&] { a = fib(n - 1); }, [&] { b = fib(n - 2); });
-  return a + b;
-}
 
 std::function<std::string()> dump(const Scheduler& s) {
   return [&s] { return s.describe_state(); };

@@ -10,7 +10,10 @@
 #include "lantern/instrumentation/recorder.hpp"
 #include "lantern/instrumentation/rolling_window.hpp"
 #include "lantern/lantern.hpp"
+#include "support/fib.hpp"
 #include "support/watchdog.hpp"
+
+using lantern::testing::fib;
 
 using namespace std::chrono_literals;
 using lantern::instrumentation::Collector;
@@ -21,12 +24,6 @@ using lantern::trace::EventType;
 using lantern::trace::Level;
 
 namespace {
-long fib(int n) {
-  if (n < 2) return n;
-  long a = 0, b = 0;
-  lantern::join([&] { a = fib(n - 1); }, [&] { b = fib(n - 2); });
-  return a + b;
-}
 
 // CountingSink counts events by worker and type, and sums drop markers.
 struct CountingSink final : Sink {

@@ -14,7 +14,10 @@
 #include "lantern/instrumentation/trace_sinks.hpp"
 #include "lantern/lantern.hpp"
 #include "lantern/trace/trace_reader.hpp"
+#include "support/fib.hpp"
 #include "support/watchdog.hpp"
+
+using lantern::testing::fib;
 
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
@@ -26,12 +29,6 @@ using lantern::trace::EventType;
 using lantern::trace::Level;
 
 namespace {
-long fib(int n) {
-  if (n < 2) return n;
-  long a = 0, b = 0;
-  lantern::join([&] { a = fib(n - 1); }, [&] { b = fib(n - 2); });
-  return a + b;
-}
 struct TempDir {
   fs::path path = fs::temp_directory_path() / ("lantern-sinks-" + std::to_string(getpid()));
   TempDir() { fs::create_directories(path); }
