@@ -147,17 +147,10 @@ bool is_known_benchmark(const std::string& name) {
 Config parse_command_line(int argc, char** argv) {
   Config config;
   bool reps_given = false;
-  for (int i = 1; i < argc; ++i) {
-    std::string flag = argv[i];
-    std::string value;
-    const bool takes_value = flag == "--reps" || flag == "--only" || flag == "--workers" || flag == "--topology";
-    if (const auto eq = flag.find('='); eq != std::string::npos && flag.rfind("--", 0) == 0) {
-      value = flag.substr(eq + 1);
-      flag = flag.substr(0, eq);
-    } else if (takes_value) {
-      if (i + 1 == argc) usage_error(flag + " needs a value");
-      value = argv[++i];
-    }
+  const auto takes_value = [](const std::string& flag) { return flag == "--reps" || flag == "--only" || flag == "--workers" || flag == "--topology"; };
+  for (const bench::Flag& option : bench::split_flags(argc, argv, takes_value, usage_error)) {
+    const std::string& flag = option.name;
+    const std::string& value = option.value;
     if (flag == "--help" || flag == "-h") {
       std::fputs(kUsage, stdout);
       std::exit(0);
@@ -181,7 +174,7 @@ Config parse_command_line(int argc, char** argv) {
       if (!lantern::Topology::parse_spec(value, &error)) usage_error("bad --topology '" + value + "': " + error);
       config.topology = value;
     } else {
-      usage_error(std::string("unknown option '") + argv[i] + "'");
+      usage_error("unknown option '" + flag + "'");
     }
   }
   if (config.quick) {

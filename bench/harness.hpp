@@ -250,4 +250,29 @@ class Watchdog {
   std::thread thread_;
 };
 
+// Flag is one command-line option: "--name value" or "--name=value" become {name, value}.
+struct Flag {
+  std::string name;
+  std::string value;
+};
+
+// split_flags turns argv into Flags. takes_value(name) says which options read the next
+// argument; a missing value calls usage_error(message), which must not return.
+template <class TakesValue, class UsageError>
+std::vector<Flag> split_flags(int argc, char** argv, TakesValue takes_value, UsageError usage_error) {
+  std::vector<Flag> flags;
+  for (int i = 1; i < argc; ++i) {
+    Flag f{argv[i], {}};
+    if (const auto eq = f.name.find('='); eq != std::string::npos && f.name.rfind("--", 0) == 0) {
+      f.value = f.name.substr(eq + 1);
+      f.name = f.name.substr(0, eq);
+    } else if (takes_value(f.name)) {
+      if (i + 1 == argc) usage_error(f.name + " needs a value");
+      f.value = argv[++i];
+    }
+    flags.push_back(std::move(f));
+  }
+  return flags;
+}
+
 }  // namespace bench

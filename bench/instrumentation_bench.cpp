@@ -291,17 +291,10 @@ constexpr const char* kSections[] = {"event", "ring", "overhead", "collector"};
 Config parse_command_line(int argc, char** argv) {
   Config config;
   bool reps_given = false;
-  for (int i = 1; i < argc; ++i) {
-    std::string flag = argv[i];
-    std::string value;
-    const bool takes_value = flag == "--reps" || flag == "--workers" || flag == "--only" || flag == "--off-path";
-    if (const auto eq = flag.find('='); eq != std::string::npos && flag.rfind("--", 0) == 0) {
-      value = flag.substr(eq + 1);
-      flag = flag.substr(0, eq);
-    } else if (takes_value) {
-      if (i + 1 == argc) usage_error(flag + " needs a value");
-      value = argv[++i];
-    }
+  const auto takes_value = [](const std::string& flag) { return flag == "--reps" || flag == "--workers" || flag == "--only" || flag == "--off-path"; };
+  for (const bench::Flag& option : bench::split_flags(argc, argv, takes_value, usage_error)) {
+    const std::string& flag = option.name;
+    const std::string& value = option.value;
     if (flag == "--help" || flag == "-h") {
       std::fputs(kUsage, stdout);
       std::exit(0);
@@ -329,7 +322,7 @@ Config parse_command_line(int argc, char** argv) {
     } else if (flag == "--raw") {
       config.raw = true;
     } else {
-      usage_error(std::string("unknown option '") + argv[i] + "'");
+      usage_error("unknown option '" + flag + "'");
     }
   }
   if (config.quick) {
