@@ -7,6 +7,7 @@
 //   3. a flooded worker: worker 0 floods itself with self-spawning work while tasks
 //      wait in its lane; the other workers help that lane (fairness-aware helping).
 // The figures come from lantern::instrumentation's Recorder attached to the scheduler.
+#include <lantern/exporters/prometheus_exporter.hpp>
 #include <lantern/instrumentation/collector.hpp>
 #include <lantern/instrumentation/recorder.hpp>
 #include <lantern/instrumentation/trace_sinks.hpp>
@@ -76,7 +77,8 @@ void spin_for(std::chrono::nanoseconds d) {
 void usage(FILE* out) {
   std::fprintf(out,
                "usage: lantern_demo [--workers N] [--topology SPEC] [--trace FILE | --no-trace]\n"
-               "                    [--level off|states|tasks|full] [--quick]\n"
+               "                    [--level off|states|tasks|full] [--metrics ADDR | --no-metrics]\n"
+               "                    [--linger SECONDS] [--quick]\n"
                "\n"
                "Runs three workloads (fork-join fib, bursts of submitted tasks with idle gaps,\n"
                "one flooded worker) and prints per-worker tasks, steals by topology distance,\n"
@@ -88,6 +90,10 @@ void usage(FILE* out) {
                "  --trace FILE     record the run to FILE (default: lantern-demo.trace)\n"
                "  --no-trace       do not record a trace\n"
                "  --level LEVEL    what the trace records: off, states, tasks (default), full\n"
+               "  --metrics ADDR   serve Prometheus metrics on ADDR (default 127.0.0.1:9464; port 0: any free port)\n"
+               "  --no-metrics     do not serve metrics\n"
+               "  --linger SECONDS after the workloads, keep running light bursts for this long, so\n"
+               "                   Prometheus can scrape and a viewer can attach (default 0)\n"
                "  --quick          smaller workloads (a few hundred milliseconds)\n"
                "  --help           this text\n");
 }
@@ -98,6 +104,8 @@ int main(int argc, char** argv) {
   lantern::SchedulerOptions options;
   bool quick = false;
   std::string trace_path = "lantern-demo.trace";
+  std::string metrics_address = std::string(lantern::exporters::kDefaultAddress);
+  double linger_seconds = 0;
   lantern::trace::Level level = lantern::trace::Level::tasks;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -125,6 +133,18 @@ int main(int argc, char** argv) {
       options.topology = value("--topology");
     } else if (arg == "--trace") {
       trace_path = value("--trace");
+    } else if (arg == "--metrics") {
+      metrics_address = value("--metrics");
+    } else if (arg == "--no-metrics") {
+      metrics_address.clear();
+    } else if (arg == "--linger") {
+      const std::string v = value("--linger");
+      char* end = nullptr;
+      linger_seconds = std::strtod(v.c_str(), &end);
+      if (*end != '\0' || linger_seconds < 0 || linger_seconds > 86400) {
+        std::fprintf(stderr, "lantern_demo: --linger takes seconds from 0 to 86400, not '%s'\n", v.c_str());
+        return 2;
+      }
     } else if (arg == "--no-trace") {
       trace_path.clear();
     } else if (arg == "--level") {
@@ -169,6 +189,22 @@ int main(int argc, char** argv) {
       }
     }
     collector.start();
+    std::unique_ptr<lantern::exporters::PrometheusExporter> exporter;
+    if (!metrics_address.empty()) {
+      try {
+        exporter = std::make_unique<lantern::exporters::PrometheusExporter>(
+            pool, recorder, lantern::exporters::PrometheusOptions{.address = metrics_address});
+        std::printf("metrics: %s\n  scrape config for prometheus.yml:\n", exporter->url().c_str());
+        std::string config = exporter->scrape_config("lantern_demo");
+        for (std::size_t at = 0; at < config.size();) {  // indent each line
+          const std::size_t nl = config.find('\n', at);
+          std::printf("    %s\n", config.substr(at, nl - at).c_str());
+          at = nl == std::string::npos ? config.size() : nl + 1;
+        }
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "lantern_demo: not serving metrics: %s\n", e.what());
+      }
+    }
 
     // 1. fork-join
     const int n = quick ? 27 : 32;
@@ -199,7 +235,6 @@ int main(int argc, char** argv) {
     // 3. one flooded worker: worker 0 floods itself while tasks wait in its lane
     const long flood_total = quick ? 5000 : 40000;
     std::atomic<long> flooded{0};
-    std::atomic<long> lane_done{0};
     struct Flood {
       lantern::Scheduler* pool;
       std::atomic<long>* done;
@@ -209,22 +244,46 @@ int main(int argc, char** argv) {
         if (done->fetch_add(1) + 1 < total) pool->spawn(*this);
       }
     };
+    // The lane tasks are submitted from inside the pool, right after the flood starts:
+    // on a small machine the flooded workers would otherwise keep this thread from
+    // submitting them at all, and the demo would measure the OS, not the scheduler.
+    // Each lane task records how long it waited between its submission and its start.
+    constexpr int kLaneTasks = 50;
+    std::array<std::atomic<long>, kLaneTasks> waited_ns{};
     t0 = std::chrono::steady_clock::now();
-    std::vector<lantern::Future<void>> lane_tasks;
-    pool.submit_to_lane(0, [&] {
-          for (int i = 0; i < 2; ++i) pool.spawn(Flood{&pool, &flooded, flood_total});
-        })
-        .get();
-    for (int i = 0; i < 50; ++i) {
-      lane_tasks.push_back(pool.submit_to_lane(0, [&] { lane_done.fetch_add(1); }));
-    }
+    std::vector<lantern::Future<void>> lane_tasks = pool.run([&] {
+      for (int i = 0; i < 2; ++i) pool.spawn(Flood{&pool, &flooded, flood_total});
+      std::vector<lantern::Future<void>> futures;
+      for (int i = 0; i < kLaneTasks; ++i) {
+        const auto submitted = std::chrono::steady_clock::now();
+        futures.push_back(pool.submit_to_lane(0, [&waited_ns, i, submitted] {
+          waited_ns[i] = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - submitted)
+                             .count();
+        }));
+      }
+      return futures;
+    });
     for (auto& f : lane_tasks) f.get();
-    const double lane_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    long worst_wait_ns = 0;
+    for (auto& w : waited_ns) worst_wait_ns = std::max(worst_wait_ns, w.load());
     while (flooded.load() < flood_total) std::this_thread::yield();
     ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    std::printf("3. flood       %ld self-spawning tasks; 50 lane tasks finished after %.1f ms of the flood's %.1f ms\n",
-                flooded.load(), lane_ms, ms);
+    std::printf("3. flood       %ld self-spawning tasks in %.1f ms; %d tasks in worker 0's lane waited at most %.2f ms\n",
+                flooded.load(), ms, kLaneTasks, static_cast<double>(worst_wait_ns) / 1e6);
 
+    if (linger_seconds > 0) {
+      std::printf("4. lingering   %.0f s of light bursts (metrics stay up; Ctrl-C to stop early)\n", linger_seconds);
+      std::fflush(stdout);
+      const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(linger_seconds);
+      while (std::chrono::steady_clock::now() < until) {
+        lantern::TaskGroup group(pool);
+        for (int i = 0; i < 50; ++i) group.spawn([] { spin_for(std::chrono::microseconds(20)); });
+        group.wait();
+        pool.run([] { return fib(18); });
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      }
+    }
+    exporter.reset();  // stop serving before the pool goes
     pool.shutdown();
     collector.stop();
     print_figures(recorder, pool.topology());

@@ -9,7 +9,9 @@ packages=(
   libbenchmark-dev libtbb-dev             # benchmarks (oneTBB is the peer)
   libboost-dev                            # Boost.Lockfree (instrumentation)
   clang libclang-rt-14-dev                # libFuzzer target for the trace reader
-  nlohmann-json3-dev                      # tests: parse the Chrome/Perfetto export
+  nlohmann-json3-dev                      # tests: parse JSON (Chrome export, Prometheus API)
+  prometheus-cpp-dev                      # exporters/prometheus
+  prometheus                              # the real server (and promtool) for end-to-end tests
 )
 
 missing=()

@@ -1,6 +1,7 @@
 // clock.cpp - TSC detection and calibration against steady_clock.
 #include "lantern/clock.hpp"
 
+#include <algorithm>
 #include <fstream>
 #include <string>
 #include <thread>
@@ -48,14 +49,44 @@ const TickCalibration& calibration() noexcept {
     cal.base_ticks = t0;
     cal.base_ns = n0;
     if (!cal.tsc) return cal;
-    // Spin (not sleep: a sleep's wake-up jitter would be measured too) for ~5 ms.
-    std::uint64_t t1 = t0;
-    std::int64_t n1 = n0;
-    while (n1 - n0 < 5'000'000) {
-      t1 = ticks_now();
-      n1 = static_cast<std::int64_t>(detail::steady_now_ns());
+    // A single (ticks, ns) pair at each end of a window is wrong whenever the thread is
+    // preempted between the two reads (seen: 10x on a loaded 2-core VM). So each end is
+    // read as tick, ns, tick - the ns reading lies between the two ticks - and a window
+    // counts only if both brackets are tight. The median of five such windows is used.
+    struct Reading {
+      std::uint64_t ticks;
+      std::int64_t ns;
+      std::uint64_t spread;
+    };
+    auto read = [] {
+      Reading best{0, 0, ~std::uint64_t{0}};
+      for (int i = 0; i < 8; ++i) {
+        const std::uint64_t a = ticks_now();
+        const std::int64_t ns = static_cast<std::int64_t>(detail::steady_now_ns());
+        const std::uint64_t b = ticks_now();
+        if (b - a < best.spread) best = {a + (b - a) / 2, ns, b - a};
+      }
+      return best;
+    };
+    double rates[5];
+    int n = 0;
+    for (int attempt = 0; attempt < 20 && n < 5; ++attempt) {
+      const Reading start = read();
+      Reading end = start;
+      while (end.ns - start.ns < 2'000'000) end = read();
+      // A bracket wider than ~2 us means the thread was preempted mid-reading.
+      if (start.spread > 5000 || end.spread > 5000 || end.ticks <= start.ticks) continue;
+      rates[n++] = static_cast<double>(end.ns - start.ns) / static_cast<double>(end.ticks - start.ticks);
     }
-    cal.ns_per_tick = static_cast<double>(n1 - n0) / static_cast<double>(t1 - t0);
+    if (n == 0) {  // never a clean window: fall back to the whole span, the best we have
+      const Reading end = read();
+      rates[n++] = static_cast<double>(end.ns - n0) / static_cast<double>(end.ticks > t0 ? end.ticks - t0 : 1);
+    }
+    std::sort(rates, rates + n);
+    cal.ns_per_tick = rates[n / 2];
+    const Reading base = read();
+    cal.base_ticks = base.ticks;
+    cal.base_ns = base.ns;
     return cal;
   }();
   return value;

@@ -101,6 +101,18 @@ std::uint64_t Registry::live_jobs() const noexcept {
   return created >= finished ? created - finished : 0;
 }
 
+std::uint64_t Registry::not_ready_tasks() const noexcept {
+  // The same reading order as live_jobs: every release is counted after the addition
+  // it pairs with has happened (the releasing thread acquired the task's dependency
+  // count, which its creator released after counting), so reading releases first can
+  // only under-count releases, never additions.
+  std::uint64_t released = external_not_ready_.released.load(std::memory_order_acquire);
+  for (std::uint32_t i = 0; i < worker_count_; ++i) released += not_ready_[i].released.load(std::memory_order_acquire);
+  std::uint64_t added = external_not_ready_.added.load(std::memory_order_relaxed);
+  for (std::uint32_t i = 0; i < worker_count_; ++i) added += not_ready_[i].added.load(std::memory_order_relaxed);
+  return added >= released ? added - released : 0;
+}
+
 void Registry::report_unhandled(std::exception_ptr error) noexcept {
   unhandled_.fetch_add(1, std::memory_order_relaxed);
   if (options_.on_unhandled_exception) {

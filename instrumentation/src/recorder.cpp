@@ -31,6 +31,7 @@ WorkerCountersSnapshot snapshot(const WorkerCounters& c, std::uint64_t now_ticks
   s.lane_pops = c.lane_pops.get();
   s.sleeps = c.sleeps.get();
   s.wakes_received = c.wakes_received.get();
+  s.releases = c.releases.get();
   for (int i = 0; i < trace::kStateCount; ++i) s.state_ticks[i] = c.state_ticks[i].get();
   s.state = static_cast<std::uint32_t>(c.state.get());
   const std::uint64_t since = c.state_since.get();
@@ -109,6 +110,7 @@ void Recorder::count(PerWorker& p, Hook hook, std::uint64_t a, std::uint64_t b, 
       c.lane_pops.add();
       c.ready_wait.record(to_ns(b));
       break;
+    case Hook::release: c.releases.add(); break;
   }
 }
 

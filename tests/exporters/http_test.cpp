@@ -59,6 +59,7 @@ TEST(PrometheusExporter, ScrapeServesEveryFamilyWithExactCounts) {
   }
   EXPECT_EQ(scrape.sum("lantern_tasks_total"), 250);
   EXPECT_EQ(scrape.sum("lantern_lane_pops_total"), 250);
+  EXPECT_EQ(scrape.sum("lantern_tasks_submitted_total"), 250);
   EXPECT_EQ(scrape.sum("lantern_task_duration_seconds_count"), 250);
   EXPECT_EQ(scrape.sum("lantern_ready_wait_seconds_bucket", {{"le", "+Inf"}}), 250);
   EXPECT_EQ(scrape.sum("lantern_workers"), 2);
@@ -177,11 +178,15 @@ TEST(PrometheusExporter, CustomPathIsServedAndConfigured) {
 TEST(PrometheusExporter, StopsServingWhenDestroyed) {
   InstrumentedPool p(1, trace::Level::off);
   std::uint16_t port = 0;
+  std::chrono::steady_clock::time_point destroying;
   {
     PrometheusExporter exporter(p.pool, p.recorder, any_free_port());
     port = exporter.port();
     EXPECT_EQ(http_get(port, "/metrics").status, 200);
+    destroying = std::chrono::steady_clock::now();
   }
+  // Without the destructor's nudge civetweb takes up to 2 s to notice the stop.
+  EXPECT_LT(std::chrono::steady_clock::now() - destroying, std::chrono::milliseconds(1500));
   EXPECT_THROW(http_get(port, "/metrics", std::chrono::milliseconds(2000)), std::runtime_error);
 }
 

@@ -40,7 +40,9 @@ TEST(MetricTable, NamesFollowPrometheusConventions) {
     EXPECT_EQ(m.name.substr(0, 8), "lantern_");
     EXPECT_EQ(m.name.find_first_not_of("abcdefghijklmnopqrstuvwxyz_"), std::string_view::npos) << "snake_case";
     EXPECT_EQ(ends_with(m.name, "_total"), m.type == MetricType::counter) << "_total exactly on counters";
-    if (m.type == MetricType::histogram) EXPECT_TRUE(ends_with(m.name, "_seconds")) << "latencies in base units";
+    if (m.type == MetricType::histogram) {
+      EXPECT_TRUE(ends_with(m.name, "_seconds")) << "latencies in base units";
+    }
     EXPECT_EQ(m.name.find("millis"), std::string_view::npos);
     EXPECT_EQ(m.name.find("nanos"), std::string_view::npos);
     EXPECT_FALSE(m.help.empty());

@@ -1,9 +1,10 @@
 // observer.hpp - the one narrow hook through which the scheduler reports what it does.
 //
 // Every worker state transition, task begin/end, push, steal, failed steal round, help,
-// wake and lane pop calls Observer::on_event on the worker that did it, from that
-// worker's thread. With no observer attached a hook costs one load and a predictable
-// branch; configured with -DLANTERN_OBSERVER=OFF every hook compiles to nothing.
+// wake, lane pop and dependency release calls Observer::on_event on the worker that did
+// it, from that worker's thread. With no observer attached a hook costs one load and a
+// predictable branch; configured with -DLANTERN_OBSERVER=OFF every hook compiles to
+// nothing.
 //
 // The hook table below (LANTERN_CORE_HOOKS) is the single list of what core reports and
 // what its two payload words mean; instrumentation's event table is built from it.
@@ -65,7 +66,8 @@ const char* source_name(TaskSource s) noexcept;
   X(steal_round_failed, "victims probed", "lost races")                                             \
   X(help, "helped lane", "head's age in ticks")                                                     \
   X(wake, "waker | why << 32 (waker 0xffffffff: outside the pool; why 0: work, 1: latch)", "latency ticks") \
-  X(lane_pop, "lane", "ready wait in ticks")
+  X(lane_pop, "lane", "ready wait in ticks")                                                        \
+  X(release, "released task id", "releasing task id or signal id (core/src/DEPENDENCIES.md)")
 
 enum class Hook : std::uint8_t {
 #define LANTERN_X(name, a, b) name,

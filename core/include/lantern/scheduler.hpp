@@ -4,11 +4,15 @@
 //   pool.spawn([] { ... });                        // detached
 //   auto f = pool.submit([] { return 42; });       // from any thread; f.get() == 42
 //   pool.run([] { lantern::join(a, b); });         // run on a worker and wait
+//   auto h = pool.spawn_handle(fa);                // dependencies (task_handle.hpp):
+//   pool.spawn_after({h, signal}, fb);             // fb after fa and a lantern::Signal
 //
 // Inside tasks use the free functions of join.hpp and task_group.hpp.
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
+#include <span>
 #include <stdexcept>
 #include <memory>
 #include <string>
@@ -20,6 +24,7 @@
 #include "lantern/detail/registry.hpp"
 #include "lantern/future.hpp"
 #include "lantern/options.hpp"
+#include "lantern/task_handle.hpp"
 #include "lantern/topology.hpp"
 
 namespace lantern {
@@ -59,6 +64,24 @@ class Scheduler {
     return submit_impl(std::forward<F>(fn), static_cast<int>(lane % worker_count()));
   }
 
+  // spawn_handle: spawn, and return a handle to wait on or to spawn other tasks after.
+  // spawn_after: fn() becomes ready only when every dependency (TaskHandles, Signals)
+  // has completed; until then it is in no queue and wakes no worker. If a dependency
+  // threw, fn() does not run and the returned handle rethrows that exception.
+  // See task_handle.hpp and core/src/DEPENDENCIES.md. Throw ShutdownError after shutdown.
+  template <class F>
+  [[nodiscard]] TaskHandle spawn_handle(F&& fn) {
+    return detail::spawn_task(*registry_, {}, std::forward<F>(fn));
+  }
+  template <class F>
+  TaskHandle spawn_after(std::initializer_list<Dependency> deps, F&& fn) {
+    return detail::spawn_task(*registry_, std::span<const Dependency>(deps.begin(), deps.size()), std::forward<F>(fn));
+  }
+  template <class F>
+  TaskHandle spawn_after(std::span<const Dependency> deps, F&& fn) {
+    return detail::spawn_task(*registry_, deps, std::forward<F>(fn));
+  }
+
   // run executes fn() on a worker and returns its result (rethrowing its exception).
   // Called from one of this scheduler's workers it simply calls fn().
   template <class F>
@@ -90,6 +113,10 @@ class Scheduler {
     return registry_->worker(i).jobs_created.load(std::memory_order_relaxed);
   }
   std::uint64_t tasks_submitted_from_outside() const noexcept { return registry_->external_jobs_created(); }
+  // not_ready_tasks: tasks waiting for dependencies (spawn_after tasks, TaskGraph nodes
+  // of a running graph whose predecessors have not all finished). Exact: per-worker
+  // single-writer counters, read as live_jobs reads the job counts.
+  std::uint64_t not_ready_tasks() const noexcept { return registry_->not_ready_tasks(); }
 
   // worker_state: worker i's current state as last published by it.
   WorkerState worker_state(std::uint32_t i) const noexcept { return registry_->worker(i).published_state(); }

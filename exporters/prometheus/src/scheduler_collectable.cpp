@@ -104,8 +104,7 @@ std::vector<MetricFamily> SchedulerCollectable::Collect() const {
     auto per_worker = [&](Metric m, double value) { add(family(m), {{"worker", worker}}, value); };
     per_worker(Metric::tasks, static_cast<double>(s.tasks));
     per_worker(Metric::task_exceptions, static_cast<double>(s.tasks_threw));
-    per_worker(Metric::deque_pushes, static_cast<double>(s.pushes_deque));
-    per_worker(Metric::lane_pushes, static_cast<double>(s.pushes_lane));
+    per_worker(Metric::tasks_spawned, static_cast<double>(scheduler_.tasks_spawned(w)));
     per_worker(Metric::lane_pops, static_cast<double>(s.lane_pops));
     for (int d = 0; d < trace::kDistanceCount; ++d) {
       add(family(Metric::steals), {{"worker", worker}, {"distance", std::string(trace::kDistanceNames[d])}},
@@ -136,6 +135,7 @@ std::vector<MetricFamily> SchedulerCollectable::Collect() const {
   const Scheduler::SleepSnapshot sleep = scheduler_.sleep_snapshot();
   add(family(Metric::sleep_inactive_workers), {}, static_cast<double>(sleep.inactive));
   add(family(Metric::sleep_sleeping_workers), {}, static_cast<double>(sleep.sleeping));
+  add(family(Metric::tasks_submitted), {}, static_cast<double>(scheduler_.tasks_submitted_from_outside()));
   add(family(Metric::unhandled_exceptions), {}, static_cast<double>(scheduler_.unhandled_exceptions()));
 
   auto histogram = [&](Metric m, const instrumentation::HistogramSnapshot& h) {

@@ -76,6 +76,36 @@ class Registry {
   void report_unhandled(std::exception_ptr error) noexcept;
   std::uint64_t unhandled_exceptions() const noexcept { return unhandled_.load(std::memory_order_relaxed); }
 
+  // Not-ready tasks (core/src/DEPENDENCIES.md): tasks whose dependencies have not all
+  // completed, which sit in no queue. Counted like the jobs above: each worker in its
+  // own single-writer counters, outside threads in one shared pair. `me` is the calling
+  // thread's worker of this registry, or nullptr.
+  // not_ready_added: n tasks entered the not-ready set. Must happen-before the
+  // dependency registrations that can release them (so a reader that sees a release
+  // also sees the addition it pairs with).
+  void not_ready_added(Worker* me, std::uint64_t n) noexcept {
+    if (me) {
+      std::atomic<std::uint64_t>& c = not_ready_[me->index].added;
+      c.store(c.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
+    } else {
+      external_not_ready_.added.fetch_add(n, std::memory_order_relaxed);
+    }
+  }
+  // not_ready_released: one task left the not-ready set (its last dependency completed).
+  // release: pairs with not_ready_tasks()'s acquire loads (see there).
+  void not_ready_released(Worker* me) noexcept {
+    if (me) {
+      std::atomic<std::uint64_t>& c = not_ready_[me->index].released;
+      c.store(c.load(std::memory_order_relaxed) + 1, std::memory_order_release);
+    } else {
+      external_not_ready_.released.fetch_add(1, std::memory_order_release);
+    }
+  }
+  // not_ready_tasks: tasks added and not yet released. Reads every released count
+  // before any added count, so the result never counts a release whose addition it
+  // missed (never "negative"); a non-zero result may be stale.
+  std::uint64_t not_ready_tasks() const noexcept;
+
   // has_injected_work: some lane holds a job (the sleeper's final check).
   bool has_injected_work() const noexcept;
 
@@ -97,6 +127,14 @@ class Registry {
   alignas(64) std::atomic<std::uint32_t> next_lane_{0};
   std::atomic<std::uint64_t> unhandled_{0};
   std::atomic<bool> joined_{false};
+  // Not-ready counts: one cache line per worker (single writer each), one shared pair
+  // for outside threads. Initialised here, before the constructor starts any worker.
+  struct alignas(64) NotReadyCount {
+    std::atomic<std::uint64_t> added{0};
+    std::atomic<std::uint64_t> released{0};
+  };
+  std::unique_ptr<NotReadyCount[]> not_ready_{new NotReadyCount[worker_count_]};
+  NotReadyCount external_not_ready_;
 };
 
 }  // namespace lantern::detail

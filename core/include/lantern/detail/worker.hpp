@@ -49,11 +49,32 @@ class alignas(64) Worker final : public SleepSink {
   Job* pop() noexcept { return owner_.pop(); }
   void execute(Job* job, TaskSource source) noexcept {
     set_state(WorkerState::active, StateReason::found_work);
-    LANTERN_HOOK(*this, task_begin, task_id(job), source);
-    [[maybe_unused]] const bool threw = job->execute(job);
-    (void)source;
-    LANTERN_HOOK(*this, task_end, task_id(job), threw);
+    for (;;) {
+      LANTERN_HOOK(*this, task_begin, task_id(job), source);
+      [[maybe_unused]] const bool threw = job->execute(job);
+      (void)source;
+      LANTERN_HOOK(*this, task_end, task_id(job), threw);
+      // A continuation kept by the task that just ended runs now, before this worker
+      // looks anywhere else, so it can never be stranded in the slot.
+      job = continuation_;
+      if (!job) return;
+      continuation_ = nullptr;
+      source = TaskSource::own_deque;
+    }
   }
+  // push_continuation: called as the very last thing a task does: `job` runs on this
+  // worker right after the current task, without entering the deque (no thief can take
+  // it in between, nobody is woken for it: this worker is about to be free). A second
+  // job, or every kMaxContinuations-th one (so lanes still get their help checks),
+  // goes through push() instead.
+  void push_continuation(Job* job) {
+    if (continuation_ || ++continuations_ % kMaxContinuations == 0) {
+      push(job);
+    } else {
+      continuation_ = job;
+    }
+  }
+  static constexpr std::uint32_t kMaxContinuations = 64;
   // wait_until runs other tasks until `latch` is set, sleeping on it when there are none.
   void wait_until(Latch& latch) {
     if (!latch.probe()) wait_until_cold(latch);
@@ -123,6 +144,8 @@ class alignas(64) Worker final : public SleepSink {
   std::uint64_t rng_;
   std::vector<Victim> victims_;
   std::size_t far_begin_ = 0;  // victims_[far_begin_..] are the farthest level
+  Job* continuation_ = nullptr;
+  std::uint32_t continuations_ = 0;
 };
 
 // The worker running on this thread, or nullptr. constinit: no TLS wrapper call.

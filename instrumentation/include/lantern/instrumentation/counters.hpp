@@ -36,6 +36,7 @@ struct alignas(64) WorkerCounters {
   Counter lane_pops;
   Counter sleeps;              // transitions into sleeping
   Counter wakes_received;      // transitions out of sleeping
+  Counter releases;            // release: tasks this worker made ready by completing their last dependency
   // Time per state, in clock ticks, up to state_since; plus the current state.
   std::array<Counter, trace::kStateCount> state_ticks;
   Counter state;               // current state (trace state number)
@@ -63,6 +64,7 @@ struct WorkerCountersSnapshot {
   std::array<std::uint64_t, trace::kStateCount> state_ticks;  // including the open interval
   std::uint32_t state;
   std::uint64_t events_produced, events_recorded, events_dropped;
+  std::uint64_t releases;  // last, so positional initialisers written before it stay valid
 };
 
 WorkerCountersSnapshot snapshot(const WorkerCounters& c, std::uint64_t now_ticks) noexcept;

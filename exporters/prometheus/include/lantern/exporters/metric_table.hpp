@@ -26,12 +26,12 @@ enum class MetricType : std::uint8_t { counter, gauge, histogram };
   X(tasks, "lantern_tasks_total", counter, "worker",                                                           \
     "Tasks the worker ran from a queue (a join half run inline by its caller is not a separate task).")        \
   X(task_exceptions, "lantern_task_exceptions_total", counter, "worker", "Tasks that ended by throwing.")       \
-  X(deque_pushes, "lantern_deque_pushes_total", counter, "worker",                                             \
-    "Tasks the worker pushed onto its own deque (spawn and join forks inside tasks).")                         \
-  X(lane_pushes, "lantern_lane_pushes_total", counter, "worker",                                               \
-    "Tasks the worker submitted into a lane (submissions from outside threads are counted when popped).")      \
+  X(tasks_spawned, "lantern_tasks_spawned_total", counter, "worker",                                           \
+    "Tasks created on the worker (spawn, submit, task-group spawns); join's forks are not separate tasks.")    \
+  X(tasks_submitted, "lantern_tasks_submitted_total", counter, "",                                             \
+    "Tasks submitted or spawned from threads outside the pool (each waits in a lane).")                        \
   X(lane_pops, "lantern_lane_pops_total", counter, "worker",                                                   \
-    "Tasks the worker took from a lane, its own or another's: every submitted task is counted here once.")     \
+    "Tasks the worker took from a lane, its own or another's: each outside submission is counted once.")       \
   X(steals, "lantern_steals_total", counter, "worker, distance",                                               \
     "Tasks the worker stole, by topology distance between thief and victim.")                                  \
   X(failed_steal_rounds, "lantern_failed_steal_rounds_total", counter, "worker",                               \

@@ -32,7 +32,8 @@ enum class Unit : std::uint8_t { none, id, worker, ticks, count, packed };
   X(help, 6, tasks, "lane", worker, "head_age", ticks, "a worker helped a lane whose head waited too long")      \
   X(wake, 7, states, "waker_why", packed, "latency", ticks, "a worker woke up (a: waker | why << 32)")         \
   X(lane_pop, 8, full, "lane", worker, "ready_wait", ticks, "a task left a lane after waiting")                  \
-  X(dropped, 9, off, "count", count, "unused", none, "events lost because the worker's ring was full")
+  X(release, 9, tasks, "task", id, "released_by", id, "a task's last dependency completed (b: task or signal)") \
+  X(dropped, 10, off, "count", count, "unused", none, "events lost because the worker's ring was full")
 
 enum class EventType : std::uint8_t {
 #define LANTERN_X(name, id, level, an, au, bn, bu, text) name = id,

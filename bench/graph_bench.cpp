@@ -1,0 +1,330 @@
+// graph_bench.cpp - lantern_graph_bench: lantern::TaskGraph against oneTBB's flow graph.
+//
+// Same process, same worker counts, alternating repetitions, every answer checked,
+// medians and their ratio in one table (run with --help for the list). Each graph is
+// built once per side and pool; a repetition times `--runs` consecutive runs of it.
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <tbb/flow_graph.h>
+#include <tbb/global_control.h>
+#include <tbb/task_arena.h>
+
+#include "harness.hpp"
+#include "lantern/graph.hpp"
+#include "lantern/lantern.hpp"
+
+namespace {
+
+using bench::Row;
+using bench::Target;
+using namespace std::chrono_literals;
+namespace flow = tbb::flow;
+
+constexpr const char* kUsage = R"(usage: lantern_graph_bench [options]
+
+Runs lantern::TaskGraph and oneTBB's flow graph (continue_node + make_edge, default
+policy: every node runs as a task; try_put into the sources, graph::wait_for_all) side
+by side in one process, on 1 worker and on all hardware threads (a Lantern Scheduler of
+W workers; a tbb::task_arena of W slots that the main thread joins with execute()).
+Each graph is built once, outside the timed region; a repetition times --runs
+consecutive runs of it, started from inside the pool (Lantern: Scheduler::run, then
+TaskGraph::run on the worker; TBB: task_arena::execute, then try_put + wait_for_all).
+One warm-up and --reps measured repetitions per side, alternating (L T, T L, ...),
+10 ms idle before each. Figure: microseconds per graph run, median of the repetitions;
+lower is better. Task bodies are a few instructions, so this measures the schedulers'
+per-task cost. Exit status: 0 if every answer was right (even if targets were missed),
+2 on a wrong answer, 3 on a hang (no progress for 120 s), 1 on a bad option.
+
+options:
+  --help               this text
+  --reps N             measured repetitions per side (default 7)
+  --runs N             graph runs per repetition (default 10)
+  --only NAME[,NAME]   run only these benchmarks
+  --workers LIST       worker counts, e.g. 1,2 (default: 1 and hardware_concurrency)
+  --quick              CI smoke test: 2 reps of 2 runs (same graphs, answers checked)
+  --markdown           print the table as Markdown (for bench/RESULTS.md)
+
+benchmarks (target for each: Lantern/TBB <= 1.0):
+  chain       10,000 tasks, each after the previous one (one source, one sink).
+  tree_down   binary tree of 65,536 (2^16) tasks in heap order, each task after its
+              parent: the broadcast direction, one source, 32,768 sinks.
+  tree_up     the same tree in the reduction direction, each task after its children:
+              32,768 sources, one sink.
+  wavefront   256 x 256 blocks, each after its left and upper neighbours (65,536 tasks).
+)";
+
+struct Config {
+  int reps = 7;
+  int runs = 10;
+  bool markdown = false;
+  std::vector<unsigned> workers;
+  std::vector<std::string> only;
+};
+
+constexpr const char* kBenchmarks[] = {"chain", "tree_down", "tree_up", "wavefront"};
+
+[[noreturn]] void usage_error(const std::string& message) {
+  std::fprintf(stderr, "lantern_graph_bench: %s (try --help)\n", message.c_str());
+  std::exit(1);
+}
+
+unsigned parse_positive(const std::string& flag, const std::string& text) {
+  char* end = nullptr;
+  const unsigned long v = std::strtoul(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || v == 0 || v > 100000) usage_error(flag + " wants a positive number, not '" + text + "'");
+  return static_cast<unsigned>(v);
+}
+
+std::vector<std::string> split_commas(const std::string& list) {
+  std::vector<std::string> items;
+  std::stringstream in(list);
+  for (std::string item; std::getline(in, item, ',');) if (!item.empty()) items.push_back(item);
+  return items;
+}
+
+Config parse_command_line(int argc, char** argv) {
+  Config config;
+  bool quick = false, reps_given = false, runs_given = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string flag = argv[i], value;
+    const bool takes_value = flag == "--reps" || flag == "--runs" || flag == "--only" || flag == "--workers";
+    if (const auto eq = flag.find('='); eq != std::string::npos && flag.rfind("--", 0) == 0) {
+      value = flag.substr(eq + 1);
+      flag = flag.substr(0, eq);
+    } else if (takes_value) {
+      if (i + 1 == argc) usage_error(flag + " needs a value");
+      value = argv[++i];
+    }
+    if (flag == "--help" || flag == "-h") {
+      std::fputs(kUsage, stdout);
+      std::exit(0);
+    } else if (flag == "--reps") {
+      config.reps = static_cast<int>(parse_positive(flag, value));
+      reps_given = true;
+    } else if (flag == "--runs") {
+      config.runs = static_cast<int>(parse_positive(flag, value));
+      runs_given = true;
+    } else if (flag == "--only") {
+      config.only = split_commas(value);
+      for (const auto& name : config.only) {
+        if (std::find(std::begin(kBenchmarks), std::end(kBenchmarks), name) == std::end(kBenchmarks)) {
+          usage_error("unknown benchmark '" + name + "'");
+        }
+      }
+    } else if (flag == "--workers") {
+      for (const auto& item : split_commas(value)) config.workers.push_back(parse_positive(flag, item));
+      if (config.workers.empty()) usage_error("--workers wants a list such as 1,2");
+    } else if (flag == "--quick") {
+      quick = true;
+    } else if (flag == "--markdown") {
+      config.markdown = true;
+    } else {
+      usage_error(std::string("unknown option '") + argv[i] + "'");
+    }
+  }
+  if (quick && !reps_given) config.reps = 2;
+  if (quick && !runs_given) config.runs = 2;
+  if (config.workers.empty()) {
+    const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+    config.workers = {1};
+    if (hw > 1) config.workers.push_back(hw);
+  }
+  if (config.only.empty()) config.only.assign(std::begin(kBenchmarks), std::end(kBenchmarks));
+  return config;
+}
+
+// Shape: one benchmark's DAG as data, built into both graph types the same way. Task i
+// runs body(i, generation); edges[k] = {from, to}. check(generation) verifies the
+// results of the last run (the generation changes every run, so stale results fail).
+struct Shape {
+  const char* name;
+  std::size_t tasks;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> edges;
+  std::function<void(std::uint32_t, std::int64_t)> body;
+  std::function<std::pair<std::int64_t, std::int64_t>(std::int64_t)> got_expected;
+};
+
+Shape make_shape(const std::string& name, std::vector<std::int64_t>& v) {
+  Shape s{};
+  if (name == "chain") {
+    constexpr std::uint32_t n = 10'000;
+    v.assign(n, 0);
+    s = {"chain 10k", n, {}, [&v](std::uint32_t i, std::int64_t gen) { v[i] = i == 0 ? gen : v[i - 1] + 1; },
+         [&v](std::int64_t gen) { return std::make_pair(v[n - 1], gen + n - 1); }};
+    for (std::uint32_t i = 1; i < n; ++i) s.edges.emplace_back(i - 1, i);
+  } else if (name == "tree_down" || name == "tree_up") {
+    // Heap order: task k is node k + 1; node j's parent is j / 2, its children 2j, 2j + 1.
+    constexpr std::uint32_t n = 1u << 16;
+    v.assign(n + 2, 0);
+    const bool down = name == "tree_down";
+    if (down) {
+      s = {"tree_down 2^16", n, {}, [&v](std::uint32_t k, std::int64_t gen) { const std::uint32_t j = k + 1; v[j] = j == 1 ? gen : v[j / 2] + 1; },
+           [&v](std::int64_t gen) { return std::make_pair(v[n], gen + 16); }};  // node 65536 is at depth 16
+    } else {
+      s = {"tree_up 2^16", n, {}, [&v](std::uint32_t k, std::int64_t gen) {
+             const std::uint32_t j = k + 1;
+             std::int64_t sum = gen;
+             if (2 * j <= n) sum += v[2 * j];
+             if (2 * j + 1 <= n) sum += v[2 * j + 1];
+             v[j] = sum;
+           },
+           [&v](std::int64_t gen) { return std::make_pair(v[1], gen * n); }};
+    }
+    for (std::uint32_t j = 2; j <= n; ++j) {
+      if (down) s.edges.emplace_back(j / 2 - 1, j - 1);
+      else s.edges.emplace_back(j - 1, j / 2 - 1);
+    }
+  } else {
+    constexpr std::uint32_t side = 256;
+    v.assign(side * side, 0);
+    s = {"wavefront 256x256", side * side, {}, [&v](std::uint32_t k, std::int64_t gen) {
+           const std::uint32_t r = k / side, c = k % side;
+           std::int64_t m = gen - 1;
+           if (r > 0) m = std::max(m, v[k - side]);
+           if (c > 0) m = std::max(m, v[k - 1]);
+           v[k] = m + 1;
+         },
+         [&v](std::int64_t gen) { return std::make_pair(v[side * side - 1], gen + 2 * (side - 1)); }};
+    for (std::uint32_t k = 0; k < side * side; ++k) {
+      if (k / side > 0) s.edges.emplace_back(k - side, k);
+      if (k % side > 0) s.edges.emplace_back(k - 1, k);
+    }
+  }
+  return s;
+}
+
+// The TBB side: nodes are created inside the arena, so the graph attaches to it.
+struct TbbGraph {
+  explicit TbbGraph(const Shape& shape, std::int64_t& generation) {
+    nodes.reserve(shape.tasks);
+    std::vector<int> predecessors(shape.tasks, 0);
+    for (const auto& e : shape.edges) ++predecessors[e.second];
+    for (std::uint32_t i = 0; i < shape.tasks; ++i) {
+      nodes.push_back(std::make_unique<flow::continue_node<flow::continue_msg>>(
+          g, [&shape, &generation, i](const flow::continue_msg&) { shape.body(i, generation); }));
+      if (predecessors[i] == 0) sources.push_back(nodes.back().get());
+    }
+    for (const auto& e : shape.edges) flow::make_edge(*nodes[e.first], *nodes[e.second]);
+  }
+  void run() {
+    for (auto* s : sources) s->try_put(flow::continue_msg());
+    g.wait_for_all();
+  }
+  flow::graph g;
+  std::vector<std::unique_ptr<flow::continue_node<flow::continue_msg>>> nodes;
+  std::vector<flow::continue_node<flow::continue_msg>*> sources;
+};
+
+struct Context {
+  const Config& config;
+  const bench::Progress& progress;
+  bench::Watchdog& watchdog;
+  unsigned workers;
+};
+
+void bench_shape(const Context& ctx, const char* key, std::vector<Row>& rows) {
+  std::vector<std::int64_t> lantern_values, tbb_values;
+  std::int64_t lantern_gen = 0, tbb_gen = 0;
+  const Shape lantern_shape = make_shape(key, lantern_values);
+  const Shape tbb_shape = make_shape(key, tbb_values);
+
+  lantern::Scheduler pool({.workers = ctx.workers});
+  tbb::task_arena arena(static_cast<int>(ctx.workers));
+  arena.initialize();
+  // Built once; the bodies read the generation, which each run bumps.
+  lantern::TaskGraph lantern_graph;
+  std::vector<lantern::GraphTask> tasks;
+  tasks.reserve(lantern_shape.tasks);
+  for (std::uint32_t i = 0; i < lantern_shape.tasks; ++i) {
+    tasks.push_back(lantern_graph.add([&lantern_shape, &lantern_gen, i] { lantern_shape.body(i, lantern_gen); }));
+  }
+  for (const auto& e : lantern_shape.edges) tasks[e.first].precede(tasks[e.second]);
+  lantern_graph.validate();
+  std::unique_ptr<TbbGraph> tbb_graph;
+  arena.execute([&] { tbb_graph = std::make_unique<TbbGraph>(tbb_shape, tbb_gen); });
+
+  auto check = [&](const char* side, const Shape& shape, std::int64_t gen) {
+    const auto [got, expected] = shape.got_expected(gen);
+    bench::check_equal(std::string(shape.name) + ", " + side + ", " + std::to_string(ctx.workers) + " workers", got, expected);
+  };
+  auto lantern_rep = [&] {
+    const auto start = bench::Clock::now();
+    pool.run([&] {
+      for (int r = 0; r < ctx.config.runs; ++r) {
+        ++lantern_gen;
+        lantern_graph.run(pool);
+      }
+    });
+    const double seconds = bench::seconds_between(start, bench::Clock::now());
+    check("Lantern", lantern_shape, lantern_gen);
+    return seconds;
+  };
+  auto tbb_rep = [&] {
+    const auto start = bench::Clock::now();
+    arena.execute([&] {
+      for (int r = 0; r < ctx.config.runs; ++r) {
+        ++tbb_gen;
+        tbb_graph->run();
+      }
+    });
+    const double seconds = bench::seconds_between(start, bench::Clock::now());
+    check("TBB", tbb_shape, tbb_gen);
+    return seconds;
+  };
+  std::vector<double> lantern_s, tbb_s;
+  const int total = ctx.config.reps + 1;
+  for (int r = 0; r < total; ++r) {
+    ctx.progress.show(key, ctx.workers, std::to_string(r) + "/" + std::to_string(total));
+    ctx.watchdog.beat(key);
+    for (int k = 0; k < 2; ++k) {
+      const bool is_lantern = (k == 0) == (r % 2 == 0);
+      bench::settle();
+      const double seconds = is_lantern ? lantern_rep() : tbb_rep();
+      if (r > 0) (is_lantern ? lantern_s : tbb_s).push_back(seconds);
+    }
+  }
+  arena.execute([&] { tbb_graph.reset(); });
+  const double per_run_us = 1e6 / ctx.config.runs;
+  rows.push_back({lantern_shape.name, ctx.workers, "us/run", bench::median(lantern_s) * per_run_us,
+                  bench::median(tbb_s) * per_run_us, Target::ratio(1.0)});
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Config config = parse_command_line(argc, argv);
+  const unsigned widest = *std::max_element(config.workers.begin(), config.workers.end());
+  tbb::global_control tbb_threads(tbb::global_control::max_allowed_parallelism,
+                                  std::max<std::size_t>(widest + 1, std::thread::hardware_concurrency()));
+  std::string worker_list;
+  for (unsigned w : config.workers) worker_list += (worker_list.empty() ? "" : ",") + std::to_string(w);
+  std::printf("lantern_graph_bench: %d measured reps of %d runs per side (+1 warm-up, alternating), workers %s\n",
+              config.reps, config.runs, worker_list.c_str());
+  std::fflush(stdout);
+  const bench::Progress progress;
+  bench::Watchdog watchdog(120s);
+  std::vector<Row> rows;
+  for (const char* key : kBenchmarks) {
+    if (std::find(config.only.begin(), config.only.end(), key) == config.only.end()) continue;
+    for (unsigned workers : config.workers) {
+      bench_shape(Context{config, progress, watchdog, workers}, key, rows);
+      progress.clear();
+    }
+  }
+  std::printf("\n");
+  bench::print_table(rows, config.markdown);
+  int misses = 0;
+  for (const Row& r : rows) misses += r.target.met(r.lantern, r.tbb) ? 0 : 1;
+  std::printf("\n%d of %zu targets missed; every answer was checked and right.\n", misses, rows.size());
+  return 0;
+}
