@@ -10,6 +10,7 @@
 #include <lantern/exporters/prometheus_exporter.hpp>
 #include <lantern/instrumentation/collector.hpp>
 #include <lantern/instrumentation/recorder.hpp>
+#include <lantern/instrumentation/stream_server.hpp>
 #include <lantern/instrumentation/trace_sinks.hpp>
 #include <lantern/lantern.hpp>
 
@@ -19,6 +20,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <unistd.h>
 #include <memory>
 #include <string>
 #include <thread>
@@ -74,11 +76,21 @@ void spin_for(std::chrono::nanoseconds d) {
   }
 }
 
+// sibling_viewer: lantern-view as built beside this demo (build/<dir>/viewer/), if there.
+std::string sibling_viewer(const char* argv0) {
+  char self[4096] = {};
+  const ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+  std::string dir = n > 0 ? std::string(self, static_cast<std::size_t>(n)) : std::string(argv0);
+  dir = dir.substr(0, dir.find_last_of('/'));
+  const std::string candidate = dir + "/../viewer/lantern-view";
+  return access(candidate.c_str(), X_OK) == 0 ? candidate : std::string();
+}
+
 void usage(FILE* out) {
   std::fprintf(out,
                "usage: lantern_demo [--workers N] [--topology SPEC] [--trace FILE | --no-trace]\n"
                "                    [--level off|states|tasks|full] [--metrics ADDR | --no-metrics]\n"
-               "                    [--linger SECONDS] [--quick]\n"
+               "                    [--view | --no-view] [--linger SECONDS] [--quick]\n"
                "\n"
                "Runs three workloads (fork-join fib, bursts of submitted tasks with idle gaps,\n"
                "one flooded worker) and prints per-worker tasks, steals by topology distance,\n"
@@ -94,6 +106,8 @@ void usage(FILE* out) {
                "  --no-metrics     do not serve metrics\n"
                "  --linger SECONDS after the workloads, keep running light bursts for this long, so\n"
                "                   Prometheus can scrape and a viewer can attach (default 0)\n"
+               "  --view           open the live viewer (lantern-view) on this run (default: when $DISPLAY is set)\n"
+               "  --no-view        do not open it; LANTERN_STREAM=HOST:PORT still streams for lantern-view --attach\n"
                "  --quick          smaller workloads (a few hundred milliseconds)\n"
                "  --help           this text\n");
 }
@@ -106,6 +120,8 @@ int main(int argc, char** argv) {
   std::string trace_path = "lantern-demo.trace";
   std::string metrics_address = std::string(lantern::exporters::kDefaultAddress);
   double linger_seconds = 0;
+  const char* display = std::getenv("DISPLAY");
+  bool view = display != nullptr && *display != '\0';
   lantern::trace::Level level = lantern::trace::Level::tasks;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -145,6 +161,10 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "lantern_demo: --linger takes seconds from 0 to 86400, not '%s'\n", v.c_str());
         return 2;
       }
+    } else if (arg == "--view") {
+      view = true;
+    } else if (arg == "--no-view") {
+      view = false;
     } else if (arg == "--no-trace") {
       trace_path.clear();
     } else if (arg == "--level") {
@@ -186,6 +206,28 @@ int main(int argc, char** argv) {
       } else {
         std::fprintf(stderr, "lantern_demo: not recording a trace: %s\n", trace->error().c_str());
         trace.reset();
+      }
+    }
+    // Live viewing: the viewer is a separate process attached over loopback, so the demo
+    // keeps its main thread and neither dies with the other (viewer/README.md).
+    lantern::instrumentation::StreamHandle stream;
+    if (view) {
+      std::string error;
+      stream = lantern::instrumentation::open_viewer(
+          collector, lantern::instrumentation::make_trace_header(pool, "lantern_demo"), &error, sibling_viewer(argv[0]));
+      if (stream) {
+        std::printf("viewer: lantern-view attached on %s\n", stream->address().c_str());
+        if (linger_seconds == 0) linger_seconds = 10;  // give the viewer something to watch
+      } else {
+        std::fprintf(stderr, "lantern_demo: could not open the viewer: %s\n", error.c_str());
+      }
+    } else {
+      stream = lantern::instrumentation::maybe_start_stream_from_env(
+          collector, lantern::instrumentation::make_trace_header(pool, "lantern_demo"));
+      if (!stream) {
+        std::printf("viewer: no display; to watch live, run with LANTERN_STREAM=127.0.0.1:7777 and attach\n"
+                    "        xvfb-run or a desktop: lantern-view --attach 127.0.0.1:7777; replay later: lantern-view %s\n",
+                    trace_path.empty() ? "FILE" : trace_path.c_str());
       }
     }
     collector.start();
@@ -286,6 +328,7 @@ int main(int argc, char** argv) {
     exporter.reset();  // stop serving before the pool goes
     pool.shutdown();
     collector.stop();
+    if (stream) stream->wait_until_sent(std::chrono::seconds(5));  // the viewer gets the end too
     print_figures(recorder, pool.topology());
     if (trace) {
       if (!trace->ok()) {

@@ -12,6 +12,8 @@ packages=(
   nlohmann-json3-dev                      # tests: parse JSON (Chrome export, Prometheus API)
   prometheus-cpp-dev                      # exporters/prometheus
   prometheus                              # the real server (and promtool) for end-to-end tests
+  libimgui-dev libstb-dev libglfw3-dev libgl-dev   # viewer (lantern-view)
+  xvfb xauth libgl1-mesa-dri              # viewer screenshot tests (a real window, headless GL)
 )
 
 missing=()

@@ -142,6 +142,19 @@ TEST(Model, SyntheticTraceFedByteByByteEqualsWholeFile) {
   EXPECT_TRUE(whole.trace_problems().empty()) << trace::describe(whole.trace_problems().front());
 }
 
+TEST(Model, StopsGrowingAtItsEventLimit) {
+  TraceBuilder a(1), b(1);
+  for (int i = 0; i < 80; ++i) a.event(0, 10 + i, trace::EventType::steal_round_failed, 1, 0);
+  for (int i = 0; i < 50; ++i) b.event(0, 100 + i, trace::EventType::steal_round_failed, 1, 0);
+  Model m;
+  m.set_event_limit(100);
+  a.apply_to(m);
+  m.apply(b.events());
+  EXPECT_EQ(m.events(), 80u);
+  EXPECT_EQ(m.discarded_events(), 50u);
+  EXPECT_NE(m.status().message.find("memory limit"), std::string::npos);
+}
+
 TEST(Model, SyntheticProblemsAreFound) {
   SyntheticOptions o;
   o.workers = 4;

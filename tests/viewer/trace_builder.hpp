@@ -7,6 +7,7 @@
 #include <memory>
 #include <vector>
 
+#include <lantern/trace/crc32c.hpp>
 #include <lantern/trace/trace_writer.hpp>
 #include <lantern/viewer/session.hpp>
 
@@ -81,6 +82,18 @@ class MemorySource final : public ByteSource {
   std::size_t step_;
   std::size_t at_ = 0;
 };
+
+// as_newer_version: the trace as a future writer would mark it: format version 99 with
+// a header CRC that matches (the reader tells that from a damaged version field).
+inline std::vector<std::uint8_t> as_newer_version(std::vector<std::uint8_t> bytes) {
+  bytes[8] = 99;
+  bytes[9] = 0;
+  std::uint32_t length = 0;
+  std::memcpy(&length, bytes.data() + 12, 4);
+  const std::uint32_t crc = trace::crc32c({bytes.data(), length - 4});
+  std::memcpy(bytes.data() + length - 4, &crc, 4);
+  return bytes;
+}
 
 // load: a finished Session over `bytes`, fed `step` bytes at a time.
 inline std::unique_ptr<Session> load(std::vector<std::uint8_t> bytes, std::size_t step) {

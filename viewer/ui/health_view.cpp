@@ -29,6 +29,20 @@ void HealthView::focus(const Model& model, ViewState& view, const Problem& p) {
 
 void HealthView::data_section(const Model& model) {
   ImGui::Text("Events: %s in %s chunks", format_count(model.events()).c_str(), format_count(model.chunks()).c_str());
+  if (ImGui::IsItemHovered() && !model.empty()) {
+    // Per type, named and explained by the event table.
+    ImGui::BeginTooltip();
+    for (const trace::EventInfo& info : trace::kEventInfo) {
+      ImGui::Text("%-18s %12s", info.name.data(), format_count(model.events_of(info.type)).c_str());
+      ImGui::SameLine();
+      ImGui::TextDisabled("%s", info.description.data());
+    }
+    ImGui::EndTooltip();
+  }
+  if (model.has_header() && model.header_ok()) {
+    const trace::TraceHeader& h = model.header();
+    ImGui::TextDisabled("%s on %s, %u workers; %s", h.producer.c_str(), h.hostname.c_str(), h.workers, h.topology.c_str());
+  }
   const std::uint64_t dropped = model.dropped_events();
   if (dropped == 0) {
     ImGui::TextColored(palette::vec(palette::kGood), "No events dropped.");
@@ -52,10 +66,11 @@ void HealthView::data_section(const Model& model) {
 
 void HealthView::problem_rows(const Model& model, ViewState& view, ProblemKind kind, const std::vector<Problem>& list) {
   if (!ImGui::BeginTable("##problems", 4, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp)) return;
-  ImGui::TableSetupColumn("where", ImGuiTableColumnFlags_WidthStretch, 1.0f);
-  ImGui::TableSetupColumn("when", ImGuiTableColumnFlags_WidthStretch, 1.0f);
-  ImGui::TableSetupColumn("what", ImGuiTableColumnFlags_WidthStretch, 2.2f);
-  ImGui::TableSetupColumn("times", ImGuiTableColumnFlags_WidthStretch, 0.6f);
+  ImGui::TableSetupColumn("where", ImGuiTableColumnFlags_WidthStretch, 0.8f);
+  ImGui::TableSetupColumn("at", ImGuiTableColumnFlags_WidthStretch, 0.8f);
+  ImGui::TableSetupColumn("how long / how many", ImGuiTableColumnFlags_WidthStretch, 2.0f);
+  ImGui::TableSetupColumn("times", ImGuiTableColumnFlags_WidthStretch, 0.45f);
+  ImGui::TableHeadersRow();
   std::size_t shown = 0;
   char label[96];
   for (std::size_t i = 0; i < list.size() && shown < kRowsPerKind; ++i) {
@@ -73,11 +88,16 @@ void HealthView::problem_rows(const Model& model, ViewState& view, ProblemKind k
     ImGui::TableNextColumn();
     const std::string v = format_duration(model.ticks_to_ns(static_cast<double>(p.value)));
     switch (kind) {
-      case ProblemKind::long_task: ImGui::Text("task #%llx ran %s without a break", static_cast<unsigned long long>(p.detail), v.c_str()); break;
-      case ProblemKind::lane_wait: ImGui::Text("head waited %s (lane average %s)", v.c_str(), format_duration(model.ticks_to_ns(static_cast<double>(p.detail))).c_str()); break;
-      case ProblemKind::queued_while_asleep: ImGui::Text("work waited %s with every worker asleep", v.c_str()); break;
-      case ProblemKind::spinning: ImGui::Text("searched %s without finding work", v.c_str()); break;
-      case ProblemKind::events_dropped: ImGui::Text("%s events lost", format_count(p.value).c_str()); break;
+      case ProblemKind::long_task: ImGui::Text("%s  task #%llx", v.c_str(), static_cast<unsigned long long>(p.detail)); break;
+      case ProblemKind::lane_wait: ImGui::Text("%s  (lane avg %s)", v.c_str(), format_duration(model.ticks_to_ns(static_cast<double>(p.detail))).c_str()); break;
+      case ProblemKind::queued_while_asleep: ImGui::Text("%s all asleep", v.c_str()); break;
+      case ProblemKind::spinning: ImGui::Text("%s searching", v.c_str()); break;
+      case ProblemKind::events_dropped: ImGui::Text("%s events", format_count(p.value).c_str()); break;
+    }
+    if (p.uncertain) {
+      ImGui::SameLine();
+      ImGui::TextDisabled("(gap)");
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("events were dropped around here: the model may miss what explains it");
     }
     ImGui::TableNextColumn();
     ImGui::Text("%u", p.occurrences);
@@ -129,7 +149,9 @@ void HealthView::draw(Model& model, ViewState& view, ImVec2 size) {
     ImGui::PopStyleColor();
     if (!open) continue;
     ImGui::PushID(k);
-    ImGui::TextDisabled("%s", problem_kind_advice(kind));
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    ImGui::TextWrapped("%s", problem_kind_advice(kind));
+    ImGui::PopStyleColor();
     problem_rows(model, view, kind, list);
     ImGui::PopID();
   }

@@ -33,17 +33,23 @@ void LatencyView::histogram(const char* title, const char* what, const LatencyHi
   const double hi = std::ceil(std::log2(std::max(2.0, LatencyHistogram::upper_bound(h.last_used())))) + 0.01;
   const float width = p1.x - p0.x, height = p1.y - p0.y;
   auto x_of = [&](double ns) { return p0.x + width * static_cast<float>((std::log2(std::max(ns, 1.0)) - lo) / (hi - lo)); };
-  std::uint64_t peak = 1;
-  for (int i = h.first_used(); i <= h.last_used(); ++i) peak = std::max(peak, h.bucket(i));
-  auto y_of = [&](std::uint64_t c) {
-    const double k = log_counts_ ? std::log1p(static_cast<double>(c)) / std::log1p(static_cast<double>(peak))
-                                 : static_cast<double>(c) / static_cast<double>(peak);
+  // Bars are densities per unit of log(time): a bucket's count over its log width.
+  // Raw counts would saw-tooth, because the 8 linear buckets of each power of two
+  // get narrower on a log axis towards the next power.
+  auto density = [&](int i) {
+    const double lw = std::log2(LatencyHistogram::upper_bound(i)) - std::log2(std::max(LatencyHistogram::lower_bound(i), 0.5));
+    return static_cast<double>(h.bucket(i)) / std::max(lw, 1e-9);
+  };
+  double peak = 1e-300;
+  for (int i = h.first_used(); i <= h.last_used(); ++i) peak = std::max(peak, density(i));
+  auto y_of = [&](double d) {
+    const double k = log_counts_ ? std::log1p(d) / std::log1p(peak) : d / peak;
     return p1.y - height * static_cast<float>(k);
   };
   for (int i = h.first_used(); i <= h.last_used(); ++i) {
     if (h.bucket(i) == 0) continue;
     const float x0 = x_of(LatencyHistogram::lower_bound(i)), x1 = std::max(x_of(LatencyHistogram::upper_bound(i)), x0 + 1);
-    draw->AddRectFilled(ImVec2(x0, y_of(h.bucket(i))), ImVec2(x1 - 0.5f, p1.y), colour);
+    draw->AddRectFilled(ImVec2(x0, y_of(density(i))), ImVec2(x1 - 0.5f, p1.y), colour);
   }
   // Decade-ish ticks at powers of ten that fall inside the axis.
   for (double ns = 1; ns < 1e13; ns *= 10) {
@@ -57,15 +63,16 @@ void LatencyView::histogram(const char* title, const char* what, const LatencyHi
     double ns;
     const char* name;
   } marks[] = {{p50, "p50"}, {p90, "p90"}, {p99, "p99"}};
-  float last_label_x = -1e9f;
+  float row_end[3] = {-1e9f, -1e9f, -1e9f};  // where each label row's text ends
   for (const auto& m : marks) {
     const float x = x_of(m.ns);
     draw->AddLine(ImVec2(x, p0.y), ImVec2(x, p1.y), IM_COL32(255, 255, 255, 200), 1.5f);
     std::snprintf(text, sizeof text, "%s %s", m.name, format_duration(m.ns).c_str());
-    // Stagger labels that would overlap (p90 and p99 are often close).
-    const float y = x - last_label_x < 110 ? p0.y + text_h + 4 : p0.y + 2;
-    draw->AddText(ImVec2(x + 4, y), palette::kText, text);
-    last_label_x = x;
+    // Labels of close percentiles (p90 and p99 often are) go to the next free row.
+    int row = 0;
+    while (row < 2 && row_end[row] > x) ++row;
+    draw->AddText(ImVec2(x + 4, p0.y + 2 + static_cast<float>(row) * (text_h + 2)), palette::kText, text);
+    row_end[row] = x + 8 + ImGui::CalcTextSize(text).x;
   }
   if (ImGui::IsMouseHoveringRect(p0, p1)) {
     const double ns = std::exp2(lo + (hi - lo) * (ImGui::GetIO().MousePos.x - p0.x) / width);

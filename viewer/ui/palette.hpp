@@ -22,23 +22,24 @@ static_assert(sizeof(kState) / sizeof(kState[0]) == static_cast<std::size_t>(tra
               "one colour per worker state in event_table.hpp");
 inline constexpr ImU32 kUnknownState = rgb(90, 90, 96);
 
-// Task sources (where a task was found): own work in muted blues, migrated work in
-// violet and rose so steals stand out, help in red.
-inline constexpr ImU32 kSource[] = {rgb(96, 140, 200),  rgb(110, 170, 210), rgb(170, 110, 210),
-                                    rgb(214, 112, 170), rgb(222, 80, 80),   rgb(140, 140, 150)};
+// Task sources (where a task was found): own work in muted blues, stolen work in
+// violets so steals stand out, help in teal.
+inline constexpr ImU32 kSource[] = {rgb(96, 140, 200),  rgb(112, 182, 218), rgb(165, 105, 215),
+                                    rgb(206, 150, 236), rgb(60, 200, 160),  rgb(140, 140, 150)};
 static_assert(sizeof(kSource) / sizeof(kSource[0]) == sizeof(trace::kSourceNames) / sizeof(trace::kSourceNames[0]),
               "one colour per task source in event_table.hpp");
 inline constexpr ImU32 kTaskCluster = rgb(150, 156, 172);  // many tasks inside a few pixels
 
-// Topology distances, near to far: cool to hot.
-inline constexpr ImU32 kDistance[] = {rgb(80, 200, 200), rgb(90, 170, 240), rgb(130, 200, 90), rgb(240, 190, 60),
-                                      rgb(240, 90, 80)};
+// Topology distances, near to far: pale to hot. None is near a state colour, so an
+// arrow over a state band is never mistaken for a state.
+inline constexpr ImU32 kDistance[] = {rgb(175, 232, 238), rgb(120, 170, 255), rgb(185, 140, 255), rgb(255, 130, 200),
+                                      rgb(255, 70, 70)};
 static_assert(sizeof(kDistance) / sizeof(kDistance[0]) == static_cast<std::size_t>(trace::kDistanceCount),
               "one colour per topology distance in event_table.hpp");
 
 inline constexpr ImU32 kWake = rgb(250, 250, 250, 200);
-inline constexpr ImU32 kHelp = rgb(255, 90, 90);
-inline constexpr ImU32 kDrop = rgb(255, 60, 60);
+inline constexpr ImU32 kHelp = kSource[4];
+inline constexpr ImU32 kDrop = rgb(255, 40, 40);
 inline constexpr ImU32 kWarning = rgb(255, 170, 40);
 inline constexpr ImU32 kError = rgb(255, 85, 85);
 inline constexpr ImU32 kGood = rgb(120, 210, 120);

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <string>
 
 #include "palette.hpp"
@@ -38,7 +39,7 @@ PlotsView::Frame PlotsView::frame(const char* title, const char* unit, double ma
   Frame f;
   f.p0 = ImVec2(origin.x + TimelineView::kLabelWidth, origin.y + 2);
   f.p1 = ImVec2(origin.x + size.x - 14, origin.y + size.y - 4);
-  f.max = nice_max(max);
+  f.max = std::strcmp(unit, "workers") == 0 ? std::max(max, 1.0) : nice_max(max);  // whole workers stay exact
   draw->AddRectFilled(f.p0, f.p1, IM_COL32(26, 28, 33, 255));
   for (int i = 1; i < 4; ++i) {
     const float y = f.p1.y - (f.p1.y - f.p0.y) * static_cast<float>(i) / 4;

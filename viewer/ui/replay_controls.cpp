@@ -32,7 +32,9 @@ void ReplayControls::advance(const Model& model, ViewState& view, bool live, dou
   const double last = model.rel(model.last_tick());
   if (live) {
     if (view.follow) {
-      const double w = model.ns_to_ticks(live_width_ns_);
+      // Keep the width the user zoomed to; a window narrower than a microsecond is the
+      // initial placeholder, replaced by the chosen live width.
+      const double w = view.width() >= model.ns_to_ticks(1e3) ? view.width() : model.ns_to_ticks(live_width_ns_);
       view.end = last + w * 0.02;  // a small margin: the newest events are not on the edge
       view.start = view.end - w;
       view.fit_requested = false;
@@ -106,6 +108,7 @@ void ReplayControls::draw_live(const Model& model, ViewState& view) {
     live_width_ns_ = kLiveWidths[width_index];
     view.follow = true;
     view.limit = ViewState::kNoLimit;
+    view.start = view.end - model.ns_to_ticks(live_width_ns_);
   }
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("how much recent history the window shows while following");
   const auto phase = model.status().phase;

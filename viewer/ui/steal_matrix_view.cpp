@@ -25,65 +25,97 @@ void StealMatrixView::order_workers(const Model& model) {
   ordered_for_ = n;
 }
 
+void StealMatrixView::build_grid(const Model& model) {
+  if (model.generation() == grid_generation_ && grid_.side * grid_.group >= order_.size()) return;
+  grid_generation_ = model.generation();
+  const auto n = static_cast<std::uint32_t>(order_.size());
+  Grid g;
+  g.group = std::max<std::uint32_t>(1, (n + kMaxSide - 1) / kMaxSide);
+  g.side = (n + g.group - 1) / g.group;
+  g.counts.assign(static_cast<std::size_t>(g.side) * g.side, 0);
+  g.distance.assign(g.counts.size(), -1);
+  for (std::uint32_t r = 0; r < n; ++r) {
+    for (std::uint32_t c = 0; c < n; ++c) {
+      const std::size_t cell = static_cast<std::size_t>(r / g.group) * g.side + c / g.group;
+      g.counts[cell] += model.steal_count(order_[r], order_[c]);
+      // A group's distance is that of its first pair that is not a worker with itself.
+      if (g.distance[cell] < 0 && r != c) g.distance[cell] = static_cast<std::int8_t>(model.distance(order_[r], order_[c]));
+    }
+  }
+  for (auto v : g.counts) g.max = std::max(g.max, v);
+  grid_ = std::move(g);
+}
+
+void StealMatrixView::tooltip(std::uint32_t row, std::uint32_t col) const {
+  const std::uint64_t count = grid_.counts[static_cast<std::size_t>(row) * grid_.side + col];
+  const int d = grid_.distance[static_cast<std::size_t>(row) * grid_.side + col];
+  ImGui::BeginTooltip();
+  if (grid_.group == 1) {
+    if (row == col) {
+      ImGui::Text("worker %u (a worker never steals from itself)", order_[row]);
+    } else {
+      ImGui::Text("worker %u stole %s tasks from worker %u", order_[row], format_count(count).c_str(), order_[col]);
+    }
+  } else {
+    ImGui::Text("%u workers (from worker %u) stole %s tasks from %u workers (from worker %u)", grid_.group,
+                order_[row * grid_.group], format_count(count).c_str(), grid_.group, order_[col * grid_.group]);
+  }
+  if (d >= 0) ImGui::TextColored(palette::vec(palette::distance(d)), "distance: %s", trace::kDistanceNames[d].data());
+  ImGui::EndTooltip();
+}
+
 void StealMatrixView::draw_matrix(const Model& model, ViewState& view, ImVec2 origin, float side) {
   ImDrawList* draw = ImGui::GetWindowDrawList();
-  const auto n = static_cast<std::uint32_t>(order_.size());
+  build_grid(model);
+  const std::uint32_t n = grid_.side;
   const float cell = side / static_cast<float>(n);
   const float label = 44.0f;  // room for row labels and the row totals header
   const ImVec2 m0(origin.x + label, origin.y + 22.0f);
-  const double max_log = std::log1p(static_cast<double>(model.max_steal_count()));
-  draw->AddText(ImVec2(m0.x, origin.y + 2), palette::kDimText, "victim ->");
+  const double max_log = std::log1p(static_cast<double>(grid_.max));
+  draw->AddText(ImVec2(m0.x, origin.y + 2), palette::kDimText, grid_.group > 1 ? "victims ->  (grouped)" : "victim ->");
   draw->AddText(ImVec2(origin.x, origin.y + 2), palette::kDimText, "thief");
   if (view.layout) view.layout->add("matrix_area", static_cast<int>(n), 0, m0.x, m0.y, m0.x + side, m0.y + side);
-  char text[160];
+  char text[64];
   const ImVec2 mouse = ImGui::GetIO().MousePos;
   for (std::uint32_t r = 0; r < n; ++r) {
     for (std::uint32_t c = 0; c < n; ++c) {
-      const std::uint32_t thief = order_[r], victim = order_[c];
-      const std::uint64_t count = model.steal_count(thief, victim);
-      const int d = model.distance(thief, victim);
+      const std::uint64_t count = grid_.counts[static_cast<std::size_t>(r) * n + c];
+      const int d = grid_.distance[static_cast<std::size_t>(r) * n + c];
       const ImVec2 p0(m0.x + static_cast<float>(c) * cell, m0.y + static_cast<float>(r) * cell);
       const ImVec2 p1(p0.x + cell - (cell > 6 ? 1.0f : 0.0f), p0.y + cell - (cell > 6 ? 1.0f : 0.0f));
-      ImU32 fill = IM_COL32(40, 42, 50, 255);
-      if (thief == victim) {
-        fill = IM_COL32(28, 29, 34, 255);
-      } else if (count == 0) {
+      ImU32 fill = IM_COL32(28, 29, 34, 255);  // a worker with itself
+      if (d >= 0 && count == 0) {
         // Empty, but tinted by distance so the topology's blocks show before any steal.
         fill = palette::scale(palette::distance(d), 0.22f);
-      } else {
+      } else if (count > 0) {
         const double k = max_log > 0 ? std::log1p(static_cast<double>(count)) / max_log : 1.0;
         fill = palette::scale(palette::distance(d), static_cast<float>(0.45 + 0.55 * k));
       }
       draw->AddRectFilled(p0, p1, fill);
       if (count > 0 && cell >= 34) {
-        std::snprintf(text, sizeof text, "%s", count >= 10000 ? (std::to_string(count / 1000) + "k").c_str() : std::to_string(count).c_str());
+        if (count >= 10000) {
+          std::snprintf(text, sizeof text, "%lluk", static_cast<unsigned long long>(count / 1000));
+        } else {
+          std::snprintf(text, sizeof text, "%llu", static_cast<unsigned long long>(count));
+        }
         draw->AddText(ImVec2(p0.x + 3, p0.y + 3), IM_COL32(15, 15, 20, 255), text);
       }
-      if (view.layout && n <= 64) view.layout->add("matrix_cell", static_cast<int>(thief), static_cast<int>(victim), p0.x, p0.y, p1.x, p1.y);
-      if (mouse.x >= p0.x && mouse.x < p0.x + cell && mouse.y >= p0.y && mouse.y < p0.y + cell && ImGui::IsWindowHovered()) {
-        ImGui::BeginTooltip();
-        if (thief == victim) {
-          ImGui::Text("worker %u (a worker never steals from itself)", thief);
-        } else {
-          ImGui::Text("worker %u stole %s tasks from worker %u", thief, format_count(count).c_str(), victim);
-          ImGui::TextColored(palette::vec(palette::distance(d)), "distance: %s", d >= 0 ? trace::kDistanceNames[d].data() : "unknown");
-        }
-        ImGui::EndTooltip();
-      }
+      if (view.layout && grid_.group == 1) view.layout->add("matrix_cell", static_cast<int>(order_[r]), static_cast<int>(order_[c]), p0.x, p0.y, p1.x, p1.y);
+      if (mouse.x >= p0.x && mouse.x < p0.x + cell && mouse.y >= p0.y && mouse.y < p0.y + cell && ImGui::IsWindowHovered()) tooltip(r, c);
     }
     if (cell >= 12) {
-      std::snprintf(text, sizeof text, "%u", order_[r]);
+      std::snprintf(text, sizeof text, "%u", order_[r * grid_.group]);
       draw->AddText(ImVec2(origin.x + 4, m0.y + static_cast<float>(r) * cell + (cell - 14) / 2), palette::kDimText, text);
     }
   }
   for (std::uint32_t c = 0; c < n && cell >= 12; ++c) {
-    std::snprintf(text, sizeof text, "%u", order_[c]);
+    std::snprintf(text, sizeof text, "%u", order_[c * grid_.group]);
     draw->AddText(ImVec2(m0.x + static_cast<float>(c) * cell + cell / 2 - 4, m0.y + side + 2), palette::kDimText, text);
   }
   // Group boundaries: a line wherever the last-level cache (or package) changes.
   for (std::uint32_t i = 1; i < n; ++i) {
-    const trace::CpuRow* a = model.cpu_of(order_[i - 1]);
-    const trace::CpuRow* b = model.cpu_of(order_[i]);
+    const trace::CpuRow* a = model.cpu_of(order_[i * grid_.group - 1]);
+    const trace::CpuRow* b = model.cpu_of(order_[i * grid_.group]);
     if (!a || !b || (a->llc == b->llc && a->package == b->package)) continue;
     const float at = static_cast<float>(i) * cell;
     const ImU32 line = a->package != b->package ? IM_COL32(255, 255, 255, 150) : IM_COL32(255, 255, 255, 70);
@@ -91,10 +123,10 @@ void StealMatrixView::draw_matrix(const Model& model, ViewState& view, ImVec2 or
     draw->AddLine(ImVec2(m0.x, m0.y + at - 0.5f), ImVec2(m0.x + side, m0.y + at - 0.5f), line, 1.5f);
   }
   // Per-thief totals as bars right of each row.
-  std::uint64_t max_row = 1;
   std::vector<std::uint64_t> rows(n, 0);
+  std::uint64_t max_row = 1;
   for (std::uint32_t r = 0; r < n; ++r) {
-    for (std::uint32_t c = 0; c < n; ++c) rows[r] += model.steal_count(order_[r], order_[c]);
+    for (std::uint32_t c = 0; c < n; ++c) rows[r] += grid_.counts[static_cast<std::size_t>(r) * n + c];
     max_row = std::max(max_row, rows[r]);
   }
   const float bar_x = m0.x + side + 8, bar_w = 60;
@@ -102,7 +134,7 @@ void StealMatrixView::draw_matrix(const Model& model, ViewState& view, ImVec2 or
   for (std::uint32_t r = 0; r < n; ++r) {
     const float y = m0.y + static_cast<float>(r) * cell;
     const float w = bar_w * static_cast<float>(static_cast<double>(rows[r]) / static_cast<double>(max_row));
-    draw->AddRectFilled(ImVec2(bar_x, y + cell * 0.2f), ImVec2(bar_x + w, y + cell * 0.8f), IM_COL32(170, 110, 210, 200));
+    draw->AddRectFilled(ImVec2(bar_x, y + cell * 0.2f), ImVec2(bar_x + w, y + cell * 0.8f), palette::kSource[2]);
   }
 }
 

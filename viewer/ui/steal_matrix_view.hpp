@@ -22,12 +22,27 @@ class StealMatrixView {
   void draw(const Model& model, ViewState& view, ImVec2 size);
 
  private:
+  // Grid: what is drawn. With many workers (past kMaxSide), neighbours in topology
+  // order are grouped so that a cell stays a few pixels wide and a frame stays cheap;
+  // rebuilt only when the model changed.
+  struct Grid {
+    std::uint32_t side = 0;   // cells per row
+    std::uint32_t group = 1;  // workers per cell
+    std::vector<std::uint64_t> counts;
+    std::vector<std::int8_t> distance;
+    std::uint64_t max = 0;
+  };
+  static constexpr std::uint32_t kMaxSide = 96;
   void order_workers(const Model& model);
+  void build_grid(const Model& model);
   void draw_matrix(const Model& model, ViewState& view, ImVec2 origin, float side);
+  void tooltip(std::uint32_t row, std::uint32_t col) const;
   void draw_totals(const Model& model, float width);
 
   std::vector<std::uint32_t> order_;  // display position -> worker
   std::uint32_t ordered_for_ = 0;     // worker count order_ was built for
+  Grid grid_;
+  std::uint64_t grid_generation_ = ~std::uint64_t{0};
 };
 
 }  // namespace lantern::viewer

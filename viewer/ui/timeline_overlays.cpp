@@ -3,6 +3,7 @@
 // health view's focus, the playhead and cursor, and the hover tooltip.
 #include <algorithm>
 #include <cmath>
+#include <unordered_map>
 
 #include "palette.hpp"
 #include "timeline_view.hpp"
@@ -10,7 +11,26 @@
 namespace lantern::viewer {
 namespace {
 
-constexpr std::uint64_t kMaxArrows = 400;  // more than this in view is a blur, not arrows
+// More arrows than one per few pixels of width is a blur, not arrows: zoom in first.
+constexpr float kPixelsPerArrow = 3.0f;
+constexpr float kArrowSpacing = 5.0f;       // pixels between two drawn arrows of one pair
+
+// Spacing keeps a burst of steals between the same two workers from painting a solid
+// block: within a few pixels only the first arrow of each (from, to, kind) is drawn.
+class ArrowSpacing {
+ public:
+  bool take(std::uint32_t from, std::uint32_t to, int kind, float x) {
+    const std::uint64_t key = (static_cast<std::uint64_t>(from) << 34) | (static_cast<std::uint64_t>(to) << 2) | static_cast<std::uint64_t>(kind);
+    auto [it, fresh] = last_.try_emplace(key, x);
+    if (fresh) return true;
+    if (x - it->second < kArrowSpacing) return false;
+    it->second = x;
+    return true;
+  }
+
+ private:
+  std::unordered_map<std::uint64_t, float> last_;
+};
 
 // in_window: [first, last) of a time-sorted array whose elements fall in [a, b].
 template <class T>
@@ -39,7 +59,12 @@ void TimelineView::draw_markers(const Model& model, const ViewState& view, const
   for (std::uint32_t w = 0; w < model.worker_count(); ++w) {
     const auto [lo, hi] = in_window(model.drops(w), a, b);
     for (std::size_t i = lo; i < hi; ++i) {
-      const float x = map.x(model.rel(model.drops(w)[i].t)), y = lanes.y(w) - 3;
+      // The gap (from the worker's last event before it to the marker) is shaded: what
+      // the lane shows there is a guess; the marker says how many events are missing.
+      const Drop& d = model.drops(w)[i];
+      const float x = map.x(model.rel(d.t)), y = lanes.y(w) - 3;
+      const float x0 = std::min(map.x(model.rel(d.gap_start)), x - 1);
+      draw->AddRectFilled(ImVec2(x0, y), ImVec2(x, y + lanes.band + 6), IM_COL32(255, 60, 60, 70));
       draw->AddTriangleFilled(ImVec2(x - 5, y), ImVec2(x + 5, y), ImVec2(x, y + 8), palette::kDrop);
     }
   }
@@ -72,10 +97,12 @@ void TimelineView::draw_arrows(const Model& model, const ViewState& view, const 
     const auto k = in_window(model.wakes(w), a, b);
     count += (s.second - s.first) + (h.second - h.first) + (k.second - k.first);
   }
-  arrows_hidden_ = count > kMaxArrows ? count : 0;
-  if (count > kMaxArrows) return;
+  const auto max_arrows = static_cast<std::uint64_t>(std::max(50.0f, map.width / kPixelsPerArrow));
+  arrows_hidden_ = count > max_arrows ? count : 0;
+  if (count > max_arrows) return;
   const float band_mid = lanes.band / 2;
   const std::uint32_t n = model.worker_count();
+  ArrowSpacing spacing;
   auto lane_y = [&](std::uint32_t w) { return lanes.y(w) + band_mid; };
   for (std::uint32_t w = 0; w < n; ++w) {
     const auto [slo, shi] = in_window(model.steals(w), a, b);
@@ -83,6 +110,7 @@ void TimelineView::draw_arrows(const Model& model, const ViewState& view, const 
       const Steal& s = model.steals(w)[i];
       if (s.victim >= n || s.victim == w) continue;
       const float x = map.x(model.rel(s.t));
+      if (!spacing.take(s.victim, w, 0, x)) continue;
       // From the victim's lane to the thief's, slightly slanted so that steals in
       // both directions at the same moment stay distinguishable.
       arrow(draw, ImVec2(x - 6, lane_y(s.victim)), ImVec2(x, lane_y(w)), palette::distance(s.distance), 1.6f);
@@ -92,6 +120,7 @@ void TimelineView::draw_arrows(const Model& model, const ViewState& view, const 
       const Help& h = model.helps(w)[i];
       if (h.lane >= n || h.lane == w) continue;
       const float x = map.x(model.rel(h.t));
+      if (!spacing.take(h.lane, w, 1, x)) continue;
       arrow(draw, ImVec2(x - 6, lane_y(h.lane)), ImVec2(x, lane_y(w)), palette::kHelp, 1.6f);
     }
     const auto [klo, khi] = in_window(model.wakes(w), a, b);
@@ -99,6 +128,7 @@ void TimelineView::draw_arrows(const Model& model, const ViewState& view, const 
       const Wake& k = model.wakes(w)[i];
       const float x1 = map.x(model.rel(k.t));
       const float x0 = map.x(model.rel(k.t > k.latency ? k.t - k.latency : 0));
+      if (!spacing.take(k.waker < n ? k.waker : n, w, 2, x1)) continue;
       // An outside thread (a submit from main) has no lane: the arrow comes from the top.
       const float y0 = k.waker < n ? lane_y(k.waker) : lanes.top - 6;
       arrow(draw, ImVec2(x0, y0), ImVec2(x1, lane_y(w)), palette::kWake, 1.2f);

@@ -100,7 +100,7 @@ void TimelineView::draw_ruler(const Model& model, const TimeMapping& map, ImDraw
     if (!major) continue;
     // Relative time from the trace start; finer steps need more digits to differ.
     const double a = std::fabs(t);
-    if (step_ns >= 1e9 || a >= 1e9 && step_ns >= 1e8) {
+    if (step_ns >= 1e9 || (a >= 1e9 && step_ns >= 1e8)) {
       std::snprintf(text, sizeof text, "%.*f s", step_ns >= 1e9 ? 0 : 1, t / 1e9);
     } else if (a >= 1e6 || step_ns >= 1e6) {
       std::snprintf(text, sizeof text, "%.*f ms", step_ns >= 1e6 ? 0 : step_ns >= 1e5 ? 1 : step_ns >= 1e4 ? 2 : 3, t / 1e6);
@@ -115,6 +115,14 @@ void TimelineView::draw_ruler(const Model& model, const TimeMapping& map, ImDraw
   draw->AddText(ImVec2(map.x0 - kLabelWidth + 6, y0 + 4), palette::kDimText, text);
 }
 
+float TimelineView::preferred_height(const Model& model) const {
+  int depth = 0;
+  for (std::uint32_t w = 0; w < model.worker_count(); ++w) depth = std::max(depth, model.track(w).depth_count());
+  const Lanes lanes;
+  const float lane = lanes.band + static_cast<float>(std::min(depth, max_rows_)) * (lanes.row + 4) + 16.0f;
+  return kRulerHeight + 16.0f + lane * static_cast<float>(model.worker_count());
+}
+
 void TimelineView::draw(const Model& model, ViewState& view, ImVec2 size) {
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   if (view.fit_requested && !model.empty()) fit(model, view);
@@ -127,6 +135,14 @@ void TimelineView::draw(const Model& model, ViewState& view, ImVec2 size) {
   for (std::uint32_t w = 0; w < model.worker_count(); ++w) depth = std::max(depth, model.track(w).depth_count());
   lanes.rows = std::min(depth, max_rows_);
   lanes.height = lanes.band + static_cast<float>(lanes.rows) * lanes.row + 12.0f;
+  // Few workers: grow band and rows (up to a limit) rather than leave the panel empty.
+  const float room = (size.y - kRulerHeight - 12.0f) / static_cast<float>(std::max<std::uint32_t>(model.worker_count(), 1));
+  if (room > lanes.height) {
+    const float extra = room - lanes.height;
+    lanes.band += std::min(extra * 0.3f, 8.0f);
+    if (lanes.rows > 0) lanes.row += std::min(extra * 0.7f / static_cast<float>(lanes.rows), 6.0f);
+    lanes.height = lanes.band + static_cast<float>(lanes.rows) * lanes.row + 12.0f;
+  }
 
   ImGui::SetCursorScreenPos(ImVec2(origin.x, origin.y + kRulerHeight));
   ImGui::BeginChild("##lanes", ImVec2(size.x, size.y - kRulerHeight), false, ImGuiWindowFlags_NoScrollWithMouse);
@@ -136,10 +152,16 @@ void TimelineView::draw(const Model& model, ViewState& view, ImVec2 size) {
   const float total = lanes.height * static_cast<float>(model.worker_count()) + 8.0f;
   ImGui::InvisibleButton("##canvas", ImVec2(std::max(size.x - 14.0f, 1.0f), std::max(total, size.y - kRulerHeight - 8)));
   const bool hovered = ImGui::IsItemHovered();
+  if (view.focus.scroll_to) {
+    // A health warning was clicked: bring its worker's lane into view.
+    if (view.focus.worker >= 0) ImGui::SetScrollY(std::max(0.0f, static_cast<float>(view.focus.worker) * lanes.height - 20.0f));
+    view.focus.scroll_to = false;
+  }
   handle_input(model, view, map, hovered);
   map.start = view.start, map.end = view.end;
   view.hover = hovered ? map.t(ImGui::GetIO().MousePos.x) : std::numeric_limits<double>::quiet_NaN();
 
+  if (view.layout) view.layout->add_window(map.start, map.end, view.limit);
   const float clip_top = ImGui::GetWindowPos().y, clip_bottom = clip_top + ImGui::GetWindowSize().y;
   const float right = map.x0 + map.width;
   LanePainter painter(model, map, view.limit, draw);

@@ -22,6 +22,13 @@ class TimelineView {
 
   int max_rows() const noexcept { return max_rows_; }
   void set_max_rows(int rows) noexcept { max_rows_ = rows < 0 ? 0 : rows; }
+  // fit_if_requested: applies ViewState::fit_requested (whole trace, or the newest
+  // window when following); ViewerApp calls it before any panel draws.
+  void fit_if_requested(const Model& model, ViewState& view) const {
+    if (view.fit_requested && !model.empty()) fit(model, view);
+  }
+  // preferred_height: what the lanes need at their normal size (ruler included).
+  float preferred_height(const Model& model) const;
   // label_width: pixels left of the time axis; plots align with it.
   static constexpr float kLabelWidth = 112.0f;
   const PaintStats& last_stats() const noexcept { return stats_; }

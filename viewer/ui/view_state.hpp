@@ -25,6 +25,12 @@ struct LayoutRecord {
     std::snprintf(buf, sizeof buf, "%s %d %d %.0f %.0f %.0f %.0f", what, a, b, x0, y0, x1, y1);
     lines.emplace_back(buf);
   }
+  // add_window: the timeline's window and playhead (inf: none), relative ticks.
+  void add_window(double start, double end, double limit) {
+    char buf[128];
+    std::snprintf(buf, sizeof buf, "timeline_window %.17g %.17g %.17g", start, end, limit);
+    lines.emplace_back(buf);
+  }
 };
 
 struct ViewState {
@@ -75,9 +81,14 @@ inline std::string format_duration(double ns) {
 
 // format_count: 1234567 -> "1,234,567".
 inline std::string format_count(unsigned long long v) {
-  std::string s = std::to_string(v);
-  for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<std::size_t>(i), ",");
-  return s;
+  char digits[32], out[48];
+  const int n = std::snprintf(digits, sizeof digits, "%llu", v);
+  int o = 0;
+  for (int i = 0; i < n; ++i) {
+    if (i > 0 && (n - i) % 3 == 0) out[o++] = ',';
+    out[o++] = digits[i];
+  }
+  return std::string(out, static_cast<std::size_t>(o));
 }
 
 // parse_duration: "1.5ms", "200us", "3s", "120ns", "250000" (ns). Returns NaN when invalid.

@@ -42,6 +42,8 @@ class ViewerApp {
   ViewState& view() noexcept { return view_; }
   TimelineView& timeline() noexcept { return timeline_; }
   std::string title();
+  // animating: something moves without input (live data, loading, playback).
+  bool animating() const noexcept { return session_->live() || !session_->finished() || controls_.playing(); }
 
  private:
   void status_bar(Model& model);

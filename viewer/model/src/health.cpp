@@ -44,8 +44,13 @@ void HealthChecker::reset() {
   thresholds_ = keep;
 }
 
-void HealthChecker::report(const Problem& p, Tick merge_gap) {
+void HealthChecker::report(const Model& m, Problem p, Tick merge_gap) {
   ++counts_[static_cast<int>(p.kind)];
+  if (p.kind != ProblemKind::events_dropped) {
+    // Work waiting while all sleep involves every worker; the others, one.
+    const int who = p.kind == ProblemKind::queued_while_asleep || p.kind == ProblemKind::lane_wait ? -1 : static_cast<int>(p.worker);
+    p.uncertain = m.in_gap(who, p.start, p.end);
+  }
   // Merge into a recent problem of the same kind and place: a burst of drops or a
   // flooded lane is one warning with a count, not a thousand rows.
   for (std::size_t k = problems_.size(), seen = 0; k > 0 && seen < 16; --k, ++seen) {
@@ -56,6 +61,7 @@ void HealthChecker::report(const Problem& p, Tick merge_gap) {
       q.value = p.kind == ProblemKind::events_dropped ? q.value + p.value : std::max(q.value, p.value);
       if (p.value >= q.value) q.detail = p.detail;
       q.occurrences += p.occurrences;
+      q.uncertain = q.uncertain || p.uncertain;
       return;
     }
   }
@@ -86,7 +92,7 @@ void HealthChecker::check_slices(const Model& m, std::uint32_t w, Cursor& c, Tic
         }
       }
       if (s.end > cursor && s.end - cursor > best) best = s.end - cursor, best_at = cursor;
-      if (best > threshold) report(Problem{ProblemKind::long_task, w, best_at, best_at + best, best, s.id, 1}, 0);
+      if (best > threshold) report(m, Problem{ProblemKind::long_task, w, best_at, best_at + best, best, s.id, 1}, 0);
     }
   }
 }
@@ -98,7 +104,7 @@ void HealthChecker::check_intervals(const Model& m, std::uint32_t w, Cursor& c, 
     const int s = track.interval_state(c.interval);
     if (s != 1 && s != 2) continue;  // idle, sleepy: searching
     const Tick a = track.interval_start(c.interval), b = track.interval_end(c.interval, a);
-    if (b - a > threshold) report(Problem{ProblemKind::spinning, w, a, b, b - a, 0, 1}, 0);
+    if (b - a > threshold) report(m, Problem{ProblemKind::spinning, w, a, b, b - a, 0, 1}, 0);
   }
 }
 
@@ -117,7 +123,7 @@ void HealthChecker::check_pops(const Model& m, std::uint32_t w, Cursor& c) {
     const double average = n ? lane_wait_sum_[p.lane] / static_cast<double>(n) : 0.0;
     if (n >= kMinLaneSamples && p.wait > min_wait && wait > thresholds_.lane_wait_factor * average) {
       const Tick pushed = p.t > p.wait ? p.t - p.wait : 0;
-      report(Problem{ProblemKind::lane_wait, p.lane, pushed, p.t, p.wait, static_cast<std::uint64_t>(average), 1},
+      report(m, Problem{ProblemKind::lane_wait, p.lane, pushed, p.t, p.wait, static_cast<std::uint64_t>(average), 1},
              min_wait);
     }
     lane_wait_sum_[p.lane] += wait;
@@ -194,7 +200,7 @@ void HealthChecker::check_candidates(const Model& m) {
     auto check = [&](Tick a, Tick b) {
       const Tick lo = std::max(a, pushed), hi = std::min(b, c.t);
       if (hi > lo && hi - lo >= min_overlap) {
-        report(Problem{ProblemKind::queued_while_asleep, c.lane, lo, hi, hi - lo, 0, 1}, min_overlap);
+        report(m, Problem{ProblemKind::queued_while_asleep, c.lane, lo, hi, hi - lo, 0, 1}, min_overlap);
       }
     };
     auto it = std::lower_bound(all_asleep_intervals_.begin(), all_asleep_intervals_.end(), pushed,
@@ -219,7 +225,7 @@ void HealthChecker::advance(const Model& m) {
     const auto& drops = m.drops(w);
     for (; c.drop < drops.size(); ++c.drop) {
       const Drop& d = drops[c.drop];
-      report(Problem{ProblemKind::events_dropped, w, d.t, d.t, d.count, 0, 1}, drop_gap);
+      report(m, Problem{ProblemKind::events_dropped, w, d.gap_start, d.t, d.count, 0, 1}, drop_gap);
     }
   }
   sweep_asleep(m);

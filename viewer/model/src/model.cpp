@@ -76,6 +76,15 @@ void Model::apply(const trace::DecodedChunk& chunk) {
 
 void Model::apply(std::span<const trace::Event> events) {
   if (events.empty()) return;
+  if (events_ + events.size() > event_limit_) {
+    if (discarded_ == 0) {
+      status_.message = "memory limit reached after " + std::to_string(events_) +
+                        " events: later events are not kept (lantern-view --max-events)";
+    }
+    discarded_ += events.size();
+    ++generation_;
+    return;
+  }
   if (events_ == 0) {
     // Time zero is the earliest event of the first batch: later batches' events are
     // (nearly) all later, and anything earlier is shown at negative times.
@@ -102,6 +111,7 @@ void Model::apply_one(const trace::Event& e) {
   last_tick_ = std::max(last_tick_, e.ticks);
   WorkerTrack& track = *tracks_[w];
   PerWorker& pw = per_worker_[w];
+  const Tick previous = track.seen() ? track.last_tick() : e.ticks;  // a drop's gap starts here
   track.touch(e.ticks);
   const Tick t = std::max(e.ticks, track.last_tick());  // the track clamps disorder; follow it
   using trace::EventType;
@@ -128,6 +138,8 @@ void Model::apply_one(const trace::Event& e) {
     }
     case EventType::push:
       break;  // counted in by_type_; queue depth comes from lane pops (see header)
+    case EventType::release:
+      break;  // counted in by_type_ (the Health panel lists every type by its table name)
     case EventType::steal: {
       const auto victim = static_cast<std::uint32_t>(std::min<std::uint64_t>(e.a, kMaxWorkerId));
       const auto distance = static_cast<std::uint8_t>(e.b & 0xFF);
@@ -173,11 +185,23 @@ void Model::apply_one(const trace::Event& e) {
       break;
     }
     case EventType::dropped:
-      pw.drops.push_back(Drop{t, e.a});
+      pw.drops.push_back(Drop{t, e.a, std::min(previous, t)});
       pw.dropped += e.a;
       dropped_ += e.a;
       break;
   }
+}
+
+bool Model::in_gap(int w, Tick a, Tick b) const noexcept {
+  const std::uint32_t first = w < 0 ? 0 : static_cast<std::uint32_t>(w);
+  const std::uint32_t last = w < 0 ? worker_count() : std::min(worker_count(), first + 1);
+  for (std::uint32_t k = first; k < last; ++k) {
+    const auto& d = per_worker_[k].drops;
+    // Gaps of one worker are disjoint and time-ordered: the first ending at or after a.
+    auto it = std::lower_bound(d.begin(), d.end(), a, [](const Drop& x, Tick v) { return x.t < v; });
+    if (it != d.end() && it->gap_start <= b) return true;
+  }
+  return false;
 }
 
 std::uint64_t Model::steal_count(std::uint32_t thief, std::uint32_t victim) const noexcept {

@@ -21,8 +21,10 @@ class FailedSource final : public ByteSource {
 
 }  // namespace
 
-Session::Session(std::unique_ptr<ByteSource> source, SourceStatus::Kind kind, std::string name)
+Session::Session(std::unique_ptr<ByteSource> source, SourceStatus::Kind kind, std::string name,
+                 std::uint64_t event_limit)
     : source_(std::move(source)), kind_(kind) {
+  model_.set_event_limit(event_limit);
   SourceStatus& s = model_.status();
   s.kind = kind;
   s.name = std::move(name);
@@ -32,28 +34,29 @@ Session::Session(std::unique_ptr<ByteSource> source, SourceStatus::Kind kind, st
 }
 
 std::unique_ptr<Session> Session::from_source(std::unique_ptr<ByteSource> source, SourceStatus::Kind kind,
-                                              std::string name) {
-  std::unique_ptr<Session> session(new Session(std::move(source), kind, std::move(name)));
+                                              std::string name, std::uint64_t event_limit) {
+  std::unique_ptr<Session> session(new Session(std::move(source), kind, std::move(name), event_limit));
   session->thread_ = std::thread([s = session.get()] { s->run(); });
   return session;
 }
 
-std::unique_ptr<Session> Session::open_file(const std::string& path) {
+std::unique_ptr<Session> Session::open_file(const std::string& path, std::uint64_t event_limit) {
   std::string error;
   auto source = open_file_source(path, &error);
   if (!source) {
-    std::unique_ptr<Session> session(new Session(std::make_unique<FailedSource>(path), SourceStatus::Kind::file, path));
+    std::unique_ptr<Session> session(
+        new Session(std::make_unique<FailedSource>(path), SourceStatus::Kind::file, path, event_limit));
     session->model_.add_trace_problem(trace::TraceError{trace::TraceErrorKind::io, 0, error});
     session->model_.status().phase = SourceStatus::Phase::failed;
     session->model_.status().message = error;
     session->finished_.store(true, std::memory_order_release);
     return session;
   }
-  return from_source(std::move(source), SourceStatus::Kind::file, path);
+  return from_source(std::move(source), SourceStatus::Kind::file, path, event_limit);
 }
 
-std::unique_ptr<Session> Session::attach(const HostPort& where) {
-  return from_source(socket_source(where), SourceStatus::Kind::live, where.text());
+std::unique_ptr<Session> Session::attach(const HostPort& where, std::uint64_t event_limit) {
+  return from_source(socket_source(where), SourceStatus::Kind::live, where.text(), event_limit);
 }
 
 Session::~Session() {
@@ -151,6 +154,9 @@ void Session::run() {
     } else {
       s.phase = m.has_trace_errors() ? SourceStatus::Phase::failed : SourceStatus::Phase::complete;
       s.message = m.has_trace_errors() ? "the trace has problems; showing what could be read" : "loaded";
+    }
+    if (m.discarded_events()) {
+      s.message += "; " + std::to_string(m.discarded_events()) + " events past the memory limit not kept (--max-events)";
     }
   });
   finished_.store(true, std::memory_order_release);

@@ -43,6 +43,9 @@ struct Problem {
   Tick value = 0;            // ticks (durations, waits) or a count (events dropped)
   std::uint64_t detail = 0;  // long_task: the task id
   std::uint32_t occurrences = 1;  // nearby occurrences merged into this one
+  // uncertain: events were lost (dropped) around it, so the model may be missing what
+  // would explain it (a state change, a task end): shown, but marked as such.
+  bool uncertain = false;
 };
 
 struct HealthThresholds {
@@ -79,7 +82,7 @@ class HealthChecker {
     std::size_t pop = 0;
     std::size_t drop = 0;
   };
-  void report(const Problem& p, Tick merge_gap);
+  void report(const Model& m, Problem p, Tick merge_gap);
   void check_slices(const Model& m, std::uint32_t w, Cursor& c, Tick threshold);
   void check_intervals(const Model& m, std::uint32_t w, Cursor& c, Tick threshold);
   void check_pops(const Model& m, std::uint32_t w, Cursor& c);

@@ -59,9 +59,12 @@ struct LanePop {
   std::uint32_t lane;
   Tick wait;
 };
+// Drop: a gap in one worker's events. The recorder writes its marker when the ring has
+// room again, so the gap runs from that worker's previous event to the marker.
 struct Drop {
-  Tick t;
+  Tick t;          // the marker: the gap ends here
   std::uint64_t count;
+  Tick gap_start;  // the worker's last event before the gap
 };
 
 // Series of Model::series(), in this order; lane l's queue depth is kSeriesFirstLane + l.
@@ -105,6 +108,11 @@ class Model {
   void finish();
   SourceStatus& status() noexcept { return status_; }
   const SourceStatus& status() const noexcept { return status_; }
+  // set_event_limit: past this many events the model stops growing (a live session left
+  // running for hours must not exhaust memory: ~25 bytes are kept per event); later
+  // events are counted in discarded_events() and the status says so.
+  void set_event_limit(std::uint64_t events) noexcept { event_limit_ = events; }
+  std::uint64_t discarded_events() const noexcept { return discarded_; }
   // generation: bumped by every apply, so views can cache derived data cheaply.
   std::uint64_t generation() const noexcept { return generation_; }
 
@@ -133,6 +141,9 @@ class Model {
   const std::vector<Drop>& drops(std::uint32_t w) const noexcept { return per_worker_[w].drops; }
   std::uint64_t dropped(std::uint32_t w) const noexcept { return per_worker_[w].dropped; }
   std::uint64_t failed_rounds(std::uint32_t w) const noexcept { return per_worker_[w].failed_rounds; }
+  // in_gap: whether [a, b] overlaps a gap of lost events of worker w (every worker: -1),
+  // i.e. whether what the model says about that span may be missing something.
+  bool in_gap(int w, Tick a, Tick b) const noexcept;
 
   // --- whole trace ---
   std::uint64_t events() const noexcept { return events_; }
@@ -197,6 +208,8 @@ class Model {
   std::uint64_t dropped_ = 0;
   std::uint64_t rejected_ = 0;
   std::uint64_t chunks_ = 0;
+  std::uint64_t event_limit_ = 100'000'000;
+  std::uint64_t discarded_ = 0;
 
   std::vector<std::uint64_t> steal_matrix_;  // [thief * matrix_side_ + victim]
   std::vector<std::int8_t> seen_distance_;   // same layout: distance the steals reported

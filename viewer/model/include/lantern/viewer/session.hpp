@@ -22,11 +22,13 @@ class Session {
  public:
   // open_file: never fails; an unreadable file gives a finished session whose model
   // holds the error (what the window and --screenshot report).
-  static std::unique_ptr<Session> open_file(const std::string& path);
-  static std::unique_ptr<Session> attach(const HostPort& where);
+  // event_limit: see Model::set_event_limit.
+  static constexpr std::uint64_t kDefaultEventLimit = 100'000'000;
+  static std::unique_ptr<Session> open_file(const std::string& path, std::uint64_t event_limit = kDefaultEventLimit);
+  static std::unique_ptr<Session> attach(const HostPort& where, std::uint64_t event_limit = kDefaultEventLimit);
   // from_source: any ByteSource (tests feed bytes one at a time through this).
   static std::unique_ptr<Session> from_source(std::unique_ptr<ByteSource> source, SourceStatus::Kind kind,
-                                              std::string name);
+                                              std::string name, std::uint64_t event_limit = kDefaultEventLimit);
   ~Session();  // stops the feed thread; never blocks longer than one poll period
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
@@ -41,7 +43,7 @@ class Session {
   std::uint64_t bytes_received() const noexcept { return bytes_.load(std::memory_order_relaxed); }
 
  private:
-  Session(std::unique_ptr<ByteSource> source, SourceStatus::Kind kind, std::string name);
+  Session(std::unique_ptr<ByteSource> source, SourceStatus::Kind kind, std::string name, std::uint64_t event_limit);
   void run();
 
   std::unique_ptr<ByteSource> source_;

@@ -1,0 +1,249 @@
+// live_test.cpp - live attach end to end: StreamServer (the app side) to Session (the
+// viewer side) over loopback. Late viewers, slow viewers, viewers that vanish, apps that
+// vanish, the environment variable, and a real scheduler.
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <lantern/instrumentation/collector.hpp>
+#include <lantern/instrumentation/recorder.hpp>
+#include <lantern/instrumentation/stream_server.hpp>
+#include <lantern/instrumentation/trace_sinks.hpp>
+#include <lantern/lantern.hpp>
+#include <lantern/trace/trace_decoder.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <thread>
+
+#include "trace_builder.hpp"
+
+namespace lantern::viewer {
+namespace {
+
+using namespace std::chrono_literals;
+using instrumentation::StreamOptions;
+using instrumentation::StreamServer;
+
+// until: polls `done` for up to 10 s (a loaded CI machine), failing loudly otherwise.
+template <class F>
+bool until(F done, std::chrono::milliseconds limit = 10s) {
+  const auto end = std::chrono::steady_clock::now() + limit;
+  while (!done()) {
+    if (std::chrono::steady_clock::now() > end) return false;
+    std::this_thread::sleep_for(2ms);
+  }
+  return true;
+}
+
+std::vector<trace::Event> batch(std::uint32_t workers, std::uint64_t first_tick, int per_worker) {
+  std::vector<trace::Event> out;
+  for (std::uint32_t w = 0; w < workers; ++w) {
+    for (int i = 0; i < per_worker; ++i) {
+      out.push_back(trace::Event{first_tick + static_cast<std::uint64_t>(i) * 10, w, trace::EventType::steal_round_failed, {0, 0, 0}, 1, 0});
+    }
+  }
+  return out;
+}
+
+std::uint64_t model_events(Session& s) {
+  std::lock_guard<std::mutex> lock(s.mutex());
+  return s.model().events();
+}
+
+TEST(Live, LateViewerGetsHeaderThenEverythingFromThen) {
+  test::TraceBuilder b(2);
+  std::string error;
+  auto server = StreamServer::start(b.header(), StreamOptions{}, &error);
+  ASSERT_TRUE(server) << error;
+  server->on_batch(batch(2, 1000, 50));  // nobody connected: not even encoded
+  EXPECT_EQ(server->stats().events_encoded, 0u);
+
+  HostPort where;
+  where.port = server->port();
+  auto session = Session::attach(where);
+  ASSERT_TRUE(until([&] { return server->stats().clients == 1; }));
+  server->on_batch(batch(2, 5000, 100));
+  server->on_flush();
+  ASSERT_TRUE(until([&] { return model_events(*session) == 200; })) << model_events(*session);
+  std::lock_guard<std::mutex> lock(session->mutex());
+  EXPECT_TRUE(session->model().header_ok());
+  EXPECT_EQ(session->model().worker_count(), 2u);
+  EXPECT_EQ(session->model().status().phase, SourceStatus::Phase::streaming);
+}
+
+TEST(Live, AppGoingAwayKeepsWhatWasReceived) {
+  test::TraceBuilder b(1);
+  auto server = StreamServer::start(b.header());
+  ASSERT_TRUE(server);
+  HostPort where;
+  where.port = server->port();
+  auto session = Session::attach(where);
+  ASSERT_TRUE(until([&] { return server->stats().clients == 1; }));
+  server->on_batch(batch(1, 100, 300));
+  server->on_flush();
+  ASSERT_TRUE(until([&] { return model_events(*session) == 300; }));
+  server->stop();  // the app ends (or dies: the socket closes either way)
+  ASSERT_TRUE(until([&] { return session->finished(); }));
+  std::lock_guard<std::mutex> lock(session->mutex());
+  EXPECT_EQ(session->model().events(), 300u);
+  EXPECT_EQ(session->model().status().phase, SourceStatus::Phase::disconnected);
+  EXPECT_NE(session->model().status().message.find("closed"), std::string::npos);
+}
+
+TEST(Live, SlowViewerLosesWholeChunksAndIsToldHowMany) {
+  test::TraceBuilder b(2);
+  StreamOptions o;
+  o.client_buffer_bytes = 4096;  // tiny: a viewer that does not read overflows at once
+  auto server = StreamServer::start(b.header(), o);
+  ASSERT_TRUE(server);
+  // A "viewer" that connects and does not read for a while.
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(server->port());
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  const int small = 4096;
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
+  ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  ASSERT_TRUE(until([&] { return server->stats().clients == 1; }));
+  std::uint64_t sent = 0;
+  // More than the kernel's socket buffers can absorb (several MB), so the queue overflows.
+  for (int i = 0; i < 3000; ++i) {
+    const auto events = batch(2, 1000 + static_cast<std::uint64_t>(i) * 100000, 500);
+    server->on_batch(events);
+    sent += events.size();
+  }
+  server->on_flush();
+  const auto stats = server->stats();
+  EXPECT_GT(stats.events_dropped, 0u);
+  EXPECT_EQ(stats.events_encoded, sent);
+  // Now the viewer reads: everything queued arrives, then one more chunk, preceded by
+  // the drop markers. Events received plus the markers' counts add up to all sent.
+  std::vector<std::uint8_t> bytes;
+  std::atomic<bool> reading{true};
+  std::thread reader([&] {
+    std::vector<std::uint8_t> buf(1 << 16);
+    while (reading.load()) {
+      const ssize_t n = ::recv(fd, buf.data(), buf.size(), MSG_DONTWAIT);
+      if (n > 0) bytes.insert(bytes.end(), buf.begin(), buf.begin() + n);
+      if (n <= 0) std::this_thread::sleep_for(1ms);
+    }
+  });
+  ASSERT_TRUE(server->wait_until_sent(10s));
+  server->on_batch(batch(2, 900'000'000, 10));
+  server->on_flush();
+  ASSERT_TRUE(server->wait_until_sent(10s));
+  std::this_thread::sleep_for(300ms);  // the last bytes cross loopback
+  reading = false;
+  reader.join();
+  ::close(fd);
+  trace::TraceDecoder decoder;
+  decoder.feed(bytes);
+  decoder.end_of_input();
+  std::uint64_t received = 0, marked = 0;
+  for (auto step = decoder.next(); step != trace::TraceDecoder::Step::end; step = decoder.next()) {
+    if (step != trace::TraceDecoder::Step::chunk) continue;
+    for (const auto& e : decoder.chunk().events) {
+      if (e.type == trace::EventType::dropped) {
+        marked += e.a;
+      } else {
+        ++received;
+      }
+    }
+  }
+  EXPECT_EQ(marked, server->stats().events_dropped);
+  EXPECT_EQ(received + marked, sent + 20);
+}
+
+TEST(Live, ViewerVanishingCostsTheAppNothing) {
+  test::TraceBuilder b(1);
+  auto server = StreamServer::start(b.header());
+  ASSERT_TRUE(server);
+  for (int round = 0; round < 3; ++round) {
+    {
+      HostPort where;
+      where.port = server->port();
+      auto session = Session::attach(where);
+      ASSERT_TRUE(until([&] { return server->stats().clients == 1; }));
+      server->on_batch(batch(1, 1, 1000));
+    }  // the viewer is gone, mid-stream
+    // Sending on (SIGPIPE would kill this test process without MSG_NOSIGNAL).
+    for (int i = 0; i < 50; ++i) server->on_batch(batch(1, 1, 1000));
+    server->on_flush();
+    ASSERT_TRUE(until([&] { return server->stats().clients == 0; }));
+  }
+  EXPECT_EQ(server->stats().clients_total, 3u);
+}
+
+TEST(Live, EnvironmentVariable) {
+  instrumentation::Recorder recorder(1);
+  instrumentation::Collector collector(recorder);
+  test::TraceBuilder b(1);
+  ::unsetenv("LANTERN_STREAM");
+  EXPECT_FALSE(instrumentation::maybe_start_stream_from_env(collector, b.header()));
+  ::setenv("LANTERN_STREAM", "not an address", 1);
+  EXPECT_FALSE(instrumentation::maybe_start_stream_from_env(collector, b.header()));
+  ::setenv("LANTERN_STREAM", "127.0.0.1:0", 1);
+  auto handle = instrumentation::maybe_start_stream_from_env(collector, b.header());
+  ASSERT_TRUE(handle);
+  EXPECT_GT(handle->port(), 0);
+  ::unsetenv("LANTERN_STREAM");
+}
+
+TEST(Live, OpenViewerLaunchesAViewerProcessOrSaysWhy) {
+  instrumentation::Recorder recorder(1);
+  instrumentation::Collector collector(recorder);
+  test::TraceBuilder b(1);
+  std::string error;
+  ::setenv("LANTERN_VIEW", "/bin/true", 1);  // a stand-in viewer that exits at once
+  auto launched = instrumentation::open_viewer(collector, b.header(), &error);
+  EXPECT_TRUE(launched);
+  EXPECT_TRUE(error.empty()) << error;
+  ::setenv("LANTERN_VIEW", "/nonexistent/lantern-view", 1);
+  auto streaming = instrumentation::open_viewer(collector, b.header(), &error);
+  ::unsetenv("LANTERN_VIEW");
+  ASSERT_TRUE(streaming);  // the stream runs anyway: attach by hand
+  EXPECT_NE(error.find("cannot launch '/nonexistent/lantern-view'"), std::string::npos) << error;
+  EXPECT_NE(error.find(streaming->address()), std::string::npos) << error;
+}
+
+long fib(int n) {
+  if (n < 2) return n;
+  long a = 0, b = 0;
+  join([&] { a = fib(n - 1); }, [&] { b = fib(n - 2); });
+  return a + b;
+}
+
+TEST(Live, RealSchedulerStreamsIntoTheSameModel) {
+  instrumentation::Recorder recorder(2, {.level = trace::Level::full});
+  instrumentation::Collector collector(recorder);
+  SchedulerOptions options;
+  options.workers = 2;
+  options.observer = &recorder;
+  Scheduler pool(options);
+  std::string error;
+  auto stream = instrumentation::start_stream(collector, instrumentation::make_trace_header(pool, "live test"), {}, &error);
+  ASSERT_TRUE(stream) << error;
+  HostPort where;
+  where.port = stream->port();
+  auto session = Session::attach(where);
+  ASSERT_TRUE(until([&] { return stream->stats().clients == 1; }));
+  collector.start();
+  EXPECT_EQ(pool.run([] { return fib(18); }), 2584);
+  pool.shutdown();
+  collector.stop();
+  ASSERT_TRUE(stream->wait_until_sent(10s));
+  const auto stats = stream->stats();
+  ASSERT_TRUE(until([&] { return model_events(*session) + stats.events_dropped >= stats.events_encoded; }));
+  std::lock_guard<std::mutex> lock(session->mutex());
+  const Model& m = session->model();
+  EXPECT_EQ(m.worker_count(), 2u);
+  EXPECT_GT(m.events_of(trace::EventType::state), 0u);
+  EXPECT_EQ(m.trace_problems().size(), 0u);
+}
+
+}  // namespace
+}  // namespace lantern::viewer

@@ -1,0 +1,145 @@
+// make_test_traces.cpp - writes the traces the screenshot tests look at, into DIR:
+//   states.ltrace      3 workers with scripted states (each worker a different mix)
+//   steals.ltrace      the synthetic simulation, 4 workers on 2 sockets: steals everywhere
+//   one_worker.ltrace  the simulation with a single worker: nobody to steal from
+//   real.ltrace        a real Scheduler + Recorder run (fork-join, bursts) at level full
+//   truncated.ltrace   steals.ltrace cut in the middle of a chunk
+//   corrupt.ltrace     steals.ltrace with damaged bytes in a middle chunk
+//   newer.ltrace       steals.ltrace as written by a future format version (valid CRC)
+//   not_a_trace.ltrace a text file
+#include <lantern/instrumentation/collector.hpp>
+#include <lantern/instrumentation/recorder.hpp>
+#include <lantern/instrumentation/trace_sinks.hpp>
+#include <lantern/lantern.hpp>
+#include <lantern/trace/crc32c.hpp>
+#include <lantern/trace/trace_writer.hpp>
+#include <lantern/viewer/synthetic_trace.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+using namespace lantern;
+
+bool write_bytes(const std::string& path, const std::vector<std::uint8_t>& bytes) {
+  std::ofstream out(path, std::ios::binary);
+  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  return static_cast<bool>(out);
+}
+
+// states: 10 ms of scripted states, 1 tick = 1 ns. Worker 0 mostly active, worker 1
+// alternating idle and active, worker 2 mostly sleeping with a sleepy phase.
+std::vector<std::uint8_t> states_trace() {
+  trace::TraceHeader h;
+  h.producer = "viewer screenshot test";
+  h.workers = 3;
+  h.clock = trace::ClockCalibration{false, 1.0, 0, 0};
+  for (int i = 0; i < 3; ++i) h.cpus.push_back(trace::CpuRow{-1, i, i, 0, 0, 0});
+  std::vector<trace::Event> ev;
+  auto state = [&](std::uint32_t w, std::uint64_t t, int from, int to) {
+    ev.push_back(trace::Event{1'000'000 + t, w, trace::EventType::state, {0, 0, 0},
+                              static_cast<std::uint64_t>(from << 8 | to), 0});
+  };
+  // worker 0: active 0-9 ms, idle 9-10 ms
+  state(0, 0, 1, 0);
+  state(0, 9'000'000, 0, 1);
+  // worker 1: idle/active alternating every 1 ms (wide bands at any zoom)
+  for (int k = 0; k < 10; ++k) state(1, static_cast<std::uint64_t>(k) * 1'000'000, k % 2 ? 0 : 1, k % 2 ? 1 : 0);
+  // worker 2: idle 0-1 ms, sleepy 1-3 ms, sleeping 3-10 ms
+  state(2, 0, 0, 1);
+  state(2, 1'000'000, 1, 2);
+  state(2, 3'000'000, 2, 3);
+  for (std::uint32_t w = 0; w < 3; ++w) {
+    ev.push_back(trace::Event{1'000'000 + 10'000'000, w, trace::EventType::steal_round_failed, {0, 0, 0}, 0, 0});
+  }
+  std::vector<std::uint8_t> out;
+  auto writer = trace::TraceWriter::to_sink([&](std::span<const std::uint8_t> b, std::string&) {
+    out.insert(out.end(), b.begin(), b.end());
+    return true;
+  }, "states", h);
+  writer.write(ev);
+  writer.close();
+  return out;
+}
+
+// as_newer_version: the same trace claiming format version 99, with a valid header CRC -
+// a genuine file from a future writer, not a damaged one (the reader tells them apart).
+std::vector<std::uint8_t> as_newer_version(std::vector<std::uint8_t> bytes) {
+  bytes[8] = 99;  // u16 version at offset 8, frozen across versions
+  bytes[9] = 0;
+  std::uint32_t length = 0;
+  std::memcpy(&length, bytes.data() + 12, 4);  // u32 header length at offset 12 (little-endian)
+  const std::uint32_t crc = trace::crc32c({bytes.data(), length - 4});
+  std::memcpy(bytes.data() + length - 4, &crc, 4);
+  return bytes;
+}
+
+long fib(int n) {
+  if (n < 2) return n;
+  long a = 0, b = 0;
+  join([&] { a = fib(n - 1); }, [&] { b = fib(n - 2); });
+  return a + b;
+}
+
+bool real_trace(const std::string& path) {
+  const std::uint32_t workers = 2;
+  instrumentation::Recorder recorder(workers, {.level = trace::Level::full, .ring_capacity = 1 << 18});
+  instrumentation::Collector collector(recorder);
+  SchedulerOptions options;
+  options.workers = workers;
+  options.observer = &recorder;
+  Scheduler pool(options);
+  auto sink = std::make_shared<instrumentation::TraceFileSink>(path, instrumentation::make_trace_header(pool, "viewer tests"));
+  collector.attach(sink);
+  collector.start();
+  for (int round = 0; round < 3; ++round) {
+    pool.run([] { return fib(22); });
+    TaskGroup group(pool);
+    for (int i = 0; i < 100; ++i) group.spawn([] { std::this_thread::sleep_for(std::chrono::microseconds(20)); });
+    group.wait();
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));  // workers fall asleep
+  }
+  pool.shutdown();
+  collector.stop();
+  return sink->ok();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: make_test_traces DIR\n");
+    return 2;
+  }
+  const std::string dir = argv[1];
+  viewer::SyntheticOptions steals;
+  steals.workers = 4;
+  steals.target_events = 60000;
+  viewer::SyntheticOptions one = steals;
+  one.workers = 1;
+  one.sockets = 1;
+  const auto good = viewer::synthetic_trace_bytes(steals);
+  auto truncated = good;
+  truncated.resize(good.size() / 2 + 17);
+  auto corrupt = good;
+  for (std::size_t i = good.size() / 2; i < good.size() / 2 + 64; ++i) corrupt[i] ^= 0x5A;
+  const auto newer = as_newer_version(good);
+  const std::string text = "this is not a trace\n";
+  const bool ok = write_bytes(dir + "/states.ltrace", states_trace()) && write_bytes(dir + "/steals.ltrace", good) &&
+                  write_bytes(dir + "/one_worker.ltrace", viewer::synthetic_trace_bytes(one)) &&
+                  write_bytes(dir + "/truncated.ltrace", truncated) && write_bytes(dir + "/corrupt.ltrace", corrupt) &&
+                  write_bytes(dir + "/newer.ltrace", newer) &&
+                  write_bytes(dir + "/not_a_trace.ltrace", std::vector<std::uint8_t>(text.begin(), text.end())) &&
+                  real_trace(dir + "/real.ltrace");
+  if (!ok) {
+    std::fprintf(stderr, "make_test_traces: cannot write the traces into %s\n", dir.c_str());
+    return 1;
+  }
+  return 0;
+}

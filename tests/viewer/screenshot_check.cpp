@@ -1,0 +1,186 @@
+// screenshot_check.cpp - checks a lantern-view screenshot against the trace it shows.
+//
+//   screenshot_check lanes  PNG LAYOUT TRACE    every worker lane's state band shows, column
+//                                               by column, the state the trace says dominated
+//   screenshot_check matrix PNG LAYOUT TRACE nonempty|empty
+//                                               steal-matrix cells are lit exactly where the
+//                                               trace has steals (and some are, or none are)
+//
+// LAYOUT is what `lantern-view --layout` wrote: where lanes and cells were drawn. The
+// expectation is computed here from the trace with the model library; the colours are
+// the palette's. Exit 0 when the picture matches, 1 with a report when it does not.
+#include <stb_image.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "lantern/viewer/session.hpp"
+#include "palette.hpp"
+
+namespace {
+
+using namespace lantern::viewer;
+
+struct Image {
+  int w = 0, h = 0;
+  std::vector<unsigned char> rgba;
+  void at(int x, int y, int* r, int* g, int* b) const {
+    const unsigned char* p = &rgba[(static_cast<std::size_t>(y) * static_cast<std::size_t>(w) + static_cast<std::size_t>(x)) * 4];
+    *r = p[0], *g = p[1], *b = p[2];
+  }
+};
+
+struct Rect {
+  int a, b;
+  float x0, y0, x1, y1;
+};
+
+bool load_image(const char* path, Image* out) {
+  int n = 0;
+  unsigned char* data = stbi_load(path, &out->w, &out->h, &n, 4);
+  if (!data) return false;
+  out->rgba.assign(data, data + static_cast<std::size_t>(out->w) * static_cast<std::size_t>(out->h) * 4);
+  stbi_image_free(data);
+  return true;
+}
+
+// classify: the state whose palette colour is nearest (within a tolerance), else -1.
+int classify(int r, int g, int b) {
+  int best = -1, best_d = 40 * 40 * 3;
+  for (int s = 0; s < lantern::trace::kStateCount; ++s) {
+    const ImU32 c = palette::kState[s];
+    const int dr = r - static_cast<int>(c & 0xFF), dg = g - static_cast<int>((c >> 8) & 0xFF), db = b - static_cast<int>((c >> 16) & 0xFF);
+    const int d = dr * dr + dg * dg + db * db;
+    if (d < best_d) best_d = d, best = s;
+  }
+  return best;
+}
+
+int check_lanes(const Image& img, const std::vector<Rect>& lanes, double start, double end, double limit, const Model& m) {
+  int failures = 0;
+  if (lanes.size() != m.worker_count()) {
+    std::printf("FAIL: %zu lanes drawn for %u workers\n", lanes.size(), m.worker_count());
+    ++failures;
+  }
+  for (const Rect& lane : lanes) {
+    const auto w = static_cast<std::uint32_t>(lane.a);
+    const int y = static_cast<int>((lane.y0 + lane.y1) / 2);
+    const double tpp = (end - start) / static_cast<double>(lane.x1 - lane.x0);
+    int columns = 0, agree = 0;
+    std::map<int, int> expected_columns, seen_columns;
+    for (int x = static_cast<int>(lane.x0) + 1; x < static_cast<int>(lane.x1) - 1 && x < img.w; ++x) {
+      const double a = start + (x - lane.x0) * tpp, b = a + tpp;
+      if (b > limit) break;  // past the playhead nothing is drawn
+      const Occupancy o = m.track(w).occupancy(m.abs(a), m.abs(b), m.last_tick());
+      int expected = -1;
+      double most = 0;
+      for (int s = 0; s < lantern::trace::kStateCount; ++s) {
+        if (o[s] > most) most = o[s], expected = s;
+      }
+      // Columns split between two states within a pixel can go either way.
+      if (expected >= 0 && most < 0.75 * (b - a)) continue;
+      int r, g, bl;
+      img.at(x, y, &r, &g, &bl);
+      const int seen = classify(r, g, bl);
+      ++columns;
+      agree += seen == expected;
+      ++expected_columns[expected];
+      ++seen_columns[seen];
+    }
+    const double share = columns ? static_cast<double>(agree) / columns : 0;
+    std::printf("lane %u: %d columns, %.1f%% agree;", w, columns, 100 * share);
+    for (int s = 0; s < lantern::trace::kStateCount; ++s) {
+      std::printf(" %s %d/%d", lantern::trace::kStateNames[s].data(), seen_columns[s], expected_columns[s]);
+    }
+    std::printf("\n");
+    if (columns < 50 || share < 0.9) {
+      std::printf("FAIL: lane %u does not show the trace's states (need >= 90%% of columns)\n", w);
+      ++failures;
+    }
+    for (int s = 0; s < lantern::trace::kStateCount; ++s) {
+      if (expected_columns[s] >= 3 && seen_columns[s] == 0) {
+        std::printf("FAIL: lane %u never shows %s, which dominates %d columns\n", w, lantern::trace::kStateNames[s].data(), expected_columns[s]);
+        ++failures;
+      }
+    }
+  }
+  return failures;
+}
+
+int check_matrix(const Image& img, const std::vector<Rect>& cells, const Model& m, bool want_steals) {
+  int failures = 0, lit = 0;
+  std::uint64_t total = 0;
+  for (const auto v : m.steals_by_distance()) total += v;
+  for (const Rect& c : cells) {
+    const int x = static_cast<int>(c.x0 + 0.7f * (c.x1 - c.x0)), y = static_cast<int>(c.y0 + 0.7f * (c.y1 - c.y0));
+    int r, g, b;
+    img.at(x, y, &r, &g, &b);
+    const double luminance = 0.299 * r + 0.587 * g + 0.114 * b;
+    const bool bright = luminance > 50;
+    const bool has = m.steal_count(static_cast<std::uint32_t>(c.a), static_cast<std::uint32_t>(c.b)) > 0;
+    lit += bright;
+    if (bright != has) {
+      std::printf("FAIL: cell thief %d victim %d is %s but has %llu steals\n", c.a, c.b, bright ? "lit" : "dark",
+                  static_cast<unsigned long long>(m.steal_count(static_cast<std::uint32_t>(c.a), static_cast<std::uint32_t>(c.b))));
+      ++failures;
+    }
+  }
+  std::printf("matrix: %zu cells, %d lit, %llu steals in the trace\n", cells.size(), lit, static_cast<unsigned long long>(total));
+  if (cells.empty()) std::printf("FAIL: no matrix cells in the layout\n"), ++failures;
+  if (want_steals && (lit == 0 || total == 0)) std::printf("FAIL: expected a non-empty steal matrix\n"), ++failures;
+  if (!want_steals && (lit != 0 || total != 0)) std::printf("FAIL: expected an empty steal matrix\n"), ++failures;
+  return failures;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 5) {
+    std::fprintf(stderr, "usage: screenshot_check lanes|matrix PNG LAYOUT TRACE [nonempty|empty]\n");
+    return 2;
+  }
+  const std::string mode = argv[1];
+  Image img;
+  if (!load_image(argv[2], &img)) {
+    std::printf("FAIL: cannot read the picture %s\n", argv[2]);
+    return 1;
+  }
+  std::ifstream layout(argv[3]);
+  std::vector<Rect> lanes, cells;
+  double start = 0, end = 0, limit = HUGE_VAL;
+  for (std::string line; std::getline(layout, line);) {
+    std::istringstream in(line);
+    std::string what;
+    in >> what;
+    Rect r{};
+    if (what == "timeline_window") {
+      std::string limit_text;
+      in >> start >> end >> limit_text;
+      limit = limit_text.empty() || limit_text == "inf" ? HUGE_VAL : std::strtod(limit_text.c_str(), nullptr);
+    }
+    if (what == "lane_band" && in >> r.a >> r.b >> r.x0 >> r.y0 >> r.x1 >> r.y1) lanes.push_back(r);
+    if (what == "matrix_cell" && in >> r.a >> r.b >> r.x0 >> r.y0 >> r.x1 >> r.y1) cells.push_back(r);
+  }
+  auto session = Session::open_file(argv[4]);
+  session->wait_until_finished();
+  std::lock_guard<std::mutex> lock(session->mutex());
+  const Model& m = session->model();
+  int failures = 0;
+  if (mode == "lanes") {
+    if (!(end > start)) std::printf("FAIL: no timeline window in the layout\n"), ++failures;
+    failures += check_lanes(img, lanes, start, end, limit, m);
+  } else if (mode == "matrix") {
+    failures += check_matrix(img, cells, m, argc > 5 && std::string(argv[5]) == "nonempty");
+  } else {
+    std::fprintf(stderr, "screenshot_check: unknown mode %s\n", mode.c_str());
+    return 2;
+  }
+  std::printf("%s\n", failures ? "screenshot check FAILED" : "screenshot check passed");
+  return failures ? 1 : 0;
+}

@@ -1,0 +1,203 @@
+// main.cpp - lantern-view: open a trace file or attach to a live app; or render one
+// picture of it (--screenshot) and exit.
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <thread>
+
+#include "viewer_app.hpp"
+#include "window.hpp"
+
+namespace {
+
+using namespace lantern::viewer;
+
+// Exit codes (documented in --help; tests rely on them).
+constexpr int kExitUsage = 2;
+constexpr int kExitTraceProblems = 3;  // --screenshot of an unreadable, corrupt, truncated or newer trace
+constexpr int kExitNoDisplay = 4;
+constexpr int kExitCannotWrite = 5;
+
+void usage(FILE* out) {
+  std::fprintf(out,
+               "usage: lantern-view [options] TRACE_FILE\n"
+               "       lantern-view [options] --attach HOST:PORT\n"
+               "\n"
+               "Shows what a Lantern scheduler did: one lane per worker (states and tasks), steal\n"
+               "matrix, plots over time, latency histograms and health warnings. A trace file (or\n"
+               "flight-recorder dump) is replayed; --attach connects to an app streaming live\n"
+               "(started with LANTERN_STREAM=HOST:PORT or instrumentation::start_stream).\n"
+               "\n"
+               "  --attach HOST:PORT   live: connect (retrying until the app is up); ':7777' means 127.0.0.1\n"
+               "  --screenshot OUT.png render one picture and exit (needs X: run under 'xvfb-run -a')\n"
+               "  --view NAME          all (default), timeline, steals, plots, latency or health\n"
+               "  --at TIME            playhead at TIME from the trace start, e.g. 12ms, 250us, 1.5s\n"
+               "  --window DURATION    timeline width, e.g. 500us (default: up to --at, or everything)\n"
+               "  --size WxH           window size in pixels (default 1600x900)\n"
+               "  --rows N             task rows per worker lane (default 6)\n"
+               "  --after DURATION     live with --screenshot: how long to collect first (default 2s)\n"
+               "  --layout FILE        with --screenshot: write where lanes and steal-matrix cells are\n"
+               "  --exit-when-done     live: exit when the app disconnects; print what was received\n"
+               "  --max-events N       keep at most N events (default 100000000, about 2.5 GB)\n"
+               "  --help               this text\n"
+               "\n"
+               "Keys: wheel/W/S zoom, drag/A/D/arrows pan, Home whole trace, Space play/pause, F follow.\n"
+               "Exit status: 0 ok; 2 bad arguments; 3 (--screenshot) the trace could not be read\n"
+               "completely: the picture shows what could; 4 no display or OpenGL; 5 cannot write.\n");
+}
+
+struct Args {
+  std::string file;
+  std::string attach;
+  std::string screenshot;
+  std::string layout;
+  int width = 1600, height = 900;
+  double after_ns = 2e9;
+  bool exit_when_done = false;
+  std::uint64_t max_events = 100'000'000;
+  AppOptions app;
+};
+
+[[noreturn]] void bad(const std::string& message) {
+  std::fprintf(stderr, "lantern-view: %s (see --help)\n", message.c_str());
+  std::exit(kExitUsage);
+}
+
+Args parse(int argc, char** argv) {
+  Args a;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) bad(arg + " needs a value");
+      return argv[++i];
+    };
+    auto duration = [&](const std::string& v) {
+      const double ns = parse_duration_ns(v);
+      if (!std::isfinite(ns) || ns < 0) bad(arg + " takes a duration such as 12ms, 250us or 1.5s, not '" + v + "'");
+      return ns;
+    };
+    if (arg == "--help" || arg == "-h") {
+      usage(stdout);
+      std::exit(0);
+    } else if (arg == "--attach") {
+      a.attach = value();
+    } else if (arg == "--screenshot") {
+      a.screenshot = value();
+    } else if (arg == "--layout") {
+      a.layout = value();
+    } else if (arg == "--view") {
+      a.app.view = value();
+      if (!is_view_name(a.app.view)) bad("--view takes all, timeline, steals, plots, latency or health, not '" + a.app.view + "'");
+    } else if (arg == "--at") {
+      a.app.at_ns = duration(value());
+    } else if (arg == "--window") {
+      a.app.window_ns = duration(value());
+    } else if (arg == "--after") {
+      a.after_ns = duration(value());
+    } else if (arg == "--size") {
+      const std::string v = value();
+      if (std::sscanf(v.c_str(), "%dx%d", &a.width, &a.height) != 2 || a.width < 200 || a.height < 150 ||
+          a.width > 8192 || a.height > 8192) {
+        bad("--size takes WIDTHxHEIGHT, e.g. 1600x900, not '" + v + "'");
+      }
+    } else if (arg == "--rows") {
+      a.app.max_rows = std::atoi(value().c_str());
+      if (a.app.max_rows < 0 || a.app.max_rows > 64) bad("--rows takes 0 to 64");
+    } else if (arg == "--max-events") {
+      const std::string v = value();
+      a.max_events = std::strtoull(v.c_str(), nullptr, 10);
+      if (a.max_events == 0) bad("--max-events takes a positive number, not '" + v + "'");
+    } else if (arg == "--exit-when-done") {
+      a.exit_when_done = true;
+    } else if (!arg.empty() && arg[0] == '-') {
+      bad("unknown option '" + arg + "'");
+    } else if (a.file.empty()) {
+      a.file = arg;
+    } else {
+      bad("one trace file at a time ('" + a.file + "' and '" + arg + "')");
+    }
+  }
+  if (a.file.empty() == a.attach.empty()) bad("give a trace file or --attach HOST:PORT");
+  return a;
+}
+
+std::unique_ptr<Session> make_session(const Args& a) {
+  if (a.attach.empty()) return Session::open_file(a.file, a.max_events);
+  HostPort where;
+  std::string error;
+  if (!parse_host_port(a.attach, &where, &error)) bad("--attach: " + error);
+  return Session::attach(where, a.max_events);
+}
+
+void print_summary(Session& s) {
+  std::lock_guard<std::mutex> lock(s.mutex());
+  const Model& m = s.model();
+  std::printf("lantern-view: %s: %llu events, %llu chunks, %llu bytes, %llu events dropped, %zu warnings; %s\n",
+              m.status().name.c_str(), static_cast<unsigned long long>(m.events() + m.discarded_events()),
+              static_cast<unsigned long long>(m.chunks()), static_cast<unsigned long long>(s.bytes_received()),
+              static_cast<unsigned long long>(m.dropped_events()), m.health().problems().size(), m.status().message.c_str());
+  for (const auto& p : m.trace_problems()) std::printf("  %s\n", lantern::trace::describe(p).c_str());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Args args = parse(argc, argv);
+  ViewerApp app(make_session(args), args.app, [&args] { return make_session(args); });
+
+  Window window;
+  std::string error;
+  if (!window.open(args.width, args.height, app.title(), &error)) {
+    std::fprintf(stderr, "lantern-view: %s\n", error.c_str());
+    return kExitNoDisplay;
+  }
+
+  if (!args.screenshot.empty()) {
+    // Wait for the data the picture is of: the whole file, or --after of the live stream.
+    if (args.attach.empty()) {
+      app.session().wait_until_finished();
+    } else {
+      std::this_thread::sleep_for(std::chrono::nanoseconds(static_cast<long long>(args.after_ns)));
+    }
+    LayoutRecord layout;
+    if (!args.layout.empty()) app.view().layout = &layout;
+    // Several frames: ImGui sizes windows, tables and tabs from the previous frame.
+    if (!window.screenshot([&](double dt) {
+          layout.lines.clear();
+          app.frame(dt);
+        }, 4, args.screenshot, &error)) {
+      std::fprintf(stderr, "lantern-view: %s\n", error.c_str());
+      return kExitCannotWrite;
+    }
+    if (!args.layout.empty()) {
+      std::ofstream out(args.layout);
+      for (const auto& line : layout.lines) out << line << '\n';
+      if (!out) {
+        std::fprintf(stderr, "lantern-view: cannot write the layout to '%s'\n", args.layout.c_str());
+        return kExitCannotWrite;
+      }
+    }
+    print_summary(app.session());
+    std::lock_guard<std::mutex> lock(app.session().mutex());
+    if (app.session().model().has_trace_errors()) {
+      std::fprintf(stderr, "lantern-view: %s has problems; the picture shows what could be read:\n", args.file.c_str());
+      for (const auto& p : app.session().model().trace_problems()) std::fprintf(stderr, "  %s\n", lantern::trace::describe(p).c_str());
+      return kExitTraceProblems;
+    }
+    return 0;
+  }
+
+  window.run(
+      [&](double seconds) {
+        app.frame(seconds);
+        return !(args.exit_when_done && app.session().finished());
+      },
+      [&] { return app.animating() || ImGui::IsAnyMouseDown(); });
+  if (args.exit_when_done) print_summary(app.session());
+  return 0;
+}

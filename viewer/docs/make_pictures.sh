@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# make_pictures.sh - regenerate the pictures in viewer/docs (used by viewer/README.md and
+# the top-level README) from a real run, with lantern-view --screenshot under Xvfb.
+#
+#   viewer/docs/make_pictures.sh [BUILD_DIR]      (default: build/release)
+#
+# The run is real, so every regeneration differs a little: look at the pictures before
+# committing them (the fib phase should show steals between all four workers).
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+build=${1:-$root/build/release}
+view=$build/viewer/lantern-view
+demo=$build/viewer/lantern_live_demo
+traces=$build/tests/viewer/viewer_make_test_traces
+out=$root/viewer/docs
+command -v xvfb-run > /dev/null || { echo "make_pictures: needs xvfb-run (apt-get install xvfb xauth libgl1-mesa-dri)" >&2; exit 1; }
+[ -x "$view" ] && [ -x "$demo" ] && [ -x "$traces" ] ||
+  { echo "make_pictures: build lantern-view, lantern_live_demo and viewer_make_test_traces in $build first" >&2; exit 1; }
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+trace=$work/run.ltrace
+# Four workers on a synthetic two-socket layout (so steals have distances), every event
+# recorded (full level, rings large enough that nothing is dropped): fib(27), bursts of
+# submitted tasks with idle gaps, and a flooded worker.
+"$demo" --trace "$trace" --workers 4 --topology "2 sockets x 2 cores" --fib 27 --seconds 0 --level full --ring 1000000
+
+# The zoomed-in picture needs a moment with steals, helps and wakes at a known time: the
+# (deterministic) synthetic trace of the screenshot tests has them at 22 ms.
+"$traces" "$work"
+
+shot() {  # shot NAME TRACE [lantern-view options...]
+  local name=$1 file=$2
+  shift 2
+  xvfb-run -a -f "$work/xauth" "$view" --screenshot "$out/$name.png" "$@" "$file"
+}
+shot overview "$trace" --at 20ms --window 20ms
+shot timeline_steals "$work/steals.ltrace" --view timeline --size 1400x560 --at 22.1ms --window 150us
+shot steal_matrix "$trace" --view steals --size 1000x480
+shot latency "$trace" --view latency --size 1000x560
+echo "make_pictures: wrote $out/{overview,timeline_steals,steal_matrix,latency}.png"

@@ -1,0 +1,228 @@
+// viewer_app.cpp - the frame: status bar, legend, and the panels' layout.
+#include "viewer_app.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "palette.hpp"
+
+namespace lantern::viewer {
+namespace {
+
+const char* phase_name(SourceStatus::Phase p) {
+  switch (p) {
+    case SourceStatus::Phase::connecting: return "CONNECTING";
+    case SourceStatus::Phase::loading: return "LOADING";
+    case SourceStatus::Phase::streaming: return "LIVE";
+    case SourceStatus::Phase::complete: return "REPLAY";
+    case SourceStatus::Phase::disconnected: return "DISCONNECTED";
+    case SourceStatus::Phase::failed: return "PROBLEMS";
+  }
+  return "";
+}
+
+ImU32 phase_colour(SourceStatus::Phase p) {
+  switch (p) {
+    case SourceStatus::Phase::streaming: return palette::kGood;
+    case SourceStatus::Phase::complete: return palette::kText;
+    case SourceStatus::Phase::disconnected: return palette::kWarning;
+    case SourceStatus::Phase::failed: return palette::kError;
+    default: return palette::kDimText;
+  }
+}
+
+void swatch(ImU32 colour, const char* name) {
+  // Wrap to a new line rather than run off the window's edge.
+  if (ImGui::GetContentRegionAvail().x < 15 + ImGui::CalcTextSize(name).x + 4) ImGui::NewLine();
+  const ImVec2 p = ImGui::GetCursorScreenPos();
+  const float h = ImGui::GetTextLineHeight();
+  ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(p.x, p.y + 3), ImVec2(p.x + 12, p.y + h - 2), colour);
+  ImGui::Dummy(ImVec2(15, h));
+  ImGui::SameLine(0, 2);
+  ImGui::TextUnformatted(name);
+  ImGui::SameLine(0, 12);
+}
+
+}  // namespace
+
+bool is_view_name(const std::string& name) {
+  return name == "all" || name == "timeline" || name == "steals" || name == "plots" || name == "latency" || name == "health";
+}
+
+ViewerApp::ViewerApp(std::unique_ptr<Session> session, AppOptions options, Reconnect reconnect)
+    : session_(std::move(session)), options_(std::move(options)), reconnect_(std::move(reconnect)) {
+  timeline_.set_max_rows(options_.max_rows);
+  view_.follow = session_->live();
+}
+
+std::string ViewerApp::title() {
+  std::lock_guard<std::mutex> lock(session_->mutex());
+  return "lantern-view - " + session_->model().status().name;
+}
+
+void ViewerApp::apply_start_options(const Model& model) {
+  // --at / --window wait for the data they refer to: a whole file, or any live data.
+  if (!session_->live() && !session_->finished()) return;
+  if (model.empty()) return;
+  start_applied_ = true;
+  const double first = model.rel(model.first_tick());
+  const bool at = std::isfinite(options_.at_ns), window = std::isfinite(options_.window_ns);
+  if (!at && !window) return;
+  view_.fit_requested = false;
+  view_.follow = false;
+  if (at) view_.limit = first + model.ns_to_ticks(options_.at_ns);
+  const double end = at ? view_.limit : first + model.ns_to_ticks(options_.window_ns);
+  const double width = window ? model.ns_to_ticks(options_.window_ns) : std::max(end - first, 1.0);
+  view_.end = end + width * 0.01;
+  view_.start = view_.end - width * 1.02;
+}
+
+void ViewerApp::global_keys(const Model& model) {
+  const ImGuiIO& io = ImGui::GetIO();
+  if (io.WantTextInput) return;
+  if (!session_->live() && ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Space), false)) controls_.toggle_play(model, view_);
+  if (session_->live() && ImGui::IsKeyPressed('F', false)) view_.follow = !view_.follow, view_.limit = ViewState::kNoLimit;
+}
+
+void ViewerApp::legend() const {
+  // Every name comes from the event table (trace::kStateNames and friends).
+  ImGui::TextDisabled("states");
+  ImGui::SameLine();
+  for (int s = 0; s < trace::kStateCount; ++s) swatch(palette::state(s), trace::kStateNames[s].data());
+  if (ImGui::GetContentRegionAvail().x < 200) ImGui::NewLine();
+  ImGui::TextDisabled("  tasks from");
+  ImGui::SameLine();
+  for (std::size_t s = 0; s + 1 < std::size(trace::kSourceNames); ++s) swatch(palette::source(static_cast<int>(s)), trace::kSourceNames[s].data());
+  swatch(palette::kTaskCluster, "many");
+  if (ImGui::GetContentRegionAvail().x < 200) ImGui::NewLine();
+  ImGui::TextDisabled("  steals");
+  ImGui::SameLine();
+  for (int d = 0; d < trace::kDistanceCount; ++d) swatch(palette::distance(d), trace::kDistanceNames[d].data());
+  ImGui::NewLine();
+}
+
+void ViewerApp::status_bar(Model& model) {
+  const SourceStatus& s = model.status();
+  ImGui::TextColored(palette::vec(phase_colour(s.phase)), "%s", phase_name(s.phase));
+  ImGui::SameLine();
+  ImGui::TextUnformatted(s.name.c_str());
+  ImGui::SameLine();
+  if (s.phase == SourceStatus::Phase::loading && s.total_bytes > 0) {
+    ImGui::ProgressBar(static_cast<float>(static_cast<double>(s.bytes) / static_cast<double>(s.total_bytes)), ImVec2(160, 0));
+    ImGui::SameLine();
+  }
+  ImGui::TextColored(palette::vec(palette::kDimText), "%s", s.message.c_str());
+  // Right-aligned: what the user must not miss.
+  char right[160];
+  const std::uint64_t attention = HealthView::attention(model);
+  std::snprintf(right, sizeof right, "%s events   %s dropped   %s warnings", format_count(model.events()).c_str(),
+                format_count(model.dropped_events()).c_str(), format_count(attention).c_str());
+  const float w = ImGui::CalcTextSize(right).x + ImGui::GetStyle().FramePadding.x * 2;
+  ImGui::SameLine(std::max(ImGui::GetCursorPosX() + 10, ImGui::GetWindowContentRegionMax().x - w));
+  ImGui::PushStyleColor(ImGuiCol_Text, palette::vec(attention || model.dropped_events() ? palette::kWarning : palette::kText));
+  if (ImGui::SmallButton(right)) show_health_ = true;
+  ImGui::PopStyleColor();
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("open the Health panel");
+
+  controls_.draw(model, view_, session_->live());
+  legend();
+  if (model.has_trace_errors()) {
+    const trace::TraceError* first = nullptr;
+    std::size_t errors = 0;
+    for (const auto& p : model.trace_problems()) {
+      if (!p.warning()) first = first ? first : &p, ++errors;
+    }
+    ImGui::PushStyleColor(ImGuiCol_Text, palette::vec(palette::kError));
+    ImGui::TextWrapped("%s%s", trace::describe(*first).c_str(),
+                       errors > 1 ? ("  (" + std::to_string(errors) + " problems: see Health)").c_str() : "");
+    ImGui::PopStyleColor();
+  }
+  ImGui::Separator();
+}
+
+void ViewerApp::layout_all(Model& model, ImVec2 size) {
+  const float left = std::floor(size.x * 0.66f);
+  ImGui::BeginChild("##left", ImVec2(left, size.y), false, ImGuiWindowFlags_NoScrollbar);
+  // The timeline takes what its lanes need, between 30% and 65% of the height; the
+  // plots below get the rest.
+  const float timeline_h = std::floor(std::clamp(timeline_.preferred_height(model), size.y * 0.3f, size.y * 0.65f));
+  timeline_.draw(model, view_, ImVec2(left, timeline_h));
+  ImGui::SetCursorScreenPos(ImVec2(ImGui::GetWindowPos().x, ImGui::GetWindowPos().y + timeline_h + 4));
+  plots_.draw(model, view_, ImVec2(left, size.y - timeline_h - 8));
+  ImGui::EndChild();
+  ImGui::SameLine();
+  ImGui::BeginChild("##right", ImVec2(0, size.y), true);
+  if (ImGui::BeginTabBar("##tabs")) {
+    const ImVec2 avail = ImGui::GetContentRegionAvail();
+    const bool select = show_health_;
+    show_health_ = false;
+    if (ImGui::BeginTabItem("Health", nullptr, select ? ImGuiTabItemFlags_SetSelected : 0)) {
+      health_.draw(model, view_, ImGui::GetContentRegionAvail());
+      ImGui::EndTabItem();
+    }
+    if (ImGui::BeginTabItem("Steal matrix")) {
+      steals_.draw(model, view_, ImVec2(avail.x, ImGui::GetContentRegionAvail().y));
+      ImGui::EndTabItem();
+    }
+    if (ImGui::BeginTabItem("Latency")) {
+      latency_.draw(model, view_, ImGui::GetContentRegionAvail());
+      ImGui::EndTabItem();
+    }
+    ImGui::EndTabBar();
+  }
+  ImGui::EndChild();
+}
+
+void ViewerApp::frame(double seconds) {
+  if (controls_.take_reconnect() && reconnect_) {
+    session_ = reconnect_();
+    LayoutRecord* layout = view_.layout;
+    view_ = ViewState{};
+    view_.layout = layout;
+    view_.follow = session_->live();
+  }
+  std::lock_guard<std::mutex> lock(session_->mutex());
+  Model& model = session_->model();
+  model.prepare_series();
+  if (!start_applied_) apply_start_options(model);
+  controls_.advance(model, view_, session_->live(), seconds);
+  timeline_.fit_if_requested(model, view_);
+
+  const ImGuiViewport* vp = ImGui::GetMainViewport();
+  ImGui::SetNextWindowPos(vp->WorkPos);
+  ImGui::SetNextWindowSize(vp->WorkSize);
+  ImGui::Begin("##lantern", nullptr,
+               ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings |
+                   ImGuiWindowFlags_NoBringToFrontOnFocus | ImGuiWindowFlags_NoScrollWithMouse);
+  status_bar(model);
+  global_keys(model);
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  if (model.empty()) {
+    // Nothing to draw yet (or ever): say why, large, in the middle.
+    const SourceStatus& s = model.status();
+    const std::string text = s.phase == SourceStatus::Phase::failed && !model.trace_problems().empty()
+                                 ? trace::describe(model.trace_problems().front())
+                                 : s.phase == SourceStatus::Phase::connecting ? s.message
+                                 : session_->finished() ? "The trace holds no events." : "Loading...";
+    ImGui::SetCursorPos(ImVec2(ImGui::GetCursorPosX() + 40, ImGui::GetCursorPosY() + avail.y * 0.35f));
+    ImGui::PushTextWrapPos(avail.x - 40);
+    ImGui::TextColored(palette::vec(s.phase == SourceStatus::Phase::failed ? palette::kError : palette::kText), "%s", text.c_str());
+    ImGui::PopTextWrapPos();
+  } else if (options_.view == "timeline") {
+    timeline_.draw(model, view_, avail);
+  } else if (options_.view == "plots") {
+    plots_.draw(model, view_, avail);
+  } else if (options_.view == "steals") {
+    steals_.draw(model, view_, avail);
+  } else if (options_.view == "latency") {
+    latency_.draw(model, view_, avail);
+  } else if (options_.view == "health") {
+    health_.draw(model, view_, avail);
+  } else {
+    layout_all(model, avail);
+  }
+  ImGui::End();
+}
+
+}  // namespace lantern::viewer
