@@ -122,14 +122,7 @@ constexpr const char* kOptInBenchmarks[] = {"skynet_taskgroup"};
   std::exit(1);
 }
 
-std::vector<std::string> split_commas(const std::string& list) {
-  std::vector<std::string> items;
-  std::stringstream in(list);
-  for (std::string item; std::getline(in, item, ',');) {
-    if (!item.empty()) items.push_back(item);
-  }
-  return items;
-}
+using bench::split_commas;
 
 unsigned parse_positive(const std::string& flag, const std::string& text) {
   char* end = nullptr;

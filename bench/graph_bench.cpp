@@ -85,26 +85,17 @@ unsigned parse_positive(const std::string& flag, const std::string& text) {
   return static_cast<unsigned>(v);
 }
 
-std::vector<std::string> split_commas(const std::string& list) {
-  std::vector<std::string> items;
-  std::stringstream in(list);
-  for (std::string item; std::getline(in, item, ',');) if (!item.empty()) items.push_back(item);
-  return items;
-}
+using bench::split_commas;
 
 Config parse_command_line(int argc, char** argv) {
   Config config;
   bool quick = false, reps_given = false, runs_given = false;
-  for (int i = 1; i < argc; ++i) {
-    std::string flag = argv[i], value;
-    const bool takes_value = flag == "--reps" || flag == "--runs" || flag == "--only" || flag == "--workers";
-    if (const auto eq = flag.find('='); eq != std::string::npos && flag.rfind("--", 0) == 0) {
-      value = flag.substr(eq + 1);
-      flag = flag.substr(0, eq);
-    } else if (takes_value) {
-      if (i + 1 == argc) usage_error(flag + " needs a value");
-      value = argv[++i];
-    }
+  const auto takes_value = [](const std::string& flag) {
+    return flag == "--reps" || flag == "--runs" || flag == "--only" || flag == "--workers";
+  };
+  for (const bench::Flag& option : bench::split_flags(argc, argv, takes_value, usage_error)) {
+    const std::string& flag = option.name;
+    const std::string& value = option.value;
     if (flag == "--help" || flag == "-h") {
       std::fputs(kUsage, stdout);
       std::exit(0);
@@ -129,7 +120,7 @@ Config parse_command_line(int argc, char** argv) {
     } else if (flag == "--markdown") {
       config.markdown = true;
     } else {
-      usage_error(std::string("unknown option '") + argv[i] + "'");
+      usage_error("unknown option '" + flag + "'");
     }
   }
   if (quick && !reps_given) config.reps = 2;

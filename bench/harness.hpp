@@ -250,6 +250,21 @@ class Watchdog {
   std::thread thread_;
 };
 
+// split_commas: "1,2,,4" -> {"1", "2", "4"}.
+inline std::vector<std::string> split_commas(const std::string& list) {
+  std::vector<std::string> items;
+  std::string item;
+  for (char c : list + ",") {
+    if (c != ',') {
+      item += c;
+    } else if (!item.empty()) {
+      items.push_back(std::move(item));
+      item.clear();
+    }
+  }
+  return items;
+}
+
 // Flag is one command-line option: "--name value" or "--name=value" become {name, value}.
 struct Flag {
   std::string name;
