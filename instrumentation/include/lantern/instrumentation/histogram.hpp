@@ -1,40 +1,27 @@
 // histogram.hpp - a log-linear latency histogram with one writer and any readers.
 //
-// Values are nanoseconds. Below 8 ns each value has its own bucket; above, every power
-// of two is split into 8 equal buckets, so a bucket's width is at most 1/8 of its lower
-// bound: quantiles are within 12.5% (6.25% using the midpoint) at any scale from
-// nanoseconds to hours, in 512 fixed buckets and no allocation. Powers of two are bucket
-// edges, so cumulative counts at 2^k ns (what the Prometheus exporter publishes) are
-// exact.
+// Values are nanoseconds, in the 512 log-linear buckets of trace::LatencyBuckets (8 per
+// power of two; powers of two are edges, so the cumulative counts at 2^k ns that the
+// Prometheus exporter publishes are exact). No allocation; one writer, relaxed readers.
 #pragma once
 
 #include <array>
 #include <atomic>
-#include <bit>
 #include <cstdint>
+
+#include "lantern/trace/latency_buckets.hpp"
 
 namespace lantern::instrumentation {
 
 class Histogram {
  public:
-  static constexpr int kSubBuckets = 8;
-  static constexpr int kBuckets = 512;
-
-  static constexpr int bucket_of(std::uint64_t ns) noexcept {
-    if (ns < kSubBuckets) return static_cast<int>(ns);
-    const int e = 63 - std::countl_zero(ns);  // >= 3
-    const int sub = static_cast<int>((ns >> (e - 3)) & (kSubBuckets - 1));
-    return kSubBuckets + (e - 3) * kSubBuckets + sub;
-  }
-  static constexpr std::uint64_t lower_bound(int bucket) noexcept {
-    if (bucket < kSubBuckets) return static_cast<std::uint64_t>(bucket);
-    const int e = (bucket - kSubBuckets) / kSubBuckets + 3;
-    const int sub = (bucket - kSubBuckets) % kSubBuckets;
-    return static_cast<std::uint64_t>(kSubBuckets + sub) << (e - 3);
-  }
-  static constexpr std::uint64_t upper_bound(int bucket) noexcept {  // exclusive
-    return bucket + 1 < kBuckets ? lower_bound(bucket + 1) : ~std::uint64_t{0};
-  }
+  // The bucket scheme is trace::LatencyBuckets (shared with the viewer and exporters).
+  using Buckets = trace::LatencyBuckets;
+  static constexpr int kSubBuckets = Buckets::kSubBuckets;
+  static constexpr int kBuckets = Buckets::kBuckets;
+  static constexpr int bucket_of(std::uint64_t ns) noexcept { return Buckets::bucket_of(ns); }
+  static constexpr std::uint64_t lower_bound(int bucket) noexcept { return Buckets::lower_bound(bucket); }
+  static constexpr std::uint64_t upper_bound(int bucket) noexcept { return Buckets::upper_bound(bucket); }
 
   // record: writer only (relaxed load + store, no locked instruction).
   void record(std::uint64_t ns) noexcept {
@@ -67,19 +54,7 @@ struct HistogramSnapshot {
   }
   // quantile q in [0, 1]: the midpoint of the bucket holding the q-th value (0 if empty).
   double quantile_ns(double q) const noexcept {
-    std::uint64_t total = 0;
-    for (auto b : buckets) total += b;
-    if (total == 0) return 0;
-    const double rank = q * static_cast<double>(total - 1);
-    std::uint64_t seen = 0;
-    for (int i = 0; i < Histogram::kBuckets; ++i) {
-      seen += buckets[i];
-      if (buckets[i] && static_cast<double>(seen) > rank) {
-        if (i < Histogram::kSubBuckets) return static_cast<double>(i);
-        return (static_cast<double>(Histogram::lower_bound(i)) + static_cast<double>(Histogram::upper_bound(i))) / 2;
-      }
-    }
-    return static_cast<double>(Histogram::lower_bound(Histogram::kBuckets - 1));
+    return trace::LatencyBuckets::quantile_ns([this](int i) { return buckets[i]; }, q);
   }
   // count_below: values < ns, exact when ns is a bucket edge (any power of two is).
   std::uint64_t count_below(std::uint64_t ns) const noexcept {

@@ -1,39 +1,27 @@
-// latency_histogram.hpp - the viewer's log-linear histogram of durations (nanoseconds).
+// latency_histogram.hpp - the viewer's histogram of durations (nanoseconds).
 //
-// The same bucket scheme as instrumentation's Histogram (8 sub-buckets per power of two,
-// powers of two are edges), so the p50/p90/p99 a viewer shows for a trace and the ones
-// the recorder's exact histograms give for the same run agree to the bucket. Kept here
-// rather than reused because that one is built for one atomic writer, and the model
-// library should not depend on the recorder.
+// Buckets are trace::LatencyBuckets, the scheme the recorder's exact histograms and the
+// Prometheus exporter use, so the p50/p90/p99 the viewer shows for a trace and the ones
+// the recorder gives for the same run agree to the bucket. A class of its own (not
+// instrumentation's Histogram) because that one is built for one atomic writer, and the
+// model library depends on the trace format only, not on the recorder.
 #pragma once
 
 #include <array>
-#include <bit>
 #include <cstdint>
+
+#include "lantern/trace/latency_buckets.hpp"
 
 namespace lantern::viewer {
 
 class LatencyHistogram {
  public:
-  static constexpr int kSubBuckets = 8;
-  static constexpr int kBuckets = 512;
-
-  static constexpr int bucket_of(std::uint64_t ns) noexcept {
-    if (ns < kSubBuckets) return static_cast<int>(ns);
-    const int e = 63 - std::countl_zero(ns);
-    const int sub = static_cast<int>((ns >> (e - 3)) & (kSubBuckets - 1));
-    const int b = kSubBuckets + (e - 3) * kSubBuckets + sub;
-    return b < kBuckets ? b : kBuckets - 1;
-  }
-  static constexpr double lower_bound(int bucket) noexcept {
-    if (bucket < kSubBuckets) return bucket;
-    const int e = (bucket - kSubBuckets) / kSubBuckets + 3;
-    const int sub = (bucket - kSubBuckets) % kSubBuckets;
-    return static_cast<double>(static_cast<std::uint64_t>(kSubBuckets + sub) << (e - 3));
-  }
-  static constexpr double upper_bound(int bucket) noexcept {
-    return bucket + 1 < kBuckets ? lower_bound(bucket + 1) : lower_bound(bucket) * 2;
-  }
+  using Buckets = trace::LatencyBuckets;
+  static constexpr int kSubBuckets = Buckets::kSubBuckets;
+  static constexpr int kBuckets = Buckets::kBuckets;
+  static constexpr int bucket_of(std::uint64_t ns) noexcept { return Buckets::bucket_of(ns); }
+  static constexpr double lower_bound(int bucket) noexcept { return static_cast<double>(Buckets::lower_bound(bucket)); }
+  static constexpr double upper_bound(int bucket) noexcept { return static_cast<double>(Buckets::upper_bound(bucket)); }
 
   void record(double ns) noexcept {
     const std::uint64_t v = ns <= 0 ? 0 : static_cast<std::uint64_t>(ns);
@@ -51,17 +39,7 @@ class LatencyHistogram {
 
   // quantile: the midpoint of the bucket holding the q-th value (0 when empty).
   double quantile_ns(double q) const noexcept {
-    if (count_ == 0) return 0;
-    const double rank = q * static_cast<double>(count_ - 1);
-    std::uint64_t seen = 0;
-    for (int i = 0; i < kBuckets; ++i) {
-      seen += buckets_[static_cast<std::size_t>(i)];
-      if (buckets_[static_cast<std::size_t>(i)] && static_cast<double>(seen) > rank) {
-        if (i < kSubBuckets) return i;
-        return (lower_bound(i) + upper_bound(i)) / 2;
-      }
-    }
-    return max_ns_;
+    return Buckets::quantile_ns([this](int i) { return buckets_[static_cast<std::size_t>(i)]; }, q);
   }
   // first_used / last_used: the range of non-empty buckets (-1 when empty).
   int first_used() const noexcept {
