@@ -52,6 +52,9 @@ enum class StateReason : std::uint8_t {
 };
 const char* reason_name(StateReason r) noexcept;
 
+// Why a sleeping worker woke (the wake hook's `why`).
+enum class WakeWhy : std::uint8_t { work = 0, latch = 1, io = 2 };
+
 // Where a task was found (task_begin's b payload, steal's source).
 enum class TaskSource : std::uint8_t { own_deque = 0, own_lane = 1, stolen_deque = 2, stolen_lane = 3, help = 4, inline_call = 5 };
 const char* source_name(TaskSource s) noexcept;
@@ -65,9 +68,12 @@ const char* source_name(TaskSource s) noexcept;
   X(steal, "victim worker", "distance level | TaskSource << 8")                                     \
   X(steal_round_failed, "victims probed", "lost races")                                             \
   X(help, "helped lane", "head's age in ticks")                                                     \
-  X(wake, "waker | why << 32 (waker 0xffffffff: outside the pool; why 0: work, 1: latch)", "latency ticks") \
+  X(wake, "waker | why << 32 (waker 0xffffffff: outside the pool; why: WakeWhy)", "latency ticks")  \
   X(lane_pop, "lane", "ready wait in ticks")                                                        \
-  X(release, "released task id", "releasing task id or signal id (core/src/DEPENDENCIES.md)")
+  X(release, "released task id", "releasing task id, signal id or IO op id (core/src/DEPENDENCIES.md)") \
+  X(task_label, "task id", "label id (lantern/label.hpp)")                                           \
+  X(io_submit, "IO op id", "IoKind | fd << 8 (core/src/IO.md)")                                     \
+  X(io_complete, "IO op id", "result: bytes, fd or -errno, as int64")
 
 enum class Hook : std::uint8_t {
 #define LANTERN_X(name, a, b) name,

@@ -30,10 +30,13 @@ enum class Unit : std::uint8_t { none, id, worker, ticks, count, packed };
   X(steal, 4, tasks, "victim", worker, "distance_source", packed, "a task was stolen from a victim")            \
   X(steal_round_failed, 5, full, "probed", count, "lost_races", count, "a full steal round found nothing")     \
   X(help, 6, tasks, "lane", worker, "head_age", ticks, "a worker helped a lane whose head waited too long")      \
-  X(wake, 7, states, "waker_why", packed, "latency", ticks, "a worker woke up (a: waker | why << 32)")         \
+  X(wake, 7, states, "waker_why", packed, "latency", ticks, "a worker woke up (a: waker | why << 32; why 0 work, 1 latch, 2 IO)")         \
   X(lane_pop, 8, full, "lane", worker, "ready_wait", ticks, "a task left a lane after waiting")                  \
   X(release, 9, tasks, "task", id, "released_by", id, "a task's last dependency completed (b: task or signal)") \
-  X(dropped, 10, off, "count", count, "unused", none, "events lost because the worker's ring was full")
+  X(task_label, 10, tasks, "task", id, "label", id, "a task named itself (b: label id, see the trace's labels)") \
+  X(io_submit, 11, tasks, "op", id, "kind_fd", packed, "an asynchronous IO operation was submitted (b: kind | fd << 8)") \
+  X(io_complete, 12, tasks, "op", id, "result", id, "an IO operation completed (b: bytes, fd or -errno)") \
+  X(dropped, 13, off, "count", count, "unused", none, "events lost because the worker's ring was full")
 
 enum class EventType : std::uint8_t {
 #define LANTERN_X(name, id, level, an, au, bn, bu, text) name = id,
