@@ -49,7 +49,9 @@ class alignas(64) Worker final : public SleepSink {
   Job* pop() noexcept { return owner_.pop(); }
   void execute(Job* job, TaskSource source) noexcept {
     set_state(WorkerState::active, StateReason::found_work);
+    Job* const outer = current_task_;  // tasks nest: a join runs others while it waits
     for (;;) {
+      current_task_ = job;
       LANTERN_HOOK(*this, task_begin, task_id(job), source);
       [[maybe_unused]] const bool threw = job->execute(job);
       (void)source;
@@ -57,7 +59,10 @@ class alignas(64) Worker final : public SleepSink {
       // A continuation kept by the task that just ended runs now, before this worker
       // looks anywhere else, so it can never be stranded in the slot.
       job = continuation_;
-      if (!job) return;
+      if (!job) {
+        current_task_ = outer;
+        return;
+      }
       continuation_ = nullptr;
       source = TaskSource::own_deque;
     }
@@ -81,6 +86,9 @@ class alignas(64) Worker final : public SleepSink {
   }
 
   Registry& registry() const noexcept { return *registry_; }
+  // current_task: the job this worker is running (or ran last); its task_id is what
+  // the hooks report, e.g. for a task naming itself (lantern/label.hpp).
+  Job* current_task() const noexcept { return current_task_; }
   Sleep& sleep() const noexcept { return *sleep_; }
 
   // --- visible to the scheduler and other workers ---
@@ -145,6 +153,7 @@ class alignas(64) Worker final : public SleepSink {
   std::vector<Victim> victims_;
   std::size_t far_begin_ = 0;  // victims_[far_begin_..] are the farthest level
   Job* continuation_ = nullptr;
+  Job* current_task_ = nullptr;
   std::uint32_t continuations_ = 0;
 };
 
