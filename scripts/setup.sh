@@ -7,6 +7,7 @@ packages=(
   g++ cmake ninja-build pkg-config git    # toolchain
   libgtest-dev libgmock-dev               # tests
   libbenchmark-dev libtbb-dev             # benchmarks (oneTBB is the peer)
+  liburing-dev                            # io_uring (core: IO sleep strategy, lantern/io.hpp)
   libboost-dev                            # Boost.Lockfree (instrumentation)
   clang libclang-rt-14-dev                # libFuzzer target for the trace reader
   nlohmann-json3-dev                      # tests: parse JSON (Chrome export, Prometheus API)

@@ -1,7 +1,12 @@
 // names.cpp - the names of states, reasons, sources and hooks, from their X-macro tables.
 #include "lantern/observer.hpp"
+#include "lantern/options.hpp"
 
 namespace lantern {
+
+const char* strategy_name(SleepStrategy s) noexcept {
+  return s == SleepStrategy::io_uring ? "io_uring" : "condvar";
+}
 
 const char* state_name(WorkerState s) noexcept {
   switch (s) {

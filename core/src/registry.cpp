@@ -50,6 +50,7 @@ Registry::Registry(SchedulerOptions options)
     workers_.push_back(std::make_unique<Worker>(*this, i, &mirrors_[i], options_.observer));
     workers_.back()->set_steal_order(steal_order(topology_, i, worker_count_));
   }
+  if (options_.sleep_strategy == SleepStrategy::io_uring) setup_io_strategy();
   const bool pin = options_.pin_workers && topology_.source() == "sysfs";
   for (std::uint32_t i = 0; i < worker_count_; ++i) {
     const int os_cpu = topology_.cpus()[i % topology_.cpu_count()].os_cpu;
@@ -60,6 +61,39 @@ Registry::Registry(SchedulerOptions options)
 
 Registry::~Registry() { shutdown(); }
 
+// setup_io_strategy: one io_uring per worker plus the hint pipe, or, if any of it cannot
+// be had, the condvar strategy and one line saying why.
+void Registry::setup_io_strategy() {
+  std::string why;
+  const int hint_fd = sleep_.enable_hints(&why);
+  std::vector<std::unique_ptr<IoContext>> rings;
+  if (hint_fd >= 0) {
+    for (std::uint32_t i = 0; i < worker_count_; ++i) {
+      auto ring = IoContext::create(options_.io_queue_depth, hint_fd, &why);
+      if (!ring) break;
+      rings.push_back(std::move(ring));
+    }
+  }
+  if (hint_fd < 0 || rings.size() != worker_count_) {
+    sleep_.disable_hints();
+    strategy_note_ = "lantern: the io_uring sleep strategy is unavailable (" + why +
+                     "); workers sleep on condition variables instead";
+    if (options_.log) {
+      try {
+        options_.log(strategy_note_);
+      } catch (...) {
+      }
+    } else {
+      std::fprintf(stderr, "%s\n", strategy_note_.c_str());
+    }
+    return;
+  }
+  for (std::uint32_t i = 0; i < worker_count_; ++i) {
+    sleep_.register_io(i, rings[i].get());
+    workers_[i]->set_io(std::move(rings[i]));
+  }
+}
+
 void Registry::inject(Job* job, int lane) {
   const std::uint32_t target =
       lane >= 0 ? static_cast<std::uint32_t>(lane) % worker_count_
@@ -67,7 +101,7 @@ void Registry::inject(Job* job, int lane) {
   const std::uint32_t before = workers_[target]->lane.push(job, ticks_now());
   Worker* me = current_worker();
   if (me) LANTERN_HOOK(*me, push, task_id(job), target + 1);
-  sleep_.new_injected_jobs(1, before == 0, me);
+  sleep_.new_injected_jobs(1, before == 0, me, target);
 }
 
 void Registry::begin_job() {
@@ -145,6 +179,13 @@ void Registry::shutdown() {
     std::abort();
   }
   stopping_.store(true, std::memory_order_seq_cst);
+  // Operations in flight may never finish by themselves (an accept, a read of an idle
+  // socket): cancel them, so their callbacks run with -ECANCELED and the pool drains.
+  if (sleep_.uses_hints()) {
+    for (auto& w : workers_) w->request_io_cancel();
+  } else {
+    shared_io_.cancel_all();
+  }
   // Wait for the pool to drain. Polling with a growing pause (up to 1 ms) rather than a
   // notification keeps the per-job counters free of any shared write; shutdown is rare
   // and an idle pool drains at the first check.
@@ -162,6 +203,7 @@ void Registry::shutdown() {
   for (auto& w : workers_) {
     if (w->thread.joinable()) w->thread.join();
   }
+  shared_io_.stop();
 }
 
 }  // namespace lantern::detail

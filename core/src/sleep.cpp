@@ -24,16 +24,16 @@ IdleState Sleep::start_looking(std::uint32_t worker) noexcept {
   return idle;
 }
 
-void Sleep::work_found(bool more_left, SleepSink& sink) noexcept {
+void Sleep::work_found(bool more_left, std::uint32_t where, SleepSink& sink) noexcept {
   const CounterValue before = counters_.sub_inactive();
   // Nobody else awake-and-idle will pick up the surplus: wake exactly one sleeper. It
   // will in turn wake the next if it too leaves work behind.
   if (more_left && before.sleeping() > 0 && before.inactive() - 1 - before.sleeping() == 0) {
-    wake_any(1, &sink);
+    wake_any(1, &sink, where);
   }
 }
 
-void Sleep::new_jobs(std::uint32_t n, bool queue_was_empty, SleepSink* sink) noexcept {
+void Sleep::new_jobs(std::uint32_t n, bool queue_was_empty, SleepSink* sink, std::uint32_t where) noexcept {
   // Tell sleepy workers there is news (odd JEC). Cheap when nobody got sleepy since the
   // last post: the JEC is already odd and this is one load of a read-mostly line.
   const CounterValue c = counters_.bump_jec_if(CounterValue::jec_is_sleepy);
@@ -44,20 +44,26 @@ void Sleep::new_jobs(std::uint32_t n, bool queue_was_empty, SleepSink* sink) noe
   if (!queue_was_empty) {
     // The queue already held work that the idle workers have not taken: they may be
     // about to sleep themselves, so do not count on them.
-    wake_any(n, sink);
+    wake_any(n, sink, where);
   } else if (awake_idle < n) {
     // Idle workers are searching and will find the new job; wake only the shortfall.
-    wake_any(n - awake_idle, sink);
+    wake_any(n - awake_idle, sink, where);
   }
 }
 
 bool Sleep::wake_specific(std::uint32_t worker, SleepSink* sink, std::uint64_t why) noexcept {
+  if (uses_hints()) return wake_specific_io(worker, sink, why);
+  return wake_slot(worker, sink, why, SleepSink::kNowhere);
+}
+
+bool Sleep::wake_slot(std::uint32_t worker, SleepSink* sink, std::uint64_t why, std::uint32_t where) noexcept {
   WorkerSlot& slot = slots_[worker];
   std::lock_guard<std::mutex> lock(slot.mutex);
   if (!slot.is_blocked) return false;
   slot.woken_by = sink ? sink->sink_index() : SleepSink::kOutside;
   slot.woken_why = why;
   slot.woken_at_ticks = ticks_now();
+  slot.woken_where = where;
   slot.is_blocked = false;
   slot.condvar.notify_one();
   // The waker, not the sleeper, decrements: posters see the new count without waiting
@@ -66,10 +72,11 @@ bool Sleep::wake_specific(std::uint32_t worker, SleepSink* sink, std::uint64_t w
   return true;
 }
 
-std::uint32_t Sleep::wake_any(std::uint32_t n, SleepSink* sink) noexcept {
+std::uint32_t Sleep::wake_any(std::uint32_t n, SleepSink* sink, std::uint32_t where) noexcept {
+  if (uses_hints()) return wake_by_hints(n, sink, where);
   std::uint32_t woken = 0;
   for (std::uint32_t i = 0; i < workers_ && woken < n; ++i) {
-    if (wake_specific(i, sink, 0)) ++woken;
+    if (wake_slot(i, sink, static_cast<std::uint64_t>(WakeWhy::work), where)) ++woken;
   }
   return woken;
 }
@@ -116,7 +123,8 @@ void Sleep::sleep(IdleState& idle, Latch& latch, bool (*has_injected)(void*), vo
   slot.is_blocked = true;
   while (slot.is_blocked) slot.condvar.wait(lock);
   const std::uint64_t now = ticks_now();
-  sink.was_woken(slot.woken_by, slot.woken_why, now > slot.woken_at_ticks ? now - slot.woken_at_ticks : 0);
+  sink.was_woken(slot.woken_by, slot.woken_why, now > slot.woken_at_ticks ? now - slot.woken_at_ticks : 0,
+                 slot.woken_where);
   back_to_idle(StateReason::woken, 0);
 }
 

@@ -65,7 +65,7 @@ void Worker::wait_until_cold(Latch& latch) {
       if (found) break;
       sleep_->no_work_found(idle, latch, [this] { return registry_->has_injected_work(); }, *this);
     }
-    sleep_->work_found(found && more_left, *this);
+    sleep_->work_found(found && more_left, found_at_, *this);
     if (found) execute(found, source);
   }
   // The latch is set: the caller resumes its own task.
@@ -74,6 +74,10 @@ void Worker::wait_until_cold(Latch& latch) {
 
 Job* Worker::find_work(TaskSource* source, bool* more_left) {
   *more_left = false;
+  found_at_ = index;
+  if (io_) [[unlikely]] {
+    if (io_->busy() || io_cancel_requested_.load(std::memory_order_relaxed)) poll_io();
+  }
   if (++finds_since_help_check_ >= kHelpCheckInterval) {
     finds_since_help_check_ = 0;
     if (Job* job = try_help(source)) return job;
@@ -88,6 +92,22 @@ Job* Worker::find_work(TaskSource* source, bool* more_left) {
     return job;
   }
   return steal(source, more_left);
+}
+
+// poll_io: submit what our tasks queued, reap what completed, and make the waiting
+// tasks ready on our own deque (their locality: the data they read is in our caches).
+void Worker::poll_io() {
+  if (io_cancel_requested_.load(std::memory_order_relaxed) && io_cancel_requested_.exchange(false)) io_->cancel_all();
+  Reaped r;
+  io_->poll(r);
+  // A hint caught by a read we had already withdrawn belongs to a sleeper: pass it on.
+  if (r.hint) sleep_->forward_hint(r.hint_value);
+  while (IoOp* op = io_->take_ready()) {
+    registry_->not_ready_released(this);
+    op->completion_reported = true;
+    LANTERN_HOOK(*this, io_complete, task_id(op), op->result);
+    push(op);
+  }
 }
 
 Job* Worker::pop_lane(Lane& from, std::uint32_t lane_index) {
@@ -122,12 +142,14 @@ Job* Worker::try_help(TaskSource* source) {
   Job* job = pop_lane(registry_->worker(target).lane, target);
   if (!job) return nullptr;  // someone else took it: the mirror was stale, which is fine
   LANTERN_HOOK(*this, help, target, age);
+  found_at_ = target;
   *source = target == index ? TaskSource::own_lane : TaskSource::help;
   return job;
 }
 
 Job* Worker::steal_from(const Victim& victim, std::uint64_t* lost_races, TaskSource* source, bool* more_left) {
   Worker& other = registry_->worker(victim.worker);
+  found_at_ = victim.worker;
   Stolen<Job> stolen = DequeThief<Job>(other.deque).steal();
   if (stolen.status == StealStatus::success) {
     *source = TaskSource::stolen_deque;
@@ -155,6 +177,17 @@ Job* Worker::steal(TaskSource* source, bool* more_left) {
   if (n == 0) return nullptr;
   std::uint64_t lost = 0;
   std::uint64_t probed = 0;
+  if (steal_hint_ != SleepSink::kNowhere) {
+    // Woken with a hint: the work is there, look there first.
+    const std::uint32_t hinted = steal_hint_;
+    steal_hint_ = SleepSink::kNowhere;
+    for (const Victim& victim : victims_) {
+      if (victim.worker != hinted) continue;
+      ++probed;
+      if (Job* job = steal_from(victim, &lost, source, more_left)) return job;
+      break;
+    }
+  }
   if (far_begin_ < n && ++steal_rounds_ % kFarProbeInterval == 0) {
     const Victim& far = victims_[far_begin_ + next_random() % (n - far_begin_)];
     ++probed;

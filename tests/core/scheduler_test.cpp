@@ -9,6 +9,7 @@
 #include <numeric>
 #include <stdexcept>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "lantern/lantern.hpp"
@@ -38,16 +39,22 @@ void wait_all_asleep(const Scheduler& s) {
 
 }  // namespace
 
-class SchedulerP : public ::testing::TestWithParam<std::uint32_t> {};
+// Every scheduler test runs under both sleep strategies (condvar, io_uring).
+class SchedulerP : public ::testing::TestWithParam<std::tuple<std::uint32_t, lantern::SleepStrategy>> {
+ protected:
+  lantern::SchedulerOptions options() const {
+    return {.workers = std::get<0>(GetParam()), .sleep_strategy = std::get<1>(GetParam())};
+  }
+};
 
 TEST_P(SchedulerP, JoinComputesFib) {
-  Scheduler pool({.workers = GetParam()});
+  Scheduler pool(options());
   Watchdog dog("fib(27)", 30s, dump(pool));
   EXPECT_EQ(pool.run([] { return fib(27); }), 196418u);
 }
 
 TEST_P(SchedulerP, ParallelForVisitsEveryIndexOnce) {
-  Scheduler pool({.workers = GetParam()});
+  Scheduler pool(options());
   Watchdog dog("parallel_for", 30s, dump(pool));
   const std::size_t n = 100000;
   std::vector<std::atomic<int>> hits(n);
@@ -66,7 +73,7 @@ TEST_P(SchedulerP, ParallelForVisitsEveryIndexOnce) {
 }
 
 TEST_P(SchedulerP, SpawnSubmitAndTaskGroup) {
-  Scheduler pool({.workers = GetParam()});
+  Scheduler pool(options());
   Watchdog dog("spawn/submit/task group", 30s, dump(pool));
   std::atomic<int> count{0};
   {
@@ -96,7 +103,7 @@ TEST_P(SchedulerP, SpawnSubmitAndTaskGroup) {
 }
 
 TEST_P(SchedulerP, StressJoinSpawnSubmitThroughSleepCycles) {
-  Scheduler pool({.workers = GetParam()});
+  Scheduler pool(options());
   Watchdog dog("stress cycles", 120s, dump(pool));
   const long cycles = scaled(2000, 100);
   std::uint64_t joins = 0;
@@ -124,12 +131,22 @@ TEST_P(SchedulerP, StressJoinSpawnSubmitThroughSleepCycles) {
   (void)joins;
 }
 
-INSTANTIATE_TEST_SUITE_P(Workers, SchedulerP, ::testing::Values(1u, 2u, 4u, 8u));
+std::string param_name(const ::testing::TestParamInfo<std::tuple<std::uint32_t, lantern::SleepStrategy>>& info) {
+  return std::to_string(std::get<0>(info.param)) + "_workers_" + lantern::strategy_name(std::get<1>(info.param));
+}
+INSTANTIATE_TEST_SUITE_P(Workers, SchedulerP,
+                         ::testing::Combine(::testing::Values(1u, 2u, 4u, 8u),
+                                            ::testing::Values(lantern::SleepStrategy::condvar,
+                                                              lantern::SleepStrategy::io_uring)),
+                         param_name);
+
+class LostWakeup : public ::testing::TestWithParam<lantern::SleepStrategy> {};
 
 // Lost-wakeup torture: one task at a time into a pool whose workers are all asleep.
 // A lost wakeup shows as a task that never runs: the watchdog fires and dumps states.
-TEST(LostWakeup, OneSubmitterIntoSleepingPool) {
-  Scheduler pool({.workers = 2});
+TEST_P(LostWakeup, OneSubmitterIntoSleepingPool) {
+  Scheduler pool({.workers = 2, .sleep_strategy = GetParam()});
+  ASSERT_EQ(pool.sleep_strategy(), GetParam()) << pool.strategy_note();
   const long rounds = scaled(100000, 5000);
   Watchdog dog("lost-wakeup torture (1 submitter)", 600s, dump(pool));
   long ran = 0;
@@ -140,8 +157,8 @@ TEST(LostWakeup, OneSubmitterIntoSleepingPool) {
   EXPECT_EQ(ran, rounds);
 }
 
-TEST(LostWakeup, SeveralSubmitters) {
-  Scheduler pool({.workers = 2});
+TEST_P(LostWakeup, SeveralSubmitters) {
+  Scheduler pool({.workers = 2, .sleep_strategy = GetParam()});
   const int submitters = 4;
   const long per_thread = scaled(25000, 1500);
   Watchdog dog("lost-wakeup torture (4 submitters)", 600s, dump(pool));
@@ -164,6 +181,10 @@ TEST(LostWakeup, SeveralSubmitters) {
   pool.shutdown();  // drains the spawned ones
   EXPECT_EQ(ran.load(), submitters * per_thread);
 }
+
+INSTANTIATE_TEST_SUITE_P(Strategies, LostWakeup,
+                         ::testing::Values(lantern::SleepStrategy::condvar, lantern::SleepStrategy::io_uring),
+                         [](const auto& info) { return std::string(lantern::strategy_name(info.param)); });
 
 // Fairness: worker 0 floods itself with self-spawning tasks while one task waits in its
 // lane. Measured in flood tasks run before the lane task starts, not in seconds.

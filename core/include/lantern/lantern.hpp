@@ -1,6 +1,7 @@
 // lantern.hpp - everything an application needs from the scheduler core.
 #pragma once
 
+#include "lantern/io.hpp"
 #include "lantern/join.hpp"
 #include "lantern/observer.hpp"
 #include "lantern/options.hpp"

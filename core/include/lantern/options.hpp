@@ -11,6 +11,18 @@ namespace lantern {
 
 class Observer;
 
+// How idle workers sleep (core/src/SLEEP.md, core/src/IO.md).
+//  * condvar: each sleeper blocks on its own condition variable. Asynchronous IO
+//    (lantern/io.hpp) then completes on one shared io_uring reaped by a completer thread,
+//    which hands each finished operation to the pool like a task submitted from outside.
+//  * io_uring: each worker owns an io_uring; a sleeper waits in it for a wake hint read
+//    from a shared pipe together with its own IO completions, so a completion wakes the
+//    very worker that submitted the operation and its task runs there.
+// Where io_uring cannot be set up (an old kernel, kernel.io_uring_disabled, a seccomp
+// filter) io_uring falls back to condvar and says so in one line through `log`.
+enum class SleepStrategy : std::uint8_t { condvar, io_uring };
+const char* strategy_name(SleepStrategy s) noexcept;
+
 struct SchedulerOptions {
   // Number of worker threads. 0 means std::thread::hardware_concurrency(). More than
   // kMaxWorkers is refused with std::invalid_argument.
@@ -36,6 +48,17 @@ struct SchedulerOptions {
   // Receives the exception of a spawned task (nobody waits for it). Default: print one
   // line to stderr. Either way the worker survives and unhandled_exceptions() counts it.
   std::function<void(std::exception_ptr)> on_unhandled_exception;
+
+  SleepStrategy sleep_strategy = SleepStrategy::condvar;
+
+  // Submission queue entries per io_uring (each worker's under io_uring, the shared one
+  // under condvar). More operations than this may be in flight; the queue only bounds
+  // how many are submitted at once.
+  std::uint32_t io_queue_depth = 256;
+
+  // Receives the scheduler's rare one-line notices (the io_uring fallback). Default:
+  // print the line to stderr.
+  std::function<void(const std::string&)> log;
 
   // Receives every scheduler hook (observer.hpp). Must outlive the Scheduler.
   Observer* observer = nullptr;

@@ -23,6 +23,7 @@
 #include "lantern/detail/jobs.hpp"
 #include "lantern/detail/registry.hpp"
 #include "lantern/future.hpp"
+#include "lantern/io.hpp"
 #include "lantern/options.hpp"
 #include "lantern/task_handle.hpp"
 #include "lantern/topology.hpp"
@@ -93,6 +94,14 @@ class Scheduler {
   // shutdown: as the destructor, but callable early; later spawn/submit throw
   // ShutdownError. Idempotent.
   void shutdown() { registry_->shutdown(); }
+
+  // io: start asynchronous IO operations (lantern/io.hpp) from any thread.
+  Io io() noexcept { return Io(*registry_); }
+  // sleep_strategy: the strategy in use; io_uring may have fallen back to condvar, and
+  // then strategy_note() is the line that was logged about it (else "").
+  SleepStrategy sleep_strategy() const noexcept { return registry_->strategy(); }
+  const std::string& strategy_note() const noexcept { return registry_->strategy_note(); }
+  // io_in_flight(i): operations started on worker i's ring and not yet reaped (io_uring
 
   // unhandled_exceptions: how many spawned tasks have thrown.
   std::uint64_t unhandled_exceptions() const noexcept { return registry_->unhandled_exceptions(); }

@@ -47,6 +47,16 @@ class SleepCounters {
                                          std::memory_order_seq_cst);
   }
   void sub_sleeping() noexcept { word_.fetch_sub(CounterValue::kOneSleeping, std::memory_order_seq_cst); }
+  // try_sub_sleeping takes up to n out of the sleeping count (none if it is 0); returns
+  // how many. Used by the io_uring strategy, where the count is claimed, not found.
+  std::uint32_t try_sub_sleeping(std::uint32_t n) noexcept {
+    CounterValue v = load();
+    for (;;) {
+      const std::uint32_t k = v.sleeping() < n ? v.sleeping() : n;
+      if (k == 0) return 0;
+      if (word_.compare_exchange_weak(v.word, v.word - k * CounterValue::kOneSleeping, std::memory_order_seq_cst)) return k;
+    }
+  }
 
   // bump_jec_if increments the JEC when `want_sleepy_parity(jec)` holds; returns the
   // resulting value. Posting work uses "if even" (sleepy -> news); getting sleepy uses

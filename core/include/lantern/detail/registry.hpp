@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "lantern/detail/lane.hpp"
+#include "lantern/detail/shared_io.hpp"
 #include "lantern/detail/sleep.hpp"
 #include "lantern/detail/worker.hpp"
 #include "lantern/options.hpp"
@@ -22,6 +23,7 @@ class Registry {
   explicit Registry(SchedulerOptions options);  // validates, starts the workers
   ~Registry();                                   // shutdown(), then joins
   Registry(const Registry&) = delete;
+  void setup_io_strategy();
   Registry& operator=(const Registry&) = delete;
 
   std::uint32_t worker_count() const noexcept { return worker_count_; }
@@ -30,6 +32,11 @@ class Registry {
   // topology_warnings: what could not be read from sysfs and was assumed instead.
   const std::vector<std::string>& topology_warnings() const noexcept { return topology_warnings_; }
   Sleep& sleep() noexcept { return sleep_; }
+  // strategy: the sleep strategy in use (io_uring may have fallen back to condvar).
+  SleepStrategy strategy() const noexcept { return sleep_.uses_hints() ? SleepStrategy::io_uring : SleepStrategy::condvar; }
+  // strategy_note: why io_uring was not used although asked for ("" otherwise).
+  const std::string& strategy_note() const noexcept { return strategy_note_; }
+  SharedIo& shared_io() noexcept { return shared_io_; }
   const SchedulerOptions& options() const noexcept { return options_; }
   LaneMirror& mirror(std::uint32_t lane) noexcept { return mirrors_[lane]; }
   std::uint64_t help_min_wait_ticks() const noexcept { return help_min_wait_ticks_; }
@@ -120,6 +127,8 @@ class Registry {
   std::uint32_t worker_count_;
   std::uint64_t help_min_wait_ticks_;
   Sleep sleep_;
+  std::string strategy_note_;
+  SharedIo shared_io_{*this, options_.io_queue_depth};
   std::unique_ptr<LaneMirror[]> mirrors_;  // dense: several lanes per cache line, read racily by all
   std::vector<std::unique_ptr<Worker>> workers_;
   alignas(64) std::atomic<std::uint64_t> external_jobs_created_{0};

@@ -9,6 +9,7 @@
 
 #include "lantern/clock.hpp"
 #include "lantern/detail/counters.hpp"
+#include "lantern/detail/io_context.hpp"
 #include "lantern/detail/latch.hpp"
 #include "lantern/observer.hpp"
 
@@ -26,10 +27,15 @@ struct IdleState {
 struct SleepSink {
   static constexpr std::uint32_t kOutside = 0xFFFFFFFF;  // a waker that is not a worker
   virtual void sleep_state(WorkerState s, StateReason why) noexcept = 0;
+  static constexpr std::uint32_t kNowhere = 0xFFFFFFFF;  // a wake that names no queue
   // was_woken: this worker was woken by `waker` (a worker index, or kOutside) for `why`
-  // (0: new work, 1: a latch it slept on was set); latency from the wake call to now.
-  virtual void was_woken(std::uint32_t waker, std::uint64_t why, std::uint64_t latency_ticks) noexcept = 0;
+  // (WakeWhy); latency from the wake call to now; `where`: the worker whose deque or lane
+  // got the work that caused the wake (kNowhere if none), where the search starts.
+  virtual void was_woken(std::uint32_t waker, std::uint64_t why, std::uint64_t latency_ticks,
+                         std::uint32_t where) noexcept = 0;
   virtual std::uint32_t sink_index() const noexcept = 0;
+  // io_context: this worker's io_uring under the io_uring strategy, else nullptr.
+  virtual IoContext* io_context() noexcept = 0;
 
  protected:
   ~SleepSink() = default;
@@ -43,15 +49,25 @@ class Sleep {
   static constexpr std::uint32_t kRoundsUntilSleepy = 32;
 
   explicit Sleep(std::uint32_t workers);
+  ~Sleep();
   Sleep(const Sleep&) = delete;
   Sleep& operator=(const Sleep&) = delete;
+
+  // enable_hints switches to the io_uring strategy (core/src/IO.md): creates the hint
+  // pipe and returns its read end, which every worker's IoContext reads when it sleeps.
+  // Returns -1 and fills *why on failure (the condvar strategy stays). Call before any
+  // worker starts.
+  int enable_hints(std::string* why);
+  bool uses_hints() const noexcept { return hint_write_fd_ >= 0; }
+  // disable_hints undoes enable_hints (a worker's ring could not be set up).
+  void disable_hints() noexcept;
 
   // start_looking: the worker found no local work and starts searching (-> idle).
   IdleState start_looking(std::uint32_t worker) noexcept;
   // work_found: the worker leaves the idle period. If it took work from a queue that
   // still holds more (`more_left`) and nobody else is awake and idle, one sleeper is
   // woken so that the surplus gets a worker (a wake chain, one worker at a time).
-  void work_found(bool more_left, SleepSink& sink) noexcept;
+  void work_found(bool more_left, std::uint32_t where, SleepSink& sink) noexcept;
   // no_work_found: one more fruitless round. May yield, get sleepy, or block until woken.
   // has_injected_work is re-checked after registering as a sleeper (see SLEEP.md).
   template <class HasInjected>
@@ -59,28 +75,37 @@ class Sleep {
 
   // new_internal_jobs: a worker pushed n jobs onto its own deque.
   void new_internal_jobs(std::uint32_t n, bool queue_was_empty, SleepSink* sink) noexcept {
-    new_jobs(n, queue_was_empty, sink);
+    new_jobs(n, queue_was_empty, sink, sink->sink_index());
   }
-  // new_injected_jobs: jobs were pushed into a lane (from any thread). The fence pairs
-  // with the one a worker executes after registering as a sleeper.
-  void new_injected_jobs(std::uint32_t n, bool queue_was_empty, SleepSink* sink) noexcept {
+  // new_injected_jobs: jobs were pushed into lane `lane` (from any thread). The fence
+  // pairs with the one a worker executes after registering as a sleeper.
+  void new_injected_jobs(std::uint32_t n, bool queue_was_empty, SleepSink* sink, std::uint32_t lane) noexcept {
     std::atomic_thread_fence(std::memory_order_seq_cst);
-    new_jobs(n, queue_was_empty, sink);
+    new_jobs(n, queue_was_empty, sink, lane);
   }
 
   // wake_specific wakes `worker` if it is blocked; true if it was. `waker` is the waking
   // worker (nullptr for a thread outside the pool) and `why` the reason (0: new work,
   // 1: latch set); the woken worker reports both, with the latency, as it wakes.
   bool wake_specific(std::uint32_t worker, SleepSink* waker = nullptr, std::uint64_t why = 0) noexcept;
-  // wake_any wakes up to n blocked workers; returns how many.
-  std::uint32_t wake_any(std::uint32_t n, SleepSink* sink) noexcept;
+  // wake_any wakes up to n sleeping workers and tells them the work is at `where`;
+  // returns how many it took out of the sleeping count.
+  std::uint32_t wake_any(std::uint32_t n, SleepSink* sink, std::uint32_t where) noexcept;
 
   CounterValue counters() const noexcept { return counters_.load(); }
   std::uint32_t workers() const noexcept { return workers_; }
 
  private:
-  void new_jobs(std::uint32_t n, bool queue_was_empty, SleepSink* sink) noexcept;
+  void new_jobs(std::uint32_t n, bool queue_was_empty, SleepSink* sink, std::uint32_t where) noexcept;
   void sleep(IdleState& idle, Latch& latch, bool (*has_injected)(void*), void* ctx, SleepSink& sink);
+  // The io_uring strategy's halves (sleep_io.cpp).
+  void sleep_io(IdleState& idle, Latch& latch, bool (*has_injected)(void*), void* ctx, SleepSink& sink,
+                IoContext& io);
+  bool withdraw_sleeper() noexcept;
+  bool wake_slot(std::uint32_t worker, SleepSink* sink, std::uint64_t why, std::uint32_t where) noexcept;
+  std::uint32_t wake_by_hints(std::uint32_t n, SleepSink* sink, std::uint32_t where) noexcept;
+  bool wake_specific_io(std::uint32_t worker, SleepSink* sink, std::uint64_t why) noexcept;
+  void write_hints(const WakeHint* hints, std::uint32_t n) noexcept;
 
   struct alignas(64) WorkerSlot {
     std::mutex mutex;
@@ -91,11 +116,29 @@ class Sleep {
     std::uint32_t woken_by = SleepSink::kOutside;
     std::uint64_t woken_why = 0;
     std::uint64_t woken_at_ticks = 0;
+    std::uint32_t woken_where = SleepSink::kNowhere;
+    // io_uring strategy: the worker is (about to be) blocked in its ring; a targeted
+    // waker clears it and then writes the worker's eventfd. The woken_* fields above
+    // are then written by that waker alone, after its successful clear.
+    std::atomic<bool> io_blocked{false};
+    std::atomic<IoContext*> io{nullptr};
+    std::atomic<std::uint32_t> io_woken_by{SleepSink::kOutside};
+    std::atomic<std::uint64_t> io_woken_why{0};
+    std::atomic<std::uint64_t> io_woken_at_ticks{0};
   };
 
   SleepCounters counters_;
   const std::uint32_t workers_;
   std::unique_ptr<WorkerSlot[]> slots_;
+  int hint_read_fd_ = -1;
+  int hint_write_fd_ = -1;
+
+ public:
+  // register_io: worker `worker`'s context, for targeted wakes (before workers start).
+  void register_io(std::uint32_t worker, IoContext* io) noexcept { slots_[worker].io.store(io, std::memory_order_relaxed); }
+  // forward_hint: a worker that had already left the sleeping count caught a hint meant
+  // for a sleeper; it puts the hint back for the next reader (IO.md, "Withdrawing").
+  void forward_hint(const WakeHint& hint) noexcept { write_hints(&hint, 1); }
 };
 
 template <class HasInjected>
@@ -116,7 +159,11 @@ void Sleep::no_work_found(IdleState& idle, Latch& latch, HasInjected&& has_injec
     return;
   }
   auto thunk = [](void* ctx) -> bool { return (*static_cast<HasInjected*>(ctx))(); };
-  sleep(idle, latch, thunk, &has_injected_work, sink);
+  if (IoContext* io = sink.io_context(); io && uses_hints()) {
+    sleep_io(idle, latch, thunk, &has_injected_work, sink, *io);
+  } else {
+    sleep(idle, latch, thunk, &has_injected_work, sink);
+  }
 }
 
 }  // namespace lantern::detail

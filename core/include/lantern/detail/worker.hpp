@@ -6,6 +6,7 @@
 #pragma once
 
 #include <atomic>
+#include <memory>
 #include <cstdint>
 #include <thread>
 #include <vector>
@@ -112,13 +113,26 @@ class alignas(64) Worker final : public SleepSink {
 
   // SleepSink
   void sleep_state(WorkerState s, StateReason why) noexcept override { set_state(s, why); }
-  void was_woken(std::uint32_t waker, std::uint64_t why, std::uint64_t latency_ticks) noexcept override {
+  void was_woken(std::uint32_t waker, std::uint64_t why, std::uint64_t latency_ticks,
+                 std::uint32_t where) noexcept override {
     LANTERN_HOOK(*this, wake, waker | (why << 32), latency_ticks);
     (void)waker;
     (void)why;
     (void)latency_ticks;
+    steal_hint_ = where;
   }
   std::uint32_t sink_index() const noexcept override { return index; }
+  IoContext* io_context() noexcept override { return io_.get(); }
+
+  // --- IO (core/src/IO.md) ---
+  // set_io gives the worker its own ring (io_uring strategy), before its thread starts.
+  void set_io(std::unique_ptr<IoContext> io) noexcept { io_ = std::move(io); }
+  // request_io_cancel: any thread (shutdown). The worker cancels everything in flight on
+  // its ring the next time it looks for work; the wake gets it there if it sleeps.
+  void request_io_cancel() noexcept {
+    io_cancel_requested_.store(true, std::memory_order_seq_cst);
+    if (io_) io_->wake();
+  }
 
  private:
   void set_state(WorkerState s, StateReason why) noexcept {
@@ -130,6 +144,7 @@ class alignas(64) Worker final : public SleepSink {
   }
   void wait_until_cold(Latch& latch);
   Job* find_work(TaskSource* source, bool* more_left);
+  void poll_io();
   Job* try_help(TaskSource* source);
   Job* steal(TaskSource* source, bool* more_left);
   Job* steal_from(const Victim& victim, std::uint64_t* lost_races, TaskSource* source, bool* more_left);
@@ -154,6 +169,12 @@ class alignas(64) Worker final : public SleepSink {
   std::size_t far_begin_ = 0;  // victims_[far_begin_..] are the farthest level
   Job* continuation_ = nullptr;
   Job* current_task_ = nullptr;
+  // The worker named by the wake hint that woke us: searched first, once.
+  std::uint32_t steal_hint_ = SleepSink::kNowhere;
+  // The worker whose queue the last found job came from (for work_found's wake hint).
+  std::uint32_t found_at_ = 0;
+  std::unique_ptr<IoContext> io_;
+  std::atomic<bool> io_cancel_requested_{false};
   std::uint32_t continuations_ = 0;
 };
 
