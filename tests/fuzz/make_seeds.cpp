@@ -1,6 +1,7 @@
 // make_seeds.cpp - writes a few small, valid (and a few deliberately damaged) traces as
 // the fuzzer's starting corpus: every event type, predicted payloads, several chunks,
-// a table mismatch, a cut-off file. Small seeds keep the fuzzer's mutations meaningful.
+// a table mismatch, a cut-off file, chunks with label tables. Small seeds keep the
+// fuzzer's mutations meaningful.
 //
 //   make_seeds DIR
 #include <cstdio>
@@ -25,9 +26,19 @@ bool save(const std::string& dir, const std::string& name, const std::vector<std
   return std::fclose(f) == 0 && ok;
 }
 
-std::vector<std::uint8_t> trace(const TraceHeader& h, const std::vector<Event>& events, ChunkLimits limits) {
+// The story's label names (a task names itself with task_label; chunks carry the names).
+LabelTable story_labels() {
+  LabelTable t;
+  t.define(1, "parse");
+  t.define(2, "render");
+  t.define(3, "\u30bf\u30b9\u30af");  // multi-byte UTF-8
+  return t;
+}
+
+std::vector<std::uint8_t> trace(const TraceHeader& h, const std::vector<Event>& events, ChunkLimits limits,
+                                const LabelNames* labels = nullptr) {
   std::vector<std::uint8_t> bytes = encode_header(h);
-  const auto chunks = encode_chunks(events, limits);
+  const auto chunks = encode_chunks(events, limits, nullptr, labels);
   bytes.insert(bytes.end(), chunks.begin(), chunks.end());
   return bytes;
 }
@@ -43,8 +54,11 @@ std::vector<Event> story() {
   const std::uint64_t base = 0x7f00'1234'0000ull;
   add(0, EventType::state, 1 << 8 | 0, 0);
   add(0, EventType::task_begin, base, 1);
+  add(0, EventType::task_label, base, 1);        // innermost open: predicted
   add(0, EventType::push, base + 128, 0);
   add(0, EventType::task_begin, base + 256, 5);
+  add(0, EventType::task_label, base + 256, 3);
+  add(0, EventType::io_submit, 77, 1 | 9 << 8);
   add(0, EventType::task_end, base + 256, 0);
   add(0, EventType::task_begin, base + 128, 0);  // popped back: predicted
   add(0, EventType::task_end, base + 128, 0);    // innermost open: predicted
@@ -52,6 +66,9 @@ std::vector<Event> story() {
   add(0, EventType::task_end, base, 0);
   add(1, EventType::state, 1 << 8 | 0, 6);
   add(1, EventType::steal, 0, 1 | 2 << 8);
+  add(1, EventType::task_label, base + 128, 2);  // not innermost on this worker: delta-coded
+  add(1, EventType::io_complete, 77, 4096);
+  add(1, EventType::release, base + 512, base + 128);
   add(1, EventType::steal_round_failed, 3, 1);
   add(1, EventType::help, 1, 90'000);
   add(1, EventType::lane_pop, 1, 4'000);
@@ -91,6 +108,9 @@ int main(int argc, char** argv) {
   bool ok = save(dir, "header_only.ltrace", encode_header(h));
   ok &= save(dir, "story_one_chunk.ltrace", trace(h, events, ChunkLimits{}));
   ok &= save(dir, "story_small_chunks.ltrace", trace(h, events, ChunkLimits{64, 4}));
+  const LabelTable labels = story_labels();
+  ok &= save(dir, "labels_one_chunk.ltrace", trace(h, events, ChunkLimits{}, &labels));
+  ok &= save(dir, "labels_small_chunks.ltrace", trace(h, events, ChunkLimits{64, 3}, &labels));
   ok &= save(dir, "extremes.ltrace", trace(h, extreme, ChunkLimits{}));
   ok &= save(dir, "newer_table.ltrace", trace(newer_table, events, ChunkLimits{64, 6}));
   auto cut = trace(h, events, ChunkLimits{64, 5});

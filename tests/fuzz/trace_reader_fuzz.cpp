@@ -5,7 +5,7 @@
 //   1. streaming equals whole: the same bytes fed in pieces of varying sizes yield the
 //      same events and the same problems as one buffer (the incremental path is what a
 //      live socket reader will use, so it must not be a second-class parser);
-//   2. whatever decodes re-encodes and decodes back identically;
+//   2. whatever decodes re-encodes and decodes back identically, label names included;
 //   3. an intact header re-encodes to the same bytes after a parse round trip.
 #include <cstdio>
 #include <cstdlib>
@@ -58,6 +58,7 @@ TraceContents read_streamed(const std::uint8_t* data, std::size_t size) {
       case TraceDecoder::Step::end:
         out.header_ok = decoder.header_ok();
         out.header = decoder.header();
+        out.labels = decoder.labels();
         return out;
     }
   }
@@ -72,13 +73,24 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   require(streamed.events == whole.events, "streamed events equal whole-buffer events");
   require(same_problems(streamed.problems, whole.problems), "streamed problems equal whole-buffer problems");
   require(streamed.header_ok == whole.header_ok, "streamed header status equals whole-buffer");
+  require(streamed.labels == whole.labels, "streamed label names equal whole-buffer label names");
+  for (const auto& [id, name] : whole.labels.all())
+    require(!name.empty() && name.size() <= kMaxLabelNameBytes, "every label name read is 1..255 bytes");
 
   if (!whole.events.empty()) {
-    const std::vector<std::uint8_t> chunks = encode_chunks(whole.events, ChunkLimits{256, 50});
+    const std::vector<std::uint8_t> chunks = encode_chunks(whole.events, ChunkLimits{256, 50}, nullptr, &whole.labels);
     std::vector<std::uint8_t> file = encode_header(whole.header_ok ? whole.header : TraceHeader{});
     file.insert(file.end(), chunks.begin(), chunks.end());
     const TraceContents again = read_trace_bytes(file);
     require(again.events == whole.events, "decoded events re-encode to the same events");
+    // Re-encoded chunks name exactly the labels their events use that the input named.
+    LabelTable used;
+    for (const Event& e : whole.events) {
+      if (e.type != EventType::task_label || e.b == 0 || e.b > 0xFFFF'FFFFu) continue;
+      if (const auto name = whole.labels.name(static_cast<std::uint32_t>(e.b)))
+        used.define(static_cast<std::uint32_t>(e.b), *name);
+    }
+    require(again.labels == used, "decoded label names re-encode to the same names");
   }
 
   if (whole.header_ok && !whole.header.event_names.empty()) {

@@ -113,13 +113,24 @@ TEST_F(Cli, ForeignAndNewerFilesAreNamedAsSuch) {
   const std::string empty = write("empty.ltrace", {});
   EXPECT_TRUE(has(run_tool({"validate", empty}).out, "it is empty"));
 
-  std::vector<std::uint8_t> newer = bytes_;
-  store_le<std::uint16_t>(newer.data() + 8, 2);
-  const std::uint32_t len = load_le<std::uint32_t>(newer.data() + 12);
-  store_le<std::uint32_t>(newer.data() + len - 4, crc32c({newer.data(), len - 4}));
-  const CommandResult r = run_tool({"validate", write("newer.ltrace", newer)});
+  auto as_version = [&](std::uint16_t version) {
+    std::vector<std::uint8_t> bytes = bytes_;
+    store_le<std::uint16_t>(bytes.data() + 8, version);
+    const std::uint32_t len = load_le<std::uint32_t>(bytes.data() + 12);
+    store_le<std::uint32_t>(bytes.data() + len - 4, crc32c({bytes.data(), len - 4}));
+    return bytes;
+  };
+  const std::string ours = std::to_string(kFormatVersion), next = std::to_string(kFormatVersion + 1);
+  const CommandResult r = run_tool({"validate", write("newer.ltrace", as_version(kFormatVersion + 1))});
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_TRUE(has(r.out, "needs format version 2; this reader supports version 1")) << r.out;
+  EXPECT_TRUE(has(r.out, "needs format version " + next + "; this reader supports version " + ours)) << r.out;
+  // A version-1 file (event ids before task labels) is refused, saying what to do.
+  for (const char* command : {"info", "stats", "validate"}) {
+    const CommandResult old = run_tool({command, write("version1.ltrace", as_version(1))});
+    EXPECT_EQ(old.exit_code, 1) << command;
+    EXPECT_TRUE(has(old.out + old.err, "format version 1")) << command << old.out << old.err;
+    EXPECT_TRUE(has(old.out + old.err, "Record the trace again")) << command << old.out << old.err;
+  }
 }
 
 TEST_F(Cli, WorkersOutsideTheHeaderFailValidation) {

@@ -8,8 +8,8 @@
 namespace lantern::trace {
 namespace {
 
-double bytes_per_event(const std::vector<Event>& events) {
-  const auto bytes = encode_chunks(events);
+double bytes_per_event(const std::vector<Event>& events, const LabelNames* labels = nullptr) {
+  const auto bytes = encode_chunks(events, {}, nullptr, labels);
   return static_cast<double>(bytes.size()) / static_cast<double>(events.size());
 }
 
@@ -29,6 +29,25 @@ TEST(EncodingSize, SmallBatchesCostLittleMore) {
   const double per_event = bytes_per_event(events);
   std::printf("fork-join, batches of 16: %.2f bytes/event\n", per_event);
   EXPECT_LE(per_event, 8.0);
+}
+
+TEST(EncodingSize, LabelledTasksCostAFewBytesEach) {
+  // Half the tasks name themselves (one task_label event each, its task id predicted);
+  // every 64 KiB chunk carries the names of the 24 labels it uses.
+  const LabelTable names = testing::test_labels(24);
+  const auto labelled = testing::fork_join_events({.workers = 4, .events = 200'000, .seed = 3, .labels = 24});
+  std::vector<Event> plain;  // the same trace without its task_label events
+  for (const Event& e : labelled)
+    if (e.type != EventType::task_label) plain.push_back(e);
+  const std::uint64_t label_events = labelled.size() - plain.size();
+  ASSERT_GT(label_events, 10'000u);
+  const double with = bytes_per_event(labelled, &names) * static_cast<double>(labelled.size());
+  const double without = bytes_per_event(plain) * static_cast<double>(plain.size());
+  const double per_label = (with - without) / static_cast<double>(label_events);
+  std::printf("fork-join with labels: %.2f bytes/event; each task_label %.2f bytes\n",
+              with / static_cast<double>(labelled.size()), per_label);
+  EXPECT_LE(with / static_cast<double>(labelled.size()), 8.0);
+  EXPECT_LE(per_label, 6.0);
 }
 
 }  // namespace

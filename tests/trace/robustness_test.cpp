@@ -24,19 +24,32 @@ struct Layout {
   std::uint32_t header_length = 0;
   std::vector<ChunkInfo> chunks;
   std::vector<std::vector<Event>> chunk_events;
+  std::vector<std::vector<std::pair<std::uint32_t, std::string>>> chunk_labels;
 };
 
-Layout make_layout(const std::vector<Event>& events, ChunkLimits limits, TraceHeader header = test_header(4)) {
+Layout make_layout(const std::vector<Event>& events, ChunkLimits limits, TraceHeader header = test_header(4),
+                   const LabelNames* labels = nullptr) {
   Layout l;
-  l.bytes = write_trace_bytes(header, events, limits);
+  l.bytes = write_trace_bytes(header, events, limits, labels);
   l.header_length = load_le<std::uint32_t>(l.bytes.data() + 12);
   TraceReader reader = TraceReader::from_bytes(l.bytes);
   while (reader.next_chunk()) {
     l.chunks.push_back(reader.chunk().info);
     l.chunk_events.push_back(reader.chunk().events);
+    l.chunk_labels.push_back(reader.chunk().labels);
   }
   EXPECT_TRUE(reader.problems().empty());
   return l;
+}
+
+// labels_of: the label table a reader should collect from the chunks `keep` selects.
+template <class Keep>
+LabelTable labels_of(const Layout& l, Keep keep) {
+  LabelTable t;
+  for (std::size_t i = 0; i < l.chunks.size(); ++i)
+    if (keep(i))
+      for (const auto& [id, name] : l.chunk_labels[i]) t.define(id, name);
+  return t;
 }
 
 std::uint64_t chunk_end(const ChunkInfo& c) { return c.offset + kChunkHeaderBytes + c.payload_bytes; }
@@ -61,8 +74,12 @@ void refresh_header_crc(std::vector<std::uint8_t>& bytes) {
 }
 
 TEST(Truncation, AtEveryByteOffsetEveryCompleteChunkIsRead) {
-  const Layout l = make_layout(fork_join_events({.workers = 2, .events = 300}), ChunkLimits{200, 25});
+  // Tasks label themselves, so chunks carry label tables: a cut may fall inside one.
+  const LabelTable names = testing::test_labels(6);
+  const Layout l = make_layout(fork_join_events({.workers = 2, .events = 300, .labels = 6}), ChunkLimits{200, 25},
+                               test_header(4), &names);
   ASSERT_GE(l.chunks.size(), 4u);
+  ASSERT_GT(labels_of(l, [](std::size_t) { return true; }).size(), 3u);
   for (std::size_t cut = 0; cut <= l.bytes.size(); ++cut) {
     SCOPED_TRACE("cut at " + std::to_string(cut));
     const TraceContents c = read_trace_bytes(std::span(l.bytes).first(cut));
@@ -79,6 +96,7 @@ TEST(Truncation, AtEveryByteOffsetEveryCompleteChunkIsRead) {
       complete_end = chunk_end(l.chunks[i]);
     }
     EXPECT_EQ(c.events, expected);
+    EXPECT_EQ(c.labels, labels_of(l, [&](std::size_t i) { return chunk_end(l.chunks[i]) <= cut; }));
     EXPECT_TRUE(c.header_ok);
     if (cut == complete_end) {
       EXPECT_TRUE(c.problems.empty());  // a cut between chunks is indistinguishable from the end
@@ -94,7 +112,9 @@ TEST(Truncation, AtEveryByteOffsetEveryCompleteChunkIsRead) {
 }
 
 TEST(BitFlips, OneFlipInAChunkLosesOnlyThatChunk) {
-  const Layout l = make_layout(fork_join_events({.workers = 3, .events = 4000}), ChunkLimits{1000, 1000});
+  const LabelTable names = testing::test_labels(40);
+  const Layout l = make_layout(fork_join_events({.workers = 3, .events = 4000, .labels = 40}), ChunkLimits{1000, 1000},
+                               test_header(4), &names);
   ASSERT_GE(l.chunks.size(), 10u);
   std::mt19937_64 rng(99);
   for (int trial = 0; trial < 3000; ++trial) {
@@ -111,6 +131,9 @@ TEST(BitFlips, OneFlipInAChunkLosesOnlyThatChunk) {
         expected.insert(expected.end(), l.chunk_events[i].begin(), l.chunk_events[i].end());
     }
     ASSERT_EQ(c.events, expected) << "flip at " << pos;
+    // The damaged chunk's label names go with it; every other chunk names its own.
+    const LabelTable want = labels_of(l, [&](std::size_t i) { return l.chunks[i].offset != damaged; });
+    ASSERT_EQ(c.labels, want) << "flip at " << pos;
     ASSERT_EQ(c.problems.size(), 1u) << "flip at " << pos;
     EXPECT_EQ(c.problems[0].kind, TraceErrorKind::corrupt_chunk);
     EXPECT_EQ(c.problems[0].offset, damaged);
@@ -190,13 +213,25 @@ TEST(ForgedChunks, ValidChecksumsButBadContentsAreReportedAndSkipped) {
     EXPECT_NE(c.problems[0].message.find("cannot fit"), std::string::npos) << c.problems[0].message;
     EXPECT_EQ(c.events, rest_of_events());
   }
-  {  // an event count one short: bytes left over
+  {  // an event count one short: the last event is read as the label table, which fails
     std::vector<std::uint8_t> bytes = l.bytes;
     store_le<std::uint32_t>(bytes.data() + victim.offset + 8, victim.event_count - 1);
     refresh_crcs(bytes, victim.offset);
     const TraceContents c = read_trace_bytes(bytes);
     ASSERT_EQ(c.problems.size(), 1u);
-    EXPECT_NE(c.problems[0].message.find("after its last event"), std::string::npos) << c.problems[0].message;
+    EXPECT_NE(c.problems[0].message.find("label"), std::string::npos) << c.problems[0].message;
+    EXPECT_EQ(c.events, rest_of_events());
+  }
+  {  // bytes after the label table
+    std::vector<std::uint8_t> bytes = l.bytes;
+    const std::uint64_t end = victim.offset + kChunkHeaderBytes + victim.payload_bytes;
+    bytes.insert(bytes.begin() + static_cast<std::ptrdiff_t>(end), {0, 0, 0});
+    store_le<std::uint32_t>(bytes.data() + victim.offset + 4, victim.payload_bytes + 3);
+    refresh_crcs(bytes, victim.offset);
+    const TraceContents c = read_trace_bytes(bytes);
+    ASSERT_EQ(c.problems.size(), 1u);
+    EXPECT_NE(c.problems[0].message.find("3 bytes after its label table"), std::string::npos) << c.problems[0].message;
+    EXPECT_EQ(c.events, rest_of_events());
   }
   {  // trailing garbage after the last chunk
     std::vector<std::uint8_t> bytes = l.bytes;
@@ -209,6 +244,55 @@ TEST(ForgedChunks, ValidChecksumsButBadContentsAreReportedAndSkipped) {
   }
 }
 
+TEST(ForgedChunks, BadLabelTablesAreDamage) {
+  const std::vector<Event> events = {Event{100, 0, EventType::task_begin, {}, 0x1000, 1},
+                                     Event{200, 0, EventType::task_label, {}, 0x1000, 7},
+                                     Event{300, 0, EventType::task_end, {}, 0x1000, 0}};
+  LabelTable names;
+  names.define(7, "seven");
+  const std::vector<std::uint8_t> clean = write_trace_bytes(test_header(1), events, {}, &names);
+  const std::uint64_t chunk = load_le<std::uint32_t>(clean.data() + 12);
+  {
+    const TraceContents c = read_trace_bytes(clean);
+    ASSERT_TRUE(c.problems.empty());
+    EXPECT_EQ(c.labels, names);
+    EXPECT_EQ(c.events, events);
+  }
+  // The payload ends with the table: count 1, id 7, length 5, "seven".
+  const std::size_t table = clean.size() - 8;
+  ASSERT_EQ(clean[table], 1);
+  ASSERT_EQ(clean[table + 1], 7);
+  ASSERT_EQ(clean[table + 2], 5);
+  struct Forgery {
+    std::size_t at;
+    std::uint8_t value;
+    const char* says;
+  };
+  for (const Forgery& f : {Forgery{table + 1, 0, "outside 1..2^32-1"}, Forgery{table + 2, 0, "name of 0 bytes"},
+                           Forgery{table + 2, 6, "name of 6 bytes"}, Forgery{table, 2, "cut off"},
+                           Forgery{table, 3, "claims 3 labels"}}) {
+    std::vector<std::uint8_t> bytes = clean;
+    bytes[f.at] = f.value;
+    refresh_crcs(bytes, chunk);
+    const TraceContents c = read_trace_bytes(bytes);
+    ASSERT_EQ(c.problems.size(), 1u) << f.says;
+    EXPECT_EQ(c.problems[0].kind, TraceErrorKind::corrupt_chunk);
+    EXPECT_NE(c.problems[0].message.find(f.says), std::string::npos) << c.problems[0].message;
+    EXPECT_TRUE(c.events.empty());
+    EXPECT_TRUE(c.labels.empty());
+  }
+  {  // two definitions, the second not above the first
+    std::vector<std::uint8_t> bytes = clean;
+    bytes[table] = 2;
+    bytes.insert(bytes.end(), {7, 1, 'x'});
+    store_le<std::uint32_t>(bytes.data() + chunk + 4, load_le<std::uint32_t>(bytes.data() + chunk + 4) + 3);
+    refresh_crcs(bytes, chunk);
+    const TraceContents c = read_trace_bytes(bytes);
+    ASSERT_EQ(c.problems.size(), 1u);
+    EXPECT_NE(c.problems[0].message.find("not above the previous"), std::string::npos) << c.problems[0].message;
+  }
+}
+
 TEST(Version, NewerVersionIsRefusedWithBothVersionsNamed) {
   std::vector<std::uint8_t> bytes = write_trace_bytes(test_header(1), random_events(50, 1));
   store_le<std::uint16_t>(bytes.data() + 8, 7);
@@ -217,8 +301,33 @@ TEST(Version, NewerVersionIsRefusedWithBothVersionsNamed) {
   ASSERT_EQ(c.problems.size(), 1u);
   EXPECT_EQ(c.problems[0].kind, TraceErrorKind::unsupported_version);
   EXPECT_NE(c.problems[0].message.find("needs format version 7"), std::string::npos) << c.problems[0].message;
-  EXPECT_NE(c.problems[0].message.find("supports version 1"), std::string::npos) << c.problems[0].message;
+  EXPECT_NE(c.problems[0].message.find("supports version " + std::to_string(kFormatVersion)), std::string::npos)
+      << c.problems[0].message;
   EXPECT_TRUE(c.events.empty());
+}
+
+TEST(Version, VersionOneIsRefusedSayingWhatToDo) {
+  // Version 1 numbered events 10-13 differently: reading it as version 2 would turn its
+  // drop markers into task labels, so it is refused, with what to do instead.
+  std::vector<std::uint8_t> bytes = write_trace_bytes(test_header(1), random_events(50, 1));
+  store_le<std::uint16_t>(bytes.data() + 8, 1);
+  refresh_header_crc(bytes);
+  const TraceContents c = read_trace_bytes(bytes);
+  ASSERT_EQ(c.problems.size(), 1u);
+  EXPECT_EQ(c.problems[0].kind, TraceErrorKind::unsupported_version);
+  EXPECT_EQ(c.problems[0].offset, 8u);
+  for (const char* part : {"format version 1", "supports version 2 only", "Record the trace again",
+                           "lantern-trace of the Lantern that wrote it"})
+    EXPECT_NE(c.problems[0].message.find(part), std::string::npos) << part << " in: " << c.problems[0].message;
+  EXPECT_TRUE(c.events.empty());
+  // A version field that reads 1 only because it was damaged (the header CRC says so) is
+  // damage: the chunks are still read.
+  std::vector<std::uint8_t> flipped = write_trace_bytes(test_header(1), random_events(50, 1));
+  store_le<std::uint16_t>(flipped.data() + 8, 1);
+  const TraceContents d = read_trace_bytes(flipped);
+  ASSERT_GE(d.problems.size(), 1u);
+  EXPECT_EQ(d.problems[0].kind, TraceErrorKind::corrupt_header) << d.problems[0].message;
+  EXPECT_EQ(d.events, random_events(50, 1));
 }
 
 TEST(Version, LaterRevisionFieldsAppendedToTheHeaderAreSkipped) {

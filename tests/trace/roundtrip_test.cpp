@@ -7,9 +7,11 @@
 #include <cstdio>
 #include <filesystem>
 #include <random>
+#include <set>
 #include <stdexcept>
 
 #include "lantern/trace/chunk_decoder.hpp"
+#include "lantern/trace/trace_decoder.hpp"
 #include "lantern/trace/trace_reader.hpp"
 #include "lantern/trace/trace_writer.hpp"
 #include "support/synthetic_trace.hpp"
@@ -55,6 +57,73 @@ TEST(RoundTrip, RandomEventsOfEveryTypeThroughAFile) {
   for (std::size_t i = 0; i < events.size(); ++i) ASSERT_EQ(back.events[i], events[i]) << "event " << i;
   EXPECT_EQ(back.chunks.size(), writer.stats().chunks);
   std::filesystem::remove(path);
+}
+
+TEST(RoundTrip, LabelNamesReadBackIdenticalAndEveryChunkNamesItsOwn) {
+  const LabelTable names = testing::test_labels(30);
+  const std::vector<Event> events = fork_join_events({.workers = 4, .events = 20'000, .labels = 30});
+  const std::vector<std::uint8_t> bytes = write_trace_bytes(test_header(4), events, ChunkLimits{2000, 400}, &names);
+
+  const TraceContents back = read_trace_bytes(bytes);
+  expect_clean(back);
+  EXPECT_EQ(back.events, events);
+  EXPECT_EQ(back.labels, names);  // 20,000 events use every one of the 30 labels
+  for (const auto& [id, name] : names.all()) EXPECT_EQ(back.labels.name(id), name);
+
+  // Chunk by chunk: each defines exactly the labels its own task_label events use, so a
+  // chunk read alone (after damage, from a flight recorder, by a late viewer) names them.
+  TraceReader reader = TraceReader::from_bytes(bytes);
+  std::size_t chunks = 0;
+  while (reader.next_chunk()) {
+    ++chunks;
+    std::set<std::uint32_t> used, defined;
+    for (const Event& e : reader.chunk().events)
+      if (e.type == EventType::task_label) used.insert(static_cast<std::uint32_t>(e.b));
+    for (const auto& [id, name] : reader.chunk().labels) {
+      defined.insert(id);
+      EXPECT_EQ(names.name(id), name);
+    }
+    EXPECT_EQ(defined, used) << "chunk " << chunks;
+  }
+  EXPECT_GT(chunks, 20u);
+
+  // Byte at a time through the incremental decoder: the same names.
+  TraceDecoder decoder;
+  for (std::uint8_t b : bytes) {
+    decoder.feed({&b, 1});
+    while (decoder.next() != TraceDecoder::Step::need_input) {
+    }
+  }
+  EXPECT_EQ(decoder.labels(), names);
+}
+
+TEST(RoundTrip, LabelNamesAreCutAtACharacterAndUnknownOnesStayNumbers) {
+  LabelTable names;
+  std::string long_name;
+  while (long_name.size() < 300) long_name += "\u00e9t\u00e9";  // 2-byte characters, so 255 falls inside one
+  names.define(1, long_name);
+  names.define(2, "short");
+  const std::vector<Event> events = {Event{10, 0, EventType::task_begin, {}, 0x500, 0},
+                                     Event{11, 0, EventType::task_label, {}, 0x500, 1},
+                                     Event{12, 0, EventType::task_label, {}, 0x500, 2},
+                                     Event{13, 0, EventType::task_label, {}, 0x500, 3},  // never named
+                                     Event{14, 0, EventType::task_label, {}, 0x500, 0},  // no label
+                                     Event{15, 0, EventType::task_end, {}, 0x500, 0}};
+  const TraceContents back = read_trace_bytes(write_trace_bytes(test_header(1), events, {}, &names));
+  expect_clean(back);
+  EXPECT_EQ(back.events, events);
+  ASSERT_EQ(back.labels.size(), 2u);
+  const std::string_view cut = *back.labels.name(1);
+  EXPECT_LE(cut.size(), kMaxLabelNameBytes);
+  EXPECT_GE(cut.size(), kMaxLabelNameBytes - 3);
+  EXPECT_EQ(cut, std::string_view(long_name).substr(0, cut.size()));
+  EXPECT_NE(static_cast<unsigned char>(long_name[cut.size()]) & 0xC0, 0x80) << "cut inside a character";
+  EXPECT_EQ(back.labels.display_name(2), "short");
+  EXPECT_EQ(back.labels.display_name(3), "label 3");
+  // Without a LabelNames the events are the same and no names are written.
+  const TraceContents bare = read_trace_bytes(write_trace_bytes(test_header(1), events));
+  EXPECT_EQ(bare.events, events);
+  EXPECT_TRUE(bare.labels.empty());
 }
 
 TEST(RoundTrip, TinyAndHugeChunkLimits) {

@@ -27,13 +27,53 @@ ChunkHeaderStatus parse_chunk_header(const std::uint8_t* bytes, ChunkHeader* out
     return impossible("payload length " + std::to_string(h.payload_length) + " exceeds the format's limit of " +
                       std::to_string(kMaxChunkPayload));
   if (h.event_count == 0) return impossible("event count is 0 (writers never write empty chunks)");
-  if (static_cast<std::uint64_t>(h.event_count) * kMinEventBytes > h.payload_length)
-    return impossible(std::to_string(h.event_count) + " events cannot fit in " + std::to_string(h.payload_length) +
-                      " payload bytes");
+  if (static_cast<std::uint64_t>(h.event_count) * kMinEventBytes + kMinLabelTableBytes > h.payload_length)
+    return impossible(std::to_string(h.event_count) + " events and a label table cannot fit in " +
+                      std::to_string(h.payload_length) + " payload bytes");
   if (h.min_tick > h.max_tick)
     return impossible("min tick " + std::to_string(h.min_tick) + " is after max tick " + std::to_string(h.max_tick));
   return ChunkHeaderStatus::ok;
 }
+
+namespace {
+
+// decode_label_table reads the table that follows a payload's events (README "Chunk
+// payload: labels"): a count, then (id, name) with ids increasing.
+std::optional<std::string> decode_label_table(const std::uint8_t*& p, const std::uint8_t* end,
+                                              const std::uint8_t* begin, std::uint64_t payload_offset,
+                                              DecodedChunk* out) {
+  auto at = [&](const std::uint8_t* q) { return std::to_string(payload_offset + (q - begin)); };
+  const std::uint8_t* const table = p;
+  std::uint64_t count;
+  if (!get_varint(p, end, count))
+    return "the label table at offset " + at(table) + " is missing or cut off (the payload ended after its events)";
+  // Each definition takes at least 3 bytes (id, length, one byte of name): a larger
+  // count is damage, not a reason to allocate.
+  if (count > static_cast<std::uint64_t>(end - p) / 3)
+    return "the label table at offset " + at(table) + " claims " + std::to_string(count) + " labels in " +
+           std::to_string(end - p) + " bytes";
+  out->labels.reserve(count);
+  std::uint64_t previous = 0;
+  for (std::uint64_t i = 0; i < count; ++i) {
+    const std::uint8_t* const entry = p;
+    std::uint64_t id, length;
+    if (!get_varint(p, end, id) || !get_varint(p, end, length))
+      return "label definition " + std::to_string(i) + " at offset " + at(entry) + " is cut off";
+    if (id == 0 || id > std::numeric_limits<std::uint32_t>::max() || id <= previous)
+      return "label definition " + std::to_string(i) + " at offset " + at(entry) + " has id " + std::to_string(id) +
+             (id <= previous && id != 0 ? ", not above the previous one's" : ", outside 1..2^32-1");
+    if (length == 0 || length > kMaxLabelNameBytes || length > static_cast<std::uint64_t>(end - p))
+      return "label definition " + std::to_string(i) + " at offset " + at(entry) + " has a name of " +
+             std::to_string(length) + " bytes (1.." + std::to_string(kMaxLabelNameBytes) + " allowed, " +
+             std::to_string(end - p) + " left)";
+    out->labels.emplace_back(static_cast<std::uint32_t>(id), std::string(reinterpret_cast<const char*>(p), length));
+    p += length;
+    previous = id;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
 
 std::optional<std::string> decode_payload(std::span<const std::uint8_t> payload, const ChunkHeader& header,
                                           std::uint32_t known_types, std::uint64_t payload_offset,
@@ -43,6 +83,7 @@ std::optional<std::string> decode_payload(std::span<const std::uint8_t> payload,
   model.reset();
   out->events.resize(header.event_count);
   out->unknown_type_events = 0;
+  out->labels.clear();
   Event* next = out->events.data();
   const std::uint8_t* const begin = payload.data();
   const std::uint8_t* const end = begin + payload.size();
@@ -106,8 +147,9 @@ std::optional<std::string> decode_payload(std::span<const std::uint8_t> payload,
     ++next;
   }
   out->events.resize(static_cast<std::size_t>(next - out->events.data()));
+  if (auto error = decode_label_table(p, end, begin, payload_offset, out)) return error;
   if (p != end) {
-    return "the payload has " + std::to_string(end - p) + " bytes after its last event (at offset " +
+    return "the payload has " + std::to_string(end - p) + " bytes after its label table (at offset " +
            std::to_string(payload_offset + (p - begin)) + ")";
   }
   return std::nullopt;

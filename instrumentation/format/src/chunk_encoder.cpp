@@ -2,7 +2,9 @@
 #include "lantern/trace/chunk_encoder.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <limits>
+#include <optional>
 
 #include "lantern/trace/crc32c.hpp"
 #include "lantern/trace/format.hpp"
@@ -13,6 +15,9 @@ namespace lantern::trace {
 
 struct ChunkEncoder::State {
   ChunkLimits limits;
+  const LabelNames* labels = nullptr;
+  std::vector<std::uint32_t> label_ids;  // of the open chunk's task_label events: sorted, distinct
+  std::vector<std::uint8_t> table;       // the label table's definitions, built by finish_chunk
   detail::ChunkModel model;
   std::vector<std::uint8_t> payload;  // payload.size() is capacity; `used` is the payload length
   std::size_t used = 0;
@@ -22,6 +27,7 @@ struct ChunkEncoder::State {
 
   void reset() {
     model.reset();
+    label_ids.clear();
     used = 0;
     count = 0;
     min_tick = std::numeric_limits<std::uint64_t>::max();
@@ -29,7 +35,8 @@ struct ChunkEncoder::State {
   }
 };
 
-ChunkEncoder::ChunkEncoder(ChunkLimits limits) : state_(std::make_unique<State>()) {
+ChunkEncoder::ChunkEncoder(ChunkLimits limits, const LabelNames* labels) : state_(std::make_unique<State>()) {
+  state_->labels = labels;
   // Keep limits inside what the format allows, so no setting can produce a chunk a
   // reader must reject.
   limits.target_payload_bytes =
@@ -45,7 +52,9 @@ ChunkEncoder::AddResult ChunkEncoder::add(const Event& event) {
   State& s = *state_;
   const auto type = static_cast<std::uint32_t>(event.type);
   if (!valid_type(type)) return AddResult::rejected_type;
-  if (s.used + kMaxEventBytes > kMaxChunkPayload || s.count == std::numeric_limits<std::uint32_t>::max())
+  // Room for this event and the label table, with one more label than so far.
+  const std::size_t table_reserve = kMaxVarintBytes + (s.label_ids.size() + 1) * kMaxLabelDefinitionBytes;
+  if (s.used + kMaxEventBytes + table_reserve > kMaxChunkPayload || s.count == std::numeric_limits<std::uint32_t>::max())
     return AddResult::chunk_full;
   if (s.used + kMaxEventBytes > s.payload.size())
     s.payload.resize(std::max({s.payload.size() * 2, s.used + kMaxEventBytes, s.limits.target_payload_bytes + 256}));
@@ -82,6 +91,11 @@ ChunkEncoder::AddResult ChunkEncoder::add(const Event& event) {
     p += put_varint(p, event.b);
   }
   *start = tag;
+  if (b_is_label_id(type) && event.b != 0 && event.b <= std::numeric_limits<std::uint32_t>::max()) {
+    const auto id = static_cast<std::uint32_t>(event.b);
+    auto it = std::lower_bound(s.label_ids.begin(), s.label_ids.end(), id);
+    if (it == s.label_ids.end() || *it != id) s.label_ids.insert(it, id);
+  }
   s.model.observe(type, event.ticks, event.a);
   s.used = static_cast<std::size_t>(p - s.payload.data());
   ++s.count;
@@ -100,6 +114,26 @@ std::size_t ChunkEncoder::payload_bytes() const noexcept { return state_->used; 
 std::size_t ChunkEncoder::finish_chunk(std::vector<std::uint8_t>& out) {
   State& s = *state_;
   if (s.count == 0) return 0;
+  // The label table: the names of the chunk's label ids that the LabelNames knows, in
+  // increasing id order (add() reserved room for all of them).
+  s.table.clear();
+  std::size_t known = 0;
+  for (std::uint32_t id : s.label_ids) {
+    const auto name = s.labels ? s.labels->name(id) : std::nullopt;
+    const std::string_view cut = name ? cut_label_name(*name) : std::string_view();
+    if (cut.empty()) continue;  // unknown: readers show the id
+    std::uint8_t tmp[kMaxVarintBytes];
+    s.table.insert(s.table.end(), tmp, tmp + put_varint(tmp, id));
+    s.table.insert(s.table.end(), tmp, tmp + put_varint(tmp, cut.size()));
+    s.table.insert(s.table.end(), cut.begin(), cut.end());
+    ++known;
+  }
+  if (s.used + kMaxVarintBytes + s.table.size() > s.payload.size()) s.payload.resize(s.used + kMaxVarintBytes + s.table.size());
+  std::uint8_t* p = s.payload.data() + s.used;
+  p += put_varint(p, known);
+  if (!s.table.empty()) std::memcpy(p, s.table.data(), s.table.size());
+  p += s.table.size();
+  s.used = static_cast<std::size_t>(p - s.payload.data());
   const std::span<const std::uint8_t> payload(s.payload.data(), s.used);
   std::uint8_t header[kChunkHeaderBytes];
   store_le<std::uint32_t>(header + 0, kChunkMagic);
@@ -116,9 +150,10 @@ std::size_t ChunkEncoder::finish_chunk(std::vector<std::uint8_t>& out) {
   return written;
 }
 
-std::vector<std::uint8_t> encode_chunks(std::span<const Event> events, ChunkLimits limits, std::uint64_t* rejected) {
+std::vector<std::uint8_t> encode_chunks(std::span<const Event> events, ChunkLimits limits, std::uint64_t* rejected,
+                                        const LabelNames* labels) {
   std::vector<std::uint8_t> out;
-  ChunkEncoder encoder(limits);
+  ChunkEncoder encoder(limits, labels);
   std::uint64_t skipped = 0;
   for (const Event& e : events) {
     auto r = encoder.add(e);

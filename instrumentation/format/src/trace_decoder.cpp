@@ -122,16 +122,28 @@ bool TraceDecoder::parse_header_prefix() {
   version_ = load_le<std::uint16_t>(p + 8);
   header_length_ = load_le<std::uint32_t>(p + 12);
   const bool length_ok = header_length_ >= kMinHeaderBytes && header_length_ <= kMaxHeaderBytes;
-  if (version_ > kFormatVersion) {
-    // A bit flip can fake a newer version: when the whole header is at hand, its CRC
-    // (frozen across versions) tells a real newer file from a damaged one.
+  if (version_ != kFormatVersion && version_ != 0) {
+    // A bit flip can fake another version: when the whole header is at hand, its CRC
+    // (frozen across versions) tells a real newer or older file from a damaged one.
     if (length_ok && avail < header_length_ && !eof_) return false;
     const bool intact = length_ok && avail >= header_length_ &&
                         load_le<std::uint32_t>(p + header_length_ - 4) == crc32c({p, header_length_ - 4});
     if (intact || !length_ok || avail < header_length_) {
-      report(TraceErrorKind::unsupported_version, 8,
-             "this trace needs format version " + std::to_string(version_) + "; this reader supports version " +
-                 std::to_string(kFormatVersion) + " (read it with a newer lantern-trace)");
+      if (version_ > kFormatVersion) {
+        report(TraceErrorKind::unsupported_version, 8,
+               "this trace needs format version " + std::to_string(version_) + "; this reader supports version " +
+                   std::to_string(kFormatVersion) + " (read it with a newer lantern-trace)");
+      } else {
+        // Version 1 numbered events differently (before task labels and IO events), so
+        // reading it as version 2 would mislabel them: refuse, and say what to do.
+        report(TraceErrorKind::unsupported_version, 8,
+               "this trace uses format version " + std::to_string(version_) +
+                   ", written by an older Lantern whose event ids differ; this reader supports version " +
+                   std::to_string(kFormatVersion) +
+                   " only. Record the trace again with this build, or read it with the lantern-trace of the "
+                   "Lantern that wrote it (format version " +
+                   std::to_string(version_) + ")");
+      }
       stop();
       return true;
     }
@@ -254,6 +266,7 @@ bool TraceDecoder::parse_chunk() {
   }
   chunk_.info = ChunkInfo{offset, h.payload_length, h.event_count, h.min_tick, h.max_tick};
   unknown_type_events_ += chunk_.unknown_type_events;
+  for (const auto& [id, name] : chunk_.labels) labels_.define(id, name);
   head_ += total;
   chunk_ready_ = true;
   return true;

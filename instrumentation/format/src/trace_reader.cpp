@@ -146,6 +146,7 @@ bool TraceReader::next_chunk() {
 }
 
 const DecodedChunk& TraceReader::chunk() const noexcept { return impl_->decoder.chunk(); }
+const LabelTable& TraceReader::labels() const noexcept { return impl_->decoder.labels(); }
 const TraceHeader& TraceReader::header() const noexcept { return impl_->decoder.header(); }
 bool TraceReader::header_ok() const noexcept { return impl_->decoder.header_ok(); }
 const std::vector<TraceError>& TraceReader::problems() const noexcept { return impl_->problems; }
@@ -169,6 +170,7 @@ TraceContents read_all(TraceReader reader) {
   }
   out.header = reader.header();
   out.header_ok = reader.header_ok();
+  out.labels = reader.labels();
   out.problems = reader.problems();
   return out;
 }

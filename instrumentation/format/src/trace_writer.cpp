@@ -26,7 +26,7 @@ struct TraceWriter::Impl {
   std::optional<TraceError> error;
   bool closed = false;
 
-  explicit Impl(ChunkLimits limits) : encoder(limits) {}
+  explicit Impl(const WriterOptions& options) : encoder(options.chunk_limits, options.labels) {}
   ~Impl() {
     if (fd >= 0) ::close(fd);
   }
@@ -99,7 +99,7 @@ TraceWriter& TraceWriter::operator=(TraceWriter&& other) noexcept {
 
 TraceWriter TraceWriter::to_sink(ByteSink sink, std::string sink_name, const TraceHeader& header,
                                  WriterOptions options) {
-  auto impl = std::make_unique<Impl>(options.chunk_limits);
+  auto impl = std::make_unique<Impl>(options);
   impl->name = std::move(sink_name);
   impl->sink = std::move(sink);
   try {
@@ -114,7 +114,7 @@ TraceWriter TraceWriter::create(const std::string& path, const TraceHeader& head
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) {
     const int err = errno;
-    auto impl = std::make_unique<Impl>(options.chunk_limits);
+    auto impl = std::make_unique<Impl>(options);
     impl->name = path;
     impl->fail(TraceErrorKind::io, "cannot create trace file '" + path + "': " + std::strerror(err));
     return TraceWriter(std::move(impl));

@@ -2,9 +2,9 @@
 //
 // Compactness comes from predicting each event from the same worker's earlier events in
 // the chunk: its tick (delta from its previous event), its task ids (delta from its
-// previous task id), task_end's id (the innermost task it began and has not ended) and
-// task_begin's id (the task it pushed last, which a fork-join worker usually pops right
-// back). Encoder and decoder run this one model over the same event sequence, so their
+// previous task id), task_end's and task_label's id (the innermost task it began and has
+// not ended: a task labels itself while it runs) and task_begin's id (the task it pushed
+// last, which a fork-join worker usually pops right back). Encoder and decoder run this one model over the same event sequence, so their
 // predictions agree by construction. The model restarts empty at every chunk, which is
 // what lets any chunk be decoded alone (after resynchronising, or from a flight recorder).
 #pragma once
@@ -21,14 +21,17 @@ namespace lantern::trace::detail {
 struct WorkerModel {
   bool has_tick = false;
   std::uint64_t last_tick = 0;
-  std::uint64_t last_task = 0;  // the previous task id of task_begin / task_end / push
+  std::uint64_t last_task = 0;  // the previous task id of task_begin / task_end / push / task_label
   bool has_push = false;
   std::uint64_t last_push = 0;
   std::vector<std::uint64_t> open_tasks;  // innermost last, at most kTaskStackDepth
 
   // predicted_a: the value of `a` this model expects for an event of `type_id`, if any.
   std::optional<std::uint64_t> predicted_a(std::uint32_t type_id) const noexcept {
-    if (type_id == static_cast<std::uint32_t>(EventType::task_end) && !open_tasks.empty()) return open_tasks.back();
+    if ((type_id == static_cast<std::uint32_t>(EventType::task_end) ||
+         type_id == static_cast<std::uint32_t>(EventType::task_label)) &&
+        !open_tasks.empty())
+      return open_tasks.back();
     if (type_id == static_cast<std::uint32_t>(EventType::task_begin) && has_push) return last_push;
     return std::nullopt;
   }
@@ -47,10 +50,10 @@ struct WorkerModel {
       // Pop even when a differs from the top (events were dropped): the rule only has to
       // be the same on both sides, and popping keeps the stack from growing on damage.
       if (!open_tasks.empty()) open_tasks.pop_back();
-    } else {
+    } else if (type_id == static_cast<std::uint32_t>(EventType::push)) {
       has_push = true;
       last_push = a;
-    }
+    }  // task_label: only last_task
   }
 };
 

@@ -16,8 +16,8 @@ std::uint64_t transition(std::uint64_t from, std::uint64_t to) { return from << 
 // WorkerSim produces one worker's time-ordered event stream.
 class WorkerSim {
  public:
-  WorkerSim(std::uint32_t worker, std::uint32_t workers, std::uint64_t seed, std::vector<Event>& out)
-      : worker_(worker), workers_(workers), rng_(seed * 7919 + worker), out_(out) {
+  WorkerSim(std::uint32_t worker, std::uint32_t workers, std::uint64_t seed, std::uint32_t labels, std::vector<Event>& out)
+      : worker_(worker), workers_(workers), labels_(labels), rng_(seed * 7919 + worker), out_(out) {
     tick_ = 1'000'000 + rng_() % 1000;
   }
 
@@ -52,6 +52,7 @@ class WorkerSim {
 
   void run_task(std::uint64_t id, std::uint64_t source, int depth) {
     emit(EventType::task_begin, id, source);
+    if (labels_ > 0 && rng_() % 2 == 0) emit(EventType::task_label, id, 1 + rng_() % labels_);  // names itself
     if (depth > 0) {
       const std::uint64_t pushed = alloc_task();
       emit(EventType::push, pushed, 0);
@@ -92,7 +93,7 @@ class WorkerSim {
     if (rng_() % 500 == 0) emit(EventType::dropped, 1 + rng_() % 100, 0);
   }
 
-  std::uint32_t worker_, workers_;
+  std::uint32_t worker_, workers_, labels_;
   std::mt19937_64 rng_;
   std::vector<Event>& out_;
   std::uint64_t tick_ = 0;
@@ -108,7 +109,7 @@ std::vector<Event> fork_join_events(const ForkJoinOptions& options) {
   std::vector<std::vector<Event>> streams(workers);
   for (std::uint32_t w = 0; w < workers; ++w) {
     streams[w].reserve(options.events / workers + 64);
-    WorkerSim(w, workers, options.seed, streams[w]).run(options.events / workers);
+    WorkerSim(w, workers, options.seed, options.labels, streams[w]).run(options.events / workers);
   }
   // Drain in per-worker batches, round robin, like a collector emptying rings.
   std::vector<Event> out;
@@ -165,6 +166,14 @@ std::vector<Event> random_events(std::uint64_t count, std::uint64_t seed) {
   return out;
 }
 
+LabelTable test_labels(std::uint32_t count) {
+  static const char* const kStems[] = {"parse", "render", "io.read", "matmul", "na\u00efve", "\u30bf\u30b9\u30af"};
+  LabelTable t;
+  for (std::uint32_t id = 1; id <= count; ++id)
+    t.define(id, std::string(kStems[id % std::size(kStems)]) + "-" + std::to_string(id));
+  return t;
+}
+
 TraceHeader test_header(std::uint32_t workers) {
   TraceHeader h;
   h.producer = "lantern trace tests";
@@ -179,13 +188,13 @@ TraceHeader test_header(std::uint32_t workers) {
 }
 
 std::vector<std::uint8_t> write_trace_bytes(const TraceHeader& header, const std::vector<Event>& events,
-                                            ChunkLimits limits) {
+                                            ChunkLimits limits, const LabelNames* labels) {
   std::vector<std::uint8_t> bytes;
   auto sink = [&bytes](std::span<const std::uint8_t> b, std::string&) {
     bytes.insert(bytes.end(), b.begin(), b.end());
     return true;
   };
-  TraceWriter writer = TraceWriter::to_sink(sink, "memory", header, WriterOptions{limits});
+  TraceWriter writer = TraceWriter::to_sink(sink, "memory", header, WriterOptions{limits, labels});
   writer.write(events);
   writer.close();
   return bytes;

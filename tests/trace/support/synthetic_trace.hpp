@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "lantern/trace/chunk_encoder.hpp"
+#include "lantern/trace/label_names.hpp"
 #include "lantern/trace/trace_header.hpp"
 
 namespace lantern::trace::testing {
@@ -21,6 +22,7 @@ struct ForkJoinOptions {
   std::uint64_t events = 100'000;  // approximate total
   std::uint64_t seed = 1;
   std::uint32_t batch = 512;       // events drained from one worker at a time
+  std::uint32_t labels = 0;        // > 0: about half the tasks label themselves with ids 1..labels
 };
 
 std::vector<Event> fork_join_events(const ForkJoinOptions& options);
@@ -29,11 +31,14 @@ std::vector<Event> fork_join_events(const ForkJoinOptions& options);
 // ticks with large gaps, backward steps and values up to 2^64-1, payloads 0..2^64-1.
 std::vector<Event> random_events(std::uint64_t count, std::uint64_t seed);
 
+// test_labels: names for label ids 1..count, ASCII and multi-byte UTF-8 alike.
+LabelTable test_labels(std::uint32_t count);
+
 // test_header: a header with every field set (including a negative os_cpu).
 TraceHeader test_header(std::uint32_t workers);
 
 // write_trace_bytes writes header + events through TraceWriter into memory.
 std::vector<std::uint8_t> write_trace_bytes(const TraceHeader& header, const std::vector<Event>& events,
-                                            ChunkLimits limits = {});
+                                            ChunkLimits limits = {}, const LabelNames* labels = nullptr);
 
 }  // namespace lantern::trace::testing

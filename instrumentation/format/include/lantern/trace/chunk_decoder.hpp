@@ -9,6 +9,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "lantern/trace/event_table.hpp"
@@ -48,9 +49,13 @@ struct DecodedChunk {
   ChunkInfo info;
   std::vector<Event> events;
   std::uint32_t unknown_type_events = 0;  // of types known to the file's table but not this reader's
+  // The chunk's label table: (id, name) in increasing id order, the names of (at least)
+  // the labels its task_label events use.
+  std::vector<std::pair<std::uint32_t, std::string>> labels;
 };
 
-// decode_payload decodes a chunk's payload (checksum already verified) into out->events.
+// decode_payload decodes a chunk's payload (checksum already verified) into out->events
+// and out->labels.
 // `known_types` is the file's event-table size: ids at or above it are damage, ids in
 // [kEventTypeCount, known_types) are decoded and skipped. `payload_offset` is used for
 // error messages only. Returns an explanation on malformed payloads (out is then partial).

@@ -8,6 +8,10 @@
 // Events given to one encoder must be in time order per worker (as a worker's ring holds
 // them); different workers may interleave freely. Out-of-order ticks still round-trip,
 // they only cost more bytes.
+//
+// Labels: the encoder notes the label ids of the chunk's task_label events and, when it
+// finishes the chunk, appends their names from its LabelNames (if it was given one) as
+// the chunk's label table, so the chunk names its own labels.
 #pragma once
 
 #include <cstddef>
@@ -17,6 +21,7 @@
 #include <vector>
 
 #include "lantern/trace/event_table.hpp"
+#include "lantern/trace/label_names.hpp"
 
 namespace lantern::trace {
 
@@ -35,7 +40,8 @@ class ChunkEncoder {
     chunk_full,     // the chunk is at the format's hard size limit: finish_chunk() first
   };
 
-  explicit ChunkEncoder(ChunkLimits limits = {});
+  // `labels` (may be null: no names are written) must outlive the encoder.
+  explicit ChunkEncoder(ChunkLimits limits = {}, const LabelNames* labels = nullptr);
   ~ChunkEncoder();
   ChunkEncoder(ChunkEncoder&&) noexcept;
   ChunkEncoder& operator=(ChunkEncoder&&) noexcept;
@@ -47,10 +53,10 @@ class ChunkEncoder {
   bool full() const noexcept;
   bool empty() const noexcept;
   std::uint32_t event_count() const noexcept;
-  std::size_t payload_bytes() const noexcept;
+  std::size_t payload_bytes() const noexcept;  // of the events so far (the label table comes on finish)
 
-  // finish_chunk appends the open chunk (header + payload) to `out` and opens an empty
-  // one. Returns the bytes appended; 0 (nothing appended) when the chunk was empty.
+  // finish_chunk appends the open chunk (header, events, label table) to `out` and opens
+  // an empty one. Returns the bytes appended; 0 (nothing appended) when the chunk was empty.
   std::size_t finish_chunk(std::vector<std::uint8_t>& out);
 
  private:
@@ -59,8 +65,9 @@ class ChunkEncoder {
 };
 
 // encode_chunks encodes `events` into as many chunks as `limits` need and returns their
-// bytes. Events with a type outside the table are skipped; *rejected (if given) counts them.
+// bytes, naming labels from `labels` (if given). Events with a type outside the table are
+// skipped; *rejected (if given) counts them.
 std::vector<std::uint8_t> encode_chunks(std::span<const Event> events, ChunkLimits limits = {},
-                                        std::uint64_t* rejected = nullptr);
+                                        std::uint64_t* rejected = nullptr, const LabelNames* labels = nullptr);
 
 }  // namespace lantern::trace

@@ -12,13 +12,18 @@
 #include <cstdint>
 
 #include "lantern/trace/event_table.hpp"
+#include "lantern/trace/label_names.hpp"
 
 namespace lantern::trace {
 
-// kFormatVersion is the version this library writes and the newest it reads. Bump it only
-// for changes an older reader would misread; appending header fields is not such a change
-// (readers skip header bytes they do not know, see README "Versioning").
-inline constexpr std::uint16_t kFormatVersion = 1;
+// kFormatVersion is the version this library writes and the only one it reads. Bump it
+// only for changes an older reader would misread; appending header fields is not such a
+// change (readers skip header bytes they do not know, see README "Versioning").
+// Version 2: event ids 10-13 changed (task_label, io_submit, io_complete; dropped moved
+// from 10 to 13), chunks carry a label table after their events, task_label's task id is
+// predicted and delta-coded like task_end's. Version-1 files are refused with a message
+// saying how to read them.
+inline constexpr std::uint16_t kFormatVersion = 2;
 
 // kFileMagic starts every trace. The leading 0x89 (not ASCII) makes a text file or a
 // 7-bit transfer fail the check at once.
@@ -47,6 +52,13 @@ inline constexpr std::size_t kChunkHeaderBytes = 36;
 inline constexpr std::uint32_t kMaxChunkPayload = 16u << 20;
 // Every encoded event takes at least a tag byte and a tick-delta byte.
 inline constexpr std::uint32_t kMinEventBytes = 2;
+// After its events a payload carries its label table: a varint count, then per label a
+// varint id and a string (varint length, 1..kMaxLabelNameBytes bytes). An empty table is
+// the one byte 0, so the smallest payload is an event and that byte.
+inline constexpr std::uint32_t kMinLabelTableBytes = 1;
+// The most one label definition can take: id (5), length (2: names are at most 255 bytes).
+inline constexpr std::size_t kMaxLabelDefinitionBytes = 5 + 2 + kMaxLabelNameBytes;
+static_assert(kMaxLabelNameBytes < (1u << 14), "a label name's length must fit in a 2-byte varint");
 // The longest encoding of one event: tag, worker (5), tick delta (10), a (10), b (10).
 inline constexpr std::size_t kMaxEventBytes = 36;
 
@@ -58,21 +70,24 @@ inline constexpr std::uint8_t kTagPredictedA = 0x40;    // P: a equals the predi
 inline constexpr std::uint8_t kTagTicksBackward = 0x80; // N: the tick delta is subtracted
 inline constexpr int kMaxTypesInTag = 16;
 static_assert(kEventTypeCount <= kMaxTypesInTag,
-              "the v1 event tag has 4 type bits: a 17th event type needs a new format version");
+              "the event tag has 4 type bits: a 17th event type needs a new format version");
 
-// Per-type encoding rules of format version 1. They are part of the format, not of the
+// Per-type encoding rules of format version 2. They are part of the format, not of the
 // event table: a reader must decode a type it does not know (from a newer table) the same
-// way, so only these three ids ever use task-id coding. Any other id, now or added later,
+// way, so only these four ids ever use task-id coding. Any other id, now or added later,
 // encodes a and b as plain varints.
 constexpr bool a_is_task_id(std::uint32_t type_id) noexcept {
-  return type_id == 1 || type_id == 2 || type_id == 3;  // task_begin, task_end, push
+  return type_id == 1 || type_id == 2 || type_id == 3 || type_id == 10;  // task_begin, task_end, push, task_label
 }
+// b_is_label_id: task_label's b names a label, which the chunk's label table defines.
+constexpr bool b_is_label_id(std::uint32_t type_id) noexcept { return type_id == 10; }
 // The rules above were written for this table; if it changes, revisit them (and the
 // version), which is what these checks force.
 static_assert(static_cast<int>(EventType::task_begin) == 1 && static_cast<int>(EventType::task_end) == 2 &&
-              static_cast<int>(EventType::push) == 3);
+              static_cast<int>(EventType::push) == 3 && static_cast<int>(EventType::task_label) == 10);
 static_assert(info(EventType::task_begin).a_unit == Unit::id && info(EventType::task_end).a_unit == Unit::id &&
-              info(EventType::push).a_unit == Unit::id);
+              info(EventType::push).a_unit == Unit::id && info(EventType::task_label).a_unit == Unit::id &&
+              info(EventType::task_label).b_unit == Unit::id);
 
 // Depth of the per-worker stack of open tasks that predicts task_end's id; deeper nesting
 // still encodes correctly, it only loses the prediction for the outermost tasks.

@@ -9,7 +9,8 @@
 //   - a damaged chunk (magic, checksums, lengths, event encoding) is reported with its
 //     offset, and parsing resumes at the next intact chunk header found by scanning;
 //   - a damaged file header is reported, and the chunks after it are still read;
-//   - only "not a trace", "needs a newer reader" and a cut-off header stop parsing.
+//   - only "not a trace", "written in another format version" and a cut-off header
+//     stop parsing.
 #pragma once
 
 #include <cstdint>
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "lantern/trace/chunk_decoder.hpp"
+#include "lantern/trace/label_names.hpp"
 #include "lantern/trace/trace_error.hpp"
 #include "lantern/trace/trace_header.hpp"
 
@@ -47,6 +49,8 @@ class TraceDecoder {
   bool header_ok() const noexcept { return header_ok_; }
   const TraceHeader& header() const noexcept { return header_; }
   const DecodedChunk& chunk() const noexcept { return chunk_; }
+  // labels: every label name the chunks delivered so far defined (an id keeps its first).
+  const LabelTable& labels() const noexcept { return labels_; }
   const TraceError& problem() const noexcept { return problem_; }
 
   // consumed: the stream offset up to which bytes have been parsed (or skipped).
@@ -86,6 +90,7 @@ class TraceDecoder {
 
   std::uint64_t unknown_type_events_ = 0;
   DecodedChunk chunk_;
+  LabelTable labels_;
   bool chunk_ready_ = false;  // parse_chunk delivered chunk_
   TraceError problem_;
   std::deque<TraceError> pending_;

@@ -69,8 +69,8 @@ std::vector<std::string> current_event_names();
 // replaced by current_event_names(); strings longer than kMaxHeaderString are cut.
 std::vector<std::uint8_t> encode_header(const TraceHeader& header);
 
-// parse_header_fields decodes the fields between the prefix and the CRC of a version-1
-// header (the caller checked magic, version, length and CRC). Bytes after the known
+// parse_header_fields decodes the fields between the prefix and the CRC of a
+// version-2 header (the caller checked magic, version, length and CRC). Bytes after the known
 // fields are skipped: a later revision may append fields. Returns nullopt and sets
 // *why on malformed fields.
 std::optional<TraceHeader> parse_header_fields(std::span<const std::uint8_t> fields, std::uint16_t version,

@@ -38,6 +38,8 @@ class TraceReader {
   // next_chunk advances to the next intact chunk; false when no more can be read.
   bool next_chunk();
   const DecodedChunk& chunk() const noexcept;
+  // labels: the label names of every chunk read so far (chunk().labels: this chunk's).
+  const LabelTable& labels() const noexcept;
 
   const TraceHeader& header() const noexcept;
   bool header_ok() const noexcept;
@@ -61,6 +63,7 @@ struct TraceContents {
   TraceHeader header;
   bool header_ok = false;
   std::vector<Event> events;  // in file order: per-worker time order, workers interleaved
+  LabelTable labels;          // names of the task labels the events use
   std::vector<ChunkInfo> chunks;
   std::vector<TraceError> problems;
 };

@@ -30,6 +30,9 @@ using ByteSink = std::function<bool(std::span<const std::uint8_t> bytes, std::st
 
 struct WriterOptions {
   ChunkLimits chunk_limits;
+  // labels: where the names of task labels come from (each chunk carries the names its
+  // task_label events use); null writes no names. Must outlive the writer.
+  const LabelNames* labels = nullptr;
 };
 
 struct WriterStats {
