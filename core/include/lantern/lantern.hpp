@@ -3,6 +3,7 @@
 
 #include "lantern/io.hpp"
 #include "lantern/join.hpp"
+#include "lantern/label.hpp"
 #include "lantern/observer.hpp"
 #include "lantern/options.hpp"
 #include "lantern/scheduler.hpp"
