@@ -1,0 +1,216 @@
+// io_bench - the echo server (examples/echo_server) under the io_uring sleep strategy
+// against the condvar strategy, in the same run (bench/RESULTS.md, "IO").
+//
+// The server runs as a child process (lantern_echo_server, 2 workers), so its CPU time
+// is its own (/proc/PID/stat); the load client (examples/echo_server/echo_load.cpp, one
+// thread, epoll) runs in this process. Strategies alternate repetition by repetition so
+// drift on a shared machine hits both alike; every figure is a median.
+//
+//   io_bench [--reps N] [--seconds S] [--idle-seconds S] [--connections 1,8,64] [--markdown] [--quick]
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "echo_load.hpp"
+#include "harness.hpp"
+
+namespace {
+
+using bench::median;
+
+struct Server {
+  pid_t pid = -1;
+  std::uint16_t port = 0;
+};
+
+// start_server runs lantern_echo_server --port 0 and reads the port it prints.
+Server start_server(const std::string& strategy, unsigned workers) {
+  int out[2];
+  if (pipe(out) != 0) std::exit(3);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    dup2(out[1], STDOUT_FILENO);
+    close(out[0]);
+    close(out[1]);
+    const std::string w = std::to_string(workers);
+    execl(LANTERN_ECHO_SERVER_PATH, "lantern_echo_server", "--port", "0", "--workers", w.c_str(), "--sleep",
+          strategy.c_str(), static_cast<char*>(nullptr));
+    std::perror("io_bench: exec lantern_echo_server");
+    _exit(127);
+  }
+  close(out[1]);
+  std::string line;
+  char c;
+  while (read(out[0], &c, 1) == 1 && c != '\n') line += c;
+  close(out[0]);
+  // "listening on 127.0.0.1:PORT (2 workers, io_uring sleep strategy)"
+  const std::size_t colon = line.rfind(':', line.find(' ', line.find("127.0.0.1")));
+  Server s{pid, 0};
+  if (colon == std::string::npos || line.find(strategy + " sleep strategy") == std::string::npos) {
+    std::fprintf(stderr, "io_bench: the server did not start as asked: '%s'\n", line.c_str());
+    kill(pid, SIGKILL);
+    waitpid(pid, nullptr, 0);
+    std::exit(3);
+  }
+  s.port = static_cast<std::uint16_t>(std::atoi(line.c_str() + colon + 1));
+  return s;
+}
+
+void stop_server(const Server& s) {
+  kill(s.pid, SIGTERM);
+  int status = 0;
+  waitpid(s.pid, &status, 0);
+}
+
+// cpu_seconds: user + system time of a process so far.
+double cpu_seconds(pid_t pid) {
+  std::ifstream f("/proc/" + std::to_string(pid) + "/stat");
+  std::string all((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  std::istringstream rest(all.substr(all.rfind(')') + 2));
+  std::string field;
+  double utime = 0, stime = 0;
+  for (int i = 3; i <= 15 && rest >> field; ++i) {  // fields 14 and 15: utime, stime
+    if (i == 14) utime = std::stod(field);
+    if (i == 15) stime = std::stod(field);
+  }
+  return (utime + stime) / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
+struct Sample {
+  double rps = 0, p99 = 0, cores = 0;
+};
+
+Sample run_one(const std::string& strategy, int connections, double seconds) {
+  const Server s = start_server(strategy, 2);
+  lantern::examples::LoadOptions o;
+  o.port = s.port;
+  o.connections = connections;
+  o.seconds = seconds;
+  o.min_bytes = o.max_bytes = 64;
+  const double cpu0 = cpu_seconds(s.pid);
+  const lantern::examples::LoadResult r = lantern::examples::run_load(o);
+  const double cpu1 = cpu_seconds(s.pid);
+  stop_server(s);
+  if (r.errors || r.mismatches) {
+    std::fprintf(stderr, "io_bench: WRONG ANSWER: %s, %d connections: %llu errors (%s), %llu mismatched bytes\n",
+                 strategy.c_str(), connections, static_cast<unsigned long long>(r.errors), r.first_error.c_str(),
+                 static_cast<unsigned long long>(r.mismatches));
+    std::exit(2);
+  }
+  return {r.requests_per_second(), r.p99_us, (cpu1 - cpu0) / r.seconds};
+}
+
+double idle_cpu_percent(const std::string& strategy, double seconds) {
+  const Server s = start_server(strategy, 2);
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // past start-up
+  const double cpu0 = cpu_seconds(s.pid);
+  const auto t0 = std::chrono::steady_clock::now();
+  std::this_thread::sleep_for(std::chrono::duration<double>(seconds));  // measuring idleness itself
+  const double cpu1 = cpu_seconds(s.pid);
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  stop_server(s);
+  return 100.0 * (cpu1 - cpu0) / wall;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int reps = 5;
+  double seconds = 2.0, idle_seconds = 3.0;
+  std::vector<int> conns = {1, 8, 64};
+  bool markdown = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto next = [&]() -> std::string {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "io_bench: %s needs a value\n", a.c_str());
+        std::exit(2);
+      }
+      return argv[++i];
+    };
+    if (a == "--reps") {
+      reps = std::max(1, std::atoi(next().c_str()));
+    } else if (a == "--seconds") {
+      seconds = std::max(0.1, std::atof(next().c_str()));
+    } else if (a == "--idle-seconds") {
+      idle_seconds = std::max(0.1, std::atof(next().c_str()));
+    } else if (a == "--connections") {
+      conns.clear();
+      for (const std::string& c : bench::split_commas(next())) conns.push_back(std::max(1, std::atoi(c.c_str())));
+    } else if (a == "--markdown") {
+      markdown = true;
+    } else if (a == "--quick") {
+      reps = 1;
+      seconds = 0.3;
+      idle_seconds = 0.3;
+    } else if (a == "--help" || a == "-h") {
+      std::printf(
+          "usage: io_bench [--reps N] [--seconds S] [--idle-seconds S] [--connections 1,8,64] [--markdown] [--quick]\n"
+          "The echo server (2 workers, a child process) under the io_uring sleep strategy against the\n"
+          "condvar strategy, 64-byte messages, the load client in this process. Prints medians of N\n"
+          "repetitions: requests/s, p99 round trip, server CPU in cores; and idle server CPU.\n");
+      return 0;
+    } else {
+      std::fprintf(stderr, "io_bench: unknown option '%s' (see --help)\n", a.c_str());
+      return 2;
+    }
+  }
+  const char* strategies[] = {"io_uring", "condvar"};
+  bench::Progress progress;
+  struct Line {
+    int connections;
+    Sample s[2];
+  };
+  std::vector<Line> lines;
+  for (int c : conns) {
+    std::vector<double> rps[2], p99[2], cores[2];
+    for (int r = 0; r < reps; ++r) {
+      for (int k = 0; k < 2; ++k) {
+        progress.show(std::string("echo ") + strategies[k] + ", " + std::to_string(c) + " connections", 2,
+                      std::to_string(r) + "/" + std::to_string(reps));
+        const Sample s = run_one(strategies[k], c, seconds);
+        rps[k].push_back(s.rps);
+        p99[k].push_back(s.p99);
+        cores[k].push_back(s.cores);
+      }
+    }
+    Line line{c, {}};
+    for (int k = 0; k < 2; ++k) line.s[k] = {median(rps[k]), median(p99[k]), median(cores[k])};
+    lines.push_back(line);
+  }
+  std::vector<double> idle[2];
+  for (int r = 0; r < reps; ++r) {
+    for (int k = 0; k < 2; ++k) {
+      progress.show(std::string("idle ") + strategies[k], 2, std::to_string(r) + "/" + std::to_string(reps));
+      idle[k].push_back(idle_cpu_percent(strategies[k], idle_seconds));
+    }
+  }
+  progress.clear();
+
+  const char* sep = markdown ? " | " : "  ";
+  const char* edge = markdown ? "| " : "";
+  const char* end = markdown ? " |" : "";
+  std::printf("%sconnections%sio_uring req/s%scondvar req/s%sratio%sp99 io_uring us%sp99 condvar us%scores io_uring%scores condvar%s\n",
+              edge, sep, sep, sep, sep, sep, sep, sep, end);
+  if (markdown) std::printf("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+  for (const Line& l : lines) {
+    std::printf("%s%d%s%.0f%s%.0f%s%.2f%s%.0f%s%.0f%s%.2f%s%.2f%s\n", edge, l.connections, sep, l.s[0].rps, sep,
+                l.s[1].rps, sep, l.s[0].rps / l.s[1].rps, sep, l.s[0].p99, sep, l.s[1].p99, sep, l.s[0].cores, sep,
+                l.s[1].cores, end);
+  }
+  const double idle_uring = median(idle[0]), idle_condvar = median(idle[1]);
+  std::printf("\nidle server CPU (%% of one core, no clients, %.1f s): io_uring %.2f %%, condvar %.2f %% [target <= 1 %%: %s]\n",
+              idle_seconds, idle_uring, idle_condvar, idle_uring <= 1.0 && idle_condvar <= 1.0 ? "PASS" : "MISS");
+  std::printf("(ratio: io_uring/condvar requests per second, higher is better; medians of %d runs of %.1f s, 64-byte messages)\n",
+              reps, seconds);
+  return 0;
+}
