@@ -32,6 +32,8 @@ WorkerCountersSnapshot snapshot(const WorkerCounters& c, std::uint64_t now_ticks
   s.sleeps = c.sleeps.get();
   s.wakes_received = c.wakes_received.get();
   s.releases = c.releases.get();
+  s.io_submitted = c.io_submitted.get();
+  s.io_completed = c.io_completed.get();
   for (int i = 0; i < trace::kStateCount; ++i) s.state_ticks[i] = c.state_ticks[i].get();
   s.state = static_cast<std::uint32_t>(c.state.get());
   const std::uint64_t since = c.state_since.get();
@@ -111,6 +113,9 @@ void Recorder::count(PerWorker& p, Hook hook, std::uint64_t a, std::uint64_t b, 
       c.ready_wait.record(to_ns(b));
       break;
     case Hook::release: c.releases.add(); break;
+    case Hook::task_label: break;  // nothing to count: recorded at level tasks (the trace names the task)
+    case Hook::io_submit: c.io_submitted.add(); break;
+    case Hook::io_complete: c.io_completed.add(); break;
   }
 }
 

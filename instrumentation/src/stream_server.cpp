@@ -53,7 +53,9 @@ std::string format_address(const std::string& host, std::uint16_t port) {
 }  // namespace
 
 StreamServer::StreamServer(const trace::TraceHeader& header, StreamOptions options)
-    : options_(std::move(options)), encoder_(options_.chunk_limits), last_flush_(std::chrono::steady_clock::now()) {
+    : options_(std::move(options)),
+      encoder_(options_.chunk_limits, options_.labels),
+      last_flush_(std::chrono::steady_clock::now()) {
   auto h = std::make_shared<Chunk>();
   h->bytes = trace::encode_header(header);
   header_ = std::move(h);

@@ -56,8 +56,9 @@ trace::TraceHeader make_trace_header(const Scheduler& scheduler, std::string pro
 
 // --- TraceFileSink ---
 
-TraceFileSink::TraceFileSink(const std::string& path, const trace::TraceHeader& header)
-    : path_(path), writer_(trace::TraceWriter::create(path, header)) {}
+TraceFileSink::TraceFileSink(const std::string& path, const trace::TraceHeader& header,
+                             const trace::LabelNames* labels)
+    : path_(path), writer_(trace::TraceWriter::create(path, header, trace::WriterOptions{.labels = labels})) {}
 
 void TraceFileSink::on_batch(std::span<const trace::Event> events) {
   std::lock_guard<std::mutex> lock(mutex_);
@@ -91,7 +92,7 @@ FlightRecorder::FlightRecorder(const trace::TraceHeader& header, FlightRecorderO
     : header_(header),
       options_(options),
       keep_ticks_(static_cast<std::uint64_t>(options.keep_seconds * 1e9 / header.safe_ns_per_tick())),
-      encoder_(options.chunk_limits) {}
+      encoder_(options.chunk_limits, options.labels) {}
 
 FlightRecorder::~FlightRecorder() {
   if (signal_thread_.joinable()) {

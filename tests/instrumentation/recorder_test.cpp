@@ -4,6 +4,7 @@
 #include <atomic>
 #include <map>
 #include <mutex>
+#include <thread>
 #include <vector>
 
 #include "lantern/instrumentation/collector.hpp"
@@ -122,6 +123,64 @@ TEST(Recorder, LevelsSelectEvents) {
   EXPECT_EQ(sink->by_type[EventType::push], 0u);        // full-level event never recorded
 }
 
+TEST(Recorder, TaskLabelsAreRecordedAtTasksNotAtStates) {
+  const lantern::Label kind = lantern::label("recorder_test.kind");
+  Recorder recorder(2, {.level = Level::states});
+  // Below "tasks" nobody wants task_label: the scheduler does not even call the recorder.
+  EXPECT_EQ(recorder.interest.load() & lantern::Observer::bit(lantern::Hook::task_label), 0u);
+  auto sink = std::make_shared<CountingSink>();
+  Collector collector(recorder);
+  collector.attach(sink);
+  collector.start();
+  constexpr int kTasks = 50;
+  {
+    lantern::Scheduler pool({.workers = 2, .observer = &recorder});
+    lantern::testing::Watchdog dog("labels by level", 60s, [&] { return pool.describe_state(); });
+    for (int i = 0; i < kTasks; ++i) pool.submit([&] { lantern::label_task(kind); }).get();
+    collector.drain_now();
+    EXPECT_GT(sink->by_type[EventType::state], 0u);
+    EXPECT_EQ(sink->by_type[EventType::task_label], 0u);  // level states: not recorded
+    recorder.set_level(Level::tasks);
+    EXPECT_NE(recorder.interest.load() & lantern::Observer::bit(lantern::Hook::task_label), 0u);
+    for (int i = 0; i < kTasks; ++i) pool.submit([&] { lantern::label_task(kind); }).get();
+  }
+  collector.stop();
+#if LANTERN_OBSERVER
+  EXPECT_EQ(sink->by_type[EventType::task_label], static_cast<std::uint64_t>(kTasks));
+  EXPECT_EQ(sink->by_type[EventType::task_begin], static_cast<std::uint64_t>(kTasks));
+#endif
+}
+
+TEST(Recorder, IoOperationsAreCountedAtEveryLevelAndRecordedAtTasks) {
+  // The IO hooks as core reports them (a: op id, b: kind | fd << 8, or the result),
+  // called directly: one thread per worker index, as a worker's own thread would.
+  for (Level level : {Level::off, Level::states, Level::tasks}) {
+    Recorder recorder(2, {.level = level});
+    auto sink = std::make_shared<CountingSink>();
+    Collector collector(recorder);
+    collector.attach(sink);
+    std::thread workers[2];
+    for (std::uint32_t w = 0; w < 2; ++w) {
+      workers[w] = std::thread([&recorder, w] {
+        for (std::uint64_t op = 1; op <= 10 + w; ++op) {
+          recorder.on_event(w, lantern::Hook::io_submit, op, 1 | (7 << 8));
+          recorder.on_event(w, lantern::Hook::io_complete, op, static_cast<std::uint64_t>(std::int64_t{-11}));
+        }
+        recorder.on_event(w, lantern::Hook::io_submit, 99, 2 | (8 << 8));  // still in flight
+      });
+    }
+    for (auto& t : workers) t.join();
+    collector.stop();
+    for (std::uint32_t w = 0; w < 2; ++w) {
+      EXPECT_EQ(recorder.snapshot(w).io_submitted, 11u + w) << "level " << static_cast<int>(level);
+      EXPECT_EQ(recorder.snapshot(w).io_completed, 10u + w);
+    }
+    const std::uint64_t recorded = level >= Level::tasks ? 1 : 0;
+    EXPECT_EQ(sink->by_type[EventType::io_submit], recorded * 23);
+    EXPECT_EQ(sink->by_type[EventType::io_complete], recorded * 21);
+  }
+}
+
 TEST(Histogram, BucketsAndQuantiles) {
   using lantern::instrumentation::Histogram;
   using lantern::instrumentation::HistogramSnapshot;
@@ -173,4 +232,15 @@ TEST(RollingWindow, KeepsRecentEventsBoundedByAgeAndCount) {
   lantern::instrumentation::RollingWindow by_age(10, 1000);
   by_age.on_batch(batch);
   EXPECT_EQ(by_age.size(), 11u);  // ticks 290..300
+}
+
+TEST(RollingWindow, NamesTheLabelsOfTheEventsItHolds) {
+  const lantern::Label kind = lantern::label("rolling_window_test.kind");
+  lantern::instrumentation::RollingWindow window(1000, 100);
+  window.on_batch(std::vector<Event>{Event{5, 0, EventType::task_label, {0, 0, 0}, 0x1000, kind.id()}});
+  const std::vector<Event> got = window.copy_since(0);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(window.labels().name(static_cast<std::uint32_t>(got[0].b)), "rolling_window_test.kind");
+  EXPECT_FALSE(window.labels().name(0).has_value());
+  EXPECT_FALSE(window.labels().name(lantern::label_count() + 1).has_value());
 }

@@ -77,6 +77,102 @@ TEST(TraceFileSink, RecordsARunThatReadsBackWithEveryEvent) {
   EXPECT_LE(recorded, produced);
 }
 
+namespace {
+
+// labelled_work: tasks of three kinds, each naming itself; returns the labels used.
+std::vector<lantern::Label> labelled_work(lantern::Scheduler& pool, int rounds) {
+  const std::vector<lantern::Label> kinds = {lantern::label("sinks_test.parse"), lantern::label("sinks_test.render"),
+                                             lantern::label("sinks_test.\u30bf\u30b9\u30af")};
+  for (int r = 0; r < rounds; ++r) {
+    lantern::TaskGroup group(pool);
+    for (int i = 0; i < 30; ++i) {
+      const lantern::Label kind = kinds[static_cast<std::size_t>(i) % kinds.size()];
+      group.spawn([kind] {
+        lantern::label_task(kind);
+        fib(8);
+      });
+    }
+    group.wait();
+  }
+  return kinds;
+}
+
+// expect_every_label_named: each task_label event's label has its name in the trace, and
+// names a task its worker began before (and had not ended).
+void expect_every_label_named(const lantern::trace::TraceContents& trace, std::uint64_t at_least) {
+  std::map<std::uint32_t, std::vector<std::uint64_t>> open;
+  std::uint64_t labels = 0;
+  for (const auto& e : trace.events) {
+    if (e.type == EventType::task_begin) open[e.worker].push_back(e.a);
+    if (e.type == EventType::task_end && !open[e.worker].empty()) open[e.worker].pop_back();
+    if (e.type != EventType::task_label) continue;
+    ++labels;
+    const auto name = trace.labels.name(static_cast<std::uint32_t>(e.b));
+    ASSERT_TRUE(name.has_value()) << "label " << e.b << " has no name in the trace";
+    EXPECT_EQ(*name, lantern::label_name(static_cast<std::uint32_t>(e.b)));
+    if (!open[e.worker].empty()) {
+      EXPECT_EQ(open[e.worker].back(), e.a) << "the label names another task";
+    }
+  }
+  EXPECT_GE(labels, at_least);
+}
+
+}  // namespace
+
+TEST(TraceFileSink, TaskLabelNamesReachTheFile) {
+  TempDir dir;
+  const std::string path = (dir.path / "labels.trace").string();
+  Recorder recorder(2, {.level = Level::tasks, .ring_capacity = 1 << 16});
+  std::vector<lantern::Label> kinds;
+  {
+    lantern::Scheduler pool({.workers = 2, .observer = &recorder});
+    lantern::testing::Watchdog dog("labelled trace file run", 60s, [&] { return pool.describe_state(); });
+    auto sink = std::make_shared<TraceFileSink>(path, lantern::instrumentation::make_trace_header(pool, "labels"));
+    Collector collector(recorder);
+    collector.attach(sink);
+    collector.start();
+    kinds = labelled_work(pool, 5);
+    pool.shutdown();
+    collector.stop();
+    EXPECT_TRUE(sink->ok()) << sink->error();
+  }
+  const auto trace = lantern::trace::read_trace(path);
+  ASSERT_TRUE(trace.problems.empty());
+#if LANTERN_OBSERVER
+  expect_every_label_named(trace, 150);
+  for (const lantern::Label k : kinds) EXPECT_EQ(trace.labels.name(k.id()), lantern::label_name(k));
+#endif
+}
+
+TEST(FlightRecorder, ADumpNamesTheLabelsOfTheChunksItKept) {
+  TempDir dir;
+  Recorder recorder(2, {.level = Level::full, .ring_capacity = 1 << 16});
+  lantern::Scheduler pool({.workers = 2, .observer = &recorder});
+  lantern::testing::Watchdog dog("flight recorder labels", 60s, [&] { return pool.describe_state(); });
+  // Tiny chunks and budget: most chunks are forgotten, the ones kept must still name
+  // the labels they use.
+  auto flight = std::make_shared<FlightRecorder>(lantern::instrumentation::make_trace_header(pool, "flight"),
+                                                 lantern::instrumentation::FlightRecorderOptions{
+                                                     .keep_seconds = 60, .max_bytes = 16 << 10,
+                                                     .chunk_limits = {.target_payload_bytes = 1 << 10, .max_events = 256}});
+  Collector collector(recorder);
+  collector.attach(flight);
+  collector.start();
+  labelled_work(pool, 20);
+  collector.drain_now();
+  EXPECT_LE(flight->kept_bytes(), 16u << 10);
+  EXPECT_GT(recorder.snapshot(0).events_recorded + recorder.snapshot(1).events_recorded, 8'000u)
+      << "the run was meant to outgrow the budget";
+  const std::string path = (dir.path / "dump.trace").string();
+  ASSERT_EQ(flight->dump(path), "");
+  collector.stop();
+  const auto trace = lantern::trace::read_trace(path);
+  ASSERT_TRUE(trace.problems.empty());
+#if LANTERN_OBSERVER
+  expect_every_label_named(trace, 10);
+#endif
+}
+
 TEST(TraceFileSink, UnwritablePathIsAClearErrorNotACrash) {
   Recorder recorder(1);
   lantern::Scheduler pool({.workers = 1, .observer = &recorder});

@@ -37,6 +37,8 @@ struct alignas(64) WorkerCounters {
   Counter sleeps;              // transitions into sleeping
   Counter wakes_received;      // transitions out of sleeping
   Counter releases;            // release: tasks this worker made ready by completing their last dependency
+  Counter io_submitted;        // io_submit: asynchronous IO operations this worker submitted
+  Counter io_completed;        // io_complete: IO completions this worker reaped (their tasks made ready)
   // Time per state, in clock ticks, up to state_since; plus the current state.
   std::array<Counter, trace::kStateCount> state_ticks;
   Counter state;               // current state (trace state number)
@@ -65,6 +67,7 @@ struct WorkerCountersSnapshot {
   std::uint32_t state;
   std::uint64_t events_produced, events_recorded, events_dropped;
   std::uint64_t releases;  // last, so positional initialisers written before it stay valid
+  std::uint64_t io_submitted, io_completed;
 };
 
 WorkerCountersSnapshot snapshot(const WorkerCounters& c, std::uint64_t now_ticks) noexcept;

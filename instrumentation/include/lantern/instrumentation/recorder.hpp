@@ -41,10 +41,12 @@ class Recorder final : public Observer {
   // Level can change while the scheduler runs; counters are kept at every level.
   void set_level(trace::Level level) noexcept {
     level_.store(static_cast<std::uint8_t>(level), std::memory_order_relaxed);
-    // Every hook feeds a counter except push (counted by core itself), which is only
-    // wanted when it is recorded: below "full" the scheduler skips the call entirely.
+    // Every hook feeds a counter except push (counted by core itself) and task_label
+    // (nothing to count), which are only wanted when they are recorded: below their
+    // level the scheduler skips the call entirely.
     std::uint32_t mask = ~0u;
-    if (level < trace::Level::full) mask &= ~Observer::bit(Hook::push);
+    if (level < trace::info(trace::EventType::push).level) mask &= ~Observer::bit(Hook::push);
+    if (level < trace::info(trace::EventType::task_label).level) mask &= ~Observer::bit(Hook::task_label);
     interest.store(mask, std::memory_order_relaxed);
   }
   trace::Level level() const noexcept { return static_cast<trace::Level>(level_.load(std::memory_order_relaxed)); }

@@ -3,7 +3,8 @@
 //
 // The collector appends batches; readers copy what they need under a short lock. Old
 // events fall off the front once they are older than `window` (by the trace clock) or
-// the window holds more than `max_events`.
+// the window holds more than `max_events`. Events carry label ids; labels() names them
+// (the process's label table by default).
 #pragma once
 
 #include <cstdint>
@@ -11,13 +12,16 @@
 #include <mutex>
 #include <vector>
 
+#include "lantern/instrumentation/process_labels.hpp"
 #include "lantern/instrumentation/sink.hpp"
 
 namespace lantern::instrumentation {
 
 class RollingWindow final : public Sink {
  public:
-  RollingWindow(std::uint64_t window_ticks, std::size_t max_events) : window_(window_ticks), max_(max_events) {}
+  RollingWindow(std::uint64_t window_ticks, std::size_t max_events,
+                const trace::LabelNames* labels = &process_labels())
+      : window_(window_ticks), max_(max_events), labels_(labels ? labels : &process_labels()) {}
 
   void on_batch(std::span<const trace::Event> events) override {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -48,6 +52,8 @@ class RollingWindow final : public Sink {
     std::lock_guard<std::mutex> lock(mutex_);
     return evicted_;
   }
+  // labels: the names of the label ids in task_label events' b (any thread).
+  const trace::LabelNames& labels() const noexcept { return *labels_; }
 
  private:
   mutable std::mutex mutex_;
@@ -56,6 +62,7 @@ class RollingWindow final : public Sink {
   std::uint64_t evicted_ = 0;
   const std::uint64_t window_;
   const std::size_t max_;
+  const trace::LabelNames* const labels_;
 };
 
 }  // namespace lantern::instrumentation

@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "lantern/instrumentation/collector.hpp"
+#include "lantern/instrumentation/process_labels.hpp"
 #include "lantern/instrumentation/sink.hpp"
 #include "lantern/trace/chunk_encoder.hpp"
 #include "lantern/trace/trace_header.hpp"
@@ -53,6 +54,9 @@ struct StreamOptions {
   // Smaller chunks than a file's: they reach the viewer sooner and one dropped chunk
   // is a smaller gap.
   trace::ChunkLimits chunk_limits{.target_payload_bytes = 16u << 10, .max_events = 1u << 12};
+  // Where task label names come from: every chunk names the labels it uses, so a viewer
+  // that connects late, or loses chunks, still names them. Must outlive the server.
+  const trace::LabelNames* labels = &process_labels();
 };
 
 struct StreamStats {

@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "lantern/instrumentation/process_labels.hpp"
 #include "lantern/instrumentation/sink.hpp"
 #include "lantern/trace/chunk_encoder.hpp"
 #include "lantern/trace/trace_header.hpp"
@@ -28,10 +29,13 @@ trace::TraceHeader make_trace_header(const Scheduler& scheduler, std::string pro
 
 // TraceFileSink writes every event it receives to a trace file. A failure (disk full, a
 // removed directory) stops the writing, not the program: error() says what happened and
-// the events up to the last complete chunk stay readable.
+// the events up to the last complete chunk stay readable. Each chunk names the task
+// labels it uses, looked up in `labels` (the process's, by default), which must outlive
+// the sink.
 class TraceFileSink final : public Sink {
  public:
-  TraceFileSink(const std::string& path, const trace::TraceHeader& header);
+  TraceFileSink(const std::string& path, const trace::TraceHeader& header,
+                const trace::LabelNames* labels = &process_labels());
   void on_batch(std::span<const trace::Event> events) override;
   void on_flush() override;
   bool ok() const;
@@ -49,6 +53,9 @@ struct FlightRecorderOptions {
   double keep_seconds = 10.0;              // keep at least the last this many seconds...
   std::size_t max_bytes = 64u << 20;       // ...but never more than this many encoded bytes
   trace::ChunkLimits chunk_limits{.target_payload_bytes = 16u << 10, .max_events = 1u << 14};
+  // Where task label names come from; each kept chunk names its own, so a dump names
+  // every label its chunks use even after older chunks were forgotten.
+  const trace::LabelNames* labels = &process_labels();
 };
 
 // FlightRecorder keeps recent events as encoded chunks (about 4-6 bytes an event), so
