@@ -2,6 +2,7 @@
 #include "lantern/instrumentation/recorder.hpp"
 
 #include "lantern/clock.hpp"
+#include "lantern/io.hpp"
 #include "lantern/topology.hpp"
 
 namespace lantern::instrumentation {
@@ -15,6 +16,9 @@ LANTERN_CORE_HOOKS(LANTERN_X)
 #undef LANTERN_X
 static_assert(kWorkerStateCount == trace::kStateCount);
 static_assert(kDistanceLevels == trace::kDistanceCount);
+static_assert(static_cast<std::size_t>(IoKind::timeout) + 1 == std::size(trace::kIoKindNames) &&
+                  static_cast<int>(IoKind::read) == 0 && static_cast<int>(IoKind::accept) == 2,
+              "the event table's IO kind names follow core's IoKind");
 
 namespace {
 // kHookLevel[h]: the lowest level that records hook h, from the event table.

@@ -159,6 +159,60 @@ TEST(ChromeExport, TimestampsAreRebasedAndConvertedWithTheCalibration) {
       << e.text;
 }
 
+TEST(ChromeExport, TasksAreNamedByTheirLabelsAndIoOperationsAreAsyncSlices) {
+  TraceHeader h = testing::test_header(2);
+  h.clock.ns_per_tick = 1.0;
+  LabelTable names;
+  names.define(1, "parse");
+  names.define(2, "render \"html\"");  // needs escaping
+  const std::vector<Event> events = {
+      {1000, 0, EventType::state, {}, 1 << 8 | 0, 1},
+      {1010, 0, EventType::task_begin, {}, 0xA000, 1},
+      {1011, 0, EventType::task_label, {}, 0xA000, 1},
+      {1020, 0, EventType::io_submit, {}, 77, 0 | 7 << 8},  // read fd 7
+      {1030, 0, EventType::task_begin, {}, 0xB000, 5},     // nested, labelled twice: the last wins
+      {1031, 0, EventType::task_label, {}, 0xB000, 1},
+      {1032, 0, EventType::task_label, {}, 0xB000, 2},
+      {1040, 0, EventType::task_end, {}, 0xB000, 0},
+      {1050, 0, EventType::task_end, {}, 0xA000, 0},
+      {1060, 0, EventType::task_begin, {}, 0xC000, 0},     // never labelled
+      {1070, 0, EventType::task_end, {}, 0xC000, 0},
+      {1080, 0, EventType::io_submit, {}, 78, 4 | static_cast<std::uint64_t>(-1) << 8},  // a timeout, no fd
+      {1000, 1, EventType::state, {}, 1 << 8 | 0, 1},
+      {1100, 1, EventType::io_complete, {}, 77, 4096},     // reaped by the other worker
+      {1110, 1, EventType::task_begin, {}, 0xD000, 0},
+      {1111, 1, EventType::task_label, {}, 0xD000, 9},     // a label the trace never named
+      {1120, 1, EventType::task_end, {}, 0xD000, 0},
+  };
+  const Exported e = export_trace(testing::write_trace_bytes(h, events, {}, &names), "labels", 0);
+  check_document(e);
+  std::map<std::string, int> task_names;
+  std::vector<json> io;
+  for (const json& ev : e.doc.at("traceEvents")) {
+    if (ev.at("ph") == "X" && ev.at("cat") == "task") {
+      ++task_names[ev.at("name").get<std::string>()];
+      if (ev.at("name") != "task") {
+        EXPECT_EQ(ev.at("args").at("label"), ev.at("name")) << ev;
+      }
+    }
+    if (ev.value("cat", "") == "io") io.push_back(ev);
+  }
+  EXPECT_EQ(task_names, (std::map<std::string, int>{{"parse", 1}, {"render \"html\"", 1}, {"task", 1}, {"label 9", 1}}));
+  ASSERT_EQ(io.size(), 4u);  // two operations, a begin and an end each
+  std::map<std::uint64_t, std::vector<json>> by_op;
+  for (const json& ev : io) by_op[ev.at("id").get<std::uint64_t>()].push_back(ev);
+  ASSERT_EQ(by_op[77].size(), 2u);
+  EXPECT_EQ(by_op[77][0].at("ph"), "b");
+  EXPECT_EQ(by_op[77][0].at("name"), "read fd 7");
+  EXPECT_EQ(to_ns(by_op[77][0].at("ts")), 20);  // rebased: the first event is at 1000
+  EXPECT_EQ(by_op[77][1].at("ph"), "e");
+  EXPECT_EQ(to_ns(by_op[77][1].at("ts")), 100);
+  EXPECT_EQ(by_op[77][1].at("args").at("result"), 4096);
+  ASSERT_EQ(by_op[78].size(), 2u);
+  EXPECT_EQ(by_op[78][0].at("name"), "timeout");
+  EXPECT_TRUE(by_op[78][1].at("args").contains("note"));  // still in flight at the end
+}
+
 TEST(ChromeExport, RandomAndTruncatedTracesStillExportValidJson) {
   // Random events: unmatched ends, huge worker ids, tick steps back, lanes up to 2^64-1.
   const auto random = testing::write_trace_bytes(testing::test_header(4), testing::random_events(5000, 3));

@@ -66,6 +66,28 @@ TEST_F(Cli, GoodFileEveryCommandSucceeds) {
   EXPECT_EQ(r.out.rfind("{\"traceEvents\":[", 0), 0u);
 }
 
+TEST_F(Cli, LabelsAreListedAndTheirTasksTimed) {
+  const LabelTable names = testing::test_labels(4);
+  const auto events = testing::fork_join_events({.workers = 2, .events = 20'000, .seed = 6, .labels = 4});
+  const std::string path = write("labels.ltrace", testing::write_trace_bytes(testing::test_header(2), events, {}, &names));
+  CommandResult r = run_tool({"info", path});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "labels      4 named")) << r.out;
+  for (const auto& [id, name] : names.all()) EXPECT_TRUE(has(r.out, name)) << name << "\n" << r.out;
+  EXPECT_TRUE(has(r.out, "task_label")) << r.out;
+
+  r = run_tool({"stats", path});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "task duration by label")) << r.out;
+  for (const auto& [id, name] : names.all()) EXPECT_TRUE(has(r.out, name)) << name << "\n" << r.out;
+  EXPECT_TRUE(has(r.out, "(no label)")) << r.out;
+
+  // The unlabelled trace says so.
+  r = run_tool({"info", good_});
+  EXPECT_TRUE(has(r.out, "labels      none")) << r.out;
+  EXPECT_FALSE(has(run_tool({"stats", good_}).out, "by label"));
+}
+
 TEST_F(Cli, TruncatedFileReportsProblemAndWhatWasRead) {
   const std::string truncated_line = "truncated at offset";
   CommandResult r = run_tool({"info", truncated_});

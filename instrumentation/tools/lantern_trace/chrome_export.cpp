@@ -25,8 +25,9 @@ std::string table_name(const std::string_view (&names)[N], std::uint64_t v) {
 
 class Exporter {
  public:
-  Exporter(JsonOut& json, const TraceHeader& header, ChromeExportCounts& counts)
+  Exporter(JsonOut& json, const TraceHeader& header, const LabelTable& labels, ChromeExportCounts& counts)
       : json_(json),
+        labels_(labels),
         ns_per_tick_(header.safe_ns_per_tick()),
         counts_(counts),
         process_name_(header.hostname.empty() ? "lantern" : "lantern on " + header.hostname) {}
@@ -36,6 +37,10 @@ class Exporter {
  private:
   struct OpenTask {
     std::uint64_t task, begin, source;
+    std::uint64_t label = 0;  // task_label's b, 0 until the task names itself
+  };
+  struct OpenIo {
+    std::uint64_t begin, kind_fd;
   };
   struct Worker {
     int state = -1;  // -1 until the first state event
@@ -80,9 +85,14 @@ class Exporter {
   void close_task(std::uint32_t id, const OpenTask& task, std::uint64_t now, const char* note);
   void counter(std::uint64_t lane, std::int64_t delta, std::uint64_t t);
   void flow(const char* name, std::uint32_t from, std::uint32_t to, std::uint64_t t, bool to_tasks);
+  void io_slice(std::uint64_t op, const OpenIo& io, std::uint64_t end, const std::int64_t* result);
+  std::string label_name(std::uint64_t label) const {
+    return label <= 0xFFFF'FFFFu ? labels_.display_name(static_cast<std::uint32_t>(label)) : "label " + std::to_string(label);
+  }
   void handle(const Event& e);
 
   JsonOut& json_;
+  const LabelTable& labels_;
   double ns_per_tick_;
   ChromeExportCounts& counts_;
   std::string process_name_;
@@ -90,6 +100,7 @@ class Exporter {
   std::uint64_t t0_ = 0;
   std::unordered_map<std::uint32_t, Worker> workers_;
   std::map<std::uint64_t, std::int64_t> lane_depth_;
+  std::map<std::uint64_t, OpenIo> io_;  // submitted, not completed yet, by operation id
   std::vector<Flow> flows_;
 };
 
@@ -109,10 +120,11 @@ void Exporter::state_slice(std::uint32_t id, std::uint64_t state, std::uint64_t 
 }
 
 void Exporter::close_task(std::uint32_t id, const OpenTask& task, std::uint64_t now, const char* note) {
-  slice("task", "task", tasks_tid(id), task.begin, now);
+  slice(task.label ? label_name(task.label) : "task", "task", tasks_tid(id), task.begin, now);
   char hex[24];
   std::snprintf(hex, sizeof hex, "0x%llx", static_cast<unsigned long long>(task.task));
   json_.raw(",\"args\":{\"task\":\"").raw(hex).raw("\",\"source\":").string(table_name(kSourceNames, task.source));
+  if (task.label) json_.raw(",\"label\":").string(label_name(task.label));
   if (note) json_.raw(",\"note\":").string(note);
   json_.raw("}}");
   ++counts_.task_slices;
@@ -153,6 +165,27 @@ void Exporter::flow(const char* name, std::uint32_t from, std::uint32_t to, std:
   ++counts_.flows;
 }
 
+// io_slice: an async slice from submit to completion (or to the end of the trace, when
+// result is null), on its own track per operation in Perfetto.
+void Exporter::io_slice(std::uint64_t op, const OpenIo& io, std::uint64_t end, const std::int64_t* result) {
+  const std::uint64_t kind = io.kind_fd & 0xFF;
+  const std::int64_t fd = static_cast<std::int64_t>(io.kind_fd) >> 8;
+  std::string name = table_name(kIoKindNames, kind);
+  if (fd >= 0) name += " fd " + std::to_string(fd);
+  for (const bool begin : {true, false}) {
+    begin_event().raw("{\"name\":").string(name).raw(",\"cat\":\"io\",\"ph\":\"").raw(begin ? "b" : "e");
+    json_.raw("\",\"id\":").u64(op).raw(",\"ts\":").micros(ns(begin ? io.begin : end)).raw(",\"pid\":").i64(kPid);
+    if (!begin) {
+      json_.raw(",\"args\":{");
+      if (result) json_.raw("\"result\":").i64(*result);
+      else json_.raw("\"note\":\"still in flight at the end of the trace\"");
+      json_.raw("}");
+    }
+    json_.raw("}");
+  }
+  ++counts_.io_slices;
+}
+
 void Exporter::handle(const Event& e) {
   Worker& w = workers_[e.worker];
   const std::uint64_t t = e.ticks;
@@ -175,6 +208,22 @@ void Exporter::handle(const Event& e) {
       w.tasks.push_back({e.a, t, e.b});
       ++w.next_begin;
       break;
+    case EventType::task_label: {
+      auto it = std::find_if(w.tasks.rbegin(), w.tasks.rend(), [&](const OpenTask& o) { return o.task == e.a; });
+      if (it != w.tasks.rend()) it->label = e.b;
+      break;
+    }
+    case EventType::io_submit: io_[e.a] = OpenIo{t, e.b}; break;
+    case EventType::io_complete: {
+      // Events are sorted by time, so the submission came first (a completion without
+      // one began before the trace did: left out).
+      auto it = io_.find(e.a);
+      if (it == io_.end()) break;
+      const auto result = static_cast<std::int64_t>(e.b);
+      io_slice(e.a, it->second, t, &result);
+      io_.erase(it);
+      break;
+    }
     case EventType::task_end: {
       auto it = std::find_if(w.tasks.rbegin(), w.tasks.rend(), [&](const OpenTask& o) { return o.task == e.a; });
       if (it == w.tasks.rend()) {
@@ -239,6 +288,7 @@ void Exporter::run(const std::vector<Event>& events) {
       w->tasks.pop_back();
     }
   }
+  for (const auto& [op, io] : io_) io_slice(op, io, end, nullptr);
   // Flows last: a viewer binds them to slices, which are then all known.
   for (const Flow& f : flows_) {
     for (const bool start : {true, false}) {
@@ -253,12 +303,12 @@ void Exporter::run(const std::vector<Event>& events) {
 
 }  // namespace
 
-bool write_chrome_trace(std::FILE* out, const TraceHeader& header, std::vector<Event>& events,
+bool write_chrome_trace(std::FILE* out, const TraceHeader& header, const LabelTable& labels, std::vector<Event>& events,
                         std::size_t problem_count, ChromeExportCounts* counts) {
   std::stable_sort(events.begin(), events.end(), [](const Event& a, const Event& b) { return a.ticks < b.ticks; });
   JsonOut json(out);
   json.raw("{\"traceEvents\":[");
-  Exporter(json, header, *counts).run(events);
+  Exporter(json, header, labels, *counts).run(events);
   json.raw("\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"producer\":").string(header.producer);
   json.raw(",\"hostname\":").string(header.hostname).raw(",\"cpu_model\":").string(header.cpu_model);
   json.raw(",\"topology\":").string(header.topology).raw(",\"workers\":").u64(header.workers);

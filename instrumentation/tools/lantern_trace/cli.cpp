@@ -98,6 +98,7 @@ Scan scan_trace(const std::string& path, bool progress, const std::function<void
   bar.finish();
   scan.header = reader.header();
   scan.header_ok = reader.header_ok();
+  scan.labels = reader.labels();
   scan.io_failed = reader.io_failed();
   scan.problems = reader.problems();
   scan.file_bytes = reader.bytes_read();

@@ -49,6 +49,7 @@ struct Scan {
   TraceHeader header;
   bool header_ok = false;
   bool io_failed = false;
+  LabelTable labels;  // the task label names the chunks carried
   std::vector<TraceError> problems;
   std::uint64_t chunks = 0;
   std::uint64_t events = 0;

@@ -15,7 +15,9 @@ constexpr const char* kHelp =
     "\n"
     "Writes the trace as Chrome trace-event JSON, which ui.perfetto.dev and\n"
     "chrome://tracing open. Each worker gets two tracks: its states (active, idle,\n"
-    "sleepy, sleeping) and its tasks (nested as they ran). Steals and wakes are arrows\n"
+    "sleepy, sleeping) and its tasks (nested as they ran, each named by the label it\n"
+    "gave itself, else 'task'). IO operations are async slices from submission to\n"
+    "completion (category io, e.g. 'read fd 7'). Steals and wakes are arrows\n"
     "(flow events) from the victim or waker to the thief's next task or the woken\n"
     "worker's next state. Each lane's queue depth is a counter track. Times are in\n"
     "microseconds from the first event. A damaged trace is exported as far as it reads.\n"
@@ -68,7 +70,7 @@ int run_export(std::span<char* const> args) {
     return kExitUsage;
   }
   ChromeExportCounts counts;
-  bool ok = write_chrome_trace(out, scan.header, events, scan.problems.size(), &counts);
+  bool ok = write_chrome_trace(out, scan.header, scan.labels, events, scan.problems.size(), &counts);
   const int write_errno = errno;
   if (out != stdout) ok = (std::fclose(out) == 0) && ok;
   else ok = (std::fflush(out) == 0) && ok;
@@ -78,9 +80,9 @@ int run_export(std::span<char* const> args) {
   }
   if (out != stdout) {
     std::printf("wrote %s: %" PRIu64 " state slices, %" PRIu64 " task slices, %" PRIu64 " flows, %" PRIu64
-                " counter samples, %" PRIu64 " instants\n",
+                " counter samples, %" PRIu64 " instants, %" PRIu64 " IO slices\n",
                 output.c_str(), counts.state_slices, counts.task_slices, counts.flows, counts.counter_samples,
-                counts.instants);
+                counts.instants, counts.io_slices);
   }
   return exit_code(scan);
 }

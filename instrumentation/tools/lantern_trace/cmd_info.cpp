@@ -1,6 +1,7 @@
 // cmd_info.cpp - `lantern-trace info FILE`: what a trace is, at a glance.
 #include <cinttypes>
 #include <ctime>
+#include <map>
 
 #include "cli.hpp"
 #include "commands.hpp"
@@ -12,9 +13,10 @@ constexpr const char* kHelp =
     "usage: lantern-trace info [--no-progress] FILE\n"
     "\n"
     "Prints a trace's header (producer, host, CPU, topology, workers, clock), its\n"
-    "duration, chunk and event counts, bytes per event, events by type, and the events\n"
-    "lost to full rings (from 'dropped' markers). Damaged or cut-off files are read as\n"
-    "far as possible; their problems are listed at the end.\n"
+    "duration, chunk and event counts, bytes per event, events by type, the events\n"
+    "lost to full rings (from 'dropped' markers), and the task labels the trace names\n"
+    "(id, name, how many task_label events use it). Damaged or cut-off files are read\n"
+    "as far as possible; their problems are listed at the end.\n"
     "\n"
     "options:\n"
     "  --no-progress   no progress bar (it is only drawn when stderr is a terminal)\n"
@@ -54,6 +56,22 @@ void print_header(const TraceHeader& h) {
   std::printf("started     %s\n", format_wall_clock(h.wall_start_unix_ns).c_str());
 }
 
+// print_labels: every label the trace names, and ids used but never named.
+void print_labels(const LabelTable& names, const std::map<std::uint64_t, std::uint64_t>& uses) {
+  std::map<std::uint64_t, std::uint64_t> all = uses;
+  for (const auto& [id, name] : names.all()) all.try_emplace(id, 0);
+  if (all.empty()) {
+    std::printf("labels      none\n");
+    return;
+  }
+  std::printf("labels      %zu named (id, name, task_label events):\n", names.size());
+  for (const auto& [id, count] : all) {
+    const auto name = id <= 0xFFFF'FFFFu ? names.name(static_cast<std::uint32_t>(id)) : std::nullopt;
+    std::printf("  %6" PRIu64 "  %-32s %12" PRIu64 "\n", id,
+                name ? printable(std::string(*name)).c_str() : (id == 0 ? "(no label)" : "(not named in the trace)"), count);
+  }
+}
+
 }  // namespace
 
 int run_info(std::span<char* const> args) {
@@ -70,10 +88,12 @@ int run_info(std::span<char* const> args) {
 
   std::uint64_t by_type[kEventTypeCount] = {};
   std::uint64_t dropped = 0;
+  std::map<std::uint64_t, std::uint64_t> label_uses;  // label id -> task_label events
   const Scan scan = scan_trace(path, !parsed->has("--no-progress"), [&](const DecodedChunk& chunk) {
     for (const Event& e : chunk.events) {
       ++by_type[static_cast<int>(e.type)];
       if (e.type == EventType::dropped) dropped += e.a;
+      if (e.type == EventType::task_label) ++label_uses[e.b];
     }
   });
   if (scan.io_failed) {
@@ -97,6 +117,7 @@ int run_info(std::span<char* const> args) {
   std::printf("events by type:\n");
   for (int t = 0; t < kEventTypeCount; ++t)
     std::printf("  %-20s %12" PRIu64 "\n", std::string(kEventInfo[t].name).c_str(), by_type[t]);
+  print_labels(scan.labels, label_uses);
   if (scan.problems.empty()) {
     std::printf("problems    none\n");
   } else {

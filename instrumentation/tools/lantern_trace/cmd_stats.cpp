@@ -1,4 +1,5 @@
 // cmd_stats.cpp - `lantern-trace stats FILE`: where the workers' time went.
+#include <algorithm>
 #include <cinttypes>
 
 #include "cli.hpp"
@@ -16,8 +17,10 @@ constexpr const char* kHelp =
     "and wakes. Then steals by distance (smt, l2, llc, numa, remote), and p50/p90/p99\n"
     "latencies of the ready wait (time a task waited in a lane, from lane_pop) and of\n"
     "task duration (task_begin to task_end on one worker; a task's duration includes the\n"
-    "tasks nested in it while it waited in a join). Ticks are converted to time with the\n"
-    "clock calibration in the trace header.\n"
+    "tasks nested in it while it waited in a join), also per task label (the name a task\n"
+    "gave itself with lantern::label_task; 'no label' for the rest), and of IO operations\n"
+    "(io_submit to io_complete). Ticks are converted to time with the clock calibration\n"
+    "in the trace header.\n"
     "\n"
     "options:\n"
     "  --no-progress   no progress bar (it is only drawn when stderr is a terminal)\n"
@@ -34,6 +37,27 @@ void print_percentiles(const char* what, const Percentiles& p) {
   std::printf("%s: %" PRIu64 " samples, p50 %s, p90 %s, p99 %s, max %s\n", what, p.count,
               format_duration_ns(p.p50_ns).c_str(), format_duration_ns(p.p90_ns).c_str(),
               format_duration_ns(p.p99_ns).c_str(), format_duration_ns(p.max_ns).c_str());
+}
+
+void print_labels(const TraceStats& stats, const LabelTable& names) {
+  // Labelled tasks first, most frequent first; the unlabelled ones last.
+  std::vector<std::pair<std::uint64_t, const Percentiles*>> rows;
+  for (const auto& [label, p] : stats.by_label)
+    if (label != 0) rows.emplace_back(label, &p);
+  if (rows.empty()) return;
+  std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.second->count > b.second->count; });
+  if (auto it = stats.by_label.find(0); it != stats.by_label.end()) rows.emplace_back(0, &it->second);
+  std::printf("\ntask duration by label (inclusive of nested tasks)\n");
+  std::printf("%-28s%10s%11s%11s%11s%11s\n", "label", "tasks", "p50", "p90", "p99", "max");
+  for (const auto& [label, p] : rows) {
+    std::string name = label == 0                  ? "(no label)"
+                       : label > 0xFFFF'FFFFu      ? "label " + std::to_string(label)
+                                                   : printable(names.display_name(static_cast<std::uint32_t>(label)));
+    if (name.size() > 27) name = name.substr(0, 24) + "...";
+    std::printf("%-28s%10" PRIu64 "%11s%11s%11s%11s\n", name.c_str(), p->count, format_duration_ns(p->p50_ns).c_str(),
+                format_duration_ns(p->p90_ns).c_str(), format_duration_ns(p->p99_ns).c_str(),
+                format_duration_ns(p->max_ns).c_str());
+  }
 }
 
 void print_row(const std::string& label, const WorkerSummary& w) {
@@ -107,6 +131,12 @@ int run_stats(std::span<char* const> args) {
   if (stats.unmatched_task_ends > 0 || stats.unfinished_tasks > 0)
     std::printf("(%" PRIu64 " task ends without a recorded begin, %" PRIu64 " tasks still running at the end)\n",
                 stats.unmatched_task_ends, stats.unfinished_tasks);
+  print_labels(stats, scan.labels);
+  if (stats.io_submitted > 0 || stats.io_completed > 0) {
+    std::printf("\nIO: %" PRIu64 " operations submitted, %" PRIu64 " completed (%" PRIu64 " failed)\n",
+                stats.io_submitted, stats.io_completed, stats.io_failed);
+    print_percentiles("IO latency (io_submit to io_complete)", stats.io_latency);
+  }
   return exit_code(scan);
 }
 

@@ -29,6 +29,32 @@ void StatsBuilder::add(const Event& e) {
       ++summary.tasks;
       worker.open_tasks.push_back({e.a, e.ticks});
       break;
+    case EventType::task_label: {
+      // The innermost open task with this id (a task labels itself while it runs).
+      auto& open = worker.open_tasks;
+      auto it = std::find_if(open.rbegin(), open.rend(), [&](const OpenTask& t) { return t.task == e.a; });
+      if (it != open.rend()) it->label = e.b;
+      break;
+    }
+    case EventType::io_submit:
+    case EventType::io_complete: {
+      const bool submit = e.type == EventType::io_submit;
+      if (submit) {
+        ++stats_.io_submitted;
+      } else {
+        ++stats_.io_completed;
+        if (static_cast<std::int64_t>(e.b) < 0) ++stats_.io_failed;
+      }
+      auto& other = submit ? io_completed_at_ : io_submitted_at_;
+      if (auto it = other.find(e.a); it != other.end()) {
+        const std::uint64_t from = submit ? e.ticks : it->second, to = submit ? it->second : e.ticks;
+        if (to >= from) io_ticks_.push_back(to - from);
+        other.erase(it);
+      } else {
+        (submit ? io_submitted_at_ : io_completed_at_)[e.a] = e.ticks;
+      }
+      break;
+    }
     case EventType::task_end: {
       // Tasks nest (a join runs other tasks inside the waiting one), so match the
       // innermost open task with this id; tasks inside it that never ended are dropped.
@@ -38,7 +64,10 @@ void StatsBuilder::add(const Event& e) {
         ++stats_.unmatched_task_ends;
         break;
       }
-      if (e.ticks >= it->begin) task_ticks_.push_back(e.ticks - it->begin);
+      if (e.ticks >= it->begin) {
+        task_ticks_.push_back(e.ticks - it->begin);
+        label_ticks_[it->label].push_back(e.ticks - it->begin);
+      }
       open.erase(std::prev(it.base()), open.end());
       break;
     }
@@ -79,6 +108,8 @@ TraceStats StatsBuilder::finish(const TraceHeader& header, std::uint64_t end_tic
   }
   stats_.ready_wait = percentiles(ready_wait_ticks_, header);
   stats_.task_duration = percentiles(task_ticks_, header);
+  for (auto& [label, ticks] : label_ticks_) stats_.by_label[label] = percentiles(ticks, header);
+  stats_.io_latency = percentiles(io_ticks_, header);
   return stats_;
 }
 

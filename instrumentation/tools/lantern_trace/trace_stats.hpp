@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <unordered_map>
 #include <vector>
 
 #include "lantern/trace/trace_header.hpp"
@@ -29,6 +30,13 @@ struct Percentiles {
 
 struct TraceStats {
   std::map<std::uint32_t, WorkerSummary> workers;
+  // Task duration by the label the task gave itself (task_label; the last one if it
+  // named itself twice); key 0 collects the tasks that named themselves nothing.
+  std::map<std::uint64_t, Percentiles> by_label;
+  // IO operations: io_submit and io_complete events, and the time between them (matched
+  // by operation id, whichever workers reported them).
+  std::uint64_t io_submitted = 0, io_completed = 0, io_failed = 0;  // failed: result < 0
+  Percentiles io_latency;
   std::uint64_t steals_by_distance[kDistanceCount + 1] = {};  // last: distance outside the table
   Percentiles ready_wait;     // lane_pop b
   Percentiles task_duration;  // task_begin..task_end, inclusive of nested tasks
@@ -46,6 +54,7 @@ class StatsBuilder {
   struct OpenTask {
     std::uint64_t task;
     std::uint64_t begin;
+    std::uint64_t label = 0;
   };
   struct WorkerState {
     int state = -1;  // -1: not known yet
@@ -58,6 +67,11 @@ class StatsBuilder {
   std::map<std::uint32_t, WorkerState> state_;
   std::vector<std::uint64_t> ready_wait_ticks_;
   std::vector<std::uint64_t> task_ticks_;
+  std::map<std::uint64_t, std::vector<std::uint64_t>> label_ticks_;
+  // IO ops seen at one end only so far: a file interleaves workers, so a completion
+  // reported by another worker can come before its submission.
+  std::unordered_map<std::uint64_t, std::uint64_t> io_submitted_at_, io_completed_at_;
+  std::vector<std::uint64_t> io_ticks_;
 };
 
 }  // namespace lantern::trace::cli

@@ -81,6 +81,8 @@ inline constexpr std::string_view kSourceNames[] = {"own_deque", "own_lane", "st
                                                     "stolen_lane", "help",   "inline_call"};
 inline constexpr std::string_view kDistanceNames[] = {"smt", "l2", "llc", "numa", "remote"};
 inline constexpr int kDistanceCount = 5;
+// io_submit's kind (b & 0xFF), as core numbers its IoKind.
+inline constexpr std::string_view kIoKindNames[] = {"read", "write", "accept", "connect", "timeout"};
 
 // Event is one recorded event in memory: 32 bytes, what a worker's ring holds.
 struct Event {
