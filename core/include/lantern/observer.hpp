@@ -64,7 +64,7 @@ const char* source_name(TaskSource s) noexcept;
   X(state, "from_state << 8 | to_state", "StateReason")                                             \
   X(task_begin, "task id", "TaskSource")                                                            \
   X(task_end, "task id", "1 if the task threw")                                                     \
-  X(push, "task id", "0: own deque, lane index + 1: a lane")                                        \
+  X(push, "task id", "0: own deque, lane index + 1: a lane; own deque: depth after << 32")          \
   X(steal, "victim worker", "distance level | TaskSource << 8")                                     \
   X(steal_round_failed, "victims probed", "lost races")                                             \
   X(help, "helped lane", "head's age in ticks")                                                     \
@@ -101,6 +101,13 @@ class Observer {
   // observer recording only states should not pay for it. May change at any time.
   std::atomic<std::uint32_t> interest{~0u};
   static constexpr std::uint32_t bit(Hook h) noexcept { return 1u << static_cast<unsigned>(h); }
+
+  // deque_push_sample_mask: a worker reports the push of a task onto its *own deque* only
+  // when its count of such pushes ANDed with this mask is 0 (0: every push; 63: one in
+  // 64), carrying the deque's depth. Fork-join pushes once per join, and a join costs
+  // about as much as recording an event, so recording all of them would double the cost
+  // of fork-join code; lane pushes are always reported. May change at any time.
+  std::atomic<std::uint32_t> deque_push_sample_mask{0};
 };
 
 }  // namespace lantern

@@ -44,7 +44,14 @@ class alignas(64) Worker final : public SleepSink {
   // --- hot path, called on this worker's thread only ---
   void push(Job* job) {
     const std::int64_t before = owner_.push(job);
-    LANTERN_HOOK(*this, push, task_id(job), 0);
+#if LANTERN_OBSERVER
+    if (Observer* obs = observer) [[unlikely]] {
+      if ((obs->interest.load(std::memory_order_relaxed) & Observer::bit(Hook::push)) &&
+          (++deque_pushes_ & obs->deque_push_sample_mask.load(std::memory_order_relaxed)) == 0) {
+        obs->on_event(index, Hook::push, task_id(job), static_cast<std::uint64_t>(before + 1) << 32);
+      }
+    }
+#endif
     sleep_->new_internal_jobs(1, before == 0, this);
   }
   Job* pop() noexcept { return owner_.pop(); }
@@ -169,6 +176,7 @@ class alignas(64) Worker final : public SleepSink {
   std::size_t far_begin_ = 0;  // victims_[far_begin_..] are the farthest level
   Job* continuation_ = nullptr;
   Job* current_task_ = nullptr;
+  std::uint32_t deque_pushes_ = 0;  // for sampling push hooks (Observer::deque_push_sample_mask)
   // The worker named by the wake hint that woke us: searched first, once.
   std::uint32_t steal_hint_ = SleepSink::kNowhere;
   // The worker whose queue the last found job came from (for work_found's wake hint).
