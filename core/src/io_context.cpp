@@ -183,10 +183,7 @@ void IoContext::block() noexcept {
   }
 }
 
-void IoContext::poll(Reaped& out) {
-  flush();
-  reap(out);
-}
+void IoContext::poll(Reaped& out) { reap(out); }
 
 void IoContext::reap(Reaped& out) {
   io_uring_cqe* cqe = nullptr;

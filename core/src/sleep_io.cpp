@@ -109,6 +109,22 @@ void Sleep::sleep_io(IdleState& idle, Latch& latch, bool (*has_injected)(void*),
     slot.io_blocked.compare_exchange_strong(expected, false, std::memory_order_acq_rel);
   };
 
+  // A hint read left over from our last sleep (withdrawn, its cancel in flight) must be
+  // finished before we count ourselves again: a hint it caught while we were not counted
+  // belongs to a sleeper and must be forwarded, which we could no longer tell apart from
+  // our own once counted (IO.md, "Withdrawing"). The cancel makes this wait short.
+  if (io.hint_armed()) {
+    io.cancel_hint_read();
+    while (io.hint_armed()) {
+      Reaped r;
+      io.wait(r);
+      if (r.hint) forward_hint(r.hint_value);
+    }
+    if (io.has_ready()) {  // completions arrived meanwhile: run them instead of sleeping
+      back_to_idle(StateReason::found_work, 0);
+      return;
+    }
+  }
   // Findable by targeted wakes before the latch claim: a set() that sees SLEEPING
   // happens after this store, so it finds the flag set.
   slot.io_blocked.store(true, std::memory_order_seq_cst);

@@ -84,7 +84,19 @@ Job* Worker::find_work(TaskSource* source, bool* more_left) {
   }
   if (Job* job = owner_.pop()) {
     *source = TaskSource::own_deque;
+    // Submissions queued by our tasks go to the kernel in one system call once our own
+    // deque runs dry (the callbacks of one batch of completions submit together), and
+    // every kIoFlushInterval finds at the latest, so a long run of local work cannot
+    // hold them back.
+    if (io_ && io_->has_queued() && ++finds_since_io_flush_ >= kIoFlushInterval) [[unlikely]] {
+      finds_since_io_flush_ = 0;
+      io_->flush();
+    }
     return job;
+  }
+  if (io_ && io_->has_queued()) {
+    finds_since_io_flush_ = 0;
+    io_->flush();
   }
   if (Job* job = pop_lane(lane, index)) {
     *source = TaskSource::own_lane;
@@ -94,8 +106,8 @@ Job* Worker::find_work(TaskSource* source, bool* more_left) {
   return steal(source, more_left);
 }
 
-// poll_io: submit what our tasks queued, reap what completed, and make the waiting
-// tasks ready on our own deque (their locality: the data they read is in our caches).
+// poll_io: reap what completed (no system call) and make the waiting tasks ready on
+// our own deque (their locality: the data they read is in our caches).
 void Worker::poll_io() {
   if (io_cancel_requested_.load(std::memory_order_relaxed) && io_cancel_requested_.exchange(false)) io_->cancel_all();
   Reaped r;

@@ -51,6 +51,7 @@ class IoContext {
   void flush();
   // busy: anything queued or in flight that poll() should look at.
   bool busy() const noexcept { return queued_ > 0 || in_flight_ops_ > 0 || hint_armed_ || wake_armed_; }
+  bool has_queued() const noexcept { return queued_ > 0; }
   std::uint32_t in_flight() const noexcept { return in_flight_ops_; }
 
   // The sleeping worker's side.
@@ -60,8 +61,8 @@ class IoContext {
   bool hint_armed() const noexcept { return hint_armed_; }
   bool wake_armed() const noexcept { return wake_armed_; }
 
-  // wait blocks until at least one completion has arrived, then reaps every completion
-  // available; poll only reaps. Both submit queued entries first.
+  // wait submits queued entries and blocks until at least one completion has arrived,
+  // then reaps every completion available; poll only reaps (no system call).
   void wait(Reaped& out);
   void poll(Reaped& out);
 

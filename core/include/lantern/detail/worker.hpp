@@ -36,6 +36,9 @@ class alignas(64) Worker final : public SleepSink {
   // Every this many steal rounds, one randomly chosen victim of the farthest distance
   // level is probed first, so work on a remote socket is never ignored forever.
   static constexpr std::uint32_t kFarProbeInterval = 8;
+  // IO submissions queued by tasks are flushed when the worker's deque runs dry, and
+  // at least every this many tasks taken from it.
+  static constexpr std::uint32_t kIoFlushInterval = 32;
 
   Worker(Registry& registry, std::uint32_t index, LaneMirror* mirror, Observer* observer);
   Worker(const Worker&) = delete;
@@ -176,7 +179,8 @@ class alignas(64) Worker final : public SleepSink {
   std::size_t far_begin_ = 0;  // victims_[far_begin_..] are the farthest level
   Job* continuation_ = nullptr;
   Job* current_task_ = nullptr;
-  std::uint32_t deque_pushes_ = 0;  // for sampling push hooks (Observer::deque_push_sample_mask)
+  std::uint32_t deque_pushes_ = 0;
+  std::uint32_t finds_since_io_flush_ = 0;  // for sampling push hooks (Observer::deque_push_sample_mask)
   // The worker named by the wake hint that woke us: searched first, once.
   std::uint32_t steal_hint_ = SleepSink::kNowhere;
   // The worker whose queue the last found job came from (for work_found's wake hint).
