@@ -117,7 +117,9 @@ int main(int argc, char** argv) {
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
   const unsigned workers = options.workers ? options.workers : std::max(1u, std::thread::hardware_concurrency());
-  lantern::instrumentation::Recorder recorder(workers, {.level = trace_path.empty() ? lantern::trace::Level::states
+  // Without --trace nothing reads events: record none (level off), keep the exact
+  // counters the metrics need, and run no collector thread, so an idle server sleeps.
+  lantern::instrumentation::Recorder recorder(workers, {.level = trace_path.empty() ? lantern::trace::Level::off
                                                                                    : lantern::trace::Level::tasks});
   options.observer = &recorder;
   lantern::instrumentation::Collector collector(recorder);
@@ -142,7 +144,7 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "lantern_echo_server: not recording a trace: %s\n", trace->error().c_str());
       }
     }
-    collector.start();
+    if (!trace_path.empty()) collector.start();
     std::unique_ptr<lantern::exporters::PrometheusExporter> exporter;
     if (!metrics_address.empty()) {
       try {
