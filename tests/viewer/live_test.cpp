@@ -232,7 +232,15 @@ TEST(Live, RealSchedulerStreamsIntoTheSameModel) {
   auto session = Session::attach(where);
   ASSERT_TRUE(until([&] { return stream->stats().clients == 1; }));
   collector.start();
-  EXPECT_EQ(pool.run([] { return fib(18); }), 2584);
+  const Label kFib = label("live_test.fib"), kLeaf = label("live_test.leaf");
+  EXPECT_EQ(pool.run([&] {
+              label_task(kFib);
+              return fib(18);
+            }),
+            2584);
+  TaskGroup group(pool);
+  for (int i = 0; i < 20; ++i) group.spawn([&] { label_task(kLeaf); });
+  group.wait();
   pool.shutdown();
   collector.stop();
   ASSERT_TRUE(stream->wait_until_sent(10s));
@@ -243,6 +251,12 @@ TEST(Live, RealSchedulerStreamsIntoTheSameModel) {
   EXPECT_EQ(m.worker_count(), 2u);
   EXPECT_GT(m.events_of(trace::EventType::state), 0u);
   EXPECT_EQ(m.trace_problems().size(), 0u);
+#if LANTERN_OBSERVER
+  // The stream's chunks named the labels: the viewer shows the names, not numbers.
+  EXPECT_EQ(m.labels().name(kFib.id()), "live_test.fib");
+  EXPECT_EQ(m.labels().name(kLeaf.id()), "live_test.leaf");
+  EXPECT_EQ(m.label_uses().at(kLeaf.id()), 20u);
+#endif
 }
 
 }  // namespace

@@ -3,6 +3,8 @@
 //   steals.ltrace      the synthetic simulation, 4 workers on 2 sockets: steals everywhere
 //   one_worker.ltrace  the simulation with a single worker: nobody to steal from
 //   real.ltrace        a real Scheduler + Recorder run (fork-join, bursts) at level full
+//   labels.ltrace      3 workers running labelled tasks (3 labels, some tasks unlabelled),
+//                      with releases from task to task and IO submissions and completions
 //   truncated.ltrace   steals.ltrace cut in the middle of a chunk
 //   corrupt.ltrace     steals.ltrace with damaged bytes in a middle chunk
 //   newer.ltrace       steals.ltrace as written by a future format version (valid CRC)
@@ -63,6 +65,49 @@ std::vector<std::uint8_t> states_trace() {
     out.insert(out.end(), b.begin(), b.end());
     return true;
   }, "states", h);
+  writer.write(ev);
+  writer.close();
+  return out;
+}
+
+// labels_trace: 12 ms, 1 tick = 1 ns. Each worker runs back-to-back 300 us tasks; task k
+// labels itself with label 1 + k % 3 ("parse", "render", "compress") unless k % 4 == 3.
+// Every task of worker 0 releases the next task of worker 1 (a dependency), and every
+// second task of worker 2 submits an IO read that worker 2 completes 200 us later.
+std::vector<std::uint8_t> labels_trace() {
+  trace::TraceHeader h;
+  h.producer = "viewer screenshot test (labels)";
+  h.workers = 3;
+  h.clock = trace::ClockCalibration{false, 1.0, 0, 0};
+  for (int i = 0; i < 3; ++i) h.cpus.push_back(trace::CpuRow{-1, i, i, 0, 0, 0});
+  trace::LabelTable names;
+  names.define(1, "parse");
+  names.define(2, "render");
+  names.define(3, "compress");
+  std::vector<trace::Event> ev;
+  auto add = [&](std::uint32_t w, std::uint64_t t, trace::EventType type, std::uint64_t a, std::uint64_t b) {
+    ev.push_back(trace::Event{1'000'000 + t, w, type, {0, 0, 0}, a, b});
+  };
+  auto task_id = [](std::uint32_t w, std::uint64_t k) { return 0x7f00'0000'0000ull + (std::uint64_t{w} << 20) + k * 64; };
+  constexpr std::uint64_t kTask = 300'000, kTasks = 40;
+  for (std::uint32_t w = 0; w < 3; ++w) {
+    add(w, 0, trace::EventType::state, 1 << 8 | 0, 1);  // idle -> active
+    for (std::uint64_t k = 0; k < kTasks; ++k) {
+      const std::uint64_t t0 = k * kTask + 1000 * w, id = task_id(w, k);
+      add(w, t0, trace::EventType::task_begin, id, 0);
+      if (k % 4 != 3) add(w, t0 + 5'000, trace::EventType::task_label, id, 1 + k % 3);
+      if (w == 0 && k + 1 < kTasks) add(w, t0 + 250'000, trace::EventType::release, task_id(1, k + 1), id);
+      if (w == 2 && k % 2 == 0) add(w, t0 + 50'000, trace::EventType::io_submit, 1000 + k, 0 | 9 << 8);
+      if (w == 2 && k % 2 == 0) add(w, t0 + 250'000, trace::EventType::io_complete, 1000 + k, 4096);
+      add(w, t0 + kTask - 20'000, trace::EventType::task_end, id, 0);
+    }
+    add(w, kTasks * kTask + 1000 * w, trace::EventType::state, 0 << 8 | 1, 2);  // active -> idle
+  }
+  std::vector<std::uint8_t> out;
+  auto writer = trace::TraceWriter::to_sink([&](std::span<const std::uint8_t> b, std::string&) {
+    out.insert(out.end(), b.begin(), b.end());
+    return true;
+  }, "labels", h, trace::WriterOptions{.chunk_limits = {.target_payload_bytes = 512, .max_events = 64}, .labels = &names});
   writer.write(ev);
   writer.close();
   return out;
@@ -134,7 +179,7 @@ int main(int argc, char** argv) {
   const bool ok = write_bytes(dir + "/states.ltrace", states_trace()) && write_bytes(dir + "/steals.ltrace", good) &&
                   write_bytes(dir + "/one_worker.ltrace", viewer::synthetic_trace_bytes(one)) &&
                   write_bytes(dir + "/truncated.ltrace", truncated) && write_bytes(dir + "/corrupt.ltrace", corrupt) &&
-                  write_bytes(dir + "/newer.ltrace", newer) &&
+                  write_bytes(dir + "/newer.ltrace", newer) && write_bytes(dir + "/labels.ltrace", labels_trace()) &&
                   write_bytes(dir + "/not_a_trace.ltrace", std::vector<std::uint8_t>(text.begin(), text.end())) &&
                   real_trace(dir + "/real.ltrace");
   if (!ok) {

@@ -102,6 +102,71 @@ TEST(WorkerTrack, LostEndClosesInnerTasks) {
   EXPECT_EQ(t.open_depth(), 0);
 }
 
+TEST(Model, LabelsReleasesAndIoEventsFromAFile) {
+  using trace::EventType;
+  TraceBuilder b(2);
+  b.state(0, 10, 1, 0);
+  b.state(1, 10, 1, 0);
+  // Worker 1 runs task 6 before the file shows what released it: the collector drained
+  // worker 1's ring first. The model must link the release either way.
+  b.task_begin(1, 300, 6, 0);
+  b.event(1, 301, EventType::task_label, 6, 2);
+  b.event(1, 310, EventType::io_submit, 77, 0 | 5 << 8);
+  b.task_end(1, 350, 6);
+  b.task_begin(0, 100, 1, 1);
+  b.event(0, 101, EventType::task_label, 1, 1);
+  b.event(0, 102, EventType::task_label, 1, 3);  // named twice: the last name counts
+  b.event(0, 150, EventType::release, 5, 1);     // task 1 releases task 5 ...
+  b.event(0, 160, EventType::release, 6, 1);     // ... and task 6 (already in the file)
+  b.event(0, 170, EventType::release, 8, 0x5160);  // a signal released task 8: no releasing task
+  b.task_end(0, 200, 1);
+  b.task_begin(1, 400, 5, 0);                    // task 5 begins after its release
+  b.task_end(1, 450, 5);
+  b.event(1, 500, EventType::io_complete, 77, 4096);
+  trace::LabelTable names;
+  names.define(1, "parse");
+  names.define(2, "render");
+  names.define(3, "compress");
+  auto session = test::load(b.bytes(&names), 5);
+  std::lock_guard<std::mutex> lock(session->mutex());
+  Model& m = session->model();
+  m.prepare_series();
+  ASSERT_TRUE(m.trace_problems().empty());
+  EXPECT_EQ(m.labels(), names);
+  EXPECT_EQ(m.label_name(3), "compress");
+  EXPECT_EQ(m.label_name(9), "label 9");
+  EXPECT_EQ(m.label_uses(), (std::map<std::uint32_t, std::uint64_t>{{1, 1}, {2, 1}, {3, 1}}));
+  EXPECT_EQ(m.track(0).slices(0)[0].label, 3u);
+  EXPECT_EQ(m.track(1).slices(0)[0].label, 2u);  // task 6
+  EXPECT_EQ(m.track(1).slices(0)[1].label, 0u);  // task 5 never named itself
+
+  ASSERT_EQ(m.releases(0).size(), 3u);
+  for (const Release& r : m.releases(0)) {
+    SCOPED_TRACE("release of task " + std::to_string(r.released));
+    if (r.released == 8) {
+      EXPECT_FALSE(r.from.valid());  // a signal, not a task of worker 0
+      EXPECT_FALSE(r.to.valid());    // task 8 never ran in this trace
+      continue;
+    }
+    ASSERT_TRUE(r.from.valid());
+    EXPECT_EQ(m.slice(r.from).id, 1u);
+    ASSERT_TRUE(r.to.valid());
+    EXPECT_EQ(r.to.worker, 1);
+    EXPECT_EQ(m.slice(r.to).id, r.released);
+    EXPECT_GE(m.slice(r.to).start, r.t);
+  }
+  ASSERT_EQ(m.io(1).size(), 2u);
+  EXPECT_FALSE(m.io(1)[0].completed);
+  EXPECT_TRUE(m.io(1)[1].completed);
+  EXPECT_EQ(m.io(1)[1].value, 4096u);
+  const TimeSeries* ts = m.series();
+  ASSERT_NE(ts, nullptr);
+  const double all = 1 << 20;  // whole buckets: a sum inside one interpolates
+  EXPECT_DOUBLE_EQ(ts->sum(kSeriesReleases, -all, all), 3.0);
+  EXPECT_DOUBLE_EQ(ts->sum(kSeriesIoSubmits, -all, all), 1.0);
+  EXPECT_DOUBLE_EQ(ts->sum(kSeriesIoCompletions, -all, all), 1.0);
+}
+
 TEST(TimeSeries, PointsAndIntervalsSumOverAnyRange) {
   TimeSeries s(2, 1000, 1 << 20, 4);  // 16-tick buckets
   s.add_point(0, 1000, 1);

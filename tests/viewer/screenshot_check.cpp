@@ -5,12 +5,16 @@
 //   screenshot_check matrix PNG LAYOUT TRACE nonempty|empty
 //                                               steal-matrix cells are lit exactly where the
 //                                               trace has steals (and some are, or none are)
+//   screenshot_check labels PNG LAYOUT TRACE    the legend has a swatch in each task label's
+//                                               colour, task rows show every label wide enough
+//                                               to see, and release arrows are drawn
 //
 // LAYOUT is what `lantern-view --layout` wrote: where lanes and cells were drawn. The
 // expectation is computed here from the trace with the model library; the colours are
 // the palette's. Exit 0 when the picture matches, 1 with a report when it does not.
 #include <stb_image.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -113,6 +117,75 @@ int check_lanes(const Image& img, const std::vector<Rect>& lanes, double start, 
   return failures;
 }
 
+// near: whether a pixel is within `tolerance` (per channel, summed squares) of a colour.
+bool near(const Image& img, int x, int y, ImU32 c, int tolerance = 30) {
+  int r, g, b;
+  img.at(x, y, &r, &g, &b);
+  const int dr = r - static_cast<int>(c & 0xFF), dg = g - static_cast<int>((c >> 8) & 0xFF), db = b - static_cast<int>((c >> 16) & 0xFF);
+  return dr * dr + dg * dg + db * db <= tolerance * tolerance;
+}
+
+int check_labels(const Image& img, const std::vector<Rect>& swatches, const std::vector<Rect>& rows, double start,
+                 double end, const Model& m) {
+  int failures = 0;
+  if (m.label_uses().empty()) std::printf("FAIL: the trace has no labelled tasks\n"), ++failures;
+  // 1. The legend: one swatch per label, in the label's colour.
+  for (const auto& [id, uses] : m.label_uses()) {
+    auto it = std::find_if(swatches.begin(), swatches.end(), [&](const Rect& r) { return r.a == static_cast<int>(id); });
+    if (it == swatches.end()) {
+      std::printf("FAIL: no legend swatch for label %u (%s)\n", id, m.label_name(id).c_str());
+      ++failures;
+      continue;
+    }
+    const int x = static_cast<int>((it->x0 + it->x1) / 2), y = static_cast<int>((it->y0 + it->y1) / 2);
+    if (!near(img, x, y, palette::label(id))) {
+      std::printf("FAIL: the legend swatch of label %u (%s) is not in its colour\n", id, m.label_name(id).c_str());
+      ++failures;
+    }
+  }
+  // 2. The task rows: every label that has a slice at least 8 px wide in the window must
+  //    colour some pixels of the row it is on.
+  std::map<std::uint32_t, int> expected, seen;
+  for (const Rect& row : rows) {
+    const auto w = static_cast<std::uint32_t>(row.a);
+    if (w >= m.worker_count() || row.b >= m.track(w).depth_count()) continue;
+    const double px_per_tick = static_cast<double>(row.x1 - row.x0) / (end - start);
+    for (const TaskSlice& s : m.track(w).slices(row.b)) {
+      if (s.label == 0 || s.open()) continue;
+      const double x0 = std::max<double>(row.x0, row.x0 + (m.rel(s.start) - start) * px_per_tick);
+      const double x1 = std::min<double>(row.x1, row.x0 + (m.rel(s.end) - start) * px_per_tick);
+      if (x1 - x0 < 8) continue;
+      ++expected[s.label];
+      const int y = static_cast<int>((row.y0 + row.y1) / 2) - 3;  // above the name drawn on it
+      for (int x = static_cast<int>(x0) + 2; x < static_cast<int>(x1) - 2 && x < img.w; ++x) {
+        if (near(img, x, y, palette::label(s.label))) {
+          ++seen[s.label];
+          break;
+        }
+      }
+    }
+  }
+  for (const auto& [id, n] : expected) {
+    std::printf("label %u (%s): %d of %d wide slices drawn in its colour\n", id, m.label_name(id).c_str(), seen[id], n);
+    if (seen[id] < n * 9 / 10) {
+      std::printf("FAIL: label %u's slices are not drawn in its colour\n", id);
+      ++failures;
+    }
+  }
+  if (expected.empty()) std::printf("FAIL: no labelled slice is wide enough to check\n"), ++failures;
+  // 3. Release arrows: the trace has releases between tasks in the window, so some pixels
+  //    of the lanes are in the release colour.
+  int release_pixels = 0;
+  for (const Rect& row : rows)
+    for (int y = static_cast<int>(row.y0) - 24; y < static_cast<int>(row.y1) + 4; ++y)
+      for (int x = static_cast<int>(row.x0); x < static_cast<int>(row.x1) && x < img.w; ++x)
+        if (y >= 0 && y < img.h && near(img, x, y, palette::kRelease, 40)) ++release_pixels;
+  std::printf("release arrows: %d pixels\n", release_pixels);
+  if (m.events_of(lantern::trace::EventType::release) > 0 && release_pixels < 20)
+    std::printf("FAIL: the trace has releases but no release arrow is drawn\n"), ++failures;
+  return failures;
+}
+
 int check_matrix(const Image& img, const std::vector<Rect>& cells, const Model& m, bool want_steals) {
   int failures = 0, lit = 0;
   std::uint64_t total = 0;
@@ -142,7 +215,7 @@ int check_matrix(const Image& img, const std::vector<Rect>& cells, const Model& 
 
 int main(int argc, char** argv) {
   if (argc < 5) {
-    std::fprintf(stderr, "usage: screenshot_check lanes|matrix PNG LAYOUT TRACE [nonempty|empty]\n");
+    std::fprintf(stderr, "usage: screenshot_check lanes|matrix|labels PNG LAYOUT TRACE [nonempty|empty]\n");
     return 2;
   }
   const std::string mode = argv[1];
@@ -152,7 +225,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   std::ifstream layout(argv[3]);
-  std::vector<Rect> lanes, cells;
+  std::vector<Rect> lanes, cells, swatches, rows;
   double start = 0, end = 0, limit = HUGE_VAL;
   for (std::string line; std::getline(layout, line);) {
     std::istringstream in(line);
@@ -166,6 +239,8 @@ int main(int argc, char** argv) {
     }
     if (what == "lane_band" && in >> r.a >> r.b >> r.x0 >> r.y0 >> r.x1 >> r.y1) lanes.push_back(r);
     if (what == "matrix_cell" && in >> r.a >> r.b >> r.x0 >> r.y0 >> r.x1 >> r.y1) cells.push_back(r);
+    if (what == "label_swatch" && in >> r.a >> r.b >> r.x0 >> r.y0 >> r.x1 >> r.y1) swatches.push_back(r);
+    if (what == "task_row" && in >> r.a >> r.b >> r.x0 >> r.y0 >> r.x1 >> r.y1) rows.push_back(r);
   }
   auto session = Session::open_file(argv[4]);
   session->wait_until_finished();
@@ -175,6 +250,9 @@ int main(int argc, char** argv) {
   if (mode == "lanes") {
     if (!(end > start)) std::printf("FAIL: no timeline window in the layout\n"), ++failures;
     failures += check_lanes(img, lanes, start, end, limit, m);
+  } else if (mode == "labels") {
+    if (!(end > start)) std::printf("FAIL: no timeline window in the layout\n"), ++failures;
+    failures += check_labels(img, swatches, rows, start, end, m);
   } else if (mode == "matrix") {
     failures += check_matrix(img, cells, m, argc > 5 && std::string(argv[5]) == "nonempty");
   } else {

@@ -4,7 +4,8 @@
 #   screenshot_test.sh SCENARIO LANTERN_VIEW MAKE_TEST_TRACES SCREENSHOT_CHECK WORKDIR LIVE_DEMO
 #
 # Scenarios: lanes_scripted, lanes_synthetic, lanes_real, matrix_steals, matrix_one_worker,
-# bad_input, all_views, live. Never skips: without xvfb-run it fails and says what to install.
+# labels, bad_input, all_views, live. Never skips: without xvfb-run it fails and says what
+# to install.
 set -euo pipefail
 scenario=$1 view=$2 make_traces=$3 check=$4 work=$5 live_demo=$6
 
@@ -69,6 +70,19 @@ case "$scenario" in
     shot matrix_one_worker "$traces/one_worker.ltrace" --view steals --size 1000x600
     expect_ok matrix_one_worker
     "$check" matrix "$work/matrix_one_worker.png" "$work/matrix_one_worker.layout" "$traces/one_worker.ltrace" empty
+    ;;
+  labels)
+    # Labelled tasks: legend swatches in each label's colour, task rows in those colours,
+    # release arrows; whole trace and zoomed in (names drawn on the slices).
+    shot labels "$traces/labels.ltrace" --view timeline --size 1400x600
+    expect_ok labels
+    "$check" labels "$work/labels.png" "$work/labels.layout" "$traces/labels.ltrace"
+    shot labels-zoom "$traces/labels.ltrace" --view timeline --size 1400x600 --at 4ms --window 2ms
+    expect_ok labels-zoom
+    "$check" labels "$work/labels-zoom.png" "$work/labels-zoom.layout" "$traces/labels.ltrace"
+    # Every view renders with labels, releases and IO (the plots gain "releases / s").
+    shot labels-all "$traces/labels.ltrace" --size 1600x1000
+    expect_ok labels-all
     ;;
   bad_input)
     # Every bad input: a picture with the message, exit status 3, never a crash.

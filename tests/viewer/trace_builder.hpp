@@ -43,15 +43,15 @@ class TraceBuilder {
     m.apply_header(header(), true);
     m.apply(events_);
   }
-  // bytes: a trace file holding these events.
-  std::vector<std::uint8_t> bytes() const {
+  // bytes: a trace file holding these events (its chunks naming labels from `labels`).
+  std::vector<std::uint8_t> bytes(const trace::LabelNames* labels = nullptr) const {
     std::vector<std::uint8_t> out;
     auto writer = trace::TraceWriter::to_sink(
         [&](std::span<const std::uint8_t> b, std::string&) {
           out.insert(out.end(), b.begin(), b.end());
           return true;
         },
-        "<test>", header());
+        "<test>", header(), trace::WriterOptions{.labels = labels});
     writer.write(events_);
     writer.close();
     return out;

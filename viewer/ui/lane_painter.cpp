@@ -115,14 +115,18 @@ void LanePainter::tasks(std::uint32_t worker, int depth, float y0, float y1) {
     if (x1 - x0 >= kMinSliceWidth) {
       const float a = std::max(x0, x_left), b = std::min(x1, x_right);
       if (b > a) {
-        const ImU32 fill = palette::source(s.source);
+        const ImU32 fill = by_label_ ? palette::label(s.label) : palette::source(s.source);
         draw_->AddRectFilled(ImVec2(a, y0), ImVec2(b, y1), fill);
         draw_->AddRect(ImVec2(a, y0), ImVec2(b, y1), palette::scale(fill, 0.55f));
         ++stats_.runs;
         if (b - a > 46) {
-          // The label is the task id: tasks carry no names, and the id is what a
+          // A task that named itself shows its label; others their id, which is what a
           // user matches against push/steal events and their own logs.
-          std::snprintf(label, sizeof label, "#%llx", static_cast<unsigned long long>(s.id & 0xffffff));
+          if (s.label != 0) {
+            std::snprintf(label, sizeof label, "%s", model_.label_name(s.label).c_str());
+          } else {
+            std::snprintf(label, sizeof label, "#%llx", static_cast<unsigned long long>(s.id & 0xffffff));
+          }
           const ImVec2 size = ImGui::CalcTextSize(label);
           if (size.x + 6 < b - a) {
             draw_->PushClipRect(ImVec2(a, y0), ImVec2(b, y1), true);
@@ -143,7 +147,8 @@ void LanePainter::tasks(std::uint32_t worker, int depth, float y0, float y1) {
     const float cx1 = std::max(map_.x(model_.rel(std::max(last_end, last.start))), x0 + 1.0f);
     const float a = std::max(x0, x_left), b = std::min(cx1, x_right);
     if (b > a) {
-      draw_->AddRectFilled(ImVec2(a, y0), ImVec2(b, y1), j - i > 1 ? palette::kTaskCluster : palette::source(s.source));
+      const ImU32 one = by_label_ ? palette::label(s.label) : palette::source(s.source);
+      draw_->AddRectFilled(ImVec2(a, y0), ImVec2(b, y1), j - i > 1 ? palette::kTaskCluster : one);
       ++stats_.runs;
     }
     ++stats_.queries;

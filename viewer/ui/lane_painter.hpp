@@ -33,12 +33,13 @@ struct PaintStats {
 
 class LanePainter {
  public:
-  LanePainter(const Model& model, const TimeMapping& map, double limit_rel, ImDrawList* draw)
-      : model_(model), map_(map), limit_(limit_rel), draw_(draw) {}
+  LanePainter(const Model& model, const TimeMapping& map, double limit_rel, ImDrawList* draw, bool by_label = false)
+      : model_(model), map_(map), limit_(limit_rel), draw_(draw), by_label_(by_label) {}
 
   // states: the worker's state band in [y0, y1).
   void states(std::uint32_t worker, float y0, float y1);
-  // tasks: slices of `depth` in [y0, y1); labels when a slice is wide enough.
+  // tasks: slices of `depth` in [y0, y1), coloured by source or (by_label) by task label;
+  // a wide enough slice shows its label's name, else its id.
   void tasks(std::uint32_t worker, int depth, float y0, float y1);
   // dominant_state: the state a worker spent most of [a, b) in (relative ticks), or -1.
   int dominant_state(std::uint32_t worker, double a, double b) const;
@@ -53,6 +54,7 @@ class LanePainter {
   TimeMapping map_;
   double limit_;
   ImDrawList* draw_;
+  bool by_label_;
   PaintStats stats_;
   // The pending run of one colour (merged across pixels before it becomes a rectangle).
   float run_x0_ = 0, run_x1_ = 0;

@@ -8,6 +8,7 @@
 #include <imgui.h>
 
 #include <cstdint>
+#include <iterator>
 
 #include "lantern/trace/event_table.hpp"
 
@@ -37,6 +38,17 @@ inline constexpr ImU32 kDistance[] = {rgb(175, 232, 238), rgb(120, 170, 255), rg
 static_assert(sizeof(kDistance) / sizeof(kDistance[0]) == static_cast<std::size_t>(trace::kDistanceCount),
               "one colour per topology distance in event_table.hpp");
 
+// Tasks coloured by label. The first twelve labels get hand-picked light colours, none
+// near a state colour (the band just above the task rows), the release arrows or the IO
+// marks; later ones golden-angle hues. Tasks that named themselves nothing are a dark
+// slate, so labelled work stands out.
+inline constexpr ImU32 kUnlabelled = rgb(84, 92, 110);
+inline constexpr ImU32 kLabel[] = {rgb(110, 190, 255), rgb(250, 150, 120), rgb(190, 150, 250), rgb(215, 225, 110),
+                                   rgb(120, 225, 205), rgb(255, 205, 150), rgb(150, 160, 255), rgb(225, 175, 175),
+                                   rgb(185, 240, 170), rgb(200, 190, 135), rgb(160, 220, 250), rgb(220, 165, 235)};
+inline constexpr ImU32 kRelease = rgb(255, 70, 150, 230);  // releasing task -> released task
+inline constexpr ImU32 kIoCompletion = rgb(80, 230, 255);
+
 inline constexpr ImU32 kWake = rgb(250, 250, 250, 200);
 inline constexpr ImU32 kHelp = kSource[4];
 inline constexpr ImU32 kDrop = rgb(255, 40, 40);
@@ -58,6 +70,15 @@ inline ImVec4 vec(ImU32 c) { return ImGui::ColorConvertU32ToFloat4(c); }
 inline ImU32 scale(ImU32 c, float k) {
   ImVec4 v = vec(c);
   return ImGui::ColorConvertFloat4ToU32(ImVec4(v.x * k, v.y * k, v.z * k, v.w));
+}
+// label: the colour of task label `id` (0: none).
+inline ImU32 label(std::uint32_t id) {
+  if (id == 0) return kUnlabelled;
+  if (id <= std::size(kLabel)) return kLabel[id - 1];
+  const float h = static_cast<float>(id) * 0.618034f + 0.08f;
+  float r, g, b;
+  ImGui::ColorConvertHSVtoRGB(h - static_cast<float>(static_cast<int>(h)), 0.45f, 0.92f, r, g, b);
+  return ImGui::ColorConvertFloat4ToU32(ImVec4(r, g, b, 1.0f));
 }
 // series: a distinct colour for the i-th line of a plot (lanes): golden-angle hues.
 inline ImU32 series(int i) {

@@ -142,7 +142,10 @@ void PlotsView::draw(const Model& model, ViewState& view, ImVec2 size) {
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   const float width = std::max(size.x - TimelineView::kLabelWidth - 14.0f, 40.0f);
   const TimeMapping map{view.start, view.end, origin.x + TimelineView::kLabelWidth, width};
-  const float h = size.y / 4;
+  const bool dependencies = model.events_of(trace::EventType::release) > 0 ||
+                            model.events_of(trace::EventType::io_submit) > 0 ||
+                            model.events_of(trace::EventType::io_complete) > 0;
+  const float h = size.y / (dependencies ? 5 : 4);
   draw_states(model, view, map, origin, ImVec2(size.x, h));
   std::vector<std::pair<int, const char*>> queues = {{kSeriesQueuedAll, "all lanes"}};
   static const char* kLaneNames[] = {"lane 0", "lane 1", "lane 2", "lane 3", "lane 4", "lane 5", "lane 6", "lane 7"};
@@ -151,6 +154,12 @@ void PlotsView::draw(const Model& model, ViewState& view, ImVec2 size) {
   draw_lines(model, view, map, "tasks / s", {{kSeriesTasks, "tasks"}, {kSeriesSteals, "steals"}}, true,
              ImVec2(origin.x, origin.y + 2 * h), ImVec2(size.x, h));
   draw_lines(model, view, map, "helps / s", {{kSeriesHelps, "helps"}, {kSeriesWakes, "wakes"}}, true, ImVec2(origin.x, origin.y + 3 * h), ImVec2(size.x, h));
+  if (dependencies) {
+    // Shown once the trace has any: dependency releases, IO submitted and completed.
+    draw_lines(model, view, map, "releases / s",
+               {{kSeriesReleases, "releases"}, {kSeriesIoSubmits, "IO submitted"}, {kSeriesIoCompletions, "IO completed"}},
+               true, ImVec2(origin.x, origin.y + 4 * h), ImVec2(size.x, h));
+  }
   if (model.events_of(trace::EventType::lane_pop) == 0 && !model.empty()) {
     ImGui::GetWindowDrawList()->AddText(ImVec2(origin.x + TimelineView::kLabelWidth + 8, origin.y + h + 20), palette::kDimText,
                                         "no lane pops recorded: queue depth needs the 'full' recording level");

@@ -1,5 +1,6 @@
 // plots_view.hpp - counters over the timeline's window: workers in each state, queue
-// depth per lane, tasks and steals per second, helps and wakes per second.
+// depth per lane, tasks and steals per second, helps and wakes per second, and (when the
+// trace has any) dependency releases and IO submissions and completions per second.
 //
 // The plots share the timeline's time axis (same window, same left margin), so a spike
 // lines up with the lanes above it; the timeline's cursor is drawn here too. Every value

@@ -1,6 +1,7 @@
-// timeline_overlays.cpp - what the timeline draws over the lanes: steal, help and wake
-// arrows (only when zoomed in far enough for them to be told apart), drop markers, the
-// health view's focus, the playhead and cursor, and the hover tooltip.
+// timeline_overlays.cpp - what the timeline draws over the lanes: steal, help, wake and
+// release arrows (only when zoomed in far enough for them to be told apart), drop
+// markers, IO completion marks, the health view's focus, the playhead and cursor, and
+// the hover tooltip.
 #include <algorithm>
 #include <cmath>
 #include <unordered_map>
@@ -68,6 +69,24 @@ void TimelineView::draw_markers(const Model& model, const ViewState& view, const
       draw->AddTriangleFilled(ImVec2(x - 5, y), ImVec2(x + 5, y), ImVec2(x, y + 8), palette::kDrop);
     }
   }
+  // IO completions: a small cyan diamond on the state band where a worker reaped one
+  // (the task waiting for it becomes ready there), when few enough to tell apart.
+  std::uint64_t completions = 0;
+  for (std::uint32_t w = 0; w < model.worker_count(); ++w) {
+    const auto [lo, hi] = in_window(model.io(w), a, b);
+    completions += hi - lo;
+  }
+  if (completions > 0 && completions <= static_cast<std::uint64_t>(map.width / kPixelsPerArrow)) {
+    for (std::uint32_t w = 0; w < model.worker_count(); ++w) {
+      const auto [lo, hi] = in_window(model.io(w), a, b);
+      for (std::size_t i = lo; i < hi; ++i) {
+        const IoEvent& io = model.io(w)[i];
+        if (!io.completed) continue;
+        const float x = map.x(model.rel(io.t)), y = lanes.y(w) + lanes.band / 2;
+        draw->AddQuadFilled(ImVec2(x, y - 4), ImVec2(x + 4, y), ImVec2(x, y + 4), ImVec2(x - 4, y), palette::kIoCompletion);
+      }
+    }
+  }
   if (view.focus.active) {
     const float x0 = map.x(view.focus.start), x1 = std::max(map.x(view.focus.end), x0 + 3);
     const bool one = view.focus.worker >= 0 && view.focus.worker < static_cast<int>(model.worker_count());
@@ -95,7 +114,8 @@ void TimelineView::draw_arrows(const Model& model, const ViewState& view, const 
     const auto s = in_window(model.steals(w), a, b);
     const auto h = in_window(model.helps(w), a, b);
     const auto k = in_window(model.wakes(w), a, b);
-    count += (s.second - s.first) + (h.second - h.first) + (k.second - k.first);
+    const auto r = in_window(model.releases(w), a, b);
+    count += (s.second - s.first) + (h.second - h.first) + (k.second - k.first) + (r.second - r.first);
   }
   const auto max_arrows = static_cast<std::uint64_t>(std::max(50.0f, map.width / kPixelsPerArrow));
   arrows_hidden_ = count > max_arrows ? count : 0;
@@ -104,6 +124,11 @@ void TimelineView::draw_arrows(const Model& model, const ViewState& view, const 
   const std::uint32_t n = model.worker_count();
   ArrowSpacing spacing;
   auto lane_y = [&](std::uint32_t w) { return lanes.y(w) + band_mid; };
+  // row_y: the middle of a task row (the deepest drawn row for deeper slices).
+  auto row_y = [&](const SliceRef& r) {
+    const int d = std::min(r.depth, std::max(lanes.rows - 1, 0));
+    return lanes.y(static_cast<std::uint32_t>(r.worker)) + lanes.band + 3 + (static_cast<float>(d) + 0.5f) * lanes.row;
+  };
   for (std::uint32_t w = 0; w < n; ++w) {
     const auto [slo, shi] = in_window(model.steals(w), a, b);
     for (std::size_t i = slo; i < shi; ++i) {
@@ -122,6 +147,20 @@ void TimelineView::draw_arrows(const Model& model, const ViewState& view, const 
       const float x = map.x(model.rel(h.t));
       if (!spacing.take(h.lane, w, 1, x)) continue;
       arrow(draw, ImVec2(x - 6, lane_y(h.lane)), ImVec2(x, lane_y(w)), palette::kHelp, 1.6f);
+    }
+    // Releases: from the releasing task (where it completed) to the start of the task it
+    // made ready, when both are tasks and the released one starts inside the window.
+    const auto [rlo, rhi] = in_window(model.releases(w), a, b);
+    for (std::size_t i = rlo; i < rhi && lanes.rows > 0; ++i) {
+      const Release& r = model.releases(w)[i];
+      if (!r.from.valid() || !r.to.valid()) continue;
+      const TaskSlice& target = model.slice(r.to);
+      if (target.start > b) continue;
+      const float x0 = map.x(model.rel(r.t)), x1 = map.x(model.rel(target.start));
+      if (!spacing.take(w, static_cast<std::uint32_t>(r.to.worker), 3, x0)) continue;
+      const ImVec2 from(x0, row_y(r.from)), to(std::max(x1, x0 + 2), row_y(r.to));
+      draw->AddCircleFilled(from, 2.5f, palette::kRelease);
+      arrow(draw, from, to, palette::kRelease, 1.5f);
     }
     const auto [klo, khi] = in_window(model.wakes(w), a, b);
     for (std::size_t i = klo; i < khi; ++i) {
@@ -190,6 +229,11 @@ void TimelineView::tooltip(const Model& model, const ViewState& view, const Time
   } else {
     const TaskSlice& s = row[lo];
     const Tick end = s.open() ? open_end : s.end;
+    if (s.label != 0) {
+      ImGui::TextColored(palette::vec(palette::label(s.label)), "%s", model.label_name(s.label).c_str());
+      ImGui::SameLine();
+      ImGui::TextDisabled("(label %u)", s.label);
+    }
     ImGui::Text("task #%llx", static_cast<unsigned long long>(s.id));
     ImGui::TextColored(palette::vec(palette::source(s.source)), "from %s", s.source < std::size(trace::kSourceNames) ? trace::kSourceNames[s.source].data() : "?");
     ImGui::Text("ran %s%s (at %s, depth %d)", ns(static_cast<double>(end - s.start)).c_str(), s.open() ? " so far" : "",

@@ -164,7 +164,7 @@ void TimelineView::draw(const Model& model, ViewState& view, ImVec2 size) {
   if (view.layout) view.layout->add_window(map.start, map.end, view.limit);
   const float clip_top = ImGui::GetWindowPos().y, clip_bottom = clip_top + ImGui::GetWindowSize().y;
   const float right = map.x0 + map.width;
-  LanePainter painter(model, map, view.limit, draw);
+  LanePainter painter(model, map, view.limit, draw, view.colour_by_label(!model.label_uses().empty()));
   char text[96];
   for (std::uint32_t w = 0; w < model.worker_count(); ++w) {
     const float y = lanes.y(w);
@@ -187,6 +187,7 @@ void TimelineView::draw(const Model& model, ViewState& view, ImVec2 size) {
     for (int d = 0; d < lanes.rows; ++d) {
       const float r0 = y + lanes.band + 3 + static_cast<float>(d) * lanes.row;
       painter.tasks(w, d, r0, r0 + lanes.row - 2);
+      if (view.layout) view.layout->add("task_row", static_cast<int>(w), d, map.x0, r0, right, r0 + lanes.row - 2);
     }
     draw->PopClipRect();
     if (view.layout) view.layout->add("lane_band", static_cast<int>(w), 0, map.x0, y, right, y + lanes.band);

@@ -1,4 +1,5 @@
-// timeline_view.hpp - one lane per worker: state band, task rows, steal and wake arrows.
+// timeline_view.hpp - one lane per worker: state band, task rows (coloured by source or by
+// task label), steal, wake and release arrows, IO completion marks.
 //
 // Zoom with the mouse wheel (around the cursor) or W/S; pan by dragging or with A/D and
 // the arrow keys; Home fits the whole trace. Hovering shows what is under the cursor:
@@ -55,7 +56,7 @@ class TimelineView {
   int max_rows_ = 6;
   bool dragging_ = false;
   PaintStats stats_;
-  std::uint64_t arrows_hidden_ = 0;  // steals/wakes in view, too many to draw as arrows
+  std::uint64_t arrows_hidden_ = 0;  // steals/wakes/releases in view, too many to draw as arrows
 };
 
 }  // namespace lantern::viewer

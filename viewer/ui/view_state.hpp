@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
@@ -50,6 +51,13 @@ struct ViewState {
     int worker = -1;  // -1: all lanes
     bool scroll_to = false;
   } focus;
+
+  // How task slices are coloured: by where the task came from, or by the label it gave
+  // itself. auto: by label as soon as the trace has labelled tasks.
+  enum class TaskColours : std::uint8_t { automatic, source, label } task_colours = TaskColours::automatic;
+  bool colour_by_label(bool trace_has_labels) const noexcept {
+    return task_colours == TaskColours::label || (task_colours == TaskColours::automatic && trace_has_labels);
+  }
 
   LayoutRecord* layout = nullptr;  // non-null only when recording (--layout)
 

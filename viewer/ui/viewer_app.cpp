@@ -32,12 +32,14 @@ ImU32 phase_colour(SourceStatus::Phase p) {
   }
 }
 
-void swatch(ImU32 colour, const char* name) {
+// swatch draws a colour key and its name; `layout` (when recording) gets the key's box.
+void swatch(ImU32 colour, const char* name, LayoutRecord* layout = nullptr, const char* what = nullptr, int id = 0) {
   // Wrap to a new line rather than run off the window's edge.
   if (ImGui::GetContentRegionAvail().x < 15 + ImGui::CalcTextSize(name).x + 4) ImGui::NewLine();
   const ImVec2 p = ImGui::GetCursorScreenPos();
   const float h = ImGui::GetTextLineHeight();
   ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(p.x, p.y + 3), ImVec2(p.x + 12, p.y + h - 2), colour);
+  if (layout && what) layout->add(what, id, 0, p.x, p.y + 3, p.x + 12, p.y + h - 2);
   ImGui::Dummy(ImVec2(15, h));
   ImGui::SameLine(0, 2);
   ImGui::TextUnformatted(name);
@@ -85,20 +87,52 @@ void ViewerApp::global_keys(const Model& model) {
   if (session_->live() && ImGui::IsKeyPressed('F', false)) view_.follow = !view_.follow, view_.limit = ViewState::kNoLimit;
 }
 
-void ViewerApp::legend() const {
-  // Every name comes from the event table (trace::kStateNames and friends).
+void ViewerApp::legend(const Model& model) {
+  // Every name comes from the event table (trace::kStateNames and friends), or from the
+  // trace itself (its task label names).
   ImGui::TextDisabled("states");
   ImGui::SameLine();
   for (int s = 0; s < trace::kStateCount; ++s) swatch(palette::state(s), trace::kStateNames[s].data());
   if (ImGui::GetContentRegionAvail().x < 200) ImGui::NewLine();
-  ImGui::TextDisabled("  tasks from");
-  ImGui::SameLine();
-  for (std::size_t s = 0; s + 1 < std::size(trace::kSourceNames); ++s) swatch(palette::source(static_cast<int>(s)), trace::kSourceNames[s].data());
+  const bool has_labels = !model.label_uses().empty();
+  if (view_.colour_by_label(has_labels)) {
+    // Labels, most used first; the rest are counted.
+    std::vector<std::pair<std::uint64_t, std::uint32_t>> by_use;
+    for (const auto& [id, uses] : model.label_uses()) by_use.emplace_back(uses, id);
+    std::stable_sort(by_use.begin(), by_use.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
+    ImGui::TextDisabled("  task labels");
+    ImGui::SameLine();
+    constexpr std::size_t kShown = 12;
+    for (std::size_t i = 0; i < by_use.size() && i < kShown; ++i) {
+      const std::uint32_t id = by_use[i].second;
+      swatch(palette::label(id), model.label_name(id).c_str(), view_.layout, "label_swatch", static_cast<int>(id));
+    }
+    if (by_use.size() > kShown) {
+      ImGui::TextDisabled("+%zu more", by_use.size() - kShown);
+      ImGui::SameLine(0, 12);
+    }
+    swatch(palette::kUnlabelled, "no label");
+  } else {
+    ImGui::TextDisabled("  tasks from");
+    ImGui::SameLine();
+    for (std::size_t s = 0; s + 1 < std::size(trace::kSourceNames); ++s) swatch(palette::source(static_cast<int>(s)), trace::kSourceNames[s].data());
+  }
   swatch(palette::kTaskCluster, "many");
+  if (has_labels) {
+    // The switch between the two colourings (source stays one click away).
+    bool by_label = view_.colour_by_label(true);
+    if (ImGui::GetContentRegionAvail().x < 140) ImGui::NewLine();
+    if (ImGui::Checkbox("colour by label", &by_label)) {
+      view_.task_colours = by_label ? ViewState::TaskColours::label : ViewState::TaskColours::source;
+    }
+    ImGui::SameLine(0, 12);
+  }
   if (ImGui::GetContentRegionAvail().x < 200) ImGui::NewLine();
   ImGui::TextDisabled("  steals");
   ImGui::SameLine();
   for (int d = 0; d < trace::kDistanceCount; ++d) swatch(palette::distance(d), trace::kDistanceNames[d].data());
+  if (model.events_of(trace::EventType::release) > 0) swatch(palette::kRelease, "release");
+  if (model.events_of(trace::EventType::io_complete) > 0) swatch(palette::kIoCompletion, "IO done");
   ImGui::NewLine();
 }
 
@@ -126,7 +160,7 @@ void ViewerApp::status_bar(Model& model) {
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("open the Health panel");
 
   controls_.draw(model, view_, session_->live());
-  legend();
+  legend(model);
   if (model.has_trace_errors()) {
     const trace::TraceError* first = nullptr;
     std::size_t errors = 0;

@@ -47,7 +47,7 @@ class ViewerApp {
 
  private:
   void status_bar(Model& model);
-  void legend() const;
+  void legend(const Model& model);
   void layout_all(Model& model, ImVec2 size);
   void apply_start_options(const Model& model);
   void global_keys(const Model& model);

@@ -71,6 +71,7 @@ void Model::ensure_series(Tick first) {
 
 void Model::apply(const trace::DecodedChunk& chunk) {
   ++chunks_;
+  for (const auto& [id, name] : chunk.labels) labels_.define(id, name);
   apply(std::span<const trace::Event>(chunk.events));
 }
 
@@ -125,10 +126,25 @@ void Model::apply_one(const trace::Event& e) {
       track.on_state(t, from, to, static_cast<std::uint8_t>(std::min<std::uint64_t>(e.b, 255)));
       break;
     }
-    case EventType::task_begin:
-      track.on_task_begin(t, e.a, static_cast<std::uint8_t>(std::min<std::uint64_t>(e.b, 255)));
+    case EventType::task_begin: {
+      const int depth = track.on_task_begin(t, e.a, static_cast<std::uint8_t>(std::min<std::uint64_t>(e.b, 255)));
       series_->add_point(kSeriesTasks, t, 1.0);
+      if (depth >= 0 && !waiting_releases_.empty()) on_task_begun(w, depth, t, e.a);
       break;
+    }
+    case EventType::task_label: {
+      const auto label = static_cast<std::uint32_t>(std::min<std::uint64_t>(e.b, 0xFFFF'FFFFu));
+      track.on_task_label(e.a, label);
+      if (label != 0) ++label_uses_[label];
+      break;
+    }
+    case EventType::io_submit:
+    case EventType::io_complete: {
+      const bool completed = e.type == EventType::io_complete;
+      pw.io.push_back(IoEvent{t, e.a, e.b, completed});
+      series_->add_point(completed ? kSeriesIoCompletions : kSeriesIoSubmits, t, 1.0);
+      break;
+    }
     case EventType::task_end: {
       const TaskSlice* closed = nullptr;
       if (track.on_task_end(t, e.a, e.b != 0, &closed) && closed) {
@@ -139,7 +155,9 @@ void Model::apply_one(const trace::Event& e) {
     case EventType::push:
       break;  // counted in by_type_; queue depth comes from lane pops (see header)
     case EventType::release:
-      break;  // counted in by_type_ (the Health panel lists every type by its table name)
+      on_release(w, t, e);
+      series_->add_point(kSeriesReleases, t, 1.0);
+      break;
     case EventType::steal: {
       const auto victim = static_cast<std::uint32_t>(std::min<std::uint64_t>(e.a, kMaxWorkerId));
       const auto distance = static_cast<std::uint8_t>(e.b & 0xFF);
@@ -189,6 +207,37 @@ void Model::apply_one(const trace::Event& e) {
       pw.dropped += e.a;
       dropped_ += e.a;
       break;
+  }
+}
+
+// on_release links a release to the releasing task's slice (open on this worker: core
+// reports the release from inside the task that completed) and to the released task's
+// slice: already begun on some worker (a file interleaves workers' batches, so its begin
+// may have come first), or when its task_begin arrives (on_task_begun).
+void Model::on_release(std::uint32_t w, Tick t, const trace::Event& e) {
+  Release r{t, e.a, e.b, {}, {}};
+  int depth;
+  std::size_t index;
+  if (tracks_[w]->find_open(e.b, &depth, &index)) r.from = SliceRef{static_cast<std::int32_t>(w), depth, index};
+  for (std::uint32_t k = 0; k < worker_count() && !r.to.valid(); ++k) {
+    if (tracks_[k]->find_started(e.a, t, 16, &depth, &index)) r.to = SliceRef{static_cast<std::int32_t>(k), depth, index};
+  }
+  auto& releases = per_worker_[w].releases;
+  releases.push_back(r);
+  if (!r.to.valid()) {
+    // Bounded: releases whose task never shows up (dropped events) must not pile up.
+    if (waiting_releases_.size() >= (1u << 20)) waiting_releases_.clear();
+    waiting_releases_[e.a] = {w, releases.size() - 1};
+  }
+}
+
+void Model::on_task_begun(std::uint32_t w, int depth, Tick t, std::uint64_t id) {
+  auto it = waiting_releases_.find(id);
+  if (it == waiting_releases_.end()) return;
+  Release& r = per_worker_[it->second.first].releases[it->second.second];
+  if (t >= r.t) {
+    r.to = SliceRef{static_cast<std::int32_t>(w), depth, tracks_[w]->slices(depth).size() - 1};
+    waiting_releases_.erase(it);
   }
 }
 

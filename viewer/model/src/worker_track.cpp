@@ -113,6 +113,44 @@ bool WorkerTrack::on_task_end(Tick t, std::uint64_t id, bool threw, const TaskSl
   return true;
 }
 
+bool WorkerTrack::on_task_label(std::uint64_t id, std::uint32_t label) {
+  int depth;
+  std::size_t index;
+  if (!find_open(id, &depth, &index)) return false;
+  slices_[static_cast<std::size_t>(depth)][index].label = label;
+  return true;
+}
+
+bool WorkerTrack::find_open(std::uint64_t id, int* depth, std::size_t* index) const noexcept {
+  for (std::size_t k = open_.size(); k-- > 0;) {
+    if (slices_[static_cast<std::size_t>(open_[k].depth)][open_[k].index].id == id) {
+      *depth = open_[k].depth;
+      *index = open_[k].index;
+      return true;
+    }
+  }
+  return false;
+}
+
+bool WorkerTrack::find_started(std::uint64_t id, Tick t, std::size_t scan, int* depth, std::size_t* index) const noexcept {
+  bool found = false;
+  Tick best = kOpenEnd;
+  for (int d = 0; d < depth_count(); ++d) {
+    const auto& row = slices(d);
+    const std::size_t first = first_slice_starting_at_or_after(d, t);
+    for (std::size_t i = first; i < row.size() && i < first + scan; ++i) {
+      if (row[i].id == id && row[i].start < best) {
+        best = row[i].start;
+        *depth = d;
+        *index = i;
+        found = true;
+        break;
+      }
+    }
+  }
+  return found;
+}
+
 std::ptrdiff_t WorkerTrack::interval_at(Tick t) const noexcept {
   auto it = std::upper_bound(starts_.begin(), starts_.end(), t);
   return (it - starts_.begin()) - 1;

@@ -5,12 +5,16 @@
 // same data whichever way it came, and never know which (STYLE.md item 9).
 //
 // What it keeps, per worker (events of one worker arrive in its time order):
-//   - state intervals and task slices (WorkerTrack), steals, helps, wakes, lane pops and
+//   - state intervals and task slices (WorkerTrack, each slice with the label its task
+//     gave itself), steals, helps, wakes, lane pops, dependency releases (linked to the
+//     releasing and the released task's slices), IO submissions and completions, and
 //     drop markers, each in a time-sorted array;
 // and for the whole trace:
 //   - counters over time (TimeSeries): tasks started, steals, helps, failed steal rounds,
-//     wakes, and queue depth per lane (from each lane pop's wait: the task sat in the
-//     lane from pop - wait to pop, which counts work submitted from outside threads too);
+//     wakes, releases, IO submissions and completions, and queue depth per lane (from
+//     each lane pop's wait: the task sat in the lane from pop - wait to pop, which counts
+//     work submitted from outside threads too);
+//   - the task label names the chunks carried, and how often each label was used;
 //   - the steal matrix (thief x victim), totals per topology distance;
 //   - histograms of ready wait, task duration and wake latency;
 //   - health problems (HealthChecker) and the trace's own problems (damage, truncation).
@@ -20,6 +24,8 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
+#include <unordered_map>
 #include <memory>
 #include <optional>
 #include <span>
@@ -27,6 +33,7 @@
 #include <vector>
 
 #include "lantern/trace/chunk_decoder.hpp"
+#include "lantern/trace/label_names.hpp"
 #include "lantern/trace/trace_error.hpp"
 #include "lantern/trace/trace_header.hpp"
 #include "lantern/viewer/health.hpp"
@@ -50,8 +57,31 @@ struct Help {
 struct Wake {
   Tick t;
   std::uint32_t waker;  // kOutsideWaker: a thread outside the pool
-  std::uint32_t why;    // 0: work, 1: latch
+  std::uint32_t why;    // 0: work, 1: latch, 2: IO completion
   Tick latency;
+};
+// SliceRef: one task slice, Model::track(worker).slices(depth)[index].
+struct SliceRef {
+  std::int32_t worker = -1;  // -1: none
+  std::int32_t depth = 0;
+  std::size_t index = 0;
+  bool valid() const noexcept { return worker >= 0; }
+};
+// Release: a task made ready when its last dependency completed (core's release hook),
+// reported by the worker that completed it.
+struct Release {
+  Tick t;
+  std::uint64_t released;  // the task made ready
+  std::uint64_t releaser;  // the task that completed, or a signal or IO operation id
+  SliceRef from;           // the releasing task's slice, when a task of this worker released it
+  SliceRef to;             // the released task's slice, once it began (on any worker)
+};
+// IoEvent: an asynchronous IO operation submitted or completed on this worker.
+struct IoEvent {
+  Tick t;
+  std::uint64_t op;
+  std::uint64_t value;  // submitted: kind | fd << 8; completed: the result (int64: bytes, fd or -errno)
+  bool completed;
 };
 inline constexpr std::uint32_t kOutsideWaker = 0xffffffffu;
 struct LanePop {
@@ -74,6 +104,9 @@ enum SeriesId : int {
   kSeriesHelps,
   kSeriesFailedRounds,
   kSeriesWakes,
+  kSeriesReleases,
+  kSeriesIoSubmits,
+  kSeriesIoCompletions,
   kSeriesQueuedAll,  // queue depth summed over every lane
   kSeriesFirstLane,
 };
@@ -139,6 +172,11 @@ class Model {
   const std::vector<Wake>& wakes(std::uint32_t w) const noexcept { return per_worker_[w].wakes; }
   const std::vector<LanePop>& pops(std::uint32_t w) const noexcept { return per_worker_[w].pops; }
   const std::vector<Drop>& drops(std::uint32_t w) const noexcept { return per_worker_[w].drops; }
+  const std::vector<Release>& releases(std::uint32_t w) const noexcept { return per_worker_[w].releases; }
+  const std::vector<IoEvent>& io(std::uint32_t w) const noexcept { return per_worker_[w].io; }
+  const TaskSlice& slice(const SliceRef& r) const noexcept {
+    return track(static_cast<std::uint32_t>(r.worker)).slices(r.depth)[r.index];
+  }
   std::uint64_t dropped(std::uint32_t w) const noexcept { return per_worker_[w].dropped; }
   std::uint64_t failed_rounds(std::uint32_t w) const noexcept { return per_worker_[w].failed_rounds; }
   // in_gap: whether [a, b] overlaps a gap of lost events of worker w (every worker: -1),
@@ -155,6 +193,11 @@ class Model {
   std::uint64_t steal_count(std::uint32_t thief, std::uint32_t victim) const noexcept;
   std::uint64_t max_steal_count() const noexcept { return max_steal_count_; }
   const std::array<std::uint64_t, trace::kDistanceCount>& steals_by_distance() const noexcept { return by_distance_; }
+  // labels: the names the trace gave its task labels; label_uses: task_label events per
+  // label id (what a legend lists, most used first).
+  const trace::LabelTable& labels() const noexcept { return labels_; }
+  const std::map<std::uint32_t, std::uint64_t>& label_uses() const noexcept { return label_uses_; }
+  std::string label_name(std::uint32_t id) const { return labels_.display_name(id); }
   // distance between two workers from the header's topology (worker i runs on CPU
   // i % cpus), or what their steals reported; -1 when neither says.
   int distance(std::uint32_t a, std::uint32_t b) const noexcept;
@@ -183,12 +226,16 @@ class Model {
     std::vector<Wake> wakes;
     std::vector<LanePop> pops;
     std::vector<Drop> drops;
+    std::vector<Release> releases;
+    std::vector<IoEvent> io;
     std::uint64_t dropped = 0;
     std::uint64_t failed_rounds = 0;
   };
   void ensure_worker(std::uint32_t w);
   void ensure_series(Tick first);
   void apply_one(const trace::Event& e);
+  void on_release(std::uint32_t w, Tick t, const trace::Event& e);
+  void on_task_begun(std::uint32_t w, int depth, Tick t, std::uint64_t id);
 
   SourceStatus status_;
   std::uint64_t generation_ = 0;
@@ -216,6 +263,10 @@ class Model {
   std::uint32_t matrix_side_ = 0;
   std::uint64_t max_steal_count_ = 0;
   std::array<std::uint64_t, trace::kDistanceCount> by_distance_{};
+  trace::LabelTable labels_;
+  std::map<std::uint32_t, std::uint64_t> label_uses_;
+  // Releases whose released task has not begun yet: its id -> (worker, index into releases).
+  std::unordered_map<std::uint64_t, std::pair<std::uint32_t, std::size_t>> waiting_releases_;
 
   std::unique_ptr<TimeSeries> series_;
   LatencyHistogram ready_wait_;

@@ -43,6 +43,7 @@ struct TaskSlice {
   std::uint64_t id = 0;      // the task id the scheduler reported (its job's address)
   std::uint32_t ready_wait = kNoReadyWait;  // ticks it waited in a lane (saturated), if it came from one
   std::int32_t steal = -1;   // index into Model::steals(worker) of the steal that brought it
+  std::uint32_t label = 0;   // the label the task gave itself (task_label; the last one), 0: none
   std::uint8_t source = 0;   // trace::kSourceNames index
   std::uint8_t flags = 0;    // kSliceThrew | kSliceEndLost
   bool open() const noexcept { return end == kOpenEnd; }
@@ -63,6 +64,8 @@ class WorkerTrack {
   int on_task_begin(Tick t, std::uint64_t id, std::uint8_t source);
   // on_task_end: stack-matches `id` against the open tasks; *closed gets the slice.
   bool on_task_end(Tick t, std::uint64_t id, bool threw, const TaskSlice** closed);
+  // on_task_label: the innermost open task with this id names itself; false if none is open.
+  bool on_task_label(std::uint64_t id, std::uint32_t label);
   // What the next task_begin inherits: a lane pop's wait, a steal's index.
   void set_pending_ready_wait(Tick wait) noexcept;
   void set_pending_steal(std::int32_t index) noexcept { pending_steal_ = index; }
@@ -94,6 +97,11 @@ class WorkerTrack {
   // first_slice_starting_at_or_after: index of the first slice at `depth` with start >= t.
   std::size_t first_slice_starting_at_or_after(int depth, Tick t) const noexcept;
   int open_depth() const noexcept { return static_cast<int>(open_.size()); }
+  // find_open: the innermost open slice with this id (its depth and index), if any.
+  bool find_open(std::uint64_t id, int* depth, std::size_t* index) const noexcept;
+  // find_started: a slice with this id starting at or after t, looking at the first
+  // `scan` slices from t at each depth (a task released at t starts soon after).
+  bool find_started(std::uint64_t id, Tick t, std::size_t scan, int* depth, std::size_t* index) const noexcept;
   std::uint64_t tasks_too_deep() const noexcept { return too_deep_; }
   std::uint64_t unmatched_ends() const noexcept { return unmatched_ends_; }
   std::uint64_t out_of_order() const noexcept { return out_of_order_; }
