@@ -1,6 +1,7 @@
 // server_e2e_test.cpp - a real Prometheus server scrapes a real exporter.
 //
-// This test process is the "app": it runs exactly kTasks submitted tasks on a scheduler
+// This test process is the "app": it runs exactly kTasks submitted tasks and a chain of
+// kChain dependent tasks (spawn_after, gated by a signal: kChain releases) on a scheduler
 // with a Recorder at level off, then serves /metrics on a free loopback port. It starts
 // Debian's `prometheus` on another free loopback port, with a temporary storage
 // directory and a generated config that scrapes the app every second, polls the
@@ -35,6 +36,7 @@ using testing::ChildProcess;
 
 constexpr std::uint32_t kWorkers = 2;
 constexpr int kTasks = 1000;
+constexpr int kChain = 25;
 
 // PrometheusServer: Debian's prometheus binary on a free loopback port, scraping one
 // target every second, with its storage and log in a temporary directory.
@@ -128,6 +130,7 @@ TEST(PrometheusServer, ScrapesExactCountsOfAKnownWorkload) {
 
   testing::InstrumentedPool app(kWorkers, trace::Level::off);
   testing::submit_and_wait(app.pool, app.recorder, kTasks);
+  testing::release_chain(app.pool, app.recorder, kChain);
   PrometheusOptions options;
   options.address = "127.0.0.1:0";
   PrometheusExporter exporter(app.pool, app.recorder, options);
@@ -156,15 +159,23 @@ TEST(PrometheusServer, ScrapesExactCountsOfAKnownWorkload) {
     std::this_thread::sleep_for(250ms);
   }
 
-  const std::string n = std::to_string(kTasks);
+  // Every task ran once; the chain's tasks were submitted from outside too, but only its
+  // first (released by the signal set out here) went through a lane.
+  const std::string all = std::to_string(kTasks + kChain), through_lanes = std::to_string(kTasks + 1);
   EXPECT_EQ(scalar(server.query("up{job=\"lantern\"}")), "1");
-  EXPECT_EQ(scalar(server.query("sum(lantern_tasks_total)")), n);
-  EXPECT_EQ(scalar(server.query("sum(lantern_lane_pops_total)")), n);
-  EXPECT_EQ(scalar(server.query("lantern_tasks_submitted_total")), n);
+  EXPECT_EQ(scalar(server.query("sum(lantern_tasks_total)")), all);
+  EXPECT_EQ(scalar(server.query("sum(lantern_lane_pops_total)")), through_lanes);
+  EXPECT_EQ(scalar(server.query("lantern_tasks_submitted_total")), all);
   EXPECT_EQ(scalar(server.query("sum(lantern_tasks_spawned_total)")), "0");
-  EXPECT_EQ(scalar(server.query("sum(lantern_task_duration_seconds_count)")), n);
-  EXPECT_EQ(scalar(server.query("sum(lantern_ready_wait_seconds_count)")), n);
-  EXPECT_EQ(scalar(server.query("lantern_ready_wait_seconds_bucket{le=\"+Inf\"}")), n);
+  EXPECT_EQ(scalar(server.query("sum(lantern_task_duration_seconds_count)")), all);
+  EXPECT_EQ(scalar(server.query("sum(lantern_ready_wait_seconds_count)")), through_lanes);
+  EXPECT_EQ(scalar(server.query("lantern_ready_wait_seconds_bucket{le=\"+Inf\"}")), through_lanes);
+  // Dependencies: one release per chain task, none waiting any more; no IO was done.
+  EXPECT_EQ(scalar(server.query("sum(lantern_releases_total)")), std::to_string(kChain));
+  EXPECT_EQ(server.query("lantern_releases_total").size(), std::size_t{kWorkers});
+  EXPECT_EQ(scalar(server.query("lantern_not_ready_tasks")), "0");
+  EXPECT_EQ(scalar(server.query("sum(lantern_io_submitted_total)")), "0");
+  EXPECT_EQ(scalar(server.query("sum(lantern_io_completed_total)")), "0");
   EXPECT_EQ(scalar(server.query("sum(lantern_task_exceptions_total)")), "0");
   EXPECT_EQ(scalar(server.query("sum(lantern_events_recorded_total)")), "0");  // level off
   EXPECT_EQ(scalar(server.query("sum(lantern_workers)")), std::to_string(kWorkers));

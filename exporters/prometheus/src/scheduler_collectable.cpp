@@ -117,6 +117,9 @@ std::vector<MetricFamily> SchedulerCollectable::Collect() const {
     per_worker(Metric::lane_depth, static_cast<double>(scheduler_.lane_size(w)));
     // deque_size is a racy difference of two indices and can dip below zero for a moment.
     per_worker(Metric::deque_depth, static_cast<double>(std::max<std::int64_t>(0, scheduler_.deque_size(w))));
+    per_worker(Metric::releases, static_cast<double>(s.releases));
+    per_worker(Metric::io_submitted, static_cast<double>(s.io_submitted));
+    per_worker(Metric::io_completed, static_cast<double>(s.io_completed));
     per_worker(Metric::events_recorded, static_cast<double>(s.events_recorded));
     per_worker(Metric::events_dropped, static_cast<double>(s.events_dropped));
 
@@ -136,6 +139,7 @@ std::vector<MetricFamily> SchedulerCollectable::Collect() const {
   add(family(Metric::sleep_inactive_workers), {}, static_cast<double>(sleep.inactive));
   add(family(Metric::sleep_sleeping_workers), {}, static_cast<double>(sleep.sleeping));
   add(family(Metric::tasks_submitted), {}, static_cast<double>(scheduler_.tasks_submitted_from_outside()));
+  add(family(Metric::not_ready_tasks), {}, static_cast<double>(scheduler_.not_ready_tasks()));
   add(family(Metric::unhandled_exceptions), {}, static_cast<double>(scheduler_.unhandled_exceptions()));
 
   auto histogram = [&](Metric m, const instrumentation::HistogramSnapshot& h) {

@@ -11,6 +11,8 @@
 
 #include "lantern/instrumentation/recorder.hpp"
 #include "lantern/lantern.hpp"
+#include "lantern/signal.hpp"
+#include "lantern/task_handle.hpp"
 
 namespace lantern::exporters::testing {
 
@@ -68,6 +70,29 @@ inline void submit_and_wait(Scheduler& pool, const instrumentation::Recorder& re
                                std::to_string(counted_task_ends(recorder) - ends_before) + " of " +
                                std::to_string(n) + " task ends within 30 s\n" + pool.describe_state());
     }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+}
+
+// release_chain runs, from this (outside) thread, a chain of `n` tasks, each spawned after
+// the previous one (spawn_after) and the first after a Signal set once the whole chain is
+// built: exactly n releases, the first by the signal, each other by its predecessor. While
+// the signal is unset all n tasks are not ready; *not_ready_while_gated gets that count.
+// Waits, like submit_and_wait, until the recorder has counted every task's end.
+inline void release_chain(Scheduler& pool, const instrumentation::Recorder& recorder, int n,
+                          std::uint64_t* not_ready_while_gated = nullptr) {
+  const std::uint64_t ends_before = counted_task_ends(recorder);
+  Signal go;
+  TaskHandle last = pool.spawn_after({go}, [] {});
+  for (int i = 1; i < n; ++i) last = pool.spawn_after({last}, [] {});
+  if (not_ready_while_gated) *not_ready_while_gated = pool.not_ready_tasks();
+  go.set();
+  last.wait();
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (counted_task_ends(recorder) < ends_before + static_cast<std::uint64_t>(n)) {
+    if (std::chrono::steady_clock::now() > deadline)
+      throw std::runtime_error("release_chain: the recorder did not count every task end within 30 s\n" +
+                               pool.describe_state());
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
 }

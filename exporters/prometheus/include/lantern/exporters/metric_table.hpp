@@ -42,6 +42,14 @@ enum class MetricType : std::uint8_t { counter, gauge, histogram };
   X(wakes, "lantern_wakes_total", counter, "worker", "Times the worker was woken from sleep.")                  \
   X(lane_depth, "lantern_lane_depth", gauge, "worker", "Tasks waiting in the worker's lane.")                   \
   X(deque_depth, "lantern_deque_depth", gauge, "worker", "Tasks in the worker's deque (a racy estimate).")      \
+  X(releases, "lantern_releases_total", counter, "worker",                                                     \
+    "Tasks the worker made ready by completing their last dependency (a task, a signal or an IO completion).") \
+  X(not_ready_tasks, "lantern_not_ready_tasks", gauge, "",                                                     \
+    "Tasks waiting for dependencies: spawn_after tasks, task-graph nodes and IO callbacks not yet ready.")     \
+  X(io_submitted, "lantern_io_submitted_total", counter, "worker",                                             \
+    "Asynchronous IO operations the worker submitted.")                                                        \
+  X(io_completed, "lantern_io_completed_total", counter, "worker",                                             \
+    "Asynchronous IO operations whose completion the worker reaped (their callbacks made ready).")             \
   X(sleep_inactive_workers, "lantern_sleep_inactive_workers", gauge, "",                                       \
     "Workers the sleep protocol counts as inactive (idle, sleepy or sleeping).")                               \
   X(sleep_sleeping_workers, "lantern_sleep_sleeping_workers", gauge, "",                                       \
