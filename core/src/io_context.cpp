@@ -6,6 +6,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <new>
 
@@ -83,16 +84,19 @@ IoContext::~IoContext() {
 
 void IoContext::prepare(IoOp* op) {
   io_uring_sqe* sqe = ring_->sqe();
+  // One operation moves at most 1 GiB (the kernel's own cap is just under 2 GiB); a
+  // larger request is a short read or write, which callers handle anyway.
+  const unsigned len = static_cast<unsigned>(std::min<std::size_t>(op->length, std::size_t{1} << 30));
   switch (op->kind) {
-    case IoKind::read: io_uring_prep_read(sqe, op->fd, op->buffer, static_cast<unsigned>(op->length), ~0ULL); break;
+    case IoKind::read: io_uring_prep_read(sqe, op->fd, op->buffer, len, ~0ULL); break;
     case IoKind::write:
       // Sockets get send(MSG_NOSIGNAL): a peer that went away is an EPIPE result, not a
       // SIGPIPE that kills the process. Anything else answers ENOTSOCK and is retried
       // as a plain write (complete() below).
       if (op->plain_write) {
-        io_uring_prep_write(sqe, op->fd, op->buffer, static_cast<unsigned>(op->length), ~0ULL);
+        io_uring_prep_write(sqe, op->fd, op->buffer, len, ~0ULL);
       } else {
-        io_uring_prep_send(sqe, op->fd, op->buffer, op->length, MSG_NOSIGNAL);
+        io_uring_prep_send(sqe, op->fd, op->buffer, len, MSG_NOSIGNAL);
       }
       break;
     case IoKind::accept: io_uring_prep_accept(sqe, op->fd, nullptr, nullptr, SOCK_CLOEXEC); break;
