@@ -1,12 +1,17 @@
 // demo.cpp - Lantern's multi-workload demo.
 //
-// Runs three workloads on one scheduler and prints, per worker, what the scheduler did:
+// Runs four workloads on one scheduler and prints, per worker, what the scheduler did:
 //   1. fork-join: fib(32) through join (deque pushes, steals between workers);
 //   2. bursts: batches of tasks submitted from this (outside) thread with idle gaps, so
 //      workers fall asleep between bursts and are woken for the next one;
 //   3. a flooded worker: worker 0 floods itself with self-spawning work while tasks
-//      wait in its lane; the other workers help that lane (fairness-aware helping).
-// The figures come from lantern::instrumentation's Recorder attached to the scheduler.
+//      wait in its lane; the other workers help that lane (fairness-aware helping);
+//   4. pipelines: three-stage chains (parse -> render -> compress) built with
+//      spawn_after, so each stage is released by the one before it.
+// Tasks of each kind name themselves with a label (lantern::label_task), so the trace,
+// lantern-trace stats and the viewer show "burst", "flood", "parse"... instead of bare
+// task ids. The figures come from lantern::instrumentation's Recorder attached to the
+// scheduler.
 #include <lantern/exporters/prometheus_exporter.hpp>
 #include <lantern/instrumentation/collector.hpp>
 #include <lantern/instrumentation/recorder.hpp>
@@ -32,8 +37,9 @@ namespace {
 void print_figures(const lantern::instrumentation::Recorder& recorder, const lantern::Topology& topology) {
   using lantern::instrumentation::HistogramSnapshot;
   std::printf("\nper-worker figures (exact counters kept by lantern::instrumentation::Recorder)\n");
-  std::printf("%-6s %8s %6s %6s %6s %6s %6s %6s %7s %6s %6s | %7s %7s %7s %8s\n", "worker", "tasks", "smt", "l2",
-              "llc", "numa", "remote", "helps", "failed", "sleeps", "wakes", "active", "idle", "sleepy", "sleeping");
+  std::printf("%-6s %8s %6s %6s %6s %6s %6s %6s %7s %6s %6s %8s | %7s %7s %7s %8s\n", "worker", "tasks", "smt", "l2",
+              "llc", "numa", "remote", "helps", "failed", "sleeps", "wakes", "releases", "active", "idle", "sleepy",
+              "sleeping");
   std::printf("%-6s %8s %41s\n", "", "", "steals by distance, failed steal rounds");
   HistogramSnapshot ready, duration, wake;
   for (std::uint32_t i = 0; i < recorder.worker_count(); ++i) {
@@ -41,13 +47,13 @@ void print_figures(const lantern::instrumentation::Recorder& recorder, const lan
     std::uint64_t total = 0;
     for (auto t : w.state_ticks) total += t;
     auto pct = [&](int s) { return total ? 100.0 * static_cast<double>(w.state_ticks[s]) / static_cast<double>(total) : 0.0; };
-    std::printf("%-6u %8llu %6llu %6llu %6llu %6llu %6llu %6llu %7llu %6llu %6llu | %6.1f%% %6.1f%% %6.1f%% %7.1f%%\n", i,
+    std::printf("%-6u %8llu %6llu %6llu %6llu %6llu %6llu %6llu %7llu %6llu %6llu %8llu | %6.1f%% %6.1f%% %6.1f%% %7.1f%%\n", i,
                 static_cast<unsigned long long>(w.tasks), static_cast<unsigned long long>(w.steals[0]),
                 static_cast<unsigned long long>(w.steals[1]), static_cast<unsigned long long>(w.steals[2]),
                 static_cast<unsigned long long>(w.steals[3]), static_cast<unsigned long long>(w.steals[4]),
                 static_cast<unsigned long long>(w.helps), static_cast<unsigned long long>(w.steal_rounds_failed),
-                static_cast<unsigned long long>(w.sleeps), static_cast<unsigned long long>(w.wakes_received), pct(0),
-                pct(1), pct(2), pct(3));
+                static_cast<unsigned long long>(w.sleeps), static_cast<unsigned long long>(w.wakes_received),
+                static_cast<unsigned long long>(w.releases), pct(0), pct(1), pct(2), pct(3));
     ready.add(recorder.counters(i).ready_wait);
     duration.add(recorder.counters(i).task_duration);
     wake.add(recorder.counters(i).wake_latency);
@@ -92,9 +98,11 @@ void usage(FILE* out) {
                "                    [--level off|states|tasks|full] [--metrics ADDR | --no-metrics]\n"
                "                    [--view | --no-view] [--linger SECONDS] [--quick]\n"
                "\n"
-               "Runs three workloads (fork-join fib, bursts of submitted tasks with idle gaps,\n"
-               "one flooded worker) and prints per-worker tasks, steals by topology distance,\n"
-               "helps, failed steal rounds, sleeps, wakes and time share per worker state.\n"
+               "Runs four workloads (fork-join fib, bursts of submitted tasks with idle gaps,\n"
+               "one flooded worker, three-stage pipelines of dependent tasks) and prints\n"
+               "per-worker tasks, steals by topology distance, helps, failed steal rounds,\n"
+               "sleeps, wakes, releases and time share per worker state. Tasks carry labels\n"
+               "(fib, burst, flood, lane task, parse, render, compress) in the trace.\n"
                "\n"
                "  --workers N      worker threads (default: one per hardware thread)\n"
                "  --topology SPEC  steal order from a synthetic layout, e.g. \"2 sockets x 4 cores x 2 threads\"\n"
@@ -188,6 +196,11 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
+  // Task labels: interned once here, named by each task as it starts (a hook call, no lock).
+  const lantern::Label kFib = lantern::label("fib"), kBurst = lantern::label("burst"),
+                       kFlood = lantern::label("flood"), kLaneTask = lantern::label("lane task"),
+                       kParse = lantern::label("parse"), kRender = lantern::label("render"),
+                       kCompress = lantern::label("compress");
   const unsigned workers = options.workers ? options.workers : std::max(1u, std::thread::hardware_concurrency());
   lantern::instrumentation::Recorder recorder(workers, {.level = level});
   options.observer = &recorder;
@@ -251,7 +264,10 @@ int main(int argc, char** argv) {
     // 1. fork-join
     const int n = quick ? 27 : 32;
     auto t0 = std::chrono::steady_clock::now();
-    const long r = pool.run([n] { return fib(n); });
+    const long r = pool.run([n, kFib] {
+      lantern::label_task(kFib);  // the root task only: labelling each of fib's calls would record millions
+      return fib(n);
+    });
     auto ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     std::printf("1. fork-join   fib(%d) = %ld through join, %.1f ms\n", n, r, ms);
 
@@ -263,6 +279,7 @@ int main(int argc, char** argv) {
       lantern::TaskGroup group(pool);
       for (int i = 0; i < 200; ++i) {
         group.spawn([&] {
+          lantern::label_task(kBurst);
           spin_for(std::chrono::microseconds(5));
           burst_tasks.fetch_add(1, std::memory_order_relaxed);
         });
@@ -281,7 +298,9 @@ int main(int argc, char** argv) {
       lantern::Scheduler* pool;
       std::atomic<long>* done;
       long total;
+      lantern::Label label;
       void operator()() const {
+        lantern::label_task(label);
         spin_for(std::chrono::microseconds(2));
         if (done->fetch_add(1) + 1 < total) pool->spawn(*this);
       }
@@ -294,11 +313,12 @@ int main(int argc, char** argv) {
     std::array<std::atomic<long>, kLaneTasks> waited_ns{};
     t0 = std::chrono::steady_clock::now();
     std::vector<lantern::Future<void>> lane_tasks = pool.run([&] {
-      for (int i = 0; i < 2; ++i) pool.spawn(Flood{&pool, &flooded, flood_total});
+      for (int i = 0; i < 2; ++i) pool.spawn(Flood{&pool, &flooded, flood_total, kFlood});
       std::vector<lantern::Future<void>> futures;
       for (int i = 0; i < kLaneTasks; ++i) {
         const auto submitted = std::chrono::steady_clock::now();
-        futures.push_back(pool.submit_to_lane(0, [&waited_ns, i, submitted] {
+        futures.push_back(pool.submit_to_lane(0, [&waited_ns, i, submitted, kLaneTask] {
+          lantern::label_task(kLaneTask);
           waited_ns[i] = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - submitted)
                              .count();
         }));
@@ -313,15 +333,46 @@ int main(int argc, char** argv) {
     std::printf("3. flood       %ld self-spawning tasks in %.1f ms; %d tasks in worker 0's lane waited at most %.2f ms\n",
                 flooded.load(), ms, kLaneTasks, static_cast<double>(worst_wait_ns) / 1e6);
 
+    // 4. pipelines: each item is parsed, then rendered, then compressed; each stage is
+    // spawned after the one before (spawn_after), so its release is what starts it.
+    const int items = quick ? 50 : 200;
+    t0 = std::chrono::steady_clock::now();
+    {
+      std::vector<lantern::TaskHandle> last;
+      last.reserve(static_cast<std::size_t>(items));
+      for (int i = 0; i < items; ++i) {
+        auto stage = [](lantern::Label label, std::chrono::microseconds work) {
+          return [label, work] {
+            lantern::label_task(label);
+            spin_for(work);
+          };
+        };
+        lantern::TaskHandle parse = pool.spawn_handle(stage(kParse, std::chrono::microseconds(30)));
+        lantern::TaskHandle render = pool.spawn_after({parse}, stage(kRender, std::chrono::microseconds(60)));
+        last.push_back(pool.spawn_after({render}, stage(kCompress, std::chrono::microseconds(20))));
+      }
+      for (auto& h : last) h.wait();
+    }
+    ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    std::printf("4. pipelines   %d items through parse -> render -> compress (spawn_after), %.1f ms\n", items, ms);
+
     if (linger_seconds > 0) {
-      std::printf("4. lingering   %.0f s of light bursts (metrics stay up; Ctrl-C to stop early)\n", linger_seconds);
+      std::printf("5. lingering   %.0f s of light bursts (metrics stay up; Ctrl-C to stop early)\n", linger_seconds);
       std::fflush(stdout);
       const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(linger_seconds);
       while (std::chrono::steady_clock::now() < until) {
         lantern::TaskGroup group(pool);
-        for (int i = 0; i < 50; ++i) group.spawn([] { spin_for(std::chrono::microseconds(20)); });
+        for (int i = 0; i < 50; ++i) {
+          group.spawn([kBurst] {
+            lantern::label_task(kBurst);
+            spin_for(std::chrono::microseconds(20));
+          });
+        }
         group.wait();
-        pool.run([] { return fib(18); });
+        pool.run([kFib] {
+          lantern::label_task(kFib);
+          return fib(18);
+        });
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
       }
     }
@@ -339,7 +390,7 @@ int main(int argc, char** argv) {
                     static_cast<unsigned long long>(stats.events), static_cast<unsigned long long>(stats.bytes),
                     std::string(lantern::trace::kLevelNames[static_cast<int>(level)]).c_str());
         std::printf("  inspect:  lantern-trace info %s\n", trace_path.c_str());
-        std::printf("            lantern-trace stats %s\n", trace_path.c_str());
+        std::printf("            lantern-trace stats %s   (task durations per label)\n", trace_path.c_str());
         std::printf("  export:   lantern-trace export --chrome %s -o lantern-demo.json   (open in ui.perfetto.dev)\n",
                     trace_path.c_str());
         std::printf("  (lantern-trace is built at build/release/instrumentation/tools/lantern_trace/lantern-trace)\n");
