@@ -154,6 +154,7 @@ TEST(Recorder, TaskLabelsAreRecordedAtTasksNotAtStates) {
 TEST(Recorder, IoOperationsAreCountedAtEveryLevelAndRecordedAtTasks) {
   // The IO hooks as core reports them (a: op id, b: kind | fd << 8, or the result),
   // called directly: one thread per worker index, as a worker's own thread would.
+  lantern::testing::Watchdog dog("IO hooks from two threads", 30s);
   for (Level level : {Level::off, Level::states, Level::tasks}) {
     Recorder recorder(2, {.level = level});
     auto sink = std::make_shared<CountingSink>();
