@@ -55,6 +55,9 @@ WorkerCountersSnapshot snapshot(const WorkerCounters& c, std::uint64_t now_ticks
 Recorder::Recorder(std::uint32_t workers, RecorderOptions options)
     : ns_per_tick_(calibration().ns_per_tick), level_(static_cast<std::uint8_t>(options.level)) {
   set_level(options.level);
+  std::uint32_t sample = 1;
+  while (sample < options.deque_push_sample && sample < (1u << 30)) sample <<= 1;
+  deque_push_sample_mask.store(sample - 1, std::memory_order_relaxed);
   const std::uint64_t now = ticks_now();
   workers_.reserve(workers);
   for (std::uint32_t i = 0; i < workers; ++i) {

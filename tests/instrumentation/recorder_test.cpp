@@ -60,7 +60,7 @@ struct Forwarder final : lantern::Observer {
 TEST(Recorder, StalledCollectorAccountsForEveryEventExactly) {
   const std::uint32_t workers = 2;
   // A tiny ring and no collector thread while the workload runs: most events drop.
-  Recorder recorder(workers, {.level = Level::full, .ring_capacity = 256});
+  Recorder recorder(workers, {.level = Level::full, .ring_capacity = 256, .deque_push_sample = 1});
   Forwarder forwarder(recorder);
   {
     lantern::Scheduler pool({.workers = workers, .observer = &forwarder});
@@ -244,4 +244,27 @@ TEST(RollingWindow, NamesTheLabelsOfTheEventsItHolds) {
   EXPECT_EQ(window.labels().name(static_cast<std::uint32_t>(got[0].b)), "rolling_window_test.kind");
   EXPECT_FALSE(window.labels().name(0).has_value());
   EXPECT_FALSE(window.labels().name(lantern::label_count() + 1).has_value());
+}
+
+// At level full, own-deque pushes are sampled one in RecorderOptions::deque_push_sample;
+// each sampled push carries the deque depth (>= 1) in its upper 32 bits. One worker, so
+// the number of joins (pushes) is exact: fib(20) makes 10,945 joins.
+TEST(Recorder, OwnDequePushesAreSampledWithTheirDepth) {
+  for (std::uint32_t every : {1u, 64u}) {
+    Recorder recorder(1, {.level = Level::full, .ring_capacity = 1 << 16, .deque_push_sample = every});
+    {
+      lantern::Scheduler pool({.workers = 1, .observer = &recorder});
+      lantern::testing::Watchdog dog("sampled pushes", 30s, [&] { return pool.describe_state(); });
+      EXPECT_EQ(pool.run([] { return fib(20); }), 6765u);
+    }
+    std::vector<Event> events(1 << 16);
+    const std::size_t n = recorder.drain(0, events.data(), events.size(), true);
+    std::uint64_t pushes = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (events[i].type != EventType::push || (events[i].b & 0xFFFF'FFFFu) != 0) continue;
+      ++pushes;
+      EXPECT_GE(events[i].b >> 32, 1u);
+    }
+    EXPECT_EQ(pushes, 10945u / every) << "one in " << every;
+  }
 }

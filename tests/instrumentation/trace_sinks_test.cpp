@@ -39,7 +39,7 @@ struct TempDir {
 TEST(TraceFileSink, RecordsARunThatReadsBackWithEveryEvent) {
   TempDir dir;
   const std::string path = (dir.path / "run.trace").string();
-  Recorder recorder(2, {.level = Level::full, .ring_capacity = 1 << 16});
+  Recorder recorder(2, {.level = Level::full, .ring_capacity = 1 << 16, .deque_push_sample = 1});
   std::uint64_t produced = 0, recorded = 0;
   {
     lantern::Scheduler pool({.workers = 2, .observer = &recorder});
@@ -146,7 +146,7 @@ TEST(TraceFileSink, TaskLabelNamesReachTheFile) {
 
 TEST(FlightRecorder, ADumpNamesTheLabelsOfTheChunksItKept) {
   TempDir dir;
-  Recorder recorder(2, {.level = Level::full, .ring_capacity = 1 << 16});
+  Recorder recorder(2, {.level = Level::full, .ring_capacity = 1 << 16, .deque_push_sample = 1});
   lantern::Scheduler pool({.workers = 2, .observer = &recorder});
   lantern::testing::Watchdog dog("flight recorder labels", 60s, [&] { return pool.describe_state(); });
   // Tiny chunks and budget: most chunks are forgotten, the ones kept must still name
@@ -186,7 +186,7 @@ TEST(TraceFileSink, UnwritablePathIsAClearErrorNotACrash) {
 TEST(FlightRecorder, KeepsTheLastWindowAndDumpsOnDemandAndOnSignal) {
   TempDir dir;
   // full: every join pushes, so fib(16) x 20 produces ~32,000 events.
-  Recorder recorder(2, {.level = Level::full, .ring_capacity = 1 << 16});
+  Recorder recorder(2, {.level = Level::full, .ring_capacity = 1 << 16, .deque_push_sample = 1});
   lantern::Scheduler pool({.workers = 2, .observer = &recorder});
   lantern::testing::Watchdog dog("flight recorder", 60s, [&] { return pool.describe_state(); });
   // A small byte budget so the recorder must forget old chunks.

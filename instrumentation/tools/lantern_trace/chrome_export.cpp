@@ -240,7 +240,7 @@ void Exporter::handle(const Event& e) {
       break;
     }
     case EventType::push:
-      if (e.b > 0) counter(e.b - 1, +1, t);
+      if ((e.b & 0xFFFF'FFFFu) > 0) counter((e.b & 0xFFFF'FFFFu) - 1, +1, t);  // lanes; own-deque pushes are sampled
       break;
     case EventType::lane_pop: counter(e.a, -1, t); break;
     case EventType::steal:

@@ -25,6 +25,12 @@ namespace lantern::instrumentation {
 struct RecorderOptions {
   trace::Level level = trace::Level::tasks;
   std::size_t ring_capacity = 1 << 15;  // events per worker (32 bytes each: 1 MiB)
+  // At level full, pushes onto a worker's own deque are recorded one in this many
+  // (rounded up to a power of two; 1 records every one), each with the deque's depth.
+  // Fork-join code pushes once per join and a join costs about what recording an event
+  // costs, so recording all of them would double such code's run time (bench/RESULTS.md,
+  // "Instrumentation overhead"). Pushes into lanes are always recorded.
+  std::uint32_t deque_push_sample = 64;
 };
 
 class Recorder final : public Observer {

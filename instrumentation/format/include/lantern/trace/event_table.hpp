@@ -26,7 +26,7 @@ enum class Unit : std::uint8_t { none, id, worker, ticks, count, packed };
   X(state, 0, states, "from_to", packed, "reason", id, "a worker changed state (from << 8 | to)")              \
   X(task_begin, 1, tasks, "task", id, "source", id, "a worker started a task")                                  \
   X(task_end, 2, tasks, "task", id, "threw", count, "a worker finished a task")                                 \
-  X(push, 3, full, "task", id, "queue", id, "a task was queued (0: own deque, n: lane n-1)")                    \
+  X(push, 3, full, "task", id, "queue", id, "a task was queued (low 32 bits: 0 own deque, n lane n-1; own deque: depth << 32, sampled)")                    \
   X(steal, 4, tasks, "victim", worker, "distance_source", packed, "a task was stolen from a victim")            \
   X(steal_round_failed, 5, full, "probed", count, "lost_races", count, "a full steal round found nothing")     \
   X(help, 6, tasks, "lane", worker, "head_age", ticks, "a worker helped a lane whose head waited too long")      \
