@@ -135,6 +135,9 @@ TEST(Label, ConcurrentInterningAgreesOnEveryId) {
 
 TEST(Label, PastTheBoundEveryNewNameSharesTheOverflowLabel) {
   // In a child process: filling the table here would leave the other tests no room.
+  // "threadsafe": the child re-runs just this test, so threads other tests (or a
+  // sanitizer) started are no danger to the fork.
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
   EXPECT_EXIT(
       {
         const Label mine = lantern::label("label_test.before_overflow");
