@@ -7,7 +7,10 @@
 //   3. a flooded worker: worker 0 floods itself with self-spawning work while tasks
 //      wait in its lane; the other workers help that lane (fairness-aware helping);
 //   4. pipelines: three-stage chains (parse -> render -> compress) built with
-//      spawn_after, so each stage is released by the one before it.
+//      spawn_after, so each stage is released by the one before it;
+//   5. IO: the echo server of examples/echo_server on the same pool, fed by a load
+//      client over loopback; with the io_uring sleep strategy (the default here) idle
+//      workers wait for wake hints and their own socket completions in one io_uring.
 // Tasks of each kind name themselves with a label (lantern::label_task), so the trace,
 // lantern-trace stats and the viewer show "burst", "flood", "parse"... instead of bare
 // task ids. The figures come from lantern::instrumentation's Recorder attached to the
@@ -18,6 +21,9 @@
 #include <lantern/instrumentation/stream_server.hpp>
 #include <lantern/instrumentation/trace_sinks.hpp>
 #include <lantern/lantern.hpp>
+
+#include "echo_server/echo_load.hpp"
+#include "echo_server/echo_server.hpp"
 
 #include <array>
 #include <atomic>
@@ -96,10 +102,11 @@ void usage(FILE* out) {
   std::fprintf(out,
                "usage: lantern_demo [--workers N] [--topology SPEC] [--trace FILE | --no-trace]\n"
                "                    [--level off|states|tasks|full] [--metrics ADDR | --no-metrics]\n"
-               "                    [--view | --no-view] [--linger SECONDS] [--quick]\n"
+               "                    [--view | --no-view] [--linger SECONDS] [--sleep io_uring|condvar] [--quick]\n"
                "\n"
-               "Runs four workloads (fork-join fib, bursts of submitted tasks with idle gaps,\n"
-               "one flooded worker, three-stage pipelines of dependent tasks) and prints\n"
+               "Runs five workloads (fork-join fib, bursts of submitted tasks with idle gaps,\n"
+               "one flooded worker, three-stage pipelines of dependent tasks, a TCP echo server\n"
+               "under load on loopback) and prints\n"
                "per-worker tasks, steals by topology distance, helps, failed steal rounds,\n"
                "sleeps, wakes, releases and time share per worker state. Tasks carry labels\n"
                "(fib, burst, flood, lane task, parse, render, compress) in the trace.\n"
@@ -116,6 +123,8 @@ void usage(FILE* out) {
                "                   Prometheus can scrape and a viewer can attach (default 0)\n"
                "  --view           open the live viewer (lantern-view) on this run (default: when $DISPLAY is set)\n"
                "  --no-view        do not open it; LANTERN_STREAM=HOST:PORT still streams for lantern-view --attach\n"
+               "  --sleep S        how idle workers sleep: io_uring (default; hints and IO completions in\n"
+               "                   one io_uring) or condvar (condition variables); see core/src/IO.md\n"
                "  --quick          smaller workloads (a few hundred milliseconds)\n"
                "  --help           this text\n");
 }
@@ -124,6 +133,7 @@ void usage(FILE* out) {
 
 int main(int argc, char** argv) {
   lantern::SchedulerOptions options;
+  options.sleep_strategy = lantern::SleepStrategy::io_uring;  // falls back to condvar, with a note, where unavailable
   bool quick = false;
   std::string trace_path = "lantern-demo.trace";
   std::string metrics_address = std::string(lantern::exporters::kDefaultAddress);
@@ -189,6 +199,16 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "lantern_demo: --level takes off, states, tasks or full, not '%s'\n", v.c_str());
         return 2;
       }
+    } else if (arg == "--sleep") {
+      const std::string v = value("--sleep");
+      if (v == "io_uring") {
+        options.sleep_strategy = lantern::SleepStrategy::io_uring;
+      } else if (v == "condvar") {
+        options.sleep_strategy = lantern::SleepStrategy::condvar;
+      } else {
+        std::fprintf(stderr, "lantern_demo: --sleep takes io_uring or condvar, not '%s'\n", v.c_str());
+        return 2;
+      }
     } else if (arg == "--quick") {
       quick = true;
     } else {
@@ -208,7 +228,8 @@ int main(int argc, char** argv) {
 
   try {
     lantern::Scheduler pool(options);
-    std::printf("lantern demo: %u workers; topology: %s\n", pool.worker_count(), pool.topology().describe().c_str());
+    std::printf("lantern demo: %u workers, %s sleep strategy; topology: %s\n", pool.worker_count(),
+                lantern::strategy_name(pool.sleep_strategy()), pool.topology().describe().c_str());
     for (const std::string& w : pool.topology_warnings()) std::printf("  note: %s\n", w.c_str());
     std::shared_ptr<lantern::instrumentation::TraceFileSink> trace;
     if (!trace_path.empty()) {
@@ -356,8 +377,31 @@ int main(int argc, char** argv) {
     ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     std::printf("4. pipelines   %d items through parse -> render -> compress (spawn_after), %.1f ms\n", items, ms);
 
+    // 5. IO: an echo server on this pool and a load client on this thread.
+    {
+      lantern::examples::EchoServer server(pool);
+      server.start();
+      lantern::examples::LoadOptions load;
+      load.port = server.port();
+      load.connections = 8;
+      load.seconds = 0;
+      load.messages_per_connection = quick ? 200 : 2000;
+      load.min_bytes = 64;
+      load.max_bytes = 4096;
+      const lantern::examples::LoadResult res = lantern::examples::run_load(load);
+      std::printf("5. echo        %llu requests over %d loopback connections (%s sleep strategy): %.0f/s, "
+                  "p99 %.0f us, %s\n",
+                  static_cast<unsigned long long>(res.requests), load.connections,
+                  lantern::strategy_name(pool.sleep_strategy()), res.requests_per_second(), res.p99_us,
+                  res.mismatches == 0 && res.errors == 0 ? "every byte came back unchanged"
+                                                         : ("PROBLEM: " + std::to_string(res.mismatches) +
+                                                            " bytes differ, " + std::to_string(res.errors) +
+                                                            " connections failed " + res.first_error)
+                                                               .c_str());
+    }
+
     if (linger_seconds > 0) {
-      std::printf("5. lingering   %.0f s of light bursts (metrics stay up; Ctrl-C to stop early)\n", linger_seconds);
+      std::printf("6. lingering   %.0f s of light bursts (metrics stay up; Ctrl-C to stop early)\n", linger_seconds);
       std::fflush(stdout);
       const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(linger_seconds);
       while (std::chrono::steady_clock::now() < until) {

@@ -14,6 +14,13 @@
 
 namespace lantern::examples {
 
+namespace {
+// Task labels: the trace and the viewer name the echo server's tasks by these.
+const Label kAcceptLabel = label("echo accept");
+const Label kReadLabel = label("echo read");
+const Label kWriteLabel = label("echo write");
+}  // namespace
+
 struct EchoServer::Connection {
   int fd;
   std::unique_ptr<char[]> buffer;
@@ -82,6 +89,7 @@ void EchoServer::on_accept(IoResult r) {
       s->accepts_pending_.notify_all();
     }
   } done{this};
+  label_task(kAcceptLabel);
   if (!r.ok()) {
     // Shutdown (ECANCELED), stop() (EINVAL after shutdown(2)): stop accepting. Anything
     // else (EMFILE, a connection reset while queued) is that connection's problem.
@@ -116,6 +124,7 @@ void EchoServer::on_accept(IoResult r) {
 
 void EchoServer::read_next(Connection* c) {
   io::read(c->fd, c->buffer.get(), options_.buffer_bytes, [this, c](IoResult r) {
+    label_task(kReadLabel);
     if (!r.ok()) return finish(c, r.value != -ECONNRESET && r.value != -ECANCELED);
     if (r.bytes() == 0) return finish(c, false);  // the client closed its side
     c->filled = r.bytes();
@@ -126,6 +135,7 @@ void EchoServer::read_next(Connection* c) {
 
 void EchoServer::write_rest(Connection* c) {
   io::write(c->fd, c->buffer.get() + c->written, c->filled - c->written, [this, c](IoResult r) {
+    label_task(kWriteLabel);
     if (!r.ok()) return finish(c, r.value != -EPIPE && r.value != -ECONNRESET && r.value != -ECANCELED);
     c->written += r.bytes();
     bytes_.fetch_add(r.bytes(), std::memory_order_relaxed);

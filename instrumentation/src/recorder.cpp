@@ -114,7 +114,11 @@ void Recorder::count(PerWorker& p, Hook hook, std::uint64_t a, std::uint64_t b, 
       break;
     case Hook::steal_round_failed: c.steal_rounds_failed.add(); break;
     case Hook::help: c.helps.add(); break;
-    case Hook::wake: c.wake_latency.record(to_ns(b)); break;
+    case Hook::wake:
+      // An IO completion's wake has no waker to time it from (its latency is 0): kept out
+      // of the wake-latency histogram, which is about wakers.
+      if ((a >> 32) != static_cast<std::uint64_t>(WakeWhy::io)) c.wake_latency.record(to_ns(b));
+      break;
     case Hook::lane_pop:
       c.lane_pops.add();
       c.ready_wait.record(to_ns(b));
