@@ -18,6 +18,7 @@
 #include "lantern/graph.hpp"
 #include "lantern/lantern.hpp"
 #include "lantern/signal.hpp"
+#include "support/pool_state.hpp"
 #include "support/watchdog.hpp"
 
 using namespace std::chrono_literals;
@@ -26,13 +27,11 @@ using lantern::Signal;
 using lantern::TaskGraph;
 using lantern::TaskHandle;
 using lantern::testing::scaled;
+using lantern::testing::dump;
 using lantern::testing::Watchdog;
 
 namespace {
 
-std::function<std::string()> dump(const Scheduler& s) {
-  return [&s] { return s.describe_state() + "  not_ready_tasks=" + std::to_string(s.not_ready_tasks()); };
-}
 
 // all_asleep_within polls (observation only) until every worker is blocked.
 bool all_asleep_within(const Scheduler& s, std::chrono::milliseconds limit) {

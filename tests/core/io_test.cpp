@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "lantern/lantern.hpp"
+#include "support/pool_state.hpp"
 #include "support/watchdog.hpp"
 
 using namespace std::chrono_literals;
@@ -32,17 +33,11 @@ using lantern::IoResult;
 using lantern::Scheduler;
 using lantern::SleepStrategy;
 using lantern::testing::scaled;
+using lantern::testing::dump;
+using lantern::testing::wait_all_asleep;
 using lantern::testing::Watchdog;
 
 namespace {
-
-std::function<std::string()> dump(const Scheduler& s) {
-  return [&s] { return s.describe_state(); };
-}
-
-void wait_all_asleep(const Scheduler& s) {
-  while (s.sleep_snapshot().sleeping != s.worker_count()) std::this_thread::yield();
-}
 
 // Done: a count an outside thread blocks on (a futex wait, not a sleep).
 struct Done {

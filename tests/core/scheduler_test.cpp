@@ -14,6 +14,7 @@
 
 #include "lantern/lantern.hpp"
 #include "support/fib.hpp"
+#include "support/pool_state.hpp"
 #include "support/watchdog.hpp"
 
 using lantern::testing::fib;
@@ -21,23 +22,10 @@ using lantern::testing::fib;
 using namespace std::chrono_literals;
 using lantern::Scheduler;
 using lantern::testing::scaled;
+using lantern::testing::dump;
+using lantern::testing::wait_all_asleep;
 using lantern::testing::Watchdog;
 
-namespace {
-
-
-std::function<std::string()> dump(const Scheduler& s) {
-  return [&s] { return s.describe_state(); };
-}
-
-// wait_all_asleep polls (yielding) until every worker is blocked. Polling a published
-// counter is observation, not synchronisation: the test's correctness never depends on
-// it, only the condition "the pool is asleep" that the torture test wants to create.
-void wait_all_asleep(const Scheduler& s) {
-  while (s.sleep_snapshot().sleeping != s.worker_count()) std::this_thread::yield();
-}
-
-}  // namespace
 
 // Every scheduler test runs under both sleep strategies (condvar, io_uring).
 class SchedulerP : public ::testing::TestWithParam<std::tuple<std::uint32_t, lantern::SleepStrategy>> {
