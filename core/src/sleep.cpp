@@ -21,6 +21,7 @@ IdleState Sleep::start_looking(std::uint32_t worker) noexcept {
   counters_.add_inactive();
   IdleState idle;
   idle.worker = worker;
+  idle.started_ticks = ticks_now();
   return idle;
 }
 
@@ -91,6 +92,7 @@ void Sleep::sleep(IdleState& idle, Latch& latch, bool (*has_injected)(void*), vo
   auto back_to_idle = [&](StateReason why, std::uint32_t rounds) {
     idle.rounds = rounds;
     idle.sleepy = false;
+    idle.started_ticks = ticks_now();
     latch.wake_up();
     sink.sleep_state(WorkerState::idle, why);
   };

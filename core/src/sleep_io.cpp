@@ -99,6 +99,7 @@ void Sleep::sleep_io(IdleState& idle, Latch& latch, bool (*has_injected)(void*),
   auto back_to_idle = [&](StateReason why, std::uint32_t rounds) {
     idle.rounds = rounds;
     idle.sleepy = false;
+    idle.started_ticks = ticks_now();
     latch.wake_up();
     sink.sleep_state(WorkerState::idle, why);
   };

@@ -21,6 +21,7 @@ struct IdleState {
   std::uint32_t rounds = 0;        // failed search rounds so far
   std::uint32_t jec_when_sleepy = 0;
   bool sleepy = false;
+  std::uint64_t started_ticks = 0;  // when the search began (the spin phase's time bound)
 };
 
 // SleepSink lets the protocol report state transitions without knowing the observer.
@@ -47,6 +48,11 @@ class Sleep {
   // victim once and yields the CPU, so 32 rounds is tens of microseconds: long enough
   // for fork-join bursts to refill queues, short enough that an idle pool costs ~0 CPU.
   static constexpr std::uint32_t kRoundsUntilSleepy = 32;
+  // ... or after this long, whichever comes first. On an idle machine 32 rounds take
+  // tens of microseconds; when every core is busy each yield can cost a whole time
+  // slice, and 32 of them kept a searching worker from sleeping - and from blocking in
+  // io_uring for its own completions - for tens of milliseconds.
+  static constexpr double kSpinLimitNs = 100'000;
 
   explicit Sleep(std::uint32_t workers);
   ~Sleep();
@@ -128,6 +134,7 @@ class Sleep {
   };
 
   SleepCounters counters_;
+  const std::uint64_t spin_limit_ticks_ = ns_to_ticks(kSpinLimitNs);
   const std::uint32_t workers_;
   std::unique_ptr<WorkerSlot[]> slots_;
   int hint_read_fd_ = -1;
@@ -143,7 +150,7 @@ class Sleep {
 
 template <class HasInjected>
 void Sleep::no_work_found(IdleState& idle, Latch& latch, HasInjected&& has_injected_work, SleepSink& sink) {
-  if (idle.rounds < kRoundsUntilSleepy) {
+  if (idle.rounds < kRoundsUntilSleepy && (idle.rounds < 2 || ticks_now() - idle.started_ticks < spin_limit_ticks_)) {
     ++idle.rounds;
     std::this_thread::yield();
     return;
