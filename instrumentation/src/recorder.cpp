@@ -46,7 +46,7 @@ WorkerCountersSnapshot snapshot(const WorkerCounters& c, std::uint64_t now_ticks
   if (s.state < static_cast<std::uint32_t>(trace::kStateCount) && now_ticks > since) {
     s.state_ticks[s.state] += now_ticks - since;
   }
-  s.events_recorded = c.events_recorded.get();
+  s.events_recorded = 0;  // filled in by Recorder::snapshot, from the ring
   s.events_dropped = c.events_dropped.get();
   s.events_produced = s.events_recorded + s.events_dropped;
   return s;
@@ -141,10 +141,9 @@ void Recorder::record(PerWorker& p, const trace::Event& e) noexcept {
       return;
     }
     p.pending_dropped = 0;
+    c.drop_markers.add();
   }
-  if (p.ring.push(e)) {
-    c.events_recorded.add();
-  } else {
+  if (!p.ring.push(e)) {
     c.events_dropped.add();
     ++p.pending_dropped;
   }
@@ -155,7 +154,16 @@ std::size_t Recorder::drain(std::uint32_t worker, trace::Event* out, std::size_t
 }
 
 WorkerCountersSnapshot Recorder::snapshot(std::uint32_t worker) const noexcept {
-  return instrumentation::snapshot(workers_[worker]->counters, ticks_now());
+  const PerWorker& p = *workers_[worker];
+  // Markers first, then the ring's count: a marker is counted after its push, so the
+  // difference never goes below the events really recorded (at most one marker being
+  // written counts as an event for a moment).
+  const std::uint64_t markers = p.counters.drop_markers.get();
+  const std::uint64_t pushed = p.ring.pushed();
+  WorkerCountersSnapshot s = instrumentation::snapshot(p.counters, ticks_now());
+  s.events_recorded = pushed >= markers ? pushed - markers : 0;
+  s.events_produced = s.events_recorded + s.events_dropped;
+  return s;
 }
 
 }  // namespace lantern::instrumentation

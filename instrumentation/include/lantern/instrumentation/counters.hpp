@@ -53,8 +53,10 @@ struct alignas(64) WorkerCounters {
   // woken worker running again, measured by the woken worker.
   Histogram wake_latency;
   // Event accounting: every event the level selects is either recorded (in the ring) or
-  // dropped (ring full); a snapshot's events_produced is their sum.
-  Counter events_recorded;
+  // dropped (ring full); a snapshot's events_produced is their sum. Recorded events are
+  // not counted one by one: the ring's own push count, less the drop markers it holds,
+  // is the figure (Recorder::snapshot), which saves a store on every recorded event.
+  Counter drop_markers;
   Counter events_dropped;
 };
 

@@ -34,6 +34,8 @@ class EventRing {
   EventRing& operator=(const EventRing&) = delete;
 
   std::size_t capacity() const noexcept { return mask_ + 1; }
+  // pushed: events pushed so far (any thread; acquire, like the consumer's read).
+  std::uint64_t pushed() const noexcept { return tail_.load(std::memory_order_acquire); }
   static constexpr std::uint64_t kEventsPerLine = 64 / sizeof(trace::Event);
 
   // push: producer only. false when full (the caller counts the drop).
