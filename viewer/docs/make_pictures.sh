@@ -38,4 +38,15 @@ shot overview "$trace" --at 20ms --window 20ms
 shot timeline_steals "$work/steals.ltrace" --view timeline --size 1400x560 --at 22.1ms --window 150us
 shot steal_matrix "$trace" --view steals --size 1000x480
 shot latency "$trace" --view latency --size 1000x560
-echo "make_pictures: wrote $out/{overview,timeline_steals,steal_matrix,latency}.png"
+# Task labels and releases: the lantern_demo's pipelines (parse -> render -> compress,
+# each stage released by the one before), coloured by label. The phase's time differs
+# from run to run: it is read from the trace (the first 'render' task) with lantern-trace.
+demo_full=$build/examples/lantern_demo
+trace_tool=$build/instrumentation/tools/lantern_trace/lantern-trace
+if [ -x "$demo_full" ] && [ -x "$trace_tool" ]; then
+  (cd "$work" && "$demo_full" --quick --no-view --no-metrics --trace "$work/demo.ltrace" --level full > /dev/null)
+  "$trace_tool" export --chrome "$work/demo.ltrace" -o "$work/demo.json" > /dev/null
+  at=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); e=d["traceEvents"] if isinstance(d,dict) else d; t=[x["ts"] for x in e if x.get("name")=="compress"]; print("%.1fus" % max(t))' "$work/demo.json")
+  shot labels "$work/demo.ltrace" --view timeline --size 1400x300 --at "$at" --window 3.4ms
+fi
+echo "make_pictures: wrote $out/{overview,timeline_steals,steal_matrix,latency,labels}.png"
