@@ -114,13 +114,11 @@ void Sleep::sleep_io(IdleState& idle, Latch& latch, bool (*has_injected)(void*),
   // finished before we count ourselves again: a hint it caught while we were not counted
   // belongs to a sleeper and must be forwarded, which we could no longer tell apart from
   // our own once counted (IO.md, "Withdrawing"). The cancel makes this wait short.
-  if (io.hint_armed()) {
-    io.cancel_hint_read();
-    while (io.hint_armed()) {
-      Reaped r;
-      io.wait(r);
-      if (r.hint) forward_hint(r.hint_value);
-    }
+  while (io.hint_armed()) {
+    io.cancel_hint_read();  // again if an earlier cancel came back without taking it
+    Reaped r;
+    io.wait(r);
+    if (r.hint) forward_hint(r.hint_value);
     if (io.has_ready()) {  // completions arrived meanwhile: run them instead of sleeping
       back_to_idle(StateReason::found_work, 0);
       return;

@@ -106,6 +106,16 @@ Job* Worker::find_work(TaskSource* source, bool* more_left) {
   return steal(source, more_left);
 }
 
+// sample_not_ready: report the pool's not-ready count if it changed since the last report
+// (O(workers) loads; only on idle transitions and every 64th release).
+void Worker::sample_not_ready() noexcept {
+  if (!(observer->interest.load(std::memory_order_relaxed) & Observer::bit(Hook::not_ready))) return;
+  // A pool-wide gauge: report it when it differs from the last value any worker reported.
+  const std::uint64_t n = registry_->not_ready_tasks();
+  if (registry_->last_not_ready_sample.exchange(n, std::memory_order_relaxed) == n) return;
+  LANTERN_HOOK(*this, not_ready, n, 0);
+}
+
 // poll_io: reap what completed (no system call) and make the waiting tasks ready on
 // our own deque (their locality: the data they read is in our caches).
 void Worker::poll_io() {
@@ -116,6 +126,7 @@ void Worker::poll_io() {
   if (r.hint) sleep_->forward_hint(r.hint_value);
   while (IoOp* op = io_->take_ready()) {
     registry_->not_ready_released(this);
+    released_one();
     op->completion_reported = true;
     LANTERN_HOOK(*this, io_complete, task_id(op), op->result);
     push(op);

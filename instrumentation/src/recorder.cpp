@@ -127,6 +127,7 @@ void Recorder::count(PerWorker& p, Hook hook, std::uint64_t a, std::uint64_t b, 
     case Hook::task_label: break;  // nothing to count: recorded at level tasks (the trace names the task)
     case Hook::io_submit: c.io_submitted.add(); break;
     case Hook::io_complete: c.io_completed.add(); break;
+    case Hook::not_ready: break;  // a sample of a pool-wide gauge: recorded, not counted
   }
 }
 

@@ -48,8 +48,13 @@ struct Recording final : lantern::Observer {
   std::atomic<long> hooks[lantern::kHookCount] = {};
   std::mutex mutex;
   std::vector<std::pair<std::uint64_t, std::uint64_t>> releases;
+  std::vector<std::uint64_t> not_ready;  // the not_ready samples, in the order they came
   void on_event(std::uint32_t, lantern::Hook h, std::uint64_t a, std::uint64_t b) noexcept override {
     hooks[static_cast<int>(h)].fetch_add(1, std::memory_order_relaxed);
+    if (h == lantern::Hook::not_ready) {
+      std::lock_guard<std::mutex> lock(mutex);
+      not_ready.push_back(a);
+    }
     if (h == lantern::Hook::release) {
       std::lock_guard<std::mutex> lock(mutex);
       releases.emplace_back(a, b);
@@ -396,4 +401,41 @@ TEST(Observer, ReleaseEventsNameWhoMadeWhomReady) {
   EXPECT_NE(std::find(r.begin(), r.end(), std::make_pair(first.id(), s.id())), r.end());
   EXPECT_NE(std::find(r.begin(), r.end(), std::make_pair(second.id(), first.id())), r.end());
 #endif
+}
+
+// The not_ready hook samples the pool's not-ready count as a worker goes idle: ten tasks
+// waiting on a Signal show as 10 once the pool has gone idle, and 0 after they ran.
+TEST(Observer, NotReadySamplesFollowThePoolsCount) {
+  Recording recording;
+  Scheduler pool({.workers = 2, .observer = &recording});
+  Watchdog dog("not_ready samples", 30s, dump(pool));
+  Signal s;
+  std::vector<TaskHandle> waiting;
+  for (int i = 0; i < 10; ++i) waiting.push_back(pool.spawn_after({s}, [] {}));
+  pool.run([] {});  // a worker runs this and goes idle after it: a sample
+  lantern::testing::wait_all_asleep(pool);
+#if LANTERN_OBSERVER
+  {
+    std::lock_guard<std::mutex> lock(recording.mutex);
+    ASSERT_FALSE(recording.not_ready.empty());
+    EXPECT_EQ(recording.not_ready.back(), 10u);
+  }
+#endif
+  std::size_t before_set = 0;
+  {
+    std::lock_guard<std::mutex> lock(recording.mutex);
+    before_set = recording.not_ready.size();
+  }
+  s.set();
+  for (auto& h : waiting) h.wait();
+  lantern::testing::wait_all_asleep(pool);
+#if LANTERN_OBSERVER
+  // Samples taken while set() was still releasing may arrive in any order, so the last
+  // one need not be 0; but 0 must have been reported, and nothing out of range.
+  std::lock_guard<std::mutex> lock(recording.mutex);
+  const auto& v = recording.not_ready;
+  EXPECT_NE(std::find(v.begin() + static_cast<std::ptrdiff_t>(before_set), v.end(), 0u), v.end());
+  for (std::uint64_t n : v) EXPECT_LE(n, 10u);
+#endif
+  (void)before_set;
 }

@@ -79,6 +79,13 @@ TEST_P(DequeRace, EveryItemTakenExactlyOnce) {
   }
   DequeOwner<int> owner(deque);
   long pushed = 0;
+  // Leave the first items to the thieves until one has stolen something: on a loaded
+  // machine a thief thread may not run at all during the owner's few milliseconds, and
+  // the test means to race owner and thieves, not to pass without a steal.
+  if (thieves > 0) {
+    while (pushed < 64) owner.push(&items[pushed++]);
+    while (stolen_count.load(std::memory_order_relaxed) == 0) std::this_thread::yield();
+  }
   while (pushed < n) {
     // bursts of pushes then some pops: exercises the last-element race in pop
     for (int k = 0; k < 7 && pushed < n; ++k) owner.push(&items[pushed++]);

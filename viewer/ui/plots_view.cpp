@@ -148,6 +148,7 @@ void PlotsView::draw(const Model& model, ViewState& view, ImVec2 size) {
   const float h = size.y / (dependencies ? 5 : 4);
   draw_states(model, view, map, origin, ImVec2(size.x, h));
   std::vector<std::pair<int, const char*>> queues = {{kSeriesQueuedAll, "all lanes"}};
+  if (model.events_of(trace::EventType::not_ready) > 0) queues.emplace_back(kSeriesNotReady, "not ready");
   static const char* kLaneNames[] = {"lane 0", "lane 1", "lane 2", "lane 3", "lane 4", "lane 5", "lane 6", "lane 7"};
   for (std::uint32_t l = 0; l < std::min<std::uint32_t>(model.worker_count(), 8); ++l) queues.emplace_back(kSeriesFirstLane + static_cast<int>(l), kLaneNames[l]);
   draw_lines(model, view, map, "queue depth", queues, false, ImVec2(origin.x, origin.y + h), ImVec2(size.x, h));

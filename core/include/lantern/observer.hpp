@@ -73,7 +73,8 @@ const char* source_name(TaskSource s) noexcept;
   X(release, "released task id", "releasing task id, signal id or IO op id (core/src/DEPENDENCIES.md)") \
   X(task_label, "task id", "label id (lantern/label.hpp)")                                           \
   X(io_submit, "IO op id", "IoKind | fd << 8 (core/src/IO.md)")                                     \
-  X(io_complete, "IO op id", "result: bytes, fd or -errno, as int64")
+  X(io_complete, "IO op id", "result: bytes, fd or -errno, as int64")                               \
+  X(not_ready, "not-ready tasks in the pool (sampled: as a worker goes idle, every 64th release)", "0")
 
 enum class Hook : std::uint8_t {
 #define LANTERN_X(name, a, b) name,

@@ -243,6 +243,11 @@ void Exporter::handle(const Event& e) {
       if ((e.b & 0xFFFF'FFFFu) > 0) counter((e.b & 0xFFFF'FFFFu) - 1, +1, t);  // lanes; own-deque pushes are sampled
       break;
     case EventType::lane_pop: counter(e.a, -1, t); break;
+    case EventType::not_ready:  // the pool's not-ready tasks: a counter track of its own
+      begin_event().raw("{\"name\":\"not-ready tasks\",\"cat\":\"dependencies\",\"ph\":\"C\",\"ts\":").micros(ns(t));
+      json_.raw(",\"pid\":").i64(kPid).raw(",\"args\":{\"tasks\":").u64(e.a).raw("}}");
+      ++counts_.counter_samples;
+      break;
     case EventType::steal:
       if (e.a <= 0xFFFF'FFFFu) flow("steal", static_cast<std::uint32_t>(e.a), e.worker, t, true);
       break;

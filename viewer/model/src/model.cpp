@@ -154,6 +154,15 @@ void Model::apply_one(const trace::Event& e) {
     }
     case EventType::push:
       break;  // counted in by_type_; queue depth comes from lane pops (see header)
+    case EventType::not_ready:
+      // A pool-wide gauge sampled by whichever worker: the previous sample's value holds
+      // until this one.
+      if (not_ready_value_ >= 0 && t > not_ready_since_) {
+        series_->add_interval(kSeriesNotReady, not_ready_since_, t, not_ready_value_);
+      }
+      not_ready_since_ = t;
+      not_ready_value_ = static_cast<double>(e.a);
+      break;
     case EventType::release:
       on_release(w, t, e);
       series_->add_point(kSeriesReleases, t, 1.0);

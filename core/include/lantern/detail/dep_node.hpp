@@ -116,6 +116,7 @@ inline void make_ready(DepNode* node, std::uint64_t releaser_id, bool at_task_en
   if (me) {
     // Locality: the data the releaser just produced is in this core's cache.
     if (releaser_id != 0) LANTERN_HOOK(*me, release, task_id(node), releaser_id);
+    me->released_one();
     if (at_task_end) {
       me->push_continuation(node);
     } else {

@@ -112,6 +112,9 @@ class Registry {
   // before any added count, so the result never counts a release whose addition it
   // missed (never "negative"); a non-zero result may be stale.
   std::uint64_t not_ready_tasks() const noexcept;
+  // last_not_ready_sample: the value of the last not_ready hook any worker reported
+  // (Worker::sample_not_ready; rare, so one shared word is fine). ~0: none yet.
+  std::atomic<std::uint64_t> last_not_ready_sample{~std::uint64_t{0}};
 
   // has_injected_work: some lane holds a job (the sleeper's final check).
   bool has_injected_work() const noexcept;

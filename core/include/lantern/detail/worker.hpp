@@ -134,6 +134,17 @@ class alignas(64) Worker final : public SleepSink {
   std::uint32_t sink_index() const noexcept override { return index; }
   IoContext* io_context() noexcept override { return io_.get(); }
 
+  // released_one: this worker made a not-ready task ready; every 64th time it samples
+  // the pool's not-ready count for the observer (the not_ready hook).
+  void released_one() noexcept {
+#if LANTERN_OBSERVER
+    if (observer && ++releases_since_sample_ >= 64) [[unlikely]] {
+      releases_since_sample_ = 0;
+      sample_not_ready();
+    }
+#endif
+  }
+
   // --- IO (core/src/IO.md) ---
   // set_io gives the worker its own ring (io_uring strategy), before its thread starts.
   void set_io(std::unique_ptr<IoContext> io) noexcept { io_ = std::move(io); }
@@ -148,11 +159,15 @@ class alignas(64) Worker final : public SleepSink {
   void set_state(WorkerState s, StateReason why) noexcept {
     if (state_ == s) return;
     LANTERN_HOOK(*this, state, (static_cast<unsigned>(state_) << 8) | static_cast<unsigned>(s), why);
+#if LANTERN_OBSERVER
+    if (s == WorkerState::idle && observer) [[unlikely]] sample_not_ready();
+#endif
     state_ = s;
     published_state_.store(s, std::memory_order_relaxed);
     (void)why;
   }
   void wait_until_cold(Latch& latch);
+  void sample_not_ready() noexcept;
   Job* find_work(TaskSource* source, bool* more_left);
   void poll_io();
   Job* try_help(TaskSource* source);
@@ -180,6 +195,7 @@ class alignas(64) Worker final : public SleepSink {
   Job* continuation_ = nullptr;
   Job* current_task_ = nullptr;
   std::uint32_t deque_pushes_ = 0;
+  std::uint32_t releases_since_sample_ = 0;
   std::uint32_t finds_since_io_flush_ = 0;  // for sampling push hooks (Observer::deque_push_sample_mask)
   // The worker named by the wake hint that woke us: searched first, once.
   std::uint32_t steal_hint_ = SleepSink::kNowhere;

@@ -36,7 +36,8 @@ enum class Unit : std::uint8_t { none, id, worker, ticks, count, packed };
   X(task_label, 10, tasks, "task", id, "label", id, "a task named itself (b: label id, see the trace's labels)") \
   X(io_submit, 11, tasks, "op", id, "kind_fd", packed, "an asynchronous IO operation was submitted (b: kind | fd << 8)") \
   X(io_complete, 12, tasks, "op", id, "result", id, "an IO operation completed (b: bytes, fd or -errno)") \
-  X(dropped, 13, off, "count", count, "unused", none, "events lost because the worker's ring was full")
+  X(not_ready, 13, states, "tasks", count, "unused", none, "the pool's not-ready tasks, sampled by a worker (going idle, every 64th release)") \
+  X(dropped, 14, off, "count", count, "unused", none, "events lost because the worker's ring was full")
 
 enum class EventType : std::uint8_t {
 #define LANTERN_X(name, id, level, an, au, bn, bu, text) name = id,

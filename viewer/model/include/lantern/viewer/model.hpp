@@ -107,6 +107,7 @@ enum SeriesId : int {
   kSeriesReleases,
   kSeriesIoSubmits,
   kSeriesIoCompletions,
+  kSeriesNotReady,   // the pool's not-ready tasks, from not_ready samples (a level, like depths)
   kSeriesQueuedAll,  // queue depth summed over every lane
   kSeriesFirstLane,
 };
@@ -252,6 +253,8 @@ class Model {
   std::vector<PerWorker> per_worker_;
   std::uint64_t events_ = 0;
   std::array<std::uint64_t, trace::kEventTypeCount> by_type_{};
+  Tick not_ready_since_ = 0;       // the last not_ready sample: when, and its value
+  double not_ready_value_ = -1;    // -1: none yet
   std::uint64_t dropped_ = 0;
   std::uint64_t rejected_ = 0;
   std::uint64_t chunks_ = 0;
