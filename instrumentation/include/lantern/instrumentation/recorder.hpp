@@ -53,6 +53,9 @@ class Recorder final : public Observer {
     std::uint32_t mask = ~0u;
     if (level < trace::info(trace::EventType::push).level) mask &= ~Observer::bit(Hook::push);
     if (level < trace::info(trace::EventType::task_label).level) mask &= ~Observer::bit(Hook::task_label);
+    // not_ready is a sample that core computes on purpose (a sum over the workers): not
+    // asked for when it would not be recorded.
+    if (level < trace::info(trace::EventType::not_ready).level) mask &= ~Observer::bit(Hook::not_ready);
     interest.store(mask, std::memory_order_relaxed);
   }
   trace::Level level() const noexcept { return static_cast<trace::Level>(level_.load(std::memory_order_relaxed)); }
