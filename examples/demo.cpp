@@ -201,14 +201,12 @@ int main(int argc, char** argv) {
       }
     } else if (arg == "--sleep") {
       const std::string v = value("--sleep");
-      if (v == "io_uring") {
-        options.sleep_strategy = lantern::SleepStrategy::io_uring;
-      } else if (v == "condvar") {
-        options.sleep_strategy = lantern::SleepStrategy::condvar;
-      } else {
+      const auto strategy = lantern::parse_strategy(v);
+      if (!strategy) {
         std::fprintf(stderr, "lantern_demo: --sleep takes io_uring or condvar, not '%s'\n", v.c_str());
         return 2;
       }
+      options.sleep_strategy = *strategy;
     } else if (arg == "--quick") {
       quick = true;
     } else {

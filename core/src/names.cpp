@@ -8,6 +8,13 @@ const char* strategy_name(SleepStrategy s) noexcept {
   return s == SleepStrategy::io_uring ? "io_uring" : "condvar";
 }
 
+std::optional<SleepStrategy> parse_strategy(std::string_view name) noexcept {
+  for (SleepStrategy s : {SleepStrategy::condvar, SleepStrategy::io_uring}) {
+    if (name == strategy_name(s)) return s;
+  }
+  return std::nullopt;
+}
+
 const char* state_name(WorkerState s) noexcept {
   switch (s) {
 #define LANTERN_X(name) \

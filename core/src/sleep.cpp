@@ -82,6 +82,16 @@ std::uint32_t Sleep::wake_any(std::uint32_t n, SleepSink* sink, std::uint32_t wh
   return woken;
 }
 
+// leave_sleep: the end of every sleep attempt, whatever the strategy: back to searching
+// (rounds: how many fruitless rounds count as done), the latch released, idle reported.
+void Sleep::leave_sleep(IdleState& idle, Latch& latch, SleepSink& sink, StateReason why, std::uint32_t rounds) {
+  idle.rounds = rounds;
+  idle.sleepy = false;
+  idle.started_ticks = ticks_now();
+  latch.wake_up();
+  sink.sleep_state(WorkerState::idle, why);
+}
+
 void Sleep::sleep(IdleState& idle, Latch& latch, bool (*has_injected)(void*), void* ctx, SleepSink& sink) {
   WorkerSlot& slot = slots_[idle.worker];
   // Hold the slot's mutex from before we count ourselves as sleeping until the condvar
@@ -89,13 +99,7 @@ void Sleep::sleep(IdleState& idle, Latch& latch, bool (*has_injected)(void*), vo
   // wait, so it always finds is_blocked == true (no "counted but not findable" window).
   std::unique_lock<std::mutex> lock(slot.mutex);
 
-  auto back_to_idle = [&](StateReason why, std::uint32_t rounds) {
-    idle.rounds = rounds;
-    idle.sleepy = false;
-    idle.started_ticks = ticks_now();
-    latch.wake_up();
-    sink.sleep_state(WorkerState::idle, why);
-  };
+  auto back_to_idle = [&](StateReason why, std::uint32_t rounds) { leave_sleep(idle, latch, sink, why, rounds); };
 
   // Claim the latch for sleeping (UNSET -> SLEEPY -> SLEEPING, both here, under the
   // slot mutex): a set() before this fails the claim; one after it sees SLEEPING and

@@ -96,13 +96,7 @@ bool Sleep::wake_specific_io(std::uint32_t worker, SleepSink* sink, std::uint64_
 void Sleep::sleep_io(IdleState& idle, Latch& latch, bool (*has_injected)(void*), void* ctx, SleepSink& sink,
                      IoContext& io) {
   WorkerSlot& slot = slots_[idle.worker];
-  auto back_to_idle = [&](StateReason why, std::uint32_t rounds) {
-    idle.rounds = rounds;
-    idle.sleepy = false;
-    idle.started_ticks = ticks_now();
-    latch.wake_up();
-    sink.sleep_state(WorkerState::idle, why);
-  };
+  auto back_to_idle = [&](StateReason why, std::uint32_t rounds) { leave_sleep(idle, latch, sink, why, rounds); };
   // A targeted waker that cleared the flag first has written (or is writing) our
   // eventfd; that read then completes during a later sleep as one spurious wake.
   auto leave_blocked = [&] {

@@ -88,12 +88,11 @@ int main(int argc, char** argv) {
       options.workers = static_cast<std::uint32_t>(n);
     } else if (arg == "--sleep") {
       const std::string v = value("--sleep");
-      if (v == "io_uring") {
-        options.sleep_strategy = lantern::SleepStrategy::io_uring;
-      } else if (v == "condvar") {
-        options.sleep_strategy = lantern::SleepStrategy::condvar;
+      const auto strategy = lantern::parse_strategy(v);
+      if (!strategy) {
+        bad("--sleep", v, "io_uring or condvar");  // exits
       } else {
-        bad("--sleep", v, "io_uring or condvar");
+        options.sleep_strategy = *strategy;
       }
     } else if (arg == "--buffer") {
       const std::string v = value("--buffer");

@@ -4,8 +4,10 @@
 #include <cstdint>
 #include <exception>
 #include <functional>
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace lantern {
 
@@ -22,6 +24,8 @@ class Observer;
 // filter) io_uring falls back to condvar and says so in one line through `log`.
 enum class SleepStrategy : std::uint8_t { condvar, io_uring };
 const char* strategy_name(SleepStrategy s) noexcept;
+// parse_strategy: the inverse of strategy_name ("condvar", "io_uring"), for options.
+std::optional<SleepStrategy> parse_strategy(std::string_view name) noexcept;
 
 struct SchedulerOptions {
   // Number of worker threads. 0 means std::thread::hardware_concurrency(). More than

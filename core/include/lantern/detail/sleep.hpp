@@ -107,7 +107,7 @@ class Sleep {
   // The io_uring strategy's halves (sleep_io.cpp).
   void sleep_io(IdleState& idle, Latch& latch, bool (*has_injected)(void*), void* ctx, SleepSink& sink,
                 IoContext& io);
-  bool withdraw_sleeper() noexcept;
+  void leave_sleep(IdleState& idle, Latch& latch, SleepSink& sink, StateReason why, std::uint32_t rounds);
   bool wake_slot(std::uint32_t worker, SleepSink* sink, std::uint64_t why, std::uint32_t where) noexcept;
   std::uint32_t wake_by_hints(std::uint32_t n, SleepSink* sink, std::uint32_t where) noexcept;
   bool wake_specific_io(std::uint32_t worker, SleepSink* sink, std::uint64_t why) noexcept;
