@@ -269,8 +269,9 @@ sections:
              recorded); and on_event(push) at level off (one counter, nothing recorded).
   ring       A2. The worker's ring alone: push of one 32-byte event into Lantern's
              EventRing against Boost.Lockfree's spsc_queue (the ring it replaced), same
-             capacity (32768), while a consumer thread drains each. Figures: ns per
-             push (failed pushes included, and counted). Target: ratio < 1.0.
+             capacity (32768), while a consumer thread drains each. Figures: producer
+             time per delivered event (failed pushes are counted and noted, with the
+             time per attempt). Target: ratio < 1.0.
   overhead   B. fib(32) and skynet 1M (ten back to back per repetition) by lantern::join on a pool of all workers, for:
              compiled out (lantern_instr_bench_off, LANTERN_OBSERVER=0, a subprocess,
              one repetition per request), no observer attached, and a Recorder at off,
@@ -667,19 +668,30 @@ void bench_ring(Context& ctx) {
   for (int rep = 0; rep <= ctx.config.reps; ++rep) {
     lantern::instrumentation::EventRing a(32768);
     boost::lockfree::spsc_queue<Event> b(32768);
-    const double ta = time_ring_pushes(a, n, &failed_ours);
-    const double tb = time_ring_pushes(b, n, &failed_boost);
+    long fa = 0, fb = 0;
+    const double ta = time_ring_pushes(a, n, &fa);
+    const double tb = time_ring_pushes(b, n, &fb);
     if (rep > 0) {  // rep 0 warms up
       ours.push_back(ta);
       boost_ring.push_back(tb);
+      failed_ours += fa;
+      failed_boost += fb;
     }
     ctx.watchdog.beat("ring");
   }
-  const double ns = 1e9 / static_cast<double>(n);
-  ctx.rows.push_back({"ring push: EventRing / Boost spsc_queue", 1, "ns/push", bench::median(ours) * ns,
-                      bench::median(boost_ring) * ns, Target::ratio(1.0),
-                      "failed pushes (ring full): EventRing " + std::to_string(failed_ours) + ", Boost " +
-                          std::to_string(failed_boost)});
+  // Per delivered event: the producer's time over the pushes that went in. Per attempt
+  // would reward a ring whose consumer falls behind (a failed push is cheap): EventRing's
+  // consumer evicts the lines it read, which makes it slower than Boost's here, where the
+  // producer pushes back to back with no clock read between events.
+  const double attempts = static_cast<double>(n) * ctx.config.reps;
+  const double ns_ours = bench::median(ours) * 1e9 / (static_cast<double>(n) * (1.0 - failed_ours / attempts));
+  const double ns_boost = bench::median(boost_ring) * 1e9 / (static_cast<double>(n) * (1.0 - failed_boost / attempts));
+  ctx.rows.push_back({"ring push: EventRing / Boost spsc_queue", 1, "ns/delivered", ns_ours, ns_boost, Target::ratio(1.0),
+                      "failed pushes (ring full) over all measured reps: EventRing " + std::to_string(failed_ours) +
+                          ", Boost " + std::to_string(failed_boost) + " of " +
+                          std::to_string(static_cast<long long>(attempts)) + " each; per attempt (failures included): " +
+                          std::to_string(bench::median(ours) * 1e9 / n) + " vs " +
+                          std::to_string(bench::median(boost_ring) * 1e9 / n) + " ns"});
 }
 
 struct VariantInfo {

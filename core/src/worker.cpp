@@ -106,6 +106,21 @@ Job* Worker::find_work(TaskSource* source, bool* more_left) {
   return steal(source, more_left);
 }
 
+bool Worker::join_rest(Job* popped, Job* target, Latch& latch) {
+  // Anything popped before `target` was pushed by the first half (a spawn): ours to run.
+  for (Job* job = popped; job; job = pop()) {
+    if (job == target) return true;
+    execute(job, TaskSource::own_deque);
+  }
+  wait_until(latch);
+  return false;
+}
+
+// report_push: a sampled push onto our own deque, with the deque's depth after it.
+void Worker::report_push(Job* job, std::int64_t depth) noexcept {
+  observer->on_event(index, Hook::push, task_id(job), static_cast<std::uint64_t>(depth) << 32);
+}
+
 // sample_not_ready: report the pool's not-ready count if it changed since the last report
 // (O(workers) loads; only on idle transitions and every 64th release).
 void Worker::sample_not_ready() noexcept {

@@ -38,19 +38,16 @@ void join(A&& a, B&& b) {
     error_a = std::current_exception();
   }
 
-  // Pop until we get job_b back, or find the deque empty (job_b was stolen). Anything
-  // else popped was pushed by a (a spawn) and is ours to run.
-  for (;;) {
-    detail::Job* job = worker->pop();
-    if (job == &job_b) {
-      if (error_a) std::rethrow_exception(error_a);  // b never ran, nothing refers to it
-      job_b.run_inline();
-      return;
-    }
-    if (!job) break;
-    worker->execute(job, TaskSource::own_deque);
+  // The fast path, inline: job_b is popped straight back (nobody stole it) and runs here.
+  // Anything else - jobs a pushed and left behind, or job_b stolen - is Worker::join_rest,
+  // out of line, so that join stays small enough to inline into user code and looks the
+  // same whether or not the observer hooks are compiled in (bench/RESULTS.md).
+  detail::Job* popped = worker->pop();
+  if (popped == &job_b || worker->join_rest(popped, &job_b, job_b.latch)) {
+    if (error_a) std::rethrow_exception(error_a);  // b never ran, nothing refers to it
+    job_b.run_inline();
+    return;
   }
-  worker->wait_until(job_b.latch);
   if (error_a) std::rethrow_exception(error_a);
   job_b.rethrow_if_failed();
 }

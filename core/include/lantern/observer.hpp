@@ -3,7 +3,8 @@
 // Every worker state transition, task begin/end, push, steal, failed steal round, help,
 // wake, lane pop and dependency release calls Observer::on_event on the worker that did
 // it, from that worker's thread. With no observer attached a hook costs one load and a
-// predictable branch; configured with -DLANTERN_OBSERVER=OFF every hook compiles to
+// predictable branch, and its call is out of line so that it does not change what the
+// compiler inlines; configured with -DLANTERN_OBSERVER=OFF every hook compiles to
 // nothing.
 //
 // The hook table below (LANTERN_CORE_HOOKS) is the single list of what core reports and
@@ -113,13 +114,28 @@ class Observer {
 
 }  // namespace lantern
 
+namespace lantern::detail {
+// emit_hook: the out-of-line half of LANTERN_HOOK (core/src/observer.cpp): checks the
+// observer's interest and makes the virtual call.
+[[gnu::noinline]] void emit_hook(Observer* observer, std::uint32_t worker, Hook hook, std::uint64_t a,
+                                 std::uint64_t b) noexcept;
+}  // namespace lantern::detail
+
+// LANTERN_HOOK(worker, hook, a, b): report `hook` for `worker` (anything with `observer`
+// and `index` members). Inline it is one load and a branch; the payload is computed and
+// the call made only when an observer is attached. The call is out of line on purpose:
+// written inline (interest test and virtual call with four arguments at every site) the
+// hooks made the scheduler's inline code - join, execute - large enough that g++ made
+// different inlining decisions in user code than with the hooks compiled out, which cost
+// fork-join benchmarks 4-19 % with no observer attached (bench/RESULTS.md). The push hook,
+// which runs once per join, keeps its interest test inline (Worker::push) so that an
+// observer that does not want pushes costs no call per join.
 #if LANTERN_OBSERVER
 #define LANTERN_HOOK(worker, hook, a, b)                                                                   \
   do {                                                                                                     \
     if (::lantern::Observer* lantern_obs_ = (worker).observer) [[unlikely]] {                             \
-      if (lantern_obs_->interest.load(std::memory_order_relaxed) & ::lantern::Observer::bit(::lantern::Hook::hook)) \
-        lantern_obs_->on_event((worker).index, ::lantern::Hook::hook, static_cast<std::uint64_t>(a),       \
-                               static_cast<std::uint64_t>(b));                                             \
+      ::lantern::detail::emit_hook(lantern_obs_, (worker).index, ::lantern::Hook::hook,                    \
+                                   static_cast<std::uint64_t>(a), static_cast<std::uint64_t>(b));          \
     }                                                                                                      \
   } while (0)
 #else

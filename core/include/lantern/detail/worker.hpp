@@ -45,13 +45,22 @@ class alignas(64) Worker final : public SleepSink {
   Worker& operator=(const Worker&) = delete;
 
   // --- hot path, called on this worker's thread only ---
+  //
+  // push runs once per join, so it must stay small enough for the compiler to inline
+  // into fork-join code: the hook's test is inline (no observer: one load and a branch;
+  // an observer that does not want pushes: two loads), the report - a virtual call with
+  // its arguments - is out of line in report_push. Written inline, the report made g++
+  // stop inlining push: a call and six register saves per join, fib(32) +4..9 % with no
+  // observer attached at all (bench/RESULTS.md, "Instrumentation overhead"). A countdown
+  // in the worker instead of the two loads was measured too, and cost more (a memory
+  // read-modify-write per push).
   void push(Job* job) {
     const std::int64_t before = owner_.push(job);
 #if LANTERN_OBSERVER
     if (Observer* obs = observer) [[unlikely]] {
       if ((obs->interest.load(std::memory_order_relaxed) & Observer::bit(Hook::push)) &&
-          (++deque_pushes_ & obs->deque_push_sample_mask.load(std::memory_order_relaxed)) == 0) {
-        obs->on_event(index, Hook::push, task_id(job), static_cast<std::uint64_t>(before + 1) << 32);
+          (++deque_pushes_ & obs->deque_push_sample_mask.load(std::memory_order_relaxed)) == 0) [[unlikely]] {
+        report_push(job, before + 1);
       }
     }
 #endif
@@ -91,6 +100,11 @@ class alignas(64) Worker final : public SleepSink {
     }
   }
   static constexpr std::uint32_t kMaxContinuations = 64;
+  // join_rest: join's slow path. `popped` is what join popped after running its first
+  // half (not `target`, its second half): run it and whatever else comes off the deque
+  // until `target` comes back (true: the caller runs it inline) or the deque is empty
+  // (target was stolen: wait until its `latch` is set, running other work; false).
+  [[gnu::noinline]] bool join_rest(Job* popped, Job* target, Latch& latch);
   // wait_until runs other tasks until `latch` is set, sleeping on it when there are none.
   void wait_until(Latch& latch) {
     if (!latch.probe()) wait_until_cold(latch);
@@ -167,6 +181,9 @@ class alignas(64) Worker final : public SleepSink {
     (void)why;
   }
   void wait_until_cold(Latch& latch);
+  // report_push: the push hook for a sampled own-deque push (depth: the deque's depth
+  // after it). Out of line so that push() stays inlinable.
+  [[gnu::noinline]] void report_push(Job* job, std::int64_t depth) noexcept;
   void sample_not_ready() noexcept;
   Job* find_work(TaskSource* source, bool* more_left);
   void poll_io();
@@ -194,9 +211,9 @@ class alignas(64) Worker final : public SleepSink {
   std::size_t far_begin_ = 0;  // victims_[far_begin_..] are the farthest level
   Job* continuation_ = nullptr;
   Job* current_task_ = nullptr;
-  std::uint32_t deque_pushes_ = 0;
+  std::uint32_t deque_pushes_ = 0;  // own-deque pushes, for sampling the push hook
   std::uint32_t releases_since_sample_ = 0;
-  std::uint32_t finds_since_io_flush_ = 0;  // for sampling push hooks (Observer::deque_push_sample_mask)
+  std::uint32_t finds_since_io_flush_ = 0;
   // The worker named by the wake hint that woke us: searched first, once.
   std::uint32_t steal_hint_ = SleepSink::kNowhere;
   // The worker whose queue the last found job came from (for work_found's wake hint).

@@ -130,8 +130,9 @@ class WorkStealingDeque {
 
   // grow doubles the ring. Old rings are kept until the deque dies: a thief may still be
   // reading one, and deques only grow to the program's peak parallel depth, so the
-  // memory kept is at most the size of the current ring.
-  Ring* grow(Ring* old, std::int64_t b, std::int64_t t) {
+  // memory kept is at most the size of the current ring. Cold and out of line: it runs
+  // a handful of times in a deque's life, and inlined it made push too big to inline.
+  [[gnu::cold, gnu::noinline]] Ring* grow(Ring* old, std::int64_t b, std::int64_t t) {
     auto bigger = std::make_unique<Ring>(old->capacity() * 2);
     for (std::int64_t i = t; i < b; ++i) bigger->put(i, old->get(i));
     Ring* raw = bigger.get();
