@@ -18,7 +18,8 @@
 //   5. benchmark A: the cost of one recorded event against one rdtsc
 //   6. benchmark B: fib and skynet under each observer variant
 //   7. benchmark C: collector throughput
-//   8. main
+//   8. benchmark D: a real trace file - collector and writer throughput, bytes per event, reader
+//   9. main
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -62,6 +63,12 @@
 #include "lantern/instrumentation/event_ring.hpp"
 #include "lantern/instrumentation/recorder.hpp"
 #include "lantern/instrumentation/sink.hpp"
+#include "lantern/instrumentation/trace_sinks.hpp"
+#include "lantern/trace/trace_reader.hpp"
+
+#include <cmath>
+#include <filesystem>
+#include <unistd.h>
 
 extern char** environ;
 #endif
@@ -234,6 +241,7 @@ struct Config {
   std::string off_path = LANTERN_INSTR_BENCH_OFF_PATH;
   long long event_calls = 2'000'000;  // A: calls per repetition
   int collector_fibs = 10;            // C: fib(32) runs back to back per repetition
+  int trace_fibs = 3;                 // D: fib(32) runs recorded into one trace file per repetition
 };
 
 constexpr const char* kUsage = R"(usage: lantern_instr_bench [options]
@@ -251,9 +259,9 @@ options:
   --help              this text
   --reps N            measured repetitions per variant, median reported (default 7)
   --workers N         pool width for overhead and collector (default: all hardware threads)
-  --only LIST         sections to run, of: event,ring,overhead,collector (default: all)
+  --only LIST         sections to run, of: event,ring,overhead,collector,trace (default: all)
   --quick             CI smoke test: 2 reps, 200,000 event calls, 2 fibs per collector
-                      repetition; every answer is still checked
+                      repetition, 1 per trace repetition; every answer is still checked
   --markdown          print the table as Markdown (for bench/RESULTS.md)
   --off-path PATH     lantern_instr_bench_off to run (default: the one built beside this)
   --raw               also print every repetition's figure (seconds), in run order, to stderr
@@ -284,13 +292,22 @@ sections:
              events produced per second (Recorder counters); "L/TBB" is then the fraction
              collected, and the dropped fraction is noted. With default CollectorOptions
              and, alternating, a Collector with a 100 us period. Info.
+  trace      D. A real trace file of the heaviest stream fib can make: fib(32) 3 times
+             per repetition on a pool of all workers, Recorder at full recording every
+             own-deque push (deque_push_sample 1), a Collector with a 100 us period
+             writing through a TraceFileSink into a file in the temporary directory;
+             then the file is read back with TraceReader. Figures: events drained and
+             written per second against events produced per second; bytes per event of
+             the file (target <= 8); events read per second. Checks: the file reads back
+             with no problem and holds exactly the events written, which are exactly the
+             events drained.
 
 Exit status: 0 when every answer was right, even if targets were missed; 2 on a wrong
 answer (or broken event accounting); 3 when nothing progressed for 120 s; 4 when the
 compiled-out subprocess could not be run; 1 on a bad option.
 )";
 
-constexpr const char* kSections[] = {"event", "ring", "overhead", "collector"};
+constexpr const char* kSections[] = {"event", "ring", "overhead", "collector", "trace"};
 
 [[noreturn]] void usage_error(const std::string& message) {
   std::fprintf(stderr, "lantern_instr_bench: %s (try --help)\n", message.c_str());
@@ -338,6 +355,7 @@ Config parse_command_line(int argc, char** argv) {
     if (!reps_given) config.reps = 2;
     config.event_calls = 200'000;
     config.collector_fibs = 2;
+    config.trace_fibs = 1;
   }
   if (config.workers == 0) config.workers = std::max(1u, std::thread::hardware_concurrency());
   if (config.only.empty()) config.only.assign(std::begin(kSections), std::end(kSections));
@@ -835,6 +853,78 @@ void bench_collector(Context& ctx, ObserverPools& pools) {
   }
 }
 
+// ================================================ 8. D: a real trace file, written and read
+
+void bench_trace(Context& ctx) {
+  namespace fs = std::filesystem;
+  using lantern::instrumentation::TraceFileSink;
+  const Workload& fib = kWorkloads[0];
+  const std::string side = "trace, Recorder full, every push, " + std::to_string(ctx.workers) + " workers";
+  const fs::path path = fs::temp_directory_path() / ("lantern_instr_bench_" + std::to_string(getpid()) + ".ltrace");
+  Recorder recorder(ctx.workers, {.level = Level::full, .deque_push_sample = 1});
+  Collector collector(recorder, {.min_period = kFastPeriod, .max_period = kFastPeriod});
+  lantern::Scheduler pool({.workers = ctx.workers, .observer = &recorder});
+  const lantern::trace::TraceHeader header = lantern::instrumentation::make_trace_header(pool, "lantern_instr_bench");
+  std::vector<double> produced_per_s, written_per_s, dropped, bytes_per_event, read_per_s, written_events;
+  const int total = ctx.config.reps + 1;
+  for (int r = 0; r < total; ++r) {
+    ctx.step(r, total);
+    bench::settle();
+    auto sink = std::make_shared<TraceFileSink>(path.string(), header);
+    if (!sink->ok()) bench::wrong_answer("trace: cannot write " + path.string() + ": " + sink->error());
+    collector.attach(sink);
+    collector.start();
+    const Totals before = totals(recorder);
+    const std::uint64_t drained_before = collector.events_collected();
+    const auto start = Clock::now();
+    for (int i = 0; i < ctx.config.trace_fibs; ++i) run_once(pool, fib, side);
+    const double wall = bench::seconds_between(start, Clock::now());
+    const Totals after = totals(recorder);
+    collector.stop();  // the final drain, then the sink's flush: the file is complete
+    collector.detach(sink.get());
+    const std::uint64_t drained = collector.events_collected() - drained_before;
+    const lantern::trace::WriterStats stats = sink->stats();
+    if (!sink->ok()) bench::wrong_answer("trace: writing " + path.string() + " failed: " + sink->error());
+    // Events recorded while the collector stopped (workers going idle after the run)
+    // are drained by stop() too: they are part of the file, not of the timed rate.
+    bench::check_equal("trace: events written = events drained", static_cast<long long>(stats.events),
+                       static_cast<long long>(drained));
+    const auto read_start = Clock::now();
+    auto reader = lantern::trace::TraceReader::open(path.string());
+    std::uint64_t read = 0;
+    while (reader.next_chunk()) read += reader.chunk().events.size();
+    const double read_seconds = bench::seconds_between(read_start, Clock::now());
+    if (reader.has_errors() || !reader.header_ok()) {
+      bench::wrong_answer("trace: " + path.string() + " does not read back cleanly (" +
+                          std::to_string(reader.problems().size()) + " problems)");
+    }
+    bench::check_equal("trace: events read = events written", static_cast<long long>(read),
+                       static_cast<long long>(stats.events));
+    std::error_code ignored;
+    fs::remove(path, ignored);
+    if (r == 0) continue;  // warm-up
+    const double produced = static_cast<double>(after.produced - before.produced);
+    produced_per_s.push_back(produced / wall);
+    written_per_s.push_back(static_cast<double>(drained) / wall);
+    dropped.push_back(static_cast<double>(after.dropped - before.dropped) / std::max(1.0, produced));
+    bytes_per_event.push_back(static_cast<double>(stats.bytes) / static_cast<double>(std::max<std::uint64_t>(1, stats.events)));
+    read_per_s.push_back(static_cast<double>(read) / read_seconds);
+    written_events.push_back(static_cast<double>(stats.events));
+  }
+  const double no_baseline = std::nan("");
+  const std::string per_rep = std::to_string(ctx.config.trace_fibs) + " fib(32) per repetition, every push recorded; " +
+                              bench::format_number(bench::median(written_events) / 1e6) + " M events per file (median)";
+  ctx.rows.push_back({"trace: drained and written / produced, fib at full", ctx.workers, "M events/s",
+                      bench::median(written_per_s) / 1e6, bench::median(produced_per_s) / 1e6, Target::info(),
+                      "dropped " + percent(bench::median(dropped)) + " of the events produced (median; max " +
+                          percent(*std::max_element(dropped.begin(), dropped.end())) + "); collector period 100 us; " +
+                          per_rep});
+  ctx.rows.push_back({"trace: file size, fib at full", ctx.workers, "bytes/event", bench::median(bytes_per_event),
+                      no_baseline, Target::lantern(8.0), "header and chunk framing included; " + per_rep});
+  ctx.rows.push_back({"trace: read back (TraceReader)", 1, "M events/s", bench::median(read_per_s) / 1e6, no_baseline,
+                      Target::info(), "checksums verified, events decoded; the file just written (in the page cache)"});
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -876,6 +966,11 @@ int main(int argc, char** argv) {
       progress.clear();
     }
     pools.finish();
+  }
+  if (wants("trace")) {
+    Context ctx{config, progress, watchdog, rows, "trace", config.workers};
+    bench_trace(ctx);
+    progress.clear();
   }
   std::printf("\ncolumns: \"Lantern\" = the variant measured, \"TBB\" = its baseline (one rdtsc; compiled out; "
               "events produced/s), \"L/TBB\" = variant / baseline\n\n");

@@ -306,20 +306,25 @@ TEST(Version, NewerVersionIsRefusedWithBothVersionsNamed) {
   EXPECT_TRUE(c.events.empty());
 }
 
-TEST(Version, VersionOneIsRefusedSayingWhatToDo) {
-  // Version 1 numbered events 10-13 differently: reading it as version 2 would turn its
-  // drop markers into task labels, so it is refused, with what to do instead.
-  std::vector<std::uint8_t> bytes = write_trace_bytes(test_header(1), random_events(50, 1));
-  store_le<std::uint16_t>(bytes.data() + 8, 1);
-  refresh_header_crc(bytes);
-  const TraceContents c = read_trace_bytes(bytes);
-  ASSERT_EQ(c.problems.size(), 1u);
-  EXPECT_EQ(c.problems[0].kind, TraceErrorKind::unsupported_version);
-  EXPECT_EQ(c.problems[0].offset, 8u);
-  for (const char* part : {"format version 1", "supports version 2 only", "Record the trace again",
-                           "lantern-trace of the Lantern that wrote it"})
-    EXPECT_NE(c.problems[0].message.find(part), std::string::npos) << part << " in: " << c.problems[0].message;
-  EXPECT_TRUE(c.events.empty());
+TEST(Version, OlderVersionsAreRefusedSayingWhatToDo) {
+  // Version 1 numbered events 10-13 differently (its drop markers would read as task
+  // labels) and version 2 stored push's b plainly (every push's queue and depth would
+  // be garbled), so both are refused, with what to do instead.
+  for (std::uint16_t old_version : {std::uint16_t{1}, std::uint16_t{2}}) {
+    std::vector<std::uint8_t> bytes = write_trace_bytes(test_header(1), random_events(50, 1));
+    store_le<std::uint16_t>(bytes.data() + 8, old_version);
+    refresh_header_crc(bytes);
+    const TraceContents c = read_trace_bytes(bytes);
+    ASSERT_EQ(c.problems.size(), 1u);
+    EXPECT_EQ(c.problems[0].kind, TraceErrorKind::unsupported_version);
+    EXPECT_EQ(c.problems[0].offset, 8u);
+    const std::string version = "format version " + std::to_string(old_version);
+    const std::string supports = "supports version " + std::to_string(kFormatVersion) + " only";
+    for (const std::string& part : {version, supports, std::string("Record the trace again"),
+                                    std::string("lantern-trace of the Lantern that wrote it")})
+      EXPECT_NE(c.problems[0].message.find(part), std::string::npos) << part << " in: " << c.problems[0].message;
+    EXPECT_TRUE(c.events.empty());
+  }
   // A version field that reads 1 only because it was damaged (the header CRC says so) is
   // damage: the chunks are still read.
   std::vector<std::uint8_t> flipped = write_trace_bytes(test_header(1), random_events(50, 1));

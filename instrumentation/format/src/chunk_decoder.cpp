@@ -134,6 +134,7 @@ std::optional<std::string> decode_payload(std::span<const std::uint8_t> payload,
     }
     std::uint64_t b = 0;
     if (!(tag & kTagZeroB) && !get_varint(p, end, b)) return fail(event_start, "has a cut-off or overlong payload b");
+    if (b_is_interleaved(type)) b = deinterleave_halves(b);
     model.observe(type, ticks, a);
     if (type >= static_cast<std::uint32_t>(kEventTypeCount)) {
       ++out->unknown_type_events;  // a newer table's event: decoded to stay in step, not delivered

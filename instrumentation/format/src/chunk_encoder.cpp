@@ -85,10 +85,12 @@ ChunkEncoder::AddResult ChunkEncoder::add(const Event& event) {
   } else {
     p += put_varint(p, event.a);
   }
-  if (event.b == 0) {
+  // interleave_halves maps 0 to 0 only, so the Z flag means the same either way.
+  const std::uint64_t b = b_is_interleaved(type) ? interleave_halves(event.b) : event.b;
+  if (b == 0) {
     tag |= kTagZeroB;
   } else {
-    p += put_varint(p, event.b);
+    p += put_varint(p, b);
   }
   *start = tag;
   if (b_is_label_id(type) && event.b != 0 && event.b <= std::numeric_limits<std::uint32_t>::max()) {

@@ -134,11 +134,12 @@ bool TraceDecoder::parse_header_prefix() {
                "this trace needs format version " + std::to_string(version_) + "; this reader supports version " +
                    std::to_string(kFormatVersion) + " (read it with a newer lantern-trace)");
       } else {
-        // Version 1 numbered events differently (before task labels and IO events), so
-        // reading it as version 2 would mislabel them: refuse, and say what to do.
+        // Older versions numbered events differently (version 1: before task labels and
+        // IO events; version 2: before not_ready) and stored push's b plainly, so reading
+        // them as this version would mislabel events: refuse, and say what to do.
         report(TraceErrorKind::unsupported_version, 8,
                "this trace uses format version " + std::to_string(version_) +
-                   ", written by an older Lantern whose event ids differ; this reader supports version " +
+                   ", written by an older Lantern whose event ids and encoding differ; this reader supports version " +
                    std::to_string(kFormatVersion) +
                    " only. Record the trace again with this build, or read it with the lantern-trace of the "
                    "Lantern that wrote it (format version " +

@@ -55,7 +55,7 @@ class WorkerSim {
     if (labels_ > 0 && rng_() % 2 == 0) emit(EventType::task_label, id, 1 + rng_() % labels_);  // names itself
     if (depth > 0) {
       const std::uint64_t pushed = alloc_task();
-      emit(EventType::push, pushed, 0);
+      emit(EventType::push, pushed, static_cast<std::uint64_t>(depth) << 32);  // own deque, with its depth (as core reports it)
       if (rng_() % 64 == 0) emit(EventType::push, alloc_task(), 1 + rng_() % 2);  // work posted to a lane
       run_task(alloc_task(), 5, depth - 1);                                        // join: one half inline
       if (rng_() % 10 == 0) {

@@ -21,9 +21,11 @@ namespace lantern::trace {
 // change (readers skip header bytes they do not know, see README "Versioning").
 // Version 2: event ids 10-13 changed (task_label, io_submit, io_complete; dropped moved
 // from 10 to 13), chunks carry a label table after their events, task_label's task id is
-// predicted and delta-coded like task_end's. Version-1 files are refused with a message
-// saying how to read them.
-inline constexpr std::uint16_t kFormatVersion = 2;
+// predicted and delta-coded like task_end's.
+// Version 3: push's b is stored with its two 32-bit halves interleaved (b_is_interleaved
+// below): an own-deque push carries depth << 32, which as a plain varint took 5-6 bytes
+// of a ~10-byte event. Older files are refused with a message saying how to read them.
+inline constexpr std::uint16_t kFormatVersion = 3;
 
 // kFileMagic starts every trace. The leading 0x89 (not ASCII) makes a text file or a
 // 7-bit transfer fail the check at once.
@@ -72,7 +74,7 @@ inline constexpr int kMaxTypesInTag = 16;
 static_assert(kEventTypeCount <= kMaxTypesInTag,
               "the event tag has 4 type bits: a 17th event type needs a new format version");
 
-// Per-type encoding rules of format version 2. They are part of the format, not of the
+// Per-type encoding rules of format version 3. They are part of the format, not of the
 // event table: a reader must decode a type it does not know (from a newer table) the same
 // way, so only these four ids ever use task-id coding. Any other id, now or added later,
 // encodes a and b as plain varints.
@@ -81,6 +83,36 @@ constexpr bool a_is_task_id(std::uint32_t type_id) noexcept {
 }
 // b_is_label_id: task_label's b names a label, which the chunk's label table defines.
 constexpr bool b_is_label_id(std::uint32_t type_id) noexcept { return type_id == 10; }
+// b_is_interleaved (version 3): push's b is two 32-bit fields, the queue (low) and the
+// own deque's depth (high), so one of them is 0 and the other small. It is stored as
+// interleave_halves(b) - low half on the even bits, high half on the odd bits - which is
+// small whenever both halves are: depth 5 takes one byte instead of five.
+constexpr bool b_is_interleaved(std::uint32_t type_id) noexcept { return type_id == 3; }
+
+// spread_bits moves bit i of x's low 32 bits to bit 2i; gather_bits undoes it.
+constexpr std::uint64_t spread_bits(std::uint64_t x) noexcept {
+  x &= 0xFFFF'FFFFull;
+  x = (x | (x << 16)) & 0x0000'FFFF'0000'FFFFull;
+  x = (x | (x << 8)) & 0x00FF'00FF'00FF'00FFull;
+  x = (x | (x << 4)) & 0x0F0F'0F0F'0F0F'0F0Full;
+  x = (x | (x << 2)) & 0x3333'3333'3333'3333ull;
+  x = (x | (x << 1)) & 0x5555'5555'5555'5555ull;
+  return x;
+}
+constexpr std::uint64_t gather_bits(std::uint64_t x) noexcept {
+  x &= 0x5555'5555'5555'5555ull;
+  x = (x | (x >> 1)) & 0x3333'3333'3333'3333ull;
+  x = (x | (x >> 2)) & 0x0F0F'0F0F'0F0F'0F0Full;
+  x = (x | (x >> 4)) & 0x00FF'00FF'00FF'00FFull;
+  x = (x | (x >> 8)) & 0x0000'FFFF'0000'FFFFull;
+  x = (x | (x >> 16)) & 0x0000'0000'FFFF'FFFFull;
+  return x;
+}
+// interleave_halves is a bijection on 64-bit values; deinterleave_halves is its inverse.
+constexpr std::uint64_t interleave_halves(std::uint64_t v) noexcept { return spread_bits(v) | (spread_bits(v >> 32) << 1); }
+constexpr std::uint64_t deinterleave_halves(std::uint64_t v) noexcept { return gather_bits(v) | (gather_bits(v >> 1) << 32); }
+static_assert(interleave_halves(5ull << 32) == 0b100010 && deinterleave_halves(0b100010) == (5ull << 32));
+static_assert(interleave_halves(~0ull) == ~0ull && interleave_halves(0) == 0 && interleave_halves(1) == 1);
 // The rules above were written for this table; if it changes, revisit them (and the
 // version), which is what these checks force.
 static_assert(static_cast<int>(EventType::task_begin) == 1 && static_cast<int>(EventType::task_end) == 2 &&
