@@ -681,7 +681,7 @@ double time_ring_pushes(Ring& ring, long n, long* failed) {
 
 void bench_ring(Context& ctx) {
   const long n = ctx.config.quick ? 200000 : 4000000;
-  std::vector<double> ours, boost_ring;
+  std::vector<double> ours, boost_ring, ours_attempt, boost_attempt;  // seconds per delivered event, per attempt
   long failed_ours = 0, failed_boost = 0;
   for (int rep = 0; rep <= ctx.config.reps; ++rep) {
     lantern::instrumentation::EventRing a(32768);
@@ -690,26 +690,27 @@ void bench_ring(Context& ctx) {
     const double ta = time_ring_pushes(a, n, &fa);
     const double tb = time_ring_pushes(b, n, &fb);
     if (rep > 0) {  // rep 0 warms up
-      ours.push_back(ta);
-      boost_ring.push_back(tb);
+      // Per delivered event: the producer's time over the pushes that went in. Per
+      // attempt would reward a ring whose consumer falls behind (a failed push is cheap):
+      // EventRing's consumer evicts the lines it read, which makes it slower than
+      // Boost's here, where the producer pushes back to back with no clock read.
+      ours.push_back(ta / static_cast<double>(std::max(1L, n - fa)));
+      boost_ring.push_back(tb / static_cast<double>(std::max(1L, n - fb)));
+      ours_attempt.push_back(ta / static_cast<double>(n));
+      boost_attempt.push_back(tb / static_cast<double>(n));
       failed_ours += fa;
       failed_boost += fb;
     }
     ctx.watchdog.beat("ring");
   }
-  // Per delivered event: the producer's time over the pushes that went in. Per attempt
-  // would reward a ring whose consumer falls behind (a failed push is cheap): EventRing's
-  // consumer evicts the lines it read, which makes it slower than Boost's here, where the
-  // producer pushes back to back with no clock read between events.
-  const double attempts = static_cast<double>(n) * ctx.config.reps;
-  const double ns_ours = bench::median(ours) * 1e9 / (static_cast<double>(n) * (1.0 - failed_ours / attempts));
-  const double ns_boost = bench::median(boost_ring) * 1e9 / (static_cast<double>(n) * (1.0 - failed_boost / attempts));
-  ctx.rows.push_back({"ring push: EventRing / Boost spsc_queue", 1, "ns/delivered", ns_ours, ns_boost, Target::ratio(1.0),
+  const long long attempts = static_cast<long long>(n) * ctx.config.reps;
+  ctx.rows.push_back({"ring push: EventRing / Boost spsc_queue", 1, "ns/delivered", bench::median(ours) * 1e9,
+                      bench::median(boost_ring) * 1e9, Target::ratio(1.0),
                       "failed pushes (ring full) over all measured reps: EventRing " + std::to_string(failed_ours) +
-                          ", Boost " + std::to_string(failed_boost) + " of " +
-                          std::to_string(static_cast<long long>(attempts)) + " each; per attempt (failures included): " +
-                          std::to_string(bench::median(ours) * 1e9 / n) + " vs " +
-                          std::to_string(bench::median(boost_ring) * 1e9 / n) + " ns"});
+                          ", Boost " + std::to_string(failed_boost) + " of " + std::to_string(attempts) +
+                          " each; per attempt (failures included): " +
+                          bench::format_number(bench::median(ours_attempt) * 1e9) + " vs " +
+                          bench::format_number(bench::median(boost_attempt) * 1e9) + " ns"});
 }
 
 struct VariantInfo {
@@ -880,13 +881,14 @@ void bench_trace(Context& ctx) {
     for (int i = 0; i < ctx.config.trace_fibs; ++i) run_once(pool, fib, side);
     const double wall = bench::seconds_between(start, Clock::now());
     const Totals after = totals(recorder);
+    const std::uint64_t drained_in_run = collector.events_collected() - drained_before;  // the timed rate's
     collector.stop();  // the final drain, then the sink's flush: the file is complete
     collector.detach(sink.get());
+    // stop() also drained what was left in the rings, and what the workers recorded as
+    // they went idle: part of the file, not of the timed rate.
     const std::uint64_t drained = collector.events_collected() - drained_before;
     const lantern::trace::WriterStats stats = sink->stats();
     if (!sink->ok()) bench::wrong_answer("trace: writing " + path.string() + " failed: " + sink->error());
-    // Events recorded while the collector stopped (workers going idle after the run)
-    // are drained by stop() too: they are part of the file, not of the timed rate.
     bench::check_equal("trace: events written = events drained", static_cast<long long>(stats.events),
                        static_cast<long long>(drained));
     const auto read_start = Clock::now();
@@ -905,7 +907,7 @@ void bench_trace(Context& ctx) {
     if (r == 0) continue;  // warm-up
     const double produced = static_cast<double>(after.produced - before.produced);
     produced_per_s.push_back(produced / wall);
-    written_per_s.push_back(static_cast<double>(drained) / wall);
+    written_per_s.push_back(static_cast<double>(drained_in_run) / wall);
     dropped.push_back(static_cast<double>(after.dropped - before.dropped) / std::max(1.0, produced));
     bytes_per_event.push_back(static_cast<double>(stats.bytes) / static_cast<double>(std::max<std::uint64_t>(1, stats.events)));
     read_per_s.push_back(static_cast<double>(read) / read_seconds);

@@ -134,9 +134,9 @@ bool TraceDecoder::parse_header_prefix() {
                "this trace needs format version " + std::to_string(version_) + "; this reader supports version " +
                    std::to_string(kFormatVersion) + " (read it with a newer lantern-trace)");
       } else {
-        // Older versions numbered events differently (version 1: before task labels and
-        // IO events; version 2: before not_ready) and stored push's b plainly, so reading
-        // them as this version would mislabel events: refuse, and say what to do.
+        // Older versions encode events differently (version 1 numbered them before task
+        // labels and IO events; version 2 stored push's b plainly), so reading them as
+        // this version would mislabel or garble events: refuse, and say what to do.
         report(TraceErrorKind::unsupported_version, 8,
                "this trace uses format version " + std::to_string(version_) +
                    ", written by an older Lantern whose event ids and encoding differ; this reader supports version " +
