@@ -107,7 +107,11 @@ Scan scan_trace(const std::string& path, bool progress, const std::function<void
 
 Scan analyse_trace(const std::string& path, bool progress, analysis::Analysis& out) {
   Scan scan = scan_trace(
-      path, progress, [&](const DecodedChunk& chunk) { out.add(chunk); },
+      path, progress,
+      [&](const DecodedChunk& chunk) {
+        out.add(chunk);
+        out.advance_health();  // per chunk, as the viewer does: the same findings, merged the same way
+      },
       [&](const TraceHeader& header, bool ok) { out.set_header(header, ok); });
   out.finish();
   return scan;

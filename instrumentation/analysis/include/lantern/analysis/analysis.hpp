@@ -191,8 +191,10 @@ class Analysis {
   void add(std::span<const trace::Event> events);
   bool add(const trace::Event& e);
   void define_label(std::uint32_t id, const std::string& name) { labels_.define(id, name); }
-  // advance_health: examine what arrived since the last call (the viewer calls it per
-  // batch); finish: the stream ended: health checks run to the newest event.
+  // advance_health: examine what arrived since the last call; finish: the stream ended:
+  // health checks run to the newest event. Findings close to each other are merged in
+  // the order they are found, so call advance_health after every chunk (as the viewer
+  // and lantern-trace do) to get the same warnings for the same file.
   void advance_health();
   void finish();
   bool finished() const noexcept { return finished_; }
