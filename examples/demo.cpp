@@ -49,6 +49,7 @@ void print_figures(const lantern::instrumentation::Recorder& recorder, const lan
               "sleeping");
   std::printf("%-6s %8s %41s\n", "", "", "steals by distance, failed steal rounds");
   HistogramSnapshot ready, duration, wake;
+  std::uint64_t io_wakes = 0;
   for (std::uint32_t i = 0; i < recorder.worker_count(); ++i) {
     const auto w = recorder.snapshot(i);
     std::uint64_t total = 0;
@@ -64,6 +65,7 @@ void print_figures(const lantern::instrumentation::Recorder& recorder, const lan
     ready.add(recorder.counters(i).ready_wait);
     duration.add(recorder.counters(i).task_duration);
     wake.add(recorder.counters(i).wake_latency);
+    io_wakes += w.io_wakes;
   }
   auto line = [](const char* name, const HistogramSnapshot& h) {
     std::printf("%-22s n=%-9llu p50 %9.1f us   p90 %9.1f us   p99 %9.1f us\n", name,
@@ -73,6 +75,8 @@ void print_figures(const lantern::instrumentation::Recorder& recorder, const lan
   line("ready wait (lanes)", ready);
   line("task duration", duration);
   line("wake latency", wake);
+  std::printf("%-22s (IO wakes left out: %llu; they have no waker)\n", "",
+              static_cast<unsigned long long>(io_wakes));
   std::printf("topology: %s\n", topology.describe().c_str());
 }
 
