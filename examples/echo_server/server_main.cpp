@@ -1,6 +1,7 @@
 // lantern_echo_server - a TCP echo server on Lantern's asynchronous IO, observable like
-// any Lantern app: --metrics serves Prometheus metrics, --trace records a trace that
-// lantern-view and lantern-trace open.
+// any Lantern app through lantern::observe: --metrics serves Prometheus metrics, --trace
+// records a trace that lantern-view and lantern-trace open, the flight recorder is dumped
+// by SIGUSR2, and the LANTERN_* environment variables work as in any observed app.
 //
 //   lantern_echo_server --port 7000                      # io_uring sleep strategy
 //   lantern_echo_server --port 7000 --sleep condvar      # the baseline
@@ -14,10 +15,9 @@
 
 #include "echo_server.hpp"
 #include "lantern/exporters/prometheus_exporter.hpp"
-#include "lantern/instrumentation/collector.hpp"
-#include "lantern/instrumentation/recorder.hpp"
 #include "lantern/instrumentation/trace_sinks.hpp"
 #include "lantern/lantern.hpp"
+#include "lantern/observe.hpp"
 
 namespace {
 
@@ -36,11 +36,15 @@ void usage(FILE* out) {
                "                   their own IO completions in one io_uring) or condvar (condition variables,\n"
                "                   completions reaped by a completer thread); see core/src/IO.md\n"
                "  --buffer BYTES   per-connection buffer (default 16384)\n"
-               "  --metrics ADDR   serve Prometheus metrics on ADDR, e.g. 127.0.0.1:9464\n"
+               "  --metrics ADDR   serve Prometheus metrics on ADDR, e.g. 127.0.0.1:9464 (else $LANTERN_METRICS)\n"
                "  --trace FILE     record a trace (level tasks) to FILE, for lantern-view and lantern-trace\n"
+               "                   (else $LANTERN_TRACE)\n"
                "  --help           this text\n"
                "\n"
-               "The first line printed is 'listening on IP:PORT ...'.\n");
+               "The first line printed is 'listening on IP:PORT ...'. A flight recorder keeps the last 30 s\n"
+               "($LANTERN_FLIGHT changes it; LANTERN_FLIGHT= turns it off): `kill -USR2 PID` dumps it to\n"
+               "lantern_echo_server-flight-<UTC time>-<n>.trace ($LANTERN_FLIGHT_DIR: where). Exit status 1:\n"
+               "something observing the server failed (trace, metrics port...), as said on stderr.\n");
 }
 
 bool parse_uint(const std::string& s, unsigned long max, unsigned long* out) {
@@ -58,7 +62,9 @@ int main(int argc, char** argv) {
   server_options.port = 7000;
   lantern::SchedulerOptions options;
   options.sleep_strategy = lantern::SleepStrategy::io_uring;
-  std::string metrics_address, trace_path;
+  // Observability: these options first, then LANTERN_* variables, then the defaults.
+  lantern::ObserveOptions observe_options{.program = "lantern_echo_server", .counters = true};
+  observe_options.defaults.flight = "30s";
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     auto value = [&](const char* name) -> std::string {
@@ -99,9 +105,9 @@ int main(int argc, char** argv) {
       if (!parse_uint(v, 64ul << 20, &n) || n == 0) bad("--buffer", v, "a size from 1 to 67108864 bytes");
       server_options.buffer_bytes = n;
     } else if (arg == "--metrics") {
-      metrics_address = value("--metrics");
+      observe_options.settings.metrics = value("--metrics");
     } else if (arg == "--trace") {
-      trace_path = value("--trace");
+      observe_options.settings.trace = value("--trace");
     } else {
       std::fprintf(stderr, "lantern_echo_server: unknown option '%s' (see --help)\n", arg.c_str());
       return 2;
@@ -115,15 +121,12 @@ int main(int argc, char** argv) {
   sigaddset(&stop_signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
-  const unsigned workers = options.workers ? options.workers : std::max(1u, std::thread::hardware_concurrency());
-  // Without --trace nothing reads events: record none (level off), keep the exact
-  // counters the metrics need, and run no collector thread, so an idle server sleeps.
-  lantern::instrumentation::Recorder recorder(workers, {.level = trace_path.empty() ? lantern::trace::Level::off
-                                                                                   : lantern::trace::Level::tasks});
-  options.observer = &recorder;
-  lantern::instrumentation::Collector collector(recorder);
   try {
-    lantern::Scheduler pool(options);
+    // The one call: the scheduler, its Recorder, and every sink asked for. With nothing
+    // that reads events (LANTERN_FLIGHT= and no trace or stream) it records none and runs
+    // no collector thread; the counters behind /metrics are exact either way.
+    lantern::Observation obs = lantern::observe(options, observe_options);
+    lantern::Scheduler& pool = obs.scheduler();
     std::unique_ptr<lantern::examples::EchoServer> server;
     try {
       server = std::make_unique<lantern::examples::EchoServer>(pool, server_options);
@@ -133,27 +136,10 @@ int main(int argc, char** argv) {
     }
     std::printf("listening on %s:%u (%u workers, %s sleep strategy)\n", server_options.address.c_str(), server->port(),
                 pool.worker_count(), lantern::strategy_name(pool.sleep_strategy()));
-    if (!trace_path.empty()) {
-      auto trace = std::make_shared<lantern::instrumentation::TraceFileSink>(
-          trace_path, lantern::instrumentation::make_trace_header(pool, "lantern_echo_server"));
-      if (trace->ok()) {
-        collector.attach(trace);
-        std::printf("trace: %s (lantern-view %s)\n", trace_path.c_str(), trace_path.c_str());
-      } else {
-        std::fprintf(stderr, "lantern_echo_server: not recording a trace: %s\n", trace->error().c_str());
-      }
+    if (const auto* trace = obs.trace()) {
+      std::printf("trace: %s (lantern-view %s)\n", trace->path().c_str(), trace->path().c_str());
     }
-    if (!trace_path.empty()) collector.start();
-    std::unique_ptr<lantern::exporters::PrometheusExporter> exporter;
-    if (!metrics_address.empty()) {
-      try {
-        exporter = std::make_unique<lantern::exporters::PrometheusExporter>(
-            pool, recorder, lantern::exporters::PrometheusOptions{.address = metrics_address});
-        std::printf("metrics: %s\n", exporter->url().c_str());
-      } catch (const std::exception& e) {
-        std::fprintf(stderr, "lantern_echo_server: not serving metrics: %s\n", e.what());
-      }
-    }
+    if (const auto* exporter = obs.metrics()) std::printf("metrics: %s\n", exporter->url().c_str());
     std::fflush(stdout);
     server->start();
     int sig = 0;
@@ -162,11 +148,16 @@ int main(int argc, char** argv) {
     server->wait_until_open_at_most(0);
     const lantern::examples::EchoStats s = server->stats();
     server.reset();
-    exporter.reset();
-    collector.stop();
+    const int status = obs.finish();
     std::printf("stopped (%s): %llu connections served, %llu bytes echoed, %llu ended in errors\n",
                 sig == SIGINT ? "SIGINT" : "SIGTERM", static_cast<unsigned long long>(s.accepted),
                 static_cast<unsigned long long>(s.bytes_echoed), static_cast<unsigned long long>(s.errors));
+    if (status != 0) {
+      std::fflush(stdout);
+      std::fprintf(stderr, "lantern_echo_server: served, but observing it failed:\n");
+      for (const std::string& p : obs.problems()) std::fprintf(stderr, "  %s\n", p.c_str());
+      return 1;
+    }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "lantern_echo_server: %s\n", e.what());
     return 1;

@@ -8,11 +8,14 @@
 // Workloads, repeated until --seconds have passed (or once with --once): fork-join
 // fib(N), bursts of submitted tasks with idle gaps (workers sleep and are woken), and a
 // flooded worker whose lane other workers help.
-#include <lantern/instrumentation/collector.hpp>
+//
+// It is observed through lantern::observe (lantern/observe.hpp), the path every app
+// takes: its options are observe's settings, the LANTERN_* variables fill in the rest,
+// and a flight recorder (the last 30 s) is dumped by `kill -USR2`.
 #include <lantern/instrumentation/recorder.hpp>
 #include <lantern/instrumentation/stream_server.hpp>
-#include <lantern/instrumentation/trace_sinks.hpp>
 #include <lantern/lantern.hpp>
+#include <lantern/observe.hpp>
 
 #include <atomic>
 #include <chrono>
@@ -75,79 +78,49 @@ void flood(lantern::Scheduler& pool) {
                "  --stream HOST:PORT  serve the live trace there (else LANTERN_STREAM, if set)\n"
                "  --view              launch lantern-view on this app (LANTERN_VIEW: its path)\n"
                "  --once              run fib(N) once and exit (what the live benchmark measures)\n"
-               "  --wait-for-viewer   start the workload only once a viewer is connected\n");
+               "  --wait-for-viewer   start the workload only once a viewer is connected\n"
+               "LANTERN_TRACE, LANTERN_LEVEL, LANTERN_METRICS, LANTERN_STREAM, LANTERN_FLIGHT (default 30s:\n"
+               "`kill -USR2 PID` dumps it) and LANTERN_FLIGHT_DIR apply where no option says otherwise.\n");
   std::exit(code);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string stream, trace_path;
-  bool view = false, once = false, wait_for_viewer = false;
+  lantern::ObserveOptions observe_options{.program = "lantern_live_demo", .counters = true};
+  observe_options.defaults = {.level = "full", .flight = "30s"};
+  bool once = false, wait_for_viewer = false;
   int fib_n = 30;
   double seconds = 30;
   lantern::SchedulerOptions options;
-  lantern::trace::Level level = lantern::trace::Level::full;
-  std::size_t ring = 1 << 15;
-  std::size_t client_buffer = 16u << 20;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     auto value = [&] {
       if (i + 1 >= argc) usage(2);
       return std::string(argv[++i]);
     };
-    if (arg == "--stream") stream = value();
-    else if (arg == "--view") view = true;
+    if (arg == "--stream") observe_options.settings.stream = value();
+    else if (arg == "--view") observe_options.view = true;
     else if (arg == "--topology") options.topology = value();
-    else if (arg == "--client-buffer") client_buffer = static_cast<std::size_t>(std::atol(value().c_str()));
-    else if (arg == "--ring") ring = static_cast<std::size_t>(std::atol(value().c_str()));
+    else if (arg == "--client-buffer") observe_options.stream_client_buffer_bytes = static_cast<std::size_t>(std::atol(value().c_str()));
+    else if (arg == "--ring") observe_options.ring_capacity = static_cast<std::size_t>(std::atol(value().c_str()));
     else if (arg == "--workers") options.workers = static_cast<std::uint32_t>(std::atoi(value().c_str()));
     else if (arg == "--fib") fib_n = std::atoi(value().c_str());
     else if (arg == "--seconds") seconds = std::atof(value().c_str());
     else if (arg == "--once") once = true;
     else if (arg == "--wait-for-viewer") wait_for_viewer = true;
-    else if (arg == "--trace") trace_path = value();
-    else if (arg == "--level") {
-      const std::string v = value();
-      level = v == "states" ? lantern::trace::Level::states : v == "tasks" ? lantern::trace::Level::tasks : lantern::trace::Level::full;
-    } else if (arg == "--help") usage(0);
+    else if (arg == "--trace") observe_options.settings.trace = value();
+    else if (arg == "--level") observe_options.settings.level = value();
+    else if (arg == "--help") usage(0);
     else usage(2);
   }
-  const unsigned workers = options.workers ? options.workers : std::max(1u, std::thread::hardware_concurrency());
-  lantern::instrumentation::Recorder recorder(workers, {.level = level, .ring_capacity = ring});
-  options.observer = &recorder;
-  lantern::instrumentation::Collector collector(recorder);
-  lantern::Scheduler pool(options);
-  const auto header = lantern::instrumentation::make_trace_header(pool, "lantern_live_demo");
-
-  lantern::instrumentation::StreamHandle live;
-  std::string error;
-  if (view) {
-    live = lantern::instrumentation::open_viewer(collector, header, &error);
-    if (!error.empty()) std::fprintf(stderr, "lantern_live_demo: %s\n", error.c_str());
-  } else if (!stream.empty()) {
-    lantern::instrumentation::StreamOptions o;
-    o.client_buffer_bytes = client_buffer;
-    const auto colon = stream.rfind(':');
-    if (colon != std::string::npos && colon > 0) o.host = stream.substr(0, colon);
-    o.port = static_cast<std::uint16_t>(std::atoi(stream.c_str() + (colon == std::string::npos ? 0 : colon + 1)));
-    live = lantern::instrumentation::start_stream(collector, header, o, &error);
-    if (!live) {
-      std::fprintf(stderr, "lantern_live_demo: %s\n", error.c_str());
-      return 1;
-    }
-    std::fprintf(stderr, "lantern_live_demo: streaming on %s\n", live->address().c_str());
-  } else {
-    live = lantern::instrumentation::maybe_start_stream_from_env(collector, header);
-  }
-  std::shared_ptr<lantern::instrumentation::TraceFileSink> file;
-  if (!trace_path.empty()) {
-    file = std::make_shared<lantern::instrumentation::TraceFileSink>(trace_path, header);
-    collector.attach(file);
-  }
-  collector.start();
-  if (wait_for_viewer && live) {
-    while (live->stats().clients == 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  lantern::Observation obs = lantern::observe(options, observe_options);
+  lantern::Scheduler& pool = obs.scheduler();
+  const lantern::instrumentation::Recorder& recorder = *obs.recorder();
+  // An explicit --stream that cannot be served is this program's purpose failing.
+  if (observe_options.settings.stream && !obs.stream()) return 1;
+  if (wait_for_viewer && obs.stream()) {
+    while (obs.stream()->stats().clients == 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
 
   const auto start = Clock::now();
@@ -163,8 +136,7 @@ int main(int argc, char** argv) {
     ++rounds;
   } while (std::chrono::duration<double>(Clock::now() - start).count() < seconds);
 
-  pool.shutdown();
-  collector.stop();  // the final drain flushes the stream's open chunk (on_flush)
+  const int status = obs.finish();  // shutdown, final drain, viewers receive the last chunks
   std::uint64_t produced = 0, ring_dropped = 0;
   for (std::uint32_t w = 0; w < recorder.worker_count(); ++w) {
     produced += recorder.snapshot(w).events_produced;
@@ -172,14 +144,12 @@ int main(int argc, char** argv) {
   }
   std::printf("recorder: %llu events produced, %llu dropped in the rings\n", static_cast<unsigned long long>(produced),
               static_cast<unsigned long long>(ring_dropped));
-  if (live) {
+  if (const lantern::instrumentation::StreamServer* live = obs.stream()) {
     const auto s = live->stats();
     std::printf("stream: %llu events in %llu chunks encoded, %llu events (%llu chunks) dropped for slow viewers, %llu bytes sent, %llu viewers\n",
                 static_cast<unsigned long long>(s.events_encoded), static_cast<unsigned long long>(s.chunks_encoded),
                 static_cast<unsigned long long>(s.events_dropped), static_cast<unsigned long long>(s.chunks_dropped),
                 static_cast<unsigned long long>(s.bytes_sent), static_cast<unsigned long long>(s.clients_total));
-    // Let the viewers receive the last chunks before the connection closes.
-    live->wait_until_sent(std::chrono::seconds(10));
   }
-  return 0;
+  return status;
 }
