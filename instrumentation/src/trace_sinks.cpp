@@ -285,8 +285,10 @@ std::string FlightRecorder::dump_on_signal(std::string path_prefix, int signo) {
       for (ssize_t n; (n = read(pipe_read_, buffer, sizeof(buffer))) > 0;) {
         for (ssize_t i = 0; i < n; ++i) (buffer[i] == 'q' ? quit : requested) = true;
       }
-      if (quit) break;
-      if (!requested) continue;
+      if (!requested) {
+        if (quit) break;
+        continue;
+      }
       const std::uint64_t requests = g_signal_requests.exchange(0, std::memory_order_relaxed);
       if (requests > 1) signals_merged_.fetch_add(requests - 1, std::memory_order_relaxed);
       std::string path;
@@ -300,6 +302,7 @@ std::string FlightRecorder::dump_on_signal(std::string path_prefix, int signo) {
       } else {
         std::fprintf(stderr, "lantern: %s%s\n", error.c_str(), merged.c_str());
       }
+      if (quit) break;  // a request that came with the stop was still served
     }
     g_signal_pipe.store(-1, std::memory_order_relaxed);
   });
