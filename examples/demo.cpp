@@ -23,6 +23,7 @@
 #include <lantern/instrumentation/trace_sinks.hpp>
 #include <lantern/lantern.hpp>
 #include <lantern/observe.hpp>
+#include <lantern/tools/program_cli.hpp>
 
 #include "echo_server/echo_load.hpp"
 #include "echo_server/echo_server.hpp"
@@ -100,43 +101,45 @@ std::string sibling_viewer(const char* argv0) {
   return access(candidate.c_str(), X_OK) == 0 ? candidate : std::string();
 }
 
-void usage(FILE* out) {
-  std::fprintf(out,
-               "usage: lantern_demo [--workers N] [--topology SPEC] [--trace FILE | --no-trace]\n"
-               "                    [--level off|states|tasks|full] [--metrics ADDR | --no-metrics]\n"
-               "                    [--view | --no-view] [--linger SECONDS] [--sleep io_uring|condvar] [--quick]\n"
-               "\n"
-               "Runs five workloads (fork-join fib, bursts of submitted tasks with idle gaps,\n"
-               "one flooded worker, three-stage pipelines of dependent tasks, a TCP echo server\n"
-               "under load on loopback) and prints\n"
-               "per-worker tasks, steals by topology distance, helps, failed steal rounds,\n"
-               "sleeps, wakes, releases and time share per worker state. Tasks carry labels\n"
-               "(fib, burst, flood, lane task, parse, render, compress) in the trace.\n"
-               "\n"
-               "  --workers N      worker threads (default: one per hardware thread)\n"
-               "  --topology SPEC  steal order from a synthetic layout, e.g. \"2 sockets x 4 cores x 2 threads\"\n"
-               "                   (default: this machine's, read from /sys)\n"
-               "  --trace FILE     record the run to FILE (default: $LANTERN_TRACE, else lantern-demo.trace)\n"
-               "  --no-trace       do not record a trace\n"
-               "  --level LEVEL    what the trace records: off, states, tasks (default), full\n"
-               "  --metrics ADDR   serve Prometheus metrics on ADDR (default: $LANTERN_METRICS, else 127.0.0.1:9464;\n"
-               "                   port 0: any free port)\n"
-               "  --no-metrics     do not serve metrics\n"
-               "  --linger SECONDS after the workloads, keep running light bursts for this long, so\n"
-               "                   Prometheus can scrape and a viewer can attach (default 0)\n"
-               "  --view           open the live viewer (lantern-view) on this run (default: when $DISPLAY is set)\n"
-               "  --no-view        do not open it; LANTERN_STREAM=HOST:PORT still streams for lantern-view --attach\n"
-               "  --sleep S        how idle workers sleep: io_uring (default; hints and IO completions in\n"
-               "                   one io_uring) or condvar (condition variables); see core/src/IO.md\n"
-               "  --quick          smaller workloads (a few hundred milliseconds)\n"
-               "  --help           this text\n"
-               "\n"
-               "The flight recorder keeps the last 30 s ($LANTERN_FLIGHT changes it): `kill -USR2 PID`\n"
-               "dumps it to lantern_demo-flight-<UTC time>-<n>.trace ($LANTERN_FLIGHT_DIR: where).\n"
-               "LANTERN_STREAM=HOST:PORT streams the run for lantern-view --attach. Options given here win\n"
-               "over the environment. Exit status 1: the run finished but something observing it failed\n"
-               "(the trace could not be written, the metrics port was taken...), as said on stderr.\n");
-}
+constexpr const char* kUsage =
+    "usage: lantern_demo [--workers N] [--topology SPEC] [--trace FILE | --no-trace]\n"
+    "                    [--level off|states|tasks|full] [--metrics ADDR | --no-metrics]\n"
+    "                    [--view | --no-view] [--linger SECONDS] [--sleep io_uring|condvar] [--quick]\n"
+    "\n"
+    "Runs five workloads (fork-join fib, bursts of submitted tasks with idle gaps,\n"
+    "one flooded worker, three-stage pipelines of dependent tasks, a TCP echo server\n"
+    "under load on loopback) and prints\n"
+    "per-worker tasks, steals by topology distance, helps, failed steal rounds,\n"
+    "sleeps, wakes, releases and time share per worker state. Tasks carry labels\n"
+    "(fib, burst, flood, lane task, parse, render, compress) in the trace.\n"
+    "\n"
+    "  --workers N      worker threads (default: one per hardware thread)\n"
+    "  --topology SPEC  steal order from a synthetic layout, e.g. \"2 sockets x 4 cores x 2 threads\"\n"
+    "                   (default: this machine's, read from /sys)\n"
+    "  --trace FILE     record the run to FILE (default: $LANTERN_TRACE, else lantern-demo.trace)\n"
+    "  --no-trace       do not record a trace\n"
+    "  --level LEVEL    what the trace records: off, states, tasks (default), full\n"
+    "  --metrics ADDR   serve Prometheus metrics on ADDR (default: $LANTERN_METRICS, else 127.0.0.1:9464;\n"
+    "                   port 0: any free port)\n"
+    "  --no-metrics     do not serve metrics\n"
+    "  --linger SECONDS after the workloads, keep running light bursts for this long, so\n"
+    "                   Prometheus can scrape and a viewer can attach (default 0)\n"
+    "  --view           open the live viewer (lantern-view) on this run (default: when $DISPLAY is set)\n"
+    "  --no-view        do not open it; LANTERN_STREAM=HOST:PORT still streams for lantern-view --attach\n"
+    "  --sleep S        how idle workers sleep: io_uring (default; hints and IO completions in\n"
+    "                   one io_uring) or condvar (condition variables); see core/src/IO.md\n"
+    "  --quick          smaller workloads (a few hundred milliseconds)\n"
+    "  --version        the version and the trace format version\n"
+    "  -h, --help       this text\n"
+    "\n"
+    "The flight recorder keeps the last 30 s ($LANTERN_FLIGHT changes it): `kill -USR2 PID`\n"
+    "dumps it to lantern_demo-flight-<UTC time>-<n>.trace ($LANTERN_FLIGHT_DIR: where).\n"
+    "LANTERN_STREAM=HOST:PORT streams the run for lantern-view --attach. Options given here win\n"
+    "over the environment.\n"
+    "\n"
+    "Options follow README.md, \"Command-line conventions\". Exit status: 0 ok, 1 a failure\n"
+    "while running, including anything observing the run (the trace could not be written, the\n"
+    "metrics port was taken...; on stderr), 2 bad options.\n";
 
 }  // namespace
 
@@ -150,76 +153,38 @@ int main(int argc, char** argv) {
   observe_options.defaults = {.trace = "lantern-demo.trace",
                               .metrics = std::string(lantern::exporters::kDefaultAddress),
                               .flight = "30s"};
+  std::string trace_path, metrics_address;
   double linger_seconds = 0;
   const char* display = std::getenv("DISPLAY");
   bool view = display != nullptr && *display != '\0';
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    auto value = [&](const char* name) -> std::string {
-      if (i + 1 >= argc) {
-        std::fprintf(stderr, "lantern_demo: %s needs a value (see --help)\n", name);
-        std::exit(2);
-      }
-      return argv[++i];
-    };
-    if (arg == "--help" || arg == "-h") {
-      usage(stdout);
-      return 0;
-    } else if (arg == "--workers") {
-      const std::string v = value("--workers");
-      char* end = nullptr;
-      const long n = std::strtol(v.c_str(), &end, 10);
-      if (*end != '\0' || n < 1 || n > static_cast<long>(lantern::kMaxWorkers)) {
-        std::fprintf(stderr, "lantern_demo: --workers takes a number from 1 to %u, not '%s'\n", lantern::kMaxWorkers,
-                     v.c_str());
-        return 2;
-      }
-      options.workers = static_cast<std::uint32_t>(n);
-    } else if (arg == "--topology") {
-      options.topology = value("--topology");
-    } else if (arg == "--trace") {
-      observe_options.settings.trace = value("--trace");
-    } else if (arg == "--metrics") {
-      observe_options.settings.metrics = value("--metrics");
-    } else if (arg == "--no-metrics") {
-      observe_options.settings.metrics = "";
-    } else if (arg == "--linger") {
-      const std::string v = value("--linger");
-      char* end = nullptr;
-      linger_seconds = std::strtod(v.c_str(), &end);
-      if (*end != '\0' || linger_seconds < 0 || linger_seconds > 86400) {
-        std::fprintf(stderr, "lantern_demo: --linger takes seconds from 0 to 86400, not '%s'\n", v.c_str());
-        return 2;
-      }
-    } else if (arg == "--view") {
-      view = true;
-    } else if (arg == "--no-view") {
-      view = false;
-    } else if (arg == "--no-trace") {
-      observe_options.settings.trace = "";
-    } else if (arg == "--level") {
-      const std::string v = value("--level");
-      bool known = false;
-      for (const auto name : lantern::trace::kLevelNames) known = known || v == name;
-      if (!known) {
-        std::fprintf(stderr, "lantern_demo: --level takes off, states, tasks or full, not '%s'\n", v.c_str());
-        return 2;
-      }
-      observe_options.settings.level = v;
-    } else if (arg == "--sleep") {
-      const std::string v = value("--sleep");
-      const auto strategy = lantern::parse_strategy(v);
-      if (!strategy) {
-        std::fprintf(stderr, "lantern_demo: --sleep takes io_uring or condvar, not '%s'\n", v.c_str());
-        return 2;
-      }
-      options.sleep_strategy = *strategy;
-    } else if (arg == "--quick") {
-      quick = true;
-    } else {
-      std::fprintf(stderr, "lantern_demo: unknown option '%s' (see --help)\n", arg.c_str());
-      return 2;
-    }
+  {
+    lantern::tools::Program program("lantern_demo", kUsage);
+    CLI::App& app = program.app();
+    std::uint32_t workers = 0;
+    std::string level_name, sleep_name;
+    bool no_trace = false, no_metrics = false, no_view = false;
+    lantern::tools::number_option(app, "--workers", &workers, 1u, lantern::kMaxWorkers);
+    app.add_option("--topology", options.topology);
+    CLI::Option* trace_option = app.add_option("--trace", trace_path);
+    app.add_flag("--no-trace", no_trace);
+    lantern::tools::choice_option(app, "--level", &level_name, {"off", "states", "tasks", "full"});
+    CLI::Option* metrics_option = app.add_option("--metrics", metrics_address)
+        ->check(lantern::tools::address_check({.default_host = "0.0.0.0", .allow_port_zero = true}));
+    app.add_flag("--no-metrics", no_metrics);
+    app.add_flag("--view", view);
+    app.add_flag("--no-view", no_view);
+    lantern::tools::number_option(app, "--linger", &linger_seconds, 0.0, 86400.0, "seconds from 0 to 86400");
+    lantern::tools::choice_option(app, "--sleep", &sleep_name, {"io_uring", "condvar"});
+    app.add_flag("--quick", quick);
+    if (const auto exit_status = program.parse(argc, argv)) return *exit_status;
+    if (workers) options.workers = workers;
+    if (trace_option->count()) observe_options.settings.trace = trace_path;
+    if (no_trace) observe_options.settings.trace = "";
+    if (metrics_option->count()) observe_options.settings.metrics = metrics_address;
+    if (no_metrics) observe_options.settings.metrics = "";
+    if (no_view) view = false;
+    if (!level_name.empty()) observe_options.settings.level = level_name;
+    if (!sleep_name.empty()) options.sleep_strategy = *lantern::parse_strategy(sleep_name);
   }
   // Task labels: interned once here, named by each task as it starts (a hook call, no lock).
   const lantern::Label kFib = lantern::label("fib"), kBurst = lantern::label("burst"),
@@ -399,14 +364,14 @@ int main(int argc, char** argv) {
     print_figures(recorder, pool.topology());
     if (const lantern::instrumentation::TraceFileSink* trace = obs.trace(); trace && trace->ok()) {
       const auto stats = trace->stats();
-      const std::string& trace_path = trace->path();
-      std::printf("\ntrace: %s (%llu events, %llu bytes, level %s)\n", trace_path.c_str(),
+      const std::string& path = trace->path();
+      std::printf("\ntrace: %s (%llu events, %llu bytes, level %s)\n", path.c_str(),
                   static_cast<unsigned long long>(stats.events), static_cast<unsigned long long>(stats.bytes),
                   std::string(lantern::trace::kLevelNames[static_cast<int>(recorder.level())]).c_str());
-      std::printf("  inspect:  lantern-trace info %s\n", trace_path.c_str());
-      std::printf("            lantern-trace stats %s   (task durations per label)\n", trace_path.c_str());
+      std::printf("  inspect:  lantern-trace info %s\n", path.c_str());
+      std::printf("            lantern-trace stats %s   (task durations per label)\n", path.c_str());
       std::printf("  export:   lantern-trace export --chrome %s -o lantern-demo.json   (open in ui.perfetto.dev)\n",
-                  trace_path.c_str());
+                  path.c_str());
       std::printf("  (lantern-trace is built at build/release/instrumentation/tools/lantern_trace/lantern-trace)\n");
     }
     if (status != 0) {

@@ -12,6 +12,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "lantern/host_port.hpp"
 #include "lantern/instrumentation/collector.hpp"
 #include "lantern/instrumentation/recorder.hpp"
 #include "lantern/instrumentation/stream_server.hpp"
@@ -194,7 +195,8 @@ void Observation::Impl::start(SchedulerOptions scheduler_options) {
     }
   }
   if (want_stream && !stream) {
-    if (auto address = parse_host_port(*s.stream)) {
+    std::string why;
+    if (auto address = parse_host_port(*s.stream, &why, {.allow_port_zero = true})) {
       ins::StreamOptions stream_options;
       stream_options.host = address->host;
       stream_options.port = address->port;
@@ -207,8 +209,7 @@ void Observation::Impl::start(SchedulerOptions scheduler_options) {
         problem(origin(&ObserveSettings::stream) + ": not streaming: " + error);
       }
     } else {
-      problem(origin(&ObserveSettings::stream) +
-              ": not HOST:PORT (e.g. 127.0.0.1:7777, [::1]:7777, or :7777 for loopback); not streaming");
+      problem(origin(&ObserveSettings::stream) + ": " + why + "; not streaming");
     }
   }
   if (events_wanted) collector->start();

@@ -129,22 +129,4 @@ std::optional<FlightSpec> parse_flight(const std::string& text, std::string* why
   return spec;
 }
 
-std::optional<HostPort> parse_host_port(const std::string& text) {
-  HostPort hp;
-  std::string port = text;
-  const auto colon = text.rfind(':');
-  if (colon != std::string::npos) {
-    std::string host = text.substr(0, colon);
-    port = text.substr(colon + 1);
-    if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
-    else if (host.find(':') != std::string::npos) return std::nullopt;  // IPv6 needs brackets
-    if (!host.empty()) hp.host = host;
-  }
-  if (port.empty() || port.size() > 5 || port.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
-  const long value = std::strtol(port.c_str(), nullptr, 10);
-  if (value > 65535) return std::nullopt;
-  hp.port = static_cast<std::uint16_t>(value);
-  return hp;
-}
-
 }  // namespace lantern::observe_detail

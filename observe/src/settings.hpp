@@ -45,11 +45,4 @@ struct FlightSpec {
 };
 std::optional<FlightSpec> parse_flight(const std::string& text, std::string* why);
 
-// HostPort: "HOST:PORT", "[v6]:PORT", ":PORT" (loopback) or "PORT" (loopback).
-struct HostPort {
-  std::string host = "127.0.0.1";
-  std::uint16_t port = 0;
-};
-std::optional<HostPort> parse_host_port(const std::string& text);
-
 }  // namespace lantern::observe_detail

@@ -16,6 +16,7 @@
 #include <lantern/instrumentation/stream_server.hpp>
 #include <lantern/lantern.hpp>
 #include <lantern/observe.hpp>
+#include <lantern/tools/program_cli.hpp>
 
 #include <atomic>
 #include <chrono>
@@ -70,55 +71,72 @@ void flood(lantern::Scheduler& pool) {
   while (done.load() < total) std::this_thread::yield();
 }
 
-[[noreturn]] void usage(int code) {
-  std::fprintf(code ? stderr : stdout,
-               "usage: lantern_live_demo [--stream HOST:PORT | --view] [--workers N] [--topology SPEC]\n"
-               "                         [--level states|tasks|full] [--ring EVENTS_PER_WORKER] [--client-buffer BYTES]\n"
-               "                         [--fib N] [--seconds S | --once] [--wait-for-viewer] [--trace FILE]\n"
-               "  --stream HOST:PORT  serve the live trace there (else LANTERN_STREAM, if set)\n"
-               "  --view              launch lantern-view on this app (LANTERN_VIEW: its path)\n"
-               "  --once              run fib(N) once and exit (what the live benchmark measures)\n"
-               "  --wait-for-viewer   start the workload only once a viewer is connected\n"
-               "LANTERN_TRACE, LANTERN_LEVEL, LANTERN_METRICS, LANTERN_STREAM, LANTERN_FLIGHT (default 30s:\n"
-               "`kill -USR2 PID` dumps it) and LANTERN_FLIGHT_DIR apply where no option says otherwise.\n");
-  std::exit(code);
-}
+constexpr const char* kUsage =
+    "usage: lantern_live_demo [--stream HOST:PORT | --view] [--workers N] [--topology SPEC]\n"
+    "                         [--level states|tasks|full] [--ring EVENTS_PER_WORKER] [--client-buffer BYTES]\n"
+    "                         [--fib N] [--seconds S | --once] [--wait-for-viewer] [--trace FILE]\n"
+    "  --stream HOST:PORT  serve the live trace there (else LANTERN_STREAM, if set); ':PORT' is\n"
+    "                      127.0.0.1, port 0 any free port\n"
+    "  --view              launch lantern-view on this app (LANTERN_VIEW: its path)\n"
+    "  --workers N         worker threads (default: one per hardware thread)\n"
+    "  --topology SPEC     steal order from a synthetic layout, e.g. \"2 sockets x 4 cores\"\n"
+    "  --level L           what is recorded: states, tasks or full (default)\n"
+    "  --ring N            events per worker ring (default 32768)\n"
+    "  --client-buffer B   bytes queued per viewer before chunks are dropped (default 16 MiB)\n"
+    "  --fib N             the fork-join workload's fib(N) (default 30)\n"
+    "  --seconds S         repeat the workloads for S seconds (default 30)\n"
+    "  --once              run fib(N) once and exit (what the live benchmark measures)\n"
+    "  --wait-for-viewer   start the workload only once a viewer is connected\n"
+    "  --trace FILE        also record a trace file\n"
+    "  --version           the version and the trace format version\n"
+    "  -h, --help          this text\n"
+    "LANTERN_TRACE, LANTERN_LEVEL, LANTERN_METRICS, LANTERN_STREAM, LANTERN_FLIGHT (default 30s:\n"
+    "`kill -USR2 PID` dumps it) and LANTERN_FLIGHT_DIR apply where no option says otherwise.\n"
+    "Options follow README.md, \"Command-line conventions\"; exit status 2: bad options,\n"
+    "1: something observing the run failed (on stderr).\n";
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  lantern::ObserveOptions observe_options{.program = "lantern_live_demo", .counters = true};
-  observe_options.defaults = {.level = "full", .flight = "30s"};
-  bool once = false, wait_for_viewer = false;
+  std::string stream, trace_path;
+  bool view = false, once = false, wait_for_viewer = false;
   int fib_n = 30;
   double seconds = 30;
   lantern::SchedulerOptions options;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    auto value = [&] {
-      if (i + 1 >= argc) usage(2);
-      return std::string(argv[++i]);
-    };
-    if (arg == "--stream") observe_options.settings.stream = value();
-    else if (arg == "--view") observe_options.view = true;
-    else if (arg == "--topology") options.topology = value();
-    else if (arg == "--client-buffer") observe_options.stream_client_buffer_bytes = static_cast<std::size_t>(std::atol(value().c_str()));
-    else if (arg == "--ring") observe_options.ring_capacity = static_cast<std::size_t>(std::atol(value().c_str()));
-    else if (arg == "--workers") options.workers = static_cast<std::uint32_t>(std::atoi(value().c_str()));
-    else if (arg == "--fib") fib_n = std::atoi(value().c_str());
-    else if (arg == "--seconds") seconds = std::atof(value().c_str());
-    else if (arg == "--once") once = true;
-    else if (arg == "--wait-for-viewer") wait_for_viewer = true;
-    else if (arg == "--trace") observe_options.settings.trace = value();
-    else if (arg == "--level") observe_options.settings.level = value();
-    else if (arg == "--help") usage(0);
-    else usage(2);
+  std::string level_name;
+  std::size_t ring = 0;           // 0: the Recorder's default (32768)
+  std::size_t client_buffer = 0;  // 0: the stream's default (16 MiB)
+  {
+    lantern::tools::Program program("lantern_live_demo", kUsage);
+    CLI::App& app = program.app();
+    app.add_option("--stream", stream)->check(lantern::tools::address_check({.allow_port_zero = true}));
+    app.add_flag("--view", view);
+    app.add_option("--topology", options.topology);
+    lantern::tools::number_option<std::size_t>(app, "--client-buffer", &client_buffer, 1, std::size_t{1} << 40);
+    lantern::tools::number_option<std::size_t>(app, "--ring", &ring, 2, std::size_t{1} << 28);
+    lantern::tools::number_option(app, "--workers", &options.workers, 1u, lantern::kMaxWorkers);
+    lantern::tools::number_option(app, "--fib", &fib_n, 0, 60);
+    lantern::tools::number_option(app, "--seconds", &seconds, 0.0, 86400.0, "seconds from 0 to 86400");
+    app.add_flag("--once", once);
+    app.add_flag("--wait-for-viewer", wait_for_viewer);
+    app.add_option("--trace", trace_path);
+    lantern::tools::choice_option(app, "--level", &level_name, {"states", "tasks", "full"});
+    if (const auto exit_status = program.parse(argc, argv)) return *exit_status;
   }
+  lantern::ObserveOptions observe_options{.program = "lantern_live_demo", .counters = true, .view = view,
+                                          .ring_capacity = ring, .stream_client_buffer_bytes = client_buffer};
+  observe_options.defaults = {.level = "full", .flight = "30s"};
+  if (!stream.empty()) observe_options.settings.stream = stream;
+  if (!trace_path.empty()) observe_options.settings.trace = trace_path;
+  if (!level_name.empty()) observe_options.settings.level = level_name;
   lantern::Observation obs = lantern::observe(options, observe_options);
   lantern::Scheduler& pool = obs.scheduler();
   const lantern::instrumentation::Recorder& recorder = *obs.recorder();
   // An explicit --stream that cannot be served is this program's purpose failing.
-  if (observe_options.settings.stream && !obs.stream()) return 1;
+  if (!stream.empty() && !obs.stream()) {
+    std::fprintf(stderr, "lantern_live_demo: cannot stream on %s (above: why)\n", stream.c_str());
+    return 1;
+  }
   if (wait_for_viewer && obs.stream()) {
     while (obs.stream()->stats().clients == 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
