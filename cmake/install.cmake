@@ -1,7 +1,8 @@
 # The installed lantern package: every library an application links, exported as
 # lantern::core, lantern::trace_format, lantern::instrumentation, lantern::prometheus and
-# lantern::observe (each directory installs its own target into the lanternTargets export
-# set); a CMake config that finds their dependencies, and lantern.pc for other builds.
+# lantern::observe (and lantern::analysis / lantern::vocabulary where those exist): each
+# directory installs its own target into the lanternTargets export set. Here: a CMake
+# config that finds their dependencies, and lantern.pc for other builds.
 #
 #   find_package(lantern REQUIRED)                        # CMake
 #   target_link_libraries(app PRIVATE lantern::observe)   # everything, with one call
@@ -31,7 +32,7 @@ install(FILES ${PROJECT_BINARY_DIR}/lantern-config.cmake ${PROJECT_BINARY_DIR}/l
 # install moved or made with `cmake --install --prefix` still works.
 set(LANTERN_PC_LIBS "")
 set(LANTERN_PC_REQUIRES "")
-foreach(target lantern_observe lantern_prometheus lantern_instrumentation lantern_trace_format lantern_core)
+foreach(target lantern_observe lantern_prometheus lantern_instrumentation lantern_analysis lantern_trace_format lantern_core)
   if(TARGET ${target})
     string(APPEND LANTERN_PC_LIBS " -l${target}")
   endif()
