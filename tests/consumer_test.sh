@@ -16,6 +16,13 @@ if grep -rl -e "$source_dir" -e "$(cd "$build_dir" && pwd)" "$work/prefix/lib" -
   fail "the installed package names the source or build tree (files above)"
 fi
 
+# Every library a target links is a target the config finds (Threads::Threads,
+# PkgConfig::..., prometheus-cpp::...), never a bare name like "uring" that the app's
+# linker would have to find by luck.
+bare=$(sed -n 's/.*INTERFACE_LINK_LIBRARIES "\(.*\)"/\1/p' "$work/prefix/lib/cmake/lantern/lanternTargets.cmake" |
+  tr ';' '\n' | sed 's/^\\\$<LINK_ONLY:\(.*\)>$/\1/' | grep -v '::' || true)
+[ -z "$bare" ] || fail "the installed targets link bare library names: $bare"
+
 # 1. CMake: find_package(lantern) and nothing else.
 cmake -S "$source_dir/tests/consumer" -B "$work/build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_PREFIX_PATH="$work/prefix" > "$work/configure.log" 2>&1 || { cat "$work/configure.log"; fail "configure failed"; }
