@@ -115,7 +115,7 @@ constexpr const char* kUsage =
     "\n"
     "  --workers N      worker threads (default: one per hardware thread)\n"
     "  --topology SPEC  steal order from a synthetic layout, e.g. \"2 sockets x 4 cores x 2 threads\"\n"
-    "                   (default: this machine's, read from /sys)\n"
+    "                   (default: this machine's, read by hwloc)\n"
     "  --trace FILE     record the run to FILE (default: $LANTERN_TRACE, else lantern-demo.trace)\n"
     "  --no-trace       do not record a trace\n"
     "  --level LEVEL    what the trace records: off, states, tasks (default), full\n"
