@@ -333,6 +333,21 @@ TEST(Consistency, DemoRunFlightDumpTruncatedAndCorruptFiles) {
   { SCOPED_TRACE("corrupted"); check_views(bad, dir.path); }
 }
 
+#ifdef LANTERN_DEMO_BIN
+// The real demo (its quick run: fork-join, bursts, lanes, labelled pipelines and the echo
+// server on the io_uring strategy, so IO wakes too), recorded by the demo itself.
+TEST(Consistency, TheDemosOwnTrace) {
+  TempDir dir;
+  const std::string path = (dir.path / "demo.trace").string();
+  std::string out;
+  ASSERT_EQ(run_command(std::string(LANTERN_DEMO_BIN) + " --quick --no-view --no-metrics --trace '" + path + "' 2>&1", &out), 0)
+      << out;
+  const Summary s = check_views(path, dir.path);
+  EXPECT_GT(s.tasks, 1000u);
+  EXPECT_GT(s.io_submitted, 0u);
+}
+#endif
+
 TEST(Consistency, EchoServerUnderBothSleepStrategies) {
   for (auto strategy : {lantern::SleepStrategy::condvar, lantern::SleepStrategy::io_uring}) {
     SCOPED_TRACE(lantern::strategy_name(strategy));
