@@ -201,7 +201,6 @@ void StreamServer::on_batch(std::span<const trace::Event> events) {
       ++open_per_worker_[e.worker];
       open_last_tick_[e.worker] = std::max(open_last_tick_[e.worker], e.ticks);
     }
-    open_min_tick_ = std::min(open_min_tick_, e.ticks);
     if (encoder_.full()) finish_chunk();
   }
   if (std::chrono::steady_clock::now() - last_flush_ >= options_.flush_period) finish_chunk();
@@ -224,7 +223,6 @@ void StreamServer::finish_chunk() {
     open_per_worker_[w] = 0;
     open_last_tick_[w] = 0;
   }
-  open_min_tick_ = ~std::uint64_t{0};
   publish(std::move(chunk));
 }
 

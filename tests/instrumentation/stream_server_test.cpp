@@ -195,6 +195,73 @@ TEST(StreamServer, AClientThatSendsBytesIsClosedAtOnce) {
   ::close(fd);
 }
 
+// A slow viewer's gap markers: each worker's marker lies after everything that viewer
+// received from the worker and before anything it receives next, so no worker's clock
+// runs backwards (before: every marker carried the first lost chunk's earliest tick,
+// across workers, which put it before events already delivered).
+TEST(StreamServer, GapMarkersKeepEachWorkersTicksInOrder) {
+  lantern::testing::Watchdog watchdog("GapMarkersKeepEachWorkersTicksInOrder", 60s);
+  StreamOptions o;
+  o.client_buffer_bytes = 64 << 10;  // small: chunks are dropped soon after the socket is full
+  o.stall_timeout = std::chrono::minutes(10);
+  auto server = StreamServer::start(test_header(3), o);
+  ASSERT_TRUE(server);
+  const int fd = connect_to(server->port(), 4096);
+  ASSERT_TRUE(until([&] { return server->stats().clients == 1; }, [] { std::this_thread::sleep_for(1ms); }));
+  // Workers' events overlap in time across chunks, so a chunk's earliest tick is some
+  // other worker's, earlier than what the first workers already delivered.
+  std::uint64_t tick = 100000;
+  auto feed = [&] {
+    std::vector<trace::Event> events;
+    for (std::uint32_t w = 0; w < 3; ++w) {
+      for (int i = 0; i < 300 * static_cast<int>(w + 1); ++i) {
+        // Worker w's events lag w * 15,000 ticks behind worker 0's, as a collector batch's
+        // per-ring runs do; each worker's own ticks still only grow.
+        events.push_back(trace::Event{tick - w * 15000 + static_cast<std::uint64_t>(i) * 7, w, trace::EventType::steal_round_failed,
+                                      {0, 0, 0}, 1, 0});
+      }
+    }
+    tick += 10000;
+    server->on_batch(events);
+    server->on_flush();
+  };
+  ASSERT_TRUE(until([&] { return server->stats().chunks_dropped >= 20; }, feed));
+  std::vector<std::uint8_t> got;
+  std::atomic<bool> done{false};
+  std::thread reader([&] {
+    bool eof = false;
+    while (!done.load() && !eof) {
+      auto more = read_some(fd, 20ms, 1 << 20, &eof);
+      got.insert(got.end(), more.begin(), more.end());
+    }
+  });
+  ASSERT_TRUE(server->wait_until_sent(20s));
+  for (int i = 0; i < 5; ++i) feed();  // chunks after the gap: the markers go first
+  ASSERT_TRUE(server->wait_until_sent(20s));
+  std::this_thread::sleep_for(200ms);  // pacing: the last bytes cross loopback
+  done = true;
+  reader.join();
+  ::close(fd);
+
+  trace::TraceDecoder decoder;
+  decoder.feed(got);
+  decoder.end_of_input();
+  std::vector<std::uint64_t> last(3, 0);
+  std::uint64_t markers = 0, marked = 0, backwards = 0;
+  for (auto step = decoder.next(); step != trace::TraceDecoder::Step::end; step = decoder.next()) {
+    if (step != trace::TraceDecoder::Step::chunk) continue;
+    for (const auto& e : decoder.chunk().events) {
+      ASSERT_LT(e.worker, 3u);
+      if (e.ticks < last[e.worker]) ++backwards;
+      last[e.worker] = std::max(last[e.worker], e.ticks);
+      if (e.type == trace::EventType::dropped) ++markers, marked += e.a;
+    }
+  }
+  EXPECT_GT(markers, 0u);
+  EXPECT_EQ(marked, server->stats().events_dropped);
+  EXPECT_EQ(backwards, 0u) << "events or markers earlier than the same worker's previous event";
+}
+
 TEST(StreamServer, ServingBeyondLoopbackWarnsThatAnyoneCanReadTheTrace) {
   for (const char* host : {"127.0.0.1", "::1"}) {
     StreamOptions o;

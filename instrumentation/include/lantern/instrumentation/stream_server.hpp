@@ -148,7 +148,6 @@ class StreamServer final : public Sink {
   trace::ChunkEncoder encoder_;
   std::vector<std::uint32_t> open_per_worker_;  // events per worker in the open chunk
   std::vector<std::uint64_t> open_last_tick_;   // per worker: its latest event in the open chunk
-  std::uint64_t open_min_tick_ = ~std::uint64_t{0};
   std::chrono::steady_clock::time_point last_flush_;
 
   // clients_: only the server thread adds and removes clients, holding clients_mutex_;
