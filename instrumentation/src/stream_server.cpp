@@ -242,7 +242,8 @@ void StreamServer::publish(std::shared_ptr<const Chunk> chunk) {
         trace::ChunkEncoder markers;
         for (std::uint32_t w = 0; w < c->lost.size(); ++w) {
           if (c->lost[w]) {
-            markers.add(trace::Event{c->lost_last_tick[w], w, trace::EventType::dropped, {0, 0, 0}, c->lost[w], 0});
+            // slow_viewer: lost for this viewer only; the app's own trace has them.
+            markers.add(trace::make_event(c->lost_last_tick[w], w, DroppedPayload{c->lost[w], DropReason::slow_viewer}));
           }
         }
         marker = std::make_shared<Chunk>();

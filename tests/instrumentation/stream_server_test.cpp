@@ -195,7 +195,8 @@ TEST(StreamServer, AClientThatSendsBytesIsClosedAtOnce) {
   ::close(fd);
 }
 
-// A slow viewer's gap markers: each worker's marker lies after everything that viewer
+// A slow viewer's gap markers say why (DropReason::slow_viewer: lost for this viewer
+// only, not by the app), and each worker's marker lies after everything that viewer
 // received from the worker and before anything it receives next, so no worker's clock
 // runs backwards (before: every marker carried the first lost chunk's earliest tick,
 // across workers, which put it before events already delivered).
@@ -254,7 +255,12 @@ TEST(StreamServer, GapMarkersKeepEachWorkersTicksInOrder) {
       ASSERT_LT(e.worker, 3u);
       if (e.ticks < last[e.worker]) ++backwards;
       last[e.worker] = std::max(last[e.worker], e.ticks);
-      if (e.type == trace::EventType::dropped) ++markers, marked += e.a;
+      if (e.type == trace::EventType::dropped) {
+        const auto d = trace::payload<DroppedPayload>(e);
+        ++markers, marked += d.count;
+        // The viewer's own reason: the app dropped nothing (not ring_full).
+        EXPECT_EQ(d.reason, DropReason::slow_viewer);
+      }
     }
   }
   EXPECT_GT(markers, 0u);
