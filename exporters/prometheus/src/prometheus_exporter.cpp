@@ -31,10 +31,10 @@ std::string cannot_listen_message(const std::string& address, const detail::List
 
 // civetweb_options: what the Exposer passes to civetweb. Every connection holds one of
 // civetweb's threads until it is done; see PrometheusOptions for why these values.
-std::vector<std::string> civetweb_options(const PrometheusOptions& o) {
+std::vector<std::string> civetweb_options(const PrometheusOptions& o, const std::string& address) {
   const auto ms = [](std::chrono::milliseconds d) { return std::to_string(std::max<std::int64_t>(0, d.count())); };
   return {
-      "listening_ports", o.address,
+      "listening_ports", address,
       "num_threads", std::to_string(std::max(1u, o.http_threads)),
       // The header of a request must be complete this long after its first byte, else the
       // connection is dropped: what ends a slowloris client's hold on a thread.
@@ -63,7 +63,8 @@ PrometheusExporter::PrometheusExporter(const Scheduler& scheduler, const instrum
                         "127.0.0.1:0 for any free port). The scheduler is unaffected and keeps running.");
   }
   try {
-    exposer_ = std::make_unique<prometheus::Exposer>(civetweb_options(options));
+    // civetweb gets the address as parsed (":9464" becomes "0.0.0.0:9464").
+    exposer_ = std::make_unique<prometheus::Exposer>(civetweb_options(options, detail::format_listen_address(*parsed)));
   } catch (const std::exception& e) {  // CivetException: "null context ... problem binding to port"
     throw ExporterError(cannot_listen_message(options.address, *parsed, e.what()));
   }
