@@ -92,10 +92,10 @@ int main(int argc, char** argv) {
   const lantern::examples::LoadResult r = lantern::examples::run_load(o);
   if (o.progress) std::fprintf(stderr, "\r%60s\r", "");
   std::printf("%d connections, %.2f s: %llu requests (%.0f/s), %llu bytes back\n"
-              "round trip: p50 %.1f us, p99 %.1f us, max %.1f us\n"
+              "round trip: p50 %s, p99 %s, max %.1f us\n"
               "mismatched bytes: %llu, failed connections: %llu\n",
               o.connections, r.seconds, static_cast<unsigned long long>(r.requests), r.requests_per_second(),
-              static_cast<unsigned long long>(r.bytes), r.p50_us, r.p99_us, r.max_us,
+              static_cast<unsigned long long>(r.bytes), r.p50.to_string().c_str(), r.p99.to_string().c_str(), r.max_us,
               static_cast<unsigned long long>(r.mismatches), static_cast<unsigned long long>(r.errors));
   std::fflush(stdout);
   // Errors go to stderr, like every Lantern program's: the report above stays a report.

@@ -1,5 +1,6 @@
 // echo_load.cpp - see echo_load.hpp.
 #include "echo_load.hpp"
+#include "latency_histogram.hpp"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -20,34 +21,6 @@ namespace lantern::examples {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-// Latency histogram: 1 microsecond buckets up to 100 ms, one overflow bucket.
-class Histogram {
- public:
-  void add(double us) {
-    const auto i = static_cast<std::size_t>(std::min(us, static_cast<double>(kBuckets - 1)));
-    ++counts_[i];
-    ++total_;
-    max_ = std::max(max_, us);
-  }
-  double quantile(double q) const {
-    if (total_ == 0) return 0;
-    const auto want = static_cast<std::uint64_t>(q * static_cast<double>(total_ - 1)) + 1;
-    std::uint64_t seen = 0;
-    for (std::size_t i = 0; i < kBuckets; ++i) {
-      seen += counts_[i];
-      if (seen >= want) return static_cast<double>(i) + 0.5;
-    }
-    return max_;
-  }
-  double max() const { return max_; }
-
- private:
-  static constexpr std::size_t kBuckets = 100'001;
-  std::vector<std::uint64_t> counts_ = std::vector<std::uint64_t>(kBuckets);
-  std::uint64_t total_ = 0;
-  double max_ = 0;
-};
 
 struct Conn {
   int fd = -1;
@@ -72,7 +45,7 @@ std::uint64_t next(std::uint64_t& s) {
 
 LoadResult run_load(const LoadOptions& o) {
   LoadResult result;
-  Histogram latency;
+  LatencyHistogram latency;
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_port = htons(o.port);
@@ -172,7 +145,8 @@ LoadResult run_load(const LoadOptions& o) {
             c.received += expected;
             result.bytes += got;
             if (c.received == c.message.size() && c.sent == c.message.size()) {
-              latency.add(std::chrono::duration<double, std::micro>(Clock::now() - c.started).count());
+              latency.add_ns(static_cast<std::uint64_t>(
+                  std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - c.started).count()));
               ++result.requests;
               ++c.messages;
               if (o.messages_per_connection && c.messages >= o.messages_per_connection) {
@@ -218,9 +192,11 @@ LoadResult run_load(const LoadOptions& o) {
     if (c.fd >= 0) close(c.fd);
   }
   close(ep);
-  result.p50_us = latency.quantile(0.50);
-  result.p99_us = latency.quantile(0.99);
-  result.max_us = latency.max();
+  result.p50 = latency.percentile(0.50);
+  result.p99 = latency.percentile(0.99);
+  result.p50_us = result.p50.us;
+  result.p99_us = result.p99.us;
+  result.max_us = latency.max_us();
   return result;
 }
 

@@ -17,6 +17,15 @@ void Collector::attach(std::shared_ptr<Sink> sink) {
   sinks_.push_back(std::move(sink));
 }
 
+std::vector<std::string> Collector::failures() const {
+  std::lock_guard<std::mutex> lock(sinks_mutex_);
+  std::vector<std::string> out;
+  for (const auto& s : sinks_) {
+    if (std::string f = s->failure(); !f.empty()) out.push_back(std::move(f));
+  }
+  return out;
+}
+
 void Collector::detach(const Sink* sink) {
   // Taking drain_mutex_ waits for a pass in progress, so the sink gets nothing after.
   std::lock_guard<std::mutex> pass_lock(drain_mutex_);

@@ -1,5 +1,5 @@
 // stream_server.cpp - encoding on the collector thread, all socket I/O on one server
-// thread with poll(); per-client bounded queues of shared, immutable chunks.
+// thread with poll(); per-client bounded lock-free queues of shared, immutable chunks.
 #include "lantern/instrumentation/stream_server.hpp"
 #include "lantern/host_port.hpp"
 
@@ -20,6 +20,8 @@
 #include <cstring>
 #include <deque>
 
+#include <boost/lockfree/spsc_queue.hpp>
+
 extern char** environ;
 
 namespace lantern::instrumentation {
@@ -27,18 +29,50 @@ namespace lantern::instrumentation {
 struct StreamServer::Chunk {
   std::vector<std::uint8_t> bytes;
   std::uint64_t events = 0;
-  std::uint64_t min_tick = 0;
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> per_worker;  // (worker, events): for drop markers
+  struct Worker {
+    std::uint32_t worker;
+    std::uint32_t events;
+    std::uint64_t last_tick;  // the worker's latest event in this chunk
+  };
+  std::vector<Worker> per_worker;  // for drop markers
 };
 
+namespace {
+
+// kClientQueueChunks: chunks a client's queue holds at most (besides the byte bound). A
+// chunk is at most ChunkLimits::max_events events; a full queue drops like a full buffer.
+constexpr std::size_t kClientQueueChunks = 4096;
+
+// kClientSendBuffer: the kernel's send buffer per viewer. Small enough that a viewer
+// which stops reading shows up as stalled after a few hundred KiB rather than megabytes;
+// the server's own queue (client_buffer_bytes) absorbs bursts for one that reads.
+constexpr int kClientSendBuffer = 256 << 10;
+
+}  // namespace
+
+// Client: one viewer connection. The collector thread produces into `queue` (publish);
+// the server thread consumes it (write_client). Fields are marked with their thread.
 struct StreamServer::Client {
   int fd = -1;
-  std::deque<std::shared_ptr<const Chunk>> queue;
-  std::size_t offset = 0;        // bytes of queue.front() already sent
-  std::size_t queued_bytes = 0;
-  std::vector<std::uint64_t> lost;  // per worker: events dropped since the last marker
-  std::uint64_t lost_tick = 0;      // where the gap starts
+  // Bounded single-producer/single-consumer hand-off, collector thread -> server thread.
+  boost::lockfree::spsc_queue<std::shared_ptr<const Chunk>> queue{kClientQueueChunks};
+  std::atomic<std::size_t> queued_bytes{0};  // in `queue` plus the unsent part of `sending`
+  // Server thread only.
+  std::shared_ptr<const Chunk> sending;  // being sent; starts as the header
+  std::size_t offset = 0;                // bytes of `sending` already sent
+  bool stalled = false;                  // bytes waiting, and the socket took none
+  std::chrono::steady_clock::time_point stalled_since;
+  std::atomic<bool> stalled_now{false};  // for stats(), read on any thread
+  // Collector thread only: events dropped for this viewer since its last marker.
+  std::vector<std::uint64_t> lost;            // per worker: count
+  std::vector<std::uint64_t> lost_last_tick;  // per worker: the latest lost event's tick
   bool lost_any = false;
+};
+
+struct StreamServer::Counters {
+  std::atomic<std::uint64_t> clients_total{0}, clients_evicted{0}, clients_refused{0}, clients_sent_input{0};
+  std::atomic<std::uint64_t> events_encoded{0}, chunks_encoded{0}, events_dropped{0}, chunks_dropped{0};
+  std::atomic<std::uint64_t> bytes_sent{0};
 };
 
 namespace {
@@ -50,12 +84,27 @@ std::string format_address(const std::string& host, std::uint16_t port) {
   return HostPort{host, port}.text();
 }
 
+bool is_loopback(const sockaddr_storage& a) {
+  if (a.ss_family == AF_INET) {
+    return (ntohl(reinterpret_cast<const sockaddr_in&>(a).sin_addr.s_addr) >> 24) == 127;
+  }
+  if (a.ss_family == AF_INET6) {
+    const in6_addr& v6 = reinterpret_cast<const sockaddr_in6&>(a).sin6_addr;
+    if (IN6_IS_ADDR_LOOPBACK(&v6)) return true;
+    if (IN6_IS_ADDR_V4MAPPED(&v6)) return v6.s6_addr[12] == 127;
+  }
+  return false;
+}
+
+void add(std::atomic<std::uint64_t>& counter, std::uint64_t n) { counter.fetch_add(n, std::memory_order_relaxed); }
+
 }  // namespace
 
 StreamServer::StreamServer(const trace::TraceHeader& header, StreamOptions options)
     : options_(std::move(options)),
       encoder_(options_.chunk_limits, options_.labels),
-      last_flush_(std::chrono::steady_clock::now()) {
+      last_flush_(std::chrono::steady_clock::now()),
+      counters_(std::make_unique<Counters>()) {
   auto h = std::make_shared<Chunk>();
   h->bytes = trace::encode_header(header);
   header_ = std::move(h);
@@ -69,6 +118,7 @@ std::shared_ptr<StreamServer> StreamServer::start(const trace::TraceHeader& head
     if (error) *error = why;
     return nullptr;
   }
+  if (!server->exposure_warning_.empty()) std::fprintf(stderr, "%s\n", server->exposure_warning_.c_str());
   server->thread_ = std::thread([s = server.get()] { s->run(); });
   return server;
 }
@@ -94,6 +144,7 @@ bool StreamServer::listen_on(std::string* error) {
     return false;
   }
   std::string last = "no usable address";
+  sockaddr_storage bound{};
   for (addrinfo* a = found; a && listen_fd_ < 0; a = a->ai_next) {
     const int fd = ::socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, a->ai_protocol);
     if (fd < 0) continue;
@@ -101,7 +152,6 @@ bool StreamServer::listen_on(std::string* error) {
     ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
     if (::bind(fd, a->ai_addr, a->ai_addrlen) == 0 && ::listen(fd, 16) == 0) {
       listen_fd_ = fd;
-      sockaddr_storage bound{};
       socklen_t len = sizeof bound;
       ::getsockname(fd, reinterpret_cast<sockaddr*>(&bound), &len);
       port_ = ntohs(bound.ss_family == AF_INET6 ? reinterpret_cast<sockaddr_in6*>(&bound)->sin6_port
@@ -115,6 +165,12 @@ bool StreamServer::listen_on(std::string* error) {
   if (listen_fd_ < 0) {
     *error = "cannot stream on " + where + ": " + last + (options_.port ? " (is the port in use? try another, or 0)" : "");
     return false;
+  }
+  if (!is_loopback(bound)) {
+    exposure_warning_ = "lantern: warning: the trace stream on " + address() +
+                        " is not limited to this machine: anyone who can reach this port can connect and read the "
+                        "trace (task labels, timings, the machine's topology). Stream on 127.0.0.1 (the default) "
+                        "and tunnel it (ssh -L) to watch from elsewhere.";
   }
   return true;
 }
@@ -138,10 +194,13 @@ void StreamServer::on_batch(std::span<const trace::Event> events) {
     }
     if (result != trace::ChunkEncoder::AddResult::added) continue;
     if (e.worker < kMaxStreamWorker) {
-      if (open_per_worker_.size() <= e.worker) open_per_worker_.resize(e.worker + 1, 0);
+      if (open_per_worker_.size() <= e.worker) {
+        open_per_worker_.resize(e.worker + 1, 0);
+        open_last_tick_.resize(e.worker + 1, 0);
+      }
       ++open_per_worker_[e.worker];
+      open_last_tick_[e.worker] = std::max(open_last_tick_[e.worker], e.ticks);
     }
-    open_min_tick_ = std::min(open_min_tick_, e.ticks);
     if (encoder_.full()) finish_chunk();
   }
   if (std::chrono::steady_clock::now() - last_flush_ >= options_.flush_period) finish_chunk();
@@ -157,106 +216,159 @@ void StreamServer::finish_chunk() {
   if (encoder_.empty()) return;
   auto chunk = std::make_shared<Chunk>();
   encoder_.finish_chunk(chunk->bytes);
-  chunk->min_tick = open_min_tick_;
   for (std::uint32_t w = 0; w < open_per_worker_.size(); ++w) {
     if (open_per_worker_[w] == 0) continue;
-    chunk->per_worker.emplace_back(w, open_per_worker_[w]);
+    chunk->per_worker.push_back({w, open_per_worker_[w], open_last_tick_[w]});
     chunk->events += open_per_worker_[w];
     open_per_worker_[w] = 0;
+    open_last_tick_[w] = 0;
   }
-  open_min_tick_ = ~std::uint64_t{0};
   publish(std::move(chunk));
 }
 
 void StreamServer::publish(std::shared_ptr<const Chunk> chunk) {
+  // Both producers of a client's queue (finish_chunk from the collector thread and from
+  // the server thread's timed flush) hold encode_mutex_: one producer at a time.
+  add(counters_->chunks_encoded, 1);
+  add(counters_->events_encoded, chunk->events);
   {
     std::lock_guard<std::mutex> lock(clients_mutex_);
-    ++stats_.chunks_encoded;
-    stats_.events_encoded += chunk->events;
     for (auto& c : clients_) {
-      if (c->queued_bytes + chunk->bytes.size() > options_.client_buffer_bytes) {
-        // Too slow: this viewer loses the whole chunk (chunks are independent, so the
-        // next one still decodes) and later learns how many events each worker lost.
-        if (!c->lost_any) c->lost_tick = chunk->min_tick;
-        c->lost_any = true;
-        for (auto [w, n] : chunk->per_worker) {
-          if (c->lost.size() <= w) c->lost.resize(w + 1, 0);
-          c->lost[w] += n;
-        }
-        stats_.events_dropped += chunk->events;
-        ++stats_.chunks_dropped;
-        continue;
-      }
+      std::shared_ptr<Chunk> marker;
       if (c->lost_any) {
+        // The gap marker goes before the next chunk this viewer gets. Each worker's marker
+        // carries the tick of that worker's latest lost event: after everything this
+        // viewer received from the worker, before anything it will receive.
         trace::ChunkEncoder markers;
         for (std::uint32_t w = 0; w < c->lost.size(); ++w) {
-          if (c->lost[w]) markers.add(trace::Event{c->lost_tick, w, trace::EventType::dropped, {0, 0, 0}, c->lost[w], 0});
+          if (c->lost[w]) {
+            // slow_viewer: lost for this viewer only; the app's own trace has them.
+            markers.add(trace::make_event(c->lost_last_tick[w], w, DroppedPayload{c->lost[w], DropReason::slow_viewer}));
+          }
         }
-        auto marker = std::make_shared<Chunk>();
+        marker = std::make_shared<Chunk>();
         markers.finish_chunk(marker->bytes);
-        c->queued_bytes += marker->bytes.size();
-        c->queue.push_back(std::move(marker));
+      }
+      const std::size_t bytes = chunk->bytes.size() + (marker ? marker->bytes.size() : 0);
+      const bool fits = c->queue.write_available() >= (marker ? 2u : 1u) &&
+                        c->queued_bytes.load(std::memory_order_acquire) + bytes <= options_.client_buffer_bytes;
+      if (!fits) {
+        // Too slow: this viewer loses the whole chunk (chunks are independent, so the
+        // next one still decodes) and later learns how many events each worker lost.
+        c->lost_any = true;
+        for (const Chunk::Worker& w : chunk->per_worker) {
+          if (c->lost.size() <= w.worker) {
+            c->lost.resize(w.worker + 1, 0);
+            c->lost_last_tick.resize(w.worker + 1, 0);
+          }
+          c->lost[w.worker] += w.events;
+          c->lost_last_tick[w.worker] = std::max(c->lost_last_tick[w.worker], w.last_tick);
+        }
+        add(counters_->events_dropped, chunk->events);
+        add(counters_->chunks_dropped, 1);
+        continue;
+      }
+      c->queued_bytes.fetch_add(bytes, std::memory_order_release);
+      if (marker) {
+        c->queue.push(std::move(marker));
         c->lost.assign(c->lost.size(), 0);
+        c->lost_last_tick.assign(c->lost_last_tick.size(), 0);
         c->lost_any = false;
       }
-      c->queued_bytes += chunk->bytes.size();
-      c->queue.push_back(chunk);
+      c->queue.push(chunk);
     }
   }
   wake();
 }
 
-void StreamServer::accept_clients() {
+void StreamServer::remove_clients(const std::vector<Client*>& gone) {
+  if (gone.empty()) return;
+  std::lock_guard<std::mutex> lock(clients_mutex_);
+  std::erase_if(clients_, [&](const std::unique_ptr<Client>& c) {
+    if (std::find(gone.begin(), gone.end(), c.get()) == gone.end()) return false;
+    ::close(c->fd);
+    return true;
+  });
+  clients_now_.store(static_cast<std::uint32_t>(clients_.size()), std::memory_order_relaxed);
+}
+
+void StreamServer::accept_clients(std::chrono::steady_clock::time_point now) {
   for (;;) {
     const int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0) return;  // EAGAIN: no more; anything else: try again next poll
-    std::lock_guard<std::mutex> lock(clients_mutex_);
     if (static_cast<int>(clients_.size()) >= options_.max_clients) {
-      ::close(fd);
-      continue;
+      // Every slot is taken. The viewer stalled longest gives way, if one has been
+      // stalled long enough to be told apart from a reader whose buffer is momentarily full.
+      Client* oldest = nullptr;
+      for (auto& c : clients_) {
+        if (c->stalled && now - c->stalled_since >= kGiveWayAfter &&
+            (!oldest || c->stalled_since < oldest->stalled_since)) {
+          oldest = c.get();
+        }
+      }
+      if (!oldest) {
+        ::close(fd);
+        add(counters_->clients_refused, 1);
+        continue;
+      }
+      remove_clients({oldest});
+      add(counters_->clients_evicted, 1);
     }
     const int one = 1;
     ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    ::setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &kClientSendBuffer, sizeof kClientSendBuffer);
     auto c = std::make_unique<Client>();
     c->fd = fd;
-    c->queue.push_back(header_);  // a late viewer starts with the header, then live chunks
-    c->queued_bytes = header_->bytes.size();
+    c->sending = header_;  // a late viewer starts with the header, then live chunks
+    c->queued_bytes.store(header_->bytes.size(), std::memory_order_relaxed);
+    std::lock_guard<std::mutex> lock(clients_mutex_);
     clients_.push_back(std::move(c));
-    ++stats_.clients_total;
+    add(counters_->clients_total, 1);
     clients_now_.store(static_cast<std::uint32_t>(clients_.size()), std::memory_order_relaxed);
   }
 }
 
-bool StreamServer::write_client(Client& c) {
-  while (!c.queue.empty()) {
-    const Chunk& front = *c.queue.front();
+bool StreamServer::write_client(Client& c, std::chrono::steady_clock::time_point now) {
+  for (;;) {
+    if (!c.sending) {
+      if (!c.queue.pop(c.sending)) break;  // all sent
+      c.offset = 0;
+    }
+    const Chunk& front = *c.sending;
     const ssize_t n = ::send(c.fd, front.bytes.data() + c.offset, front.bytes.size() - c.offset,
                              MSG_NOSIGNAL | MSG_DONTWAIT);  // no SIGPIPE when the viewer is gone
     if (n < 0) {
       if (errno == EINTR) continue;
-      return errno == EAGAIN || errno == EWOULDBLOCK;
+      if (errno != EAGAIN && errno != EWOULDBLOCK) return false;
+      if (!c.stalled) c.stalled = true, c.stalled_since = now;
+      c.stalled_now.store(true, std::memory_order_relaxed);
+      return true;
     }
+    c.stalled = false;
     c.offset += static_cast<std::size_t>(n);
-    stats_.bytes_sent += static_cast<std::uint64_t>(n);
+    add(counters_->bytes_sent, static_cast<std::uint64_t>(n));
     if (c.offset == front.bytes.size()) {
-      c.queued_bytes -= front.bytes.size();
-      c.queue.pop_front();
-      c.offset = 0;
+      c.queued_bytes.fetch_sub(front.bytes.size(), std::memory_order_release);
+      c.sending.reset();
     }
   }
+  c.stalled = false;
+  c.stalled_now.store(false, std::memory_order_relaxed);
   return true;
 }
 
 void StreamServer::run() {
   std::vector<pollfd> fds;
+  std::vector<Client*> gone;
   const int timeout_ms = static_cast<int>(std::max<std::int64_t>(1, options_.flush_period.count()));
   while (!stopping_.load(std::memory_order_relaxed)) {
+    // Only this thread changes clients_, so it reads the list without the mutex.
     fds.clear();
     fds.push_back(pollfd{wake_read_, POLLIN, 0});
     fds.push_back(pollfd{listen_fd_, POLLIN, 0});
-    {
-      std::lock_guard<std::mutex> lock(clients_mutex_);
-      for (auto& c : clients_) fds.push_back(pollfd{c->fd, static_cast<short>(POLLIN | (c->queue.empty() ? 0 : POLLOUT)), 0});
+    for (auto& c : clients_) {
+      const bool waiting = c->sending || c->queue.read_available() > 0;
+      fds.push_back(pollfd{c->fd, static_cast<short>(POLLIN | (waiting ? POLLOUT : 0)), 0});
     }
     ::poll(fds.data(), fds.size(), timeout_ms);
     if (fds[0].revents & POLLIN) {
@@ -264,30 +376,30 @@ void StreamServer::run() {
       while (::read(wake_read_, drain, sizeof drain) > 0) {
       }
     }
-    if (fds[1].revents & POLLIN) accept_clients();
-    {
-      std::lock_guard<std::mutex> lock(clients_mutex_);
-      // Only this thread adds or removes clients, so fds[2 + i] is still clients_[i].
-      std::size_t kept = 0;
-      for (std::size_t i = 0; i < clients_.size(); ++i) {
-        Client& c = *clients_[i];
-        const short ev = i + 2 < fds.size() ? fds[i + 2].revents : 0;
-        bool alive = !(ev & (POLLERR | POLLNVAL));
-        if (alive && (ev & (POLLIN | POLLHUP))) {
-          char sink[256];  // a viewer sends nothing; readable means it closed
-          const ssize_t n = ::recv(c.fd, sink, sizeof sink, MSG_DONTWAIT);
-          alive = n > 0 || (n < 0 && (errno == EAGAIN || errno == EINTR));
-        }
-        if (alive) alive = write_client(c);
-        if (alive) {
-          clients_[kept++] = std::move(clients_[i]);
-        } else {
-          ::close(c.fd);
-        }
+    const auto now = std::chrono::steady_clock::now();
+    gone.clear();
+    // fds[2 + i] is clients_[i]: nothing was added or removed since the poll.
+    for (std::size_t i = 0; i < clients_.size(); ++i) {
+      Client& c = *clients_[i];
+      const short ev = fds[i + 2].revents;
+      bool alive = !(ev & (POLLERR | POLLNVAL));
+      if (alive && (ev & (POLLIN | POLLHUP))) {
+        // A viewer sends nothing: readable means it closed, or it is not a viewer. Either
+        // way the connection ends here, so a client that sends garbage costs one read.
+        char byte;
+        const ssize_t n = ::recv(c.fd, &byte, 1, MSG_DONTWAIT);
+        if (n > 0) add(counters_->clients_sent_input, 1);
+        alive = n < 0 && (errno == EAGAIN || errno == EINTR);
       }
-      clients_.resize(kept);
-      clients_now_.store(static_cast<std::uint32_t>(kept), std::memory_order_relaxed);
+      if (alive) alive = write_client(c, now);
+      if (alive && c.stalled && now - c.stalled_since >= options_.stall_timeout) {
+        alive = false;  // not reading: free the slot
+        add(counters_->clients_evicted, 1);
+      }
+      if (!alive) gone.push_back(&c);
     }
+    remove_clients(gone);
+    if (fds[1].revents & POLLIN) accept_clients(now);
     {
       // A partly filled chunk must not wait for more events forever (an idle pool).
       std::lock_guard<std::mutex> lock(encode_mutex_);
@@ -318,7 +430,10 @@ bool StreamServer::wait_until_sent(std::chrono::milliseconds timeout) const {
   for (;;) {
     {
       std::lock_guard<std::mutex> lock(clients_mutex_);
-      if (std::all_of(clients_.begin(), clients_.end(), [](const auto& c) { return c->queue.empty(); })) return true;
+      if (std::all_of(clients_.begin(), clients_.end(),
+                      [](const auto& c) { return c->queued_bytes.load(std::memory_order_acquire) == 0; })) {
+        return true;
+      }
     }
     if (std::chrono::steady_clock::now() >= until) return false;
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
@@ -326,9 +441,22 @@ bool StreamServer::wait_until_sent(std::chrono::milliseconds timeout) const {
 }
 
 StreamStats StreamServer::stats() const {
-  std::lock_guard<std::mutex> lock(clients_mutex_);
-  StreamStats s = stats_;
-  s.clients = clients_now_.load(std::memory_order_relaxed);
+  StreamStats s;
+  {
+    std::lock_guard<std::mutex> lock(clients_mutex_);
+    s.clients = static_cast<std::uint32_t>(clients_.size());
+    for (const auto& c : clients_) s.clients_stalled += c->stalled_now.load(std::memory_order_relaxed);
+  }
+  const auto get = [](const std::atomic<std::uint64_t>& v) { return v.load(std::memory_order_relaxed); };
+  s.clients_total = get(counters_->clients_total);
+  s.clients_evicted = get(counters_->clients_evicted);
+  s.clients_refused = get(counters_->clients_refused);
+  s.clients_sent_input = get(counters_->clients_sent_input);
+  s.events_encoded = get(counters_->events_encoded);
+  s.chunks_encoded = get(counters_->chunks_encoded);
+  s.events_dropped = get(counters_->events_dropped);
+  s.chunks_dropped = get(counters_->chunks_dropped);
+  s.bytes_sent = get(counters_->bytes_sent);
   return s;
 }
 

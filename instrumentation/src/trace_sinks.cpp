@@ -59,18 +59,48 @@ trace::TraceHeader make_trace_header(const Scheduler& scheduler, std::string pro
 
 // --- TraceFileSink ---
 
+void TraceFileSink::report_to_stderr(const std::string& message) {
+  std::fprintf(stderr, "lantern: %s\n", message.c_str());
+}
+
 TraceFileSink::TraceFileSink(const std::string& path, const trace::TraceHeader& header,
-                             const trace::LabelNames* labels)
-    : path_(path), writer_(trace::TraceWriter::create(path, header, trace::WriterOptions{.labels = labels})) {}
+                             const trace::LabelNames* labels, Report report)
+    : path_(path),
+      report_(std::move(report)),
+      writer_(trace::TraceWriter::create(path, header, trace::WriterOptions{.labels = labels})) {
+  if (const trace::TraceError* e = writer_.error()) failure_ = "not recording a trace: " + e->message;
+}
+
+void TraceFileSink::check_failed() {
+  if (!failure_.empty()) return;
+  const trace::TraceError* e = writer_.error();
+  if (!e) return;
+  const std::uint64_t written = writer_.stats().bytes;
+  failure_ = "the trace stopped being written after " + std::to_string(written) + " bytes to '" + path_ +
+             "': " + e->message + ". The program keeps running; the file holds the events up to its last " +
+             "complete chunk.";
+  if (report_) report_(failure_);
+}
 
 void TraceFileSink::on_batch(std::span<const trace::Event> events) {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (writer_.ok()) writer_.write(events);
+  if (writer_.ok()) {
+    writer_.write(events);
+    check_failed();
+  }
 }
 
 void TraceFileSink::on_flush() {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (writer_.ok()) writer_.flush();
+  if (writer_.ok()) {
+    writer_.flush();
+    check_failed();
+  }
+}
+
+std::string TraceFileSink::failure() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return failure_;
 }
 
 bool TraceFileSink::ok() const {

@@ -66,6 +66,22 @@ TEST_F(Cli, GoodFileEveryCommandSucceeds) {
   EXPECT_EQ(r.out.rfind("{\"traceEvents\":[", 0), 0u);
 }
 
+// Drop markers are shown by reason: the app's full rings and a live stream's slow viewer
+// are different causes (the second means the app lost nothing).
+TEST_F(Cli, DroppedEventsAreShownByReason) {
+  auto events = testing::fork_join_events({.workers = 2, .events = 2'000, .seed = 7});
+  const std::uint64_t last = events.back().ticks;
+  events.push_back(make_event(last + 1, 0, DroppedPayload{30, DropReason::ring_full}));
+  events.push_back(make_event(last + 2, 1, DroppedPayload{500, DropReason::slow_viewer}));
+  const std::string path = write("drops.ltrace", testing::write_trace_bytes(testing::test_header(2), events));
+  CommandResult r = run_tool({"info", path});
+  EXPECT_TRUE(has(r.out, "dropped     530 events lost (2 markers); ring_full: 30; slow_viewer: 500")) << r.out;
+  r = run_tool({"stats", path});
+  EXPECT_TRUE(has(r.out, "dropped: 530 events lost (2 markers); ring_full: 30; slow_viewer: 500")) << r.out;
+  r = run_tool({"stats", "--json", path});
+  EXPECT_TRUE(has(r.out, "\"dropped_by_reason\":{\"ring_full\":30,\"slow_viewer\":500}")) << r.out;
+}
+
 TEST_F(Cli, LabelsAreListedAndTheirTasksTimed) {
   const LabelTable names = testing::test_labels(4);
   const auto events = testing::fork_join_events({.workers = 2, .events = 20'000, .seed = 6, .labels = 4});

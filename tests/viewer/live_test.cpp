@@ -97,6 +97,7 @@ TEST(Live, SlowViewerLosesWholeChunksAndIsToldHowMany) {
   test::TraceBuilder b(2);
   StreamOptions o;
   o.client_buffer_bytes = 4096;  // tiny: a viewer that does not read overflows at once
+  o.stall_timeout = std::chrono::minutes(10);  // not disconnected while it does not read
   auto server = StreamServer::start(b.header(), o);
   ASSERT_TRUE(server);
   // A "viewer" that connects and does not read for a while.

@@ -50,6 +50,14 @@ void HealthView::data_section(const Model& model) {
     for (std::uint32_t w = 0; w < model.worker_count(); ++w) {
       if (model.dropped(w)) ImGui::BulletText("worker %u: %s in %zu gaps", w, format_count(model.dropped(w)).c_str(), model.drops(w).size());
     }
+    for (int r = 0; r < kDropReasonCount; ++r) {
+      const auto reason = static_cast<DropReason>(r);
+      if (const std::uint64_t n = model.dropped_events(reason)) {
+        ImGui::BulletText("%s: %s (%s)", std::string(kDropReasonNames[r]).c_str(), format_count(n).c_str(),
+                          reason == DropReason::slow_viewer ? "this viewer read too slowly; the app lost nothing"
+                                                            : "the app's event rings were full");
+      }
+    }
   }
   if (model.rejected_events()) {
     ImGui::TextColored(palette::vec(palette::kWarning), "%s events ignored (impossible worker ids or states)",

@@ -4,12 +4,14 @@
 
 #include <prometheus/exposer.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <exception>
 #include <string>
 #include <thread>
 #include <utility>
+#include <vector>
 
 #include "listen_address.hpp"
 
@@ -27,6 +29,26 @@ std::string cannot_listen_message(const std::string& address, const detail::List
          "'`. The scheduler is unaffected and keeps running.";
 }
 
+// civetweb_options: what the Exposer passes to civetweb. Every connection holds one of
+// civetweb's threads until it is done; see PrometheusOptions for why these values.
+std::vector<std::string> civetweb_options(const PrometheusOptions& o, const std::string& address) {
+  const auto ms = [](std::chrono::milliseconds d) { return std::to_string(std::max<std::int64_t>(0, d.count())); };
+  return {
+      "listening_ports", address,
+      "num_threads", std::to_string(std::max(1u, o.http_threads)),
+      // The header of a request must be complete this long after its first byte, else the
+      // connection is dropped: what ends a slowloris client's hold on a thread.
+      "request_timeout_ms", ms(o.request_timeout),
+      // Kept alive, a connection's response carries no "Connection: close" and the next
+      // request reuses it. Off (civetweb's default), civetweb closes after every response
+      // without announcing it, which clients such as wrk count as read errors.
+      "enable_keep_alive", o.keep_alive_timeout.count() > 0 ? "yes" : "no",
+      "keep_alive_timeout_ms", ms(o.keep_alive_timeout),
+      // Connections waiting for a thread: queued rather than refused during a burst.
+      "listen_backlog", "512",
+  };
+}
+
 }  // namespace
 
 PrometheusExporter::PrometheusExporter(const Scheduler& scheduler, const instrumentation::Recorder& recorder,
@@ -42,7 +64,7 @@ PrometheusExporter::PrometheusExporter(const Scheduler& scheduler, const instrum
   }
   try {
     // civetweb gets the address as parsed (":9464" becomes "0.0.0.0:9464").
-    exposer_ = std::make_unique<prometheus::Exposer>(detail::format_listen_address(*parsed), /*num_threads=*/2);
+    exposer_ = std::make_unique<prometheus::Exposer>(civetweb_options(options, detail::format_listen_address(*parsed)));
   } catch (const std::exception& e) {  // CivetException: "null context ... problem binding to port"
     throw ExporterError(cannot_listen_message(options.address, *parsed, e.what()));
   }

@@ -153,6 +153,7 @@ bool Analysis::add(const trace::Event& e) {
       pw.drops.push_back(Drop{t, p.count, std::min(previous, t), p.reason});
       pw.dropped += p.count;
       dropped_ += p.count;
+      if (valid(p.reason)) dropped_by_reason_[static_cast<std::size_t>(p.reason)] += p.count;
       break;
     }
     case EventId::deadlock: {
@@ -323,6 +324,7 @@ Summary Analysis::summary() const {
   s.io_completed = io_completed_;
   s.io_failed = io_failed_;
   s.dropped_events = dropped_;
+  for (int r = 0; r < kDropReasonCount; ++r) s.dropped_by_reason[r] = dropped_by_reason_[r];
   s.ready_wait = percentiles(ready_wait_);
   s.task_duration = percentiles(task_duration_);
   s.wake_latency = percentiles(wake_latency_);

@@ -14,7 +14,8 @@ constexpr const char* kHelp =
     "\n"
     "Prints a trace's header (producer, host, CPU, topology, workers, clock), its\n"
     "duration, chunk and event counts, bytes per event, events by type, the events\n"
-    "lost to full rings (from 'dropped' markers), and the task labels the trace names\n"
+    "lost (from 'dropped' markers, by reason: ring_full, the app's rings; slow_viewer, a\n"
+    "live stream's viewer that read too slowly), and the task labels the trace names\n"
     "(id, name, how many task_label events use it). Damaged or cut-off files are read\n"
     "as far as possible; their problems are counted at the end and listed on stderr.\n"
     "\n"
@@ -88,11 +89,16 @@ int run_info(std::span<char* const> args) {
 
   std::uint64_t by_type[kEventTypeCount] = {};
   std::uint64_t dropped = 0;
+  std::uint64_t dropped_by_reason[kDropReasonCount] = {};
   std::map<std::uint64_t, std::uint64_t> label_uses;  // label id -> task_label events
   const Scan scan = scan_trace(path, !parsed->has("--no-progress"), [&](const DecodedChunk& chunk) {
     for (const Event& e : chunk.events) {
       ++by_type[static_cast<int>(e.type)];
-      if (e.type == EventType::dropped) dropped += payload<DroppedPayload>(e).count;
+      if (e.type == EventType::dropped) {
+        const auto d = payload<DroppedPayload>(e);
+        dropped += d.count;
+        if (valid(d.reason)) dropped_by_reason[static_cast<int>(d.reason)] += d.count;
+      }
       if (e.type == EventType::task_label) ++label_uses[payload<TaskLabelPayload>(e).label];
     }
   });
@@ -112,8 +118,12 @@ int run_info(std::span<char* const> args) {
     std::printf(" (%.2f bytes/event in the file, %.2f in chunks)",
                 static_cast<double>(scan.file_bytes) / static_cast<double>(scan.events),
                 static_cast<double>(scan.payload_bytes) / static_cast<double>(scan.events));
-  std::printf("\ndropped     %" PRIu64 " events lost to full rings (%" PRIu64 " markers)\n", dropped,
+  std::printf("\ndropped     %" PRIu64 " events lost (%" PRIu64 " markers)", dropped,
               by_type[static_cast<int>(EventType::dropped)]);
+  for (int r = 0; r < kDropReasonCount; ++r) {
+    if (dropped_by_reason[r]) std::printf("; %s: %" PRIu64, std::string(kDropReasonNames[r]).c_str(), dropped_by_reason[r]);
+  }
+  std::printf("\n");
   std::printf("events by type:\n");
   for (int t = 0; t < kEventTypeCount; ++t)
     std::printf("  %-20s %12" PRIu64 "\n", std::string(kEventInfo[t].name).c_str(), by_type[t]);

@@ -136,7 +136,11 @@ void print_text(const Scan& scan, const Summary& s) {
                 s.io_completed, s.io_failed);
     print_percentiles("IO latency (io_submit to io_complete)", s.io_latency);
   }
-  std::printf("\ndropped: %" PRIu64 " events lost (%" PRIu64 " markers)\n", s.dropped_events, s.drop_markers);
+  std::printf("\ndropped: %" PRIu64 " events lost (%" PRIu64 " markers)", s.dropped_events, s.drop_markers);
+  for (int r = 0; r < kDropReasonCount; ++r) {
+    if (s.dropped_by_reason[r]) std::printf("; %s: %" PRIu64, std::string(kDropReasonNames[r]).c_str(), s.dropped_by_reason[r]);
+  }
+  std::printf("\n");
   std::printf("warnings: %" PRIu64, s.warnings);
   bool any = false;
   for (int k = 0; k < analysis::kProblemKindCount; ++k) {
@@ -185,6 +189,11 @@ bool print_json(const Summary& s, const LabelTable& names) {
   j.raw(",\"lane_pops\":").u64(s.lane_pops).raw(",\"releases\":").u64(s.releases);
   j.raw(",\"io_submitted\":").u64(s.io_submitted).raw(",\"io_completed\":").u64(s.io_completed).raw(",\"io_failed\":").u64(s.io_failed);
   j.raw(",\"dropped_events\":").u64(s.dropped_events).raw(",\"drop_markers\":").u64(s.drop_markers);
+  j.raw(",\"dropped_by_reason\":{");
+  for (int r = 0; r < kDropReasonCount; ++r) {
+    j.raw(r ? ",\"" : "\"").raw(std::string(kDropReasonNames[r])).raw("\":").u64(s.dropped_by_reason[r]);
+  }
+  j.raw("}");
   j.raw(",\"unmatched_task_ends\":").u64(s.unmatched_task_ends).raw(",\"unfinished_tasks\":").u64(s.unfinished_tasks);
   j.raw(",\"deadlocks\":").u64(s.deadlocks);
   json_percentiles(j, "ready_wait", s.ready_wait);

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -47,6 +48,9 @@ class Collector {
   // Safe while the thread runs: passes are serialised.
   std::uint64_t drain_now();
 
+  // failures: Sink::failure() of every attached sink that has failed (empty: all fine).
+  std::vector<std::string> failures() const;
+
   std::uint64_t events_collected() const noexcept { return collected_.load(std::memory_order_relaxed); }
   std::uint64_t passes() const noexcept { return passes_.load(std::memory_order_relaxed); }
 
@@ -61,7 +65,7 @@ class Collector {
   std::uint64_t ring_capacity_;
   std::mutex drain_mutex_;  // one pass at a time; guards batch_ and sinks_ use
   std::vector<trace::Event> batch_;
-  std::mutex sinks_mutex_;
+  mutable std::mutex sinks_mutex_;
   std::vector<std::shared_ptr<Sink>> sinks_;
   std::mutex wake_mutex_;
   std::condition_variable wake_;

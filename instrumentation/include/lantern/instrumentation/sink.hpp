@@ -2,6 +2,7 @@
 #pragma once
 
 #include <span>
+#include <string>
 
 #include "lantern/trace/event_table.hpp"
 
@@ -16,6 +17,11 @@ class Sink {
   virtual void on_batch(std::span<const trace::Event> events) = 0;
   // on_flush: the collector stops or was asked to flush; write out anything buffered.
   virtual void on_flush() {}
+  // failure: empty while the sink works; once it has failed for good (a trace file's
+  // disk filled up, its path cannot be written), one sentence naming what failed and
+  // why. Sticky; callable from any thread. Collector::failures() gathers them, so a
+  // program can report the failure and exit non-zero.
+  virtual std::string failure() const { return {}; }
 };
 
 }  // namespace lantern::instrumentation

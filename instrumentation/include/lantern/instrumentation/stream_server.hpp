@@ -19,6 +19,10 @@
 //     chunks that do not fit are dropped for that viewer and counted, and before its next
 //     chunk it receives `dropped` events (the trace format's own gap marker) saying how
 //     many events each worker lost, so its health view shows the gap;
+//   - a viewer that stops reading: once its socket has accepted nothing for
+//     StreamOptions::stall_timeout it is disconnected, and when every slot is taken a
+//     new viewer takes the slot of the one stalled longest; a client that sends bytes (a
+//     viewer sends none) is closed at once, so garbage costs what a closed connection costs;
 //   - a viewer that dies: send() uses MSG_NOSIGNAL (no SIGPIPE), the client is closed and
 //     forgotten; the app carries on. The app dying: the viewer sees the connection end
 //     and keeps what it has.
@@ -45,12 +49,19 @@ namespace lantern::instrumentation {
 
 struct StreamOptions {
   // Loopback by default: a trace reveals timing and task addresses. Give "0.0.0.0" (or
-  // a specific interface) to serve other machines deliberately.
+  // a specific interface) to serve other machines deliberately; start() then prints a
+  // warning that anyone who can reach the port can read the trace.
   std::string host = "127.0.0.1";
   std::uint16_t port = 0;  // 0: any free port; StreamServer::port() says which
   std::size_t client_buffer_bytes = 16u << 20;     // per viewer; beyond it chunks are dropped
   std::chrono::milliseconds flush_period{20};      // a partly filled chunk waits at most this long
-  int max_clients = 8;                             // further connections are closed at once
+  // max_clients: viewers served at once. When all are taken, a new connection takes the
+  // slot of the viewer that has been stalled longest (stalled at least kGiveWayAfter),
+  // else it is closed at once.
+  int max_clients = 8;
+  // stall_timeout: a viewer that has bytes waiting and whose socket accepted none of them
+  // for this long is disconnected (it is not reading). Its slot is free again.
+  std::chrono::milliseconds stall_timeout{5000};
   // Smaller chunks than a file's: they reach the viewer sooner and one dropped chunk
   // is a smaller gap.
   trace::ChunkLimits chunk_limits{.target_payload_bytes = 16u << 10, .max_events = 1u << 12};
@@ -61,13 +72,21 @@ struct StreamOptions {
 
 struct StreamStats {
   std::uint32_t clients = 0;          // connected now
+  std::uint32_t clients_stalled = 0;  // of those: bytes waiting, socket accepting none
   std::uint64_t clients_total = 0;    // ever accepted
+  std::uint64_t clients_evicted = 0;  // disconnected: stalled past stall_timeout, or gave way to a new viewer
+  std::uint64_t clients_refused = 0;  // closed at connect: every slot taken by a viewer that reads
+  std::uint64_t clients_sent_input = 0;  // closed because they sent bytes (a viewer sends nothing)
   std::uint64_t events_encoded = 0;   // events put into chunks (only while a viewer is connected)
   std::uint64_t chunks_encoded = 0;
   std::uint64_t events_dropped = 0;   // summed over viewers: events a slow viewer did not get
   std::uint64_t chunks_dropped = 0;
   std::uint64_t bytes_sent = 0;
 };
+
+// kGiveWayAfter: how long a viewer must have been stalled before a new connection may
+// take its slot (a reading viewer is briefly "stalled" whenever its socket buffer fills).
+inline constexpr std::chrono::milliseconds kGiveWayAfter{250};
 
 class StreamServer final : public Sink {
  public:
@@ -85,6 +104,9 @@ class StreamServer final : public Sink {
 
   std::uint16_t port() const noexcept { return port_; }
   std::string address() const;  // "HOST:PORT", what --attach takes
+  // exposure_warning: empty when the server listens on a loopback address only; else the
+  // warning start() printed on stderr (anyone who can reach the port can read the trace).
+  const std::string& exposure_warning() const noexcept { return exposure_warning_; }
   StreamStats stats() const;
   // wait_until_sent: until every connected viewer has been sent all it was given (or
   // `timeout`); an app about to exit calls it so the last chunks are not cut off.
@@ -99,17 +121,20 @@ class StreamServer final : public Sink {
  private:
   struct Chunk;
   struct Client;
+  struct Counters;
   StreamServer(const trace::TraceHeader& header, StreamOptions options);
   bool listen_on(std::string* error);
   void run();
   void finish_chunk();  // requires encode_mutex_
   void publish(std::shared_ptr<const Chunk> chunk);
-  void accept_clients();
-  bool write_client(Client& c);  // false: the client is gone
+  void accept_clients(std::chrono::steady_clock::time_point now);
+  bool write_client(Client& c, std::chrono::steady_clock::time_point now);  // false: the client is gone
+  void remove_clients(const std::vector<Client*>& gone);
   void wake() noexcept;
 
   StreamOptions options_;
   std::shared_ptr<const Chunk> header_;
+  std::string exposure_warning_;
   int listen_fd_ = -1;
   int wake_read_ = -1, wake_write_ = -1;
   std::uint16_t port_ = 0;
@@ -122,12 +147,16 @@ class StreamServer final : public Sink {
   std::mutex encode_mutex_;
   trace::ChunkEncoder encoder_;
   std::vector<std::uint32_t> open_per_worker_;  // events per worker in the open chunk
-  std::uint64_t open_min_tick_ = ~std::uint64_t{0};
+  std::vector<std::uint64_t> open_last_tick_;   // per worker: its latest event in the open chunk
   std::chrono::steady_clock::time_point last_flush_;
 
+  // clients_: only the server thread adds and removes clients, holding clients_mutex_;
+  // publish() (the collector thread) reads the list holding it, so a client cannot go
+  // away under it. Chunks reach a client through its own single-producer queue: socket
+  // I/O never holds the mutex, so a slow send never delays the collector.
   mutable std::mutex clients_mutex_;
   std::vector<std::unique_ptr<Client>> clients_;
-  StreamStats stats_;  // guarded by clients_mutex_ (clients: the atomic)
+  std::unique_ptr<Counters> counters_;
 };
 
 // start_stream starts a StreamServer and attaches it to `collector`. The handle detaches

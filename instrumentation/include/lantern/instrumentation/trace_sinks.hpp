@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -28,25 +29,38 @@ namespace lantern::instrumentation {
 trace::TraceHeader make_trace_header(const Scheduler& scheduler, std::string producer);
 
 // TraceFileSink writes every event it receives to a trace file. A failure (disk full, a
-// removed directory) stops the writing, not the program: error() says what happened and
-// the events up to the last complete chunk stay readable. Each chunk names the task
-// labels it uses, looked up in `labels` (the process's, by default), which must outlive
-// the sink.
+// removed directory) stops the writing, not the program, and is reported when it
+// happens, once: `report` (stderr by default) gets a sentence naming the file, the bytes
+// written and the OS's reason, on the collector's thread, and failure() returns it from
+// then on, for Collector::failures() and a non-zero exit. The events up to the last
+// complete chunk stay readable. A path that cannot be created is a failure from the
+// constructor on: ok() is false and failure() says why (not passed to `report`: the
+// caller learns it at once and decides what to print). Each chunk names the task labels
+// it uses, looked up in `labels` (the process's, by default), which must outlive the sink.
 class TraceFileSink final : public Sink {
  public:
+  using Report = std::function<void(const std::string& message)>;
+  // report_to_stderr: the default Report, "lantern: <message>" on stderr.
+  static void report_to_stderr(const std::string& message);
+
   TraceFileSink(const std::string& path, const trace::TraceHeader& header,
-                const trace::LabelNames* labels = &process_labels());
+                const trace::LabelNames* labels = &process_labels(), Report report = &report_to_stderr);
   void on_batch(std::span<const trace::Event> events) override;
   void on_flush() override;
+  std::string failure() const override;
   bool ok() const;
-  std::string error() const;  // empty when ok
+  std::string error() const;  // empty when ok: the OS-level reason (failure() adds the bytes written)
   trace::WriterStats stats() const;
   const std::string& path() const noexcept { return path_; }
 
  private:
+  void check_failed();  // requires mutex_: the first failure is reported once
+
   std::string path_;
+  Report report_;
   mutable std::mutex mutex_;
   trace::TraceWriter writer_;
+  std::string failure_;  // guarded by mutex_
 };
 
 struct FlightRecorderOptions {

@@ -5,13 +5,15 @@
 //   lantern::Scheduler pool({.workers = workers, .observer = &recorder});
 //   lantern::exporters::PrometheusExporter exporter(pool, recorder);  // serving from here on
 //
-// It is prometheus-cpp's pull Exposer (civetweb, two HTTP threads) with one
+// It is prometheus-cpp's pull Exposer (civetweb, PrometheusOptions::http_threads HTTP
+// threads, request and keep-alive timeouts so stalled clients cannot block it) with one
 // SchedulerCollectable registered: each scrape reads the published counters on the HTTP
 // thread that serves it. There is no background thread of ours and nothing on a
 // worker's hot path. Declare it after the Scheduler and the Recorder so that it stops
 // serving before they go away.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <stdexcept>
@@ -36,6 +38,25 @@ struct PrometheusOptions {
   // back with PrometheusExporter::port()).
   std::string address = std::string(kDefaultAddress);
   std::string path = "/metrics";  // the URL path Prometheus scrapes
+
+  // The HTTP server (civetweb) serves each connection on one of its threads, from the
+  // first byte of a request to the end of the response, or of the kept-alive idle time
+  // after it. These three bound what a client that connects and then stalls can hold:
+  //
+  // http_threads: connections served at once. A scrape waits only if this many are
+  // busy, so it is the number of slow or idle connections the server absorbs without
+  // delaying a scrape (100 slowloris connections: tests/exporters/hostile_clients_test).
+  // The threads sleep in poll() until a connection comes: no CPU while idle, ~16 KiB of
+  // buffers each.
+  unsigned http_threads = 128;
+  // request_timeout: a request's header must be complete this long after its first byte
+  // (or after the connection opened), else the connection is dropped. A scrape request is
+  // ~100 bytes in one packet, so this only ever ends clients that trickle bytes.
+  std::chrono::milliseconds request_timeout{1000};
+  // keep_alive_timeout: an HTTP/1.1 connection is kept open this long after a response
+  // for the next request (0: close after every response). Prometheus reuses its
+  // connection when it scrapes more often than this.
+  std::chrono::milliseconds keep_alive_timeout{5000};
 };
 
 // ExporterError: the exporter could not start. what() names the address, says why, and

@@ -166,6 +166,7 @@ struct Summary {
   std::uint64_t releases = 0;
   std::uint64_t io_submitted = 0, io_completed = 0, io_failed = 0;
   std::uint64_t dropped_events = 0, drop_markers = 0;
+  std::uint64_t dropped_by_reason[kDropReasonCount] = {};  // dropped_events split by DropReason
   std::uint64_t deadlocks = 0;
   Percentiles ready_wait, task_duration, wake_latency, io_latency;
   std::uint64_t warnings = 0;  // HealthChecker::warning_count: what the badge, stderr and Health show
@@ -233,6 +234,12 @@ class Analysis {
   std::uint64_t events() const noexcept { return events_; }
   std::uint64_t events_of(EventId t) const noexcept { return by_type_[static_cast<int>(t)]; }
   std::uint64_t dropped_events() const noexcept { return dropped_; }
+  // dropped_events(reason): of those, the ones lost for `reason` (ring_full: the app's
+  // rings; slow_viewer: the live stream dropped them for one viewer only).
+  std::uint64_t dropped_events(DropReason reason) const noexcept {
+    const auto r = static_cast<std::size_t>(reason);
+    return r < kDropReasonCount ? dropped_by_reason_[r] : 0;
+  }
   std::uint64_t rejected_events() const noexcept { return rejected_; }
   std::uint64_t steal_count(std::uint32_t thief, std::uint32_t victim) const noexcept;
   std::uint64_t max_steal_count() const noexcept { return max_steal_count_; }
@@ -289,6 +296,7 @@ class Analysis {
   std::uint64_t events_ = 0;
   std::array<std::uint64_t, kEventCount> by_type_{};
   std::uint64_t dropped_ = 0;
+  std::uint64_t dropped_by_reason_[kDropReasonCount] = {};
   std::uint64_t rejected_ = 0;
   std::vector<std::uint64_t> steal_matrix_;  // [thief * matrix_side_ + victim]
   std::vector<std::int8_t> seen_distance_;   // same layout

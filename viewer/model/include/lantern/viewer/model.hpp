@@ -138,6 +138,7 @@ class Model {
   std::uint64_t events() const noexcept { return analysis_.events(); }
   std::uint64_t events_of(trace::EventType t) const noexcept { return analysis_.events_of(t); }
   std::uint64_t dropped_events() const noexcept { return analysis_.dropped_events(); }
+  std::uint64_t dropped_events(DropReason reason) const noexcept { return analysis_.dropped_events(reason); }
   std::uint64_t rejected_events() const noexcept { return analysis_.rejected_events(); }
   std::uint64_t chunks() const noexcept { return chunks_; }
   std::uint64_t steal_count(std::uint32_t thief, std::uint32_t victim) const noexcept {

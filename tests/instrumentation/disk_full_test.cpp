@@ -1,0 +1,158 @@
+// disk_full_test.cpp - a trace whose disk fills up mid-run, on a real full filesystem: a
+// 256 KiB tmpfs mounted for the test. The failure is reported when it happens, once,
+// naming the file and the bytes written; the program keeps running; the collector
+// exposes it as a status. An unwritable path (/dev/full) is a failure from the start.
+//
+// Mounting needs root (CAP_SYS_ADMIN). Without it the test limits the process's file
+// size instead (RLIMIT_FSIZE, SIGXFSZ ignored): write(2) then fails with EFBIG at the
+// same point, a real kernel refusal rather than a simulated one; the test says which.
+#include <gtest/gtest.h>
+
+#include <signal.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "lantern/instrumentation/collector.hpp"
+#include "lantern/instrumentation/recorder.hpp"
+#include "lantern/instrumentation/trace_sinks.hpp"
+#include "lantern/lantern.hpp"
+#include "lantern/trace/trace_reader.hpp"
+#include "support/fib.hpp"
+#include "support/watchdog.hpp"
+
+namespace {
+
+using namespace std::chrono_literals;
+namespace fs = std::filesystem;
+using lantern::instrumentation::Collector;
+using lantern::instrumentation::Recorder;
+using lantern::instrumentation::TraceFileSink;
+
+constexpr std::size_t kFilesystemBytes = 256u << 10;
+
+// SmallFilesystem: a directory on which at most kFilesystemBytes can be written.
+class SmallFilesystem {
+ public:
+  SmallFilesystem() {
+    char name[] = "/tmp/lantern-full-XXXXXX";
+    dir_ = ::mkdtemp(name);
+    const std::string options = "size=" + std::to_string(kFilesystemBytes);
+    mounted_ = ::mount("tmpfs", dir_.c_str(), "tmpfs", 0, options.c_str()) == 0;
+    if (!mounted_) {
+      ::getrlimit(RLIMIT_FSIZE, &old_limit_);
+      rlimit small{kFilesystemBytes, old_limit_.rlim_max};
+      ::setrlimit(RLIMIT_FSIZE, &small);
+      old_handler_ = ::signal(SIGXFSZ, SIG_IGN);
+    }
+  }
+  ~SmallFilesystem() {
+    if (mounted_) {
+      ::umount2(dir_.c_str(), MNT_DETACH);
+    } else {
+      ::setrlimit(RLIMIT_FSIZE, &old_limit_);
+      ::signal(SIGXFSZ, old_handler_);
+    }
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+  const std::string& dir() const { return dir_; }
+  const char* how() const { return mounted_ ? "a 256 KiB tmpfs" : "RLIMIT_FSIZE 256 KiB (not root: no mount)"; }
+
+ private:
+  std::string dir_;
+  bool mounted_ = false;
+  rlimit old_limit_{};
+  sighandler_t old_handler_ = SIG_DFL;
+};
+
+struct Reports {
+  std::mutex mutex;
+  std::vector<std::string> messages;
+  TraceFileSink::Report callback() {
+    return [this](const std::string& m) {
+      std::lock_guard<std::mutex> lock(mutex);
+      messages.push_back(m);
+    };
+  }
+  std::vector<std::string> get() {
+    std::lock_guard<std::mutex> lock(mutex);
+    return messages;
+  }
+};
+
+TEST(DiskFull, ATraceThatFillsTheDiskIsReportedOnceWhenItHappensAndTheAppRunsOn) {
+  lantern::testing::Watchdog watchdog("ATraceThatFillsTheDiskIsReportedOnce", 120s);
+  SmallFilesystem small;
+  std::printf("full filesystem: %s\n", small.how());
+  const std::string path = small.dir() + "/run.trace";
+  Reports reports;
+
+  Recorder recorder(2, {.level = lantern::trace::Level::full});
+  lantern::Scheduler pool({.workers = 2, .observer = &recorder});
+  Collector collector(recorder);
+  auto sink = std::make_shared<TraceFileSink>(path, lantern::instrumentation::make_trace_header(pool, "disk_full_test"),
+                                              &lantern::instrumentation::process_labels(), reports.callback());
+  ASSERT_TRUE(sink->ok()) << sink->failure();
+  collector.attach(sink);
+  collector.start();
+
+  // Work until the disk is full: level full records tens of bytes per fib call.
+  const auto give_up = std::chrono::steady_clock::now() + 20s * lantern::testing::sanitizer_slowdown();
+  while (reports.get().empty()) {
+    ASSERT_EQ(pool.run([] { return lantern::testing::fib(20); }), 6765);
+    ASSERT_LT(std::chrono::steady_clock::now(), give_up)
+        << "no failure reported while the trace ran on " << small.how() << "; wrote " << sink->stats().bytes << " bytes";
+  }
+  // Reported while the program runs, not at exit; with the path and the bytes written.
+  const std::vector<std::string> first = reports.get();
+  ASSERT_EQ(first.size(), 1u);
+  EXPECT_NE(first[0].find(path), std::string::npos) << first[0];
+  const std::uint64_t written = sink->stats().bytes;
+  EXPECT_GT(written, 0u);
+  EXPECT_LE(written, kFilesystemBytes);
+  EXPECT_NE(first[0].find("after " + std::to_string(written) + " bytes"), std::string::npos) << first[0];
+  EXPECT_FALSE(sink->ok());
+  EXPECT_EQ(sink->failure(), first[0]);
+  ASSERT_EQ(collector.failures().size(), 1u);
+  EXPECT_EQ(collector.failures()[0], first[0]);
+
+  // The app keeps running and the failure is not reported again.
+  for (int i = 0; i < 50; ++i) ASSERT_EQ(pool.run([] { return lantern::testing::fib(20); }), 6765);
+  collector.drain_now();
+  collector.stop();
+  EXPECT_EQ(reports.get().size(), 1u);
+
+  // What was written before the failure reads back (up to the last complete chunk).
+  auto reader = lantern::trace::TraceReader::open(path);
+  ASSERT_TRUE(reader.read_header());
+  std::uint64_t events = 0;
+  while (reader.next_chunk()) events += reader.chunk().events.size();
+  EXPECT_GT(events, 0u);
+}
+
+TEST(DiskFull, AnUnwritablePathIsAFailureFromTheStart) {
+  Reports reports;
+  lantern::trace::TraceHeader header;
+  header.workers = 1;
+  TraceFileSink sink("/dev/full", header, nullptr, reports.callback());
+  EXPECT_FALSE(sink.ok());
+  EXPECT_NE(sink.failure().find("/dev/full"), std::string::npos) << sink.failure();
+  EXPECT_TRUE(reports.get().empty()) << "the constructor's failure is the caller's to print";
+  Recorder recorder(1, {.level = lantern::trace::Level::off});
+  Collector collector(recorder);
+  collector.attach(std::shared_ptr<TraceFileSink>(&sink, [](TraceFileSink*) {}));
+  ASSERT_EQ(collector.failures().size(), 1u);
+  EXPECT_EQ(collector.failures()[0], sink.failure());
+  collector.detach(&sink);
+}
+
+}  // namespace

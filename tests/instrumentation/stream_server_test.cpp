@@ -1,0 +1,292 @@
+// stream_server_test.cpp - the live stream's server against hostile and stalled clients,
+// over real loopback sockets: clients that never read cannot hold the viewer slots, a
+// client that sends garbage is closed at once, and binding beyond loopback warns.
+#include <gtest/gtest.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "lantern/instrumentation/stream_server.hpp"
+#include "lantern/trace/trace_decoder.hpp"
+#include "support/watchdog.hpp"
+
+namespace lantern::instrumentation {
+namespace {
+
+using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
+
+trace::TraceHeader test_header(std::uint32_t workers) {
+  trace::TraceHeader h;
+  h.producer = "stream_server_test";
+  h.workers = workers;
+  h.clock.ns_per_tick = 1.0;
+  return h;
+}
+
+std::vector<trace::Event> batch(std::uint32_t workers, std::uint64_t first_tick, int per_worker) {
+  std::vector<trace::Event> out;
+  for (std::uint32_t w = 0; w < workers; ++w) {
+    for (int i = 0; i < per_worker; ++i) {
+      out.push_back(trace::Event{first_tick + static_cast<std::uint64_t>(i) * 10, w,
+                                 trace::EventType::steal_round_failed, {0, 0, 0}, 1, 0});
+    }
+  }
+  return out;
+}
+
+// connect_to: a blocking loopback connection; `rcvbuf` > 0 shrinks its receive buffer
+// (a client that never reads then stalls the server's sends sooner).
+int connect_to(std::uint16_t port, int rcvbuf = 0) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (rcvbuf > 0) ::setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(port);
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+// read_some: what arrives on fd within `limit` (stops early at `enough` bytes or EOF).
+std::vector<std::uint8_t> read_some(int fd, std::chrono::milliseconds limit, std::size_t enough, bool* eof = nullptr) {
+  std::vector<std::uint8_t> out;
+  std::uint8_t buf[65536];
+  const auto end = Clock::now() + limit;
+  while (out.size() < enough) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(end - Clock::now()).count();
+    if (left <= 0) break;
+    pollfd p{fd, POLLIN, 0};
+    if (::poll(&p, 1, static_cast<int>(left)) <= 0) continue;
+    const ssize_t n = ::recv(fd, buf, sizeof buf, MSG_DONTWAIT);
+    if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+      if (eof) *eof = true;
+      break;
+    }
+    if (n > 0) out.insert(out.end(), buf, buf + n);
+  }
+  return out;
+}
+
+// until: polls a condition for up to `limit`, feeding the server so stalls can happen.
+template <class F, class Feed>
+bool until(F done, Feed feed, std::chrono::milliseconds limit = 20s) {
+  const auto end = Clock::now() + limit * lantern::testing::sanitizer_slowdown();
+  while (!done()) {
+    if (Clock::now() > end) return false;
+    feed();
+  }
+  return true;
+}
+
+TEST(StreamServer, ClientsThatNeverReadGiveTheirSlotToARealViewer) {
+  lantern::testing::Watchdog watchdog("ClientsThatNeverReadGiveTheirSlotToARealViewer", 60s);
+  StreamOptions o;
+  o.max_clients = 8;
+  o.stall_timeout = 600s;  // only giving way frees a slot in this test
+  auto server = StreamServer::start(test_header(2), o);
+  ASSERT_TRUE(server);
+  std::vector<int> idle;
+  for (int i = 0; i < 8; ++i) idle.push_back(connect_to(server->port(), 4096));
+  std::uint64_t tick = 1;
+  auto feed = [&] {
+    server->on_batch(batch(2, tick, 2000));
+    server->on_flush();
+    tick += 100000;
+    std::this_thread::sleep_for(1ms);  // pacing: the server thread sends meanwhile
+  };
+  ASSERT_TRUE(until([&] { return server->stats().clients_stalled == 8; }, feed))
+      << "clients " << server->stats().clients << ", stalled " << server->stats().clients_stalled;
+  const auto stalled_at = Clock::now();
+  while (Clock::now() - stalled_at < kGiveWayAfter + 50ms) feed();
+
+  // A real viewer connects: it gets the header and live chunks, not a closed socket.
+  const int viewer = connect_to(server->port());
+  ASSERT_GE(viewer, 0);
+  std::vector<std::uint8_t> got;
+  std::atomic<bool> done{false};
+  std::thread reader([&] {
+    bool eof = false;
+    while (!done.load() && !eof) {
+      auto more = read_some(viewer, 50ms, 1 << 20, &eof);
+      got.insert(got.end(), more.begin(), more.end());
+    }
+  });
+  for (int i = 0; i < 50; ++i) feed();
+  std::this_thread::sleep_for(100ms);  // pacing: the last bytes cross loopback
+  done = true;
+  reader.join();
+  const StreamStats s = server->stats();
+  EXPECT_GE(s.clients_evicted, 1u);
+  EXPECT_EQ(s.clients_refused, 0u);
+  EXPECT_EQ(s.clients, 8u);
+  ASSERT_GT(got.size(), 1000u) << "the viewer was closed with " << got.size() << " bytes";
+  trace::TraceDecoder decoder;
+  decoder.feed(got);
+  std::uint64_t events = 0;
+  for (auto step = decoder.next(); step == trace::TraceDecoder::Step::chunk || step == trace::TraceDecoder::Step::header;
+       step = decoder.next()) {
+    if (step == trace::TraceDecoder::Step::chunk) events += decoder.chunk().events.size();
+  }
+  EXPECT_GT(events, 0u);
+  ::close(viewer);
+  for (int fd : idle) ::close(fd);
+}
+
+TEST(StreamServer, AClientThatStopsReadingIsDisconnectedAfterTheStallTimeout) {
+  lantern::testing::Watchdog watchdog("AClientThatStopsReadingIsDisconnectedAfterTheStallTimeout", 60s);
+  StreamOptions o;
+  o.stall_timeout = 300ms;
+  auto server = StreamServer::start(test_header(1), o);
+  ASSERT_TRUE(server);
+  const int fd = connect_to(server->port(), 4096);
+  std::uint64_t tick = 1;
+  auto feed = [&] {
+    server->on_batch(batch(1, tick, 2000));
+    server->on_flush();
+    tick += 100000;
+    std::this_thread::sleep_for(1ms);
+  };
+  ASSERT_TRUE(until([&] { return server->stats().clients_stalled == 1; }, feed));
+  ASSERT_TRUE(until([&] { return server->stats().clients == 0; }, feed));
+  EXPECT_EQ(server->stats().clients_evicted, 1u);
+  // Its socket sees the end of the stream.
+  bool eof = false;
+  read_some(fd, 10s, ~std::size_t{0}, &eof);
+  EXPECT_TRUE(eof);
+  ::close(fd);
+}
+
+// Before: the server read 256 bytes at a time and kept the connection, so a client that
+// streams garbage kept the server thread busy (44 % CPU) and slowed the app by 45 %.
+TEST(StreamServer, AClientThatSendsBytesIsClosedAtOnce) {
+  lantern::testing::Watchdog watchdog("AClientThatSendsBytesIsClosedAtOnce", 60s);
+  auto server = StreamServer::start(test_header(1));
+  ASSERT_TRUE(server);
+  const int fd = connect_to(server->port());
+  ASSERT_GE(fd, 0);
+  std::vector<char> garbage(1 << 16, 'G');
+  bool closed = false;
+  const auto end = Clock::now() + 10s * lantern::testing::sanitizer_slowdown();
+  std::size_t sent = 0;
+  while (!closed && Clock::now() < end) {
+    const ssize_t n = ::send(fd, garbage.data(), garbage.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n > 0) sent += static_cast<std::size_t>(n);
+    if (n < 0 && errno != EAGAIN && errno != EINTR) closed = true;  // EPIPE / ECONNRESET
+    bool eof = false;
+    read_some(fd, 5ms, ~std::size_t{0}, &eof);
+    closed = closed || eof;
+  }
+  EXPECT_TRUE(closed) << "the server kept a connection that sent " << sent << " bytes of garbage";
+  EXPECT_TRUE(until([&] { return server->stats().clients == 0; }, [] { std::this_thread::sleep_for(1ms); }));
+  EXPECT_EQ(server->stats().clients_sent_input, 1u);
+  ::close(fd);
+}
+
+// A slow viewer's gap markers say why (DropReason::slow_viewer: lost for this viewer
+// only, not by the app), and each worker's marker lies after everything that viewer
+// received from the worker and before anything it receives next, so no worker's clock
+// runs backwards (before: every marker carried the first lost chunk's earliest tick,
+// across workers, which put it before events already delivered).
+TEST(StreamServer, GapMarkersKeepEachWorkersTicksInOrder) {
+  lantern::testing::Watchdog watchdog("GapMarkersKeepEachWorkersTicksInOrder", 60s);
+  StreamOptions o;
+  o.client_buffer_bytes = 64 << 10;  // small: chunks are dropped soon after the socket is full
+  o.stall_timeout = std::chrono::minutes(10);
+  auto server = StreamServer::start(test_header(3), o);
+  ASSERT_TRUE(server);
+  const int fd = connect_to(server->port(), 4096);
+  ASSERT_TRUE(until([&] { return server->stats().clients == 1; }, [] { std::this_thread::sleep_for(1ms); }));
+  // Workers' events overlap in time across chunks, so a chunk's earliest tick is some
+  // other worker's, earlier than what the first workers already delivered.
+  std::uint64_t tick = 100000;
+  auto feed = [&] {
+    std::vector<trace::Event> events;
+    for (std::uint32_t w = 0; w < 3; ++w) {
+      for (int i = 0; i < 300 * static_cast<int>(w + 1); ++i) {
+        // Worker w's events lag w * 15,000 ticks behind worker 0's, as a collector batch's
+        // per-ring runs do; each worker's own ticks still only grow.
+        events.push_back(trace::Event{tick - w * 15000 + static_cast<std::uint64_t>(i) * 7, w, trace::EventType::steal_round_failed,
+                                      {0, 0, 0}, 1, 0});
+      }
+    }
+    tick += 10000;
+    server->on_batch(events);
+    server->on_flush();
+  };
+  ASSERT_TRUE(until([&] { return server->stats().chunks_dropped >= 20; }, feed));
+  std::vector<std::uint8_t> got;
+  std::atomic<bool> done{false};
+  std::thread reader([&] {
+    bool eof = false;
+    while (!done.load() && !eof) {
+      auto more = read_some(fd, 20ms, 1 << 20, &eof);
+      got.insert(got.end(), more.begin(), more.end());
+    }
+  });
+  ASSERT_TRUE(server->wait_until_sent(20s));
+  for (int i = 0; i < 5; ++i) feed();  // chunks after the gap: the markers go first
+  ASSERT_TRUE(server->wait_until_sent(20s));
+  std::this_thread::sleep_for(200ms);  // pacing: the last bytes cross loopback
+  done = true;
+  reader.join();
+  ::close(fd);
+
+  trace::TraceDecoder decoder;
+  decoder.feed(got);
+  decoder.end_of_input();
+  std::vector<std::uint64_t> last(3, 0);
+  std::uint64_t markers = 0, marked = 0, backwards = 0;
+  for (auto step = decoder.next(); step != trace::TraceDecoder::Step::end; step = decoder.next()) {
+    if (step != trace::TraceDecoder::Step::chunk) continue;
+    for (const auto& e : decoder.chunk().events) {
+      ASSERT_LT(e.worker, 3u);
+      if (e.ticks < last[e.worker]) ++backwards;
+      last[e.worker] = std::max(last[e.worker], e.ticks);
+      if (e.type == trace::EventType::dropped) {
+        const auto d = trace::payload<DroppedPayload>(e);
+        ++markers, marked += d.count;
+        // The viewer's own reason: the app dropped nothing (not ring_full).
+        EXPECT_EQ(d.reason, DropReason::slow_viewer);
+      }
+    }
+  }
+  EXPECT_GT(markers, 0u);
+  EXPECT_EQ(marked, server->stats().events_dropped);
+  EXPECT_EQ(backwards, 0u) << "events or markers earlier than the same worker's previous event";
+}
+
+TEST(StreamServer, ServingBeyondLoopbackWarnsThatAnyoneCanReadTheTrace) {
+  for (const char* host : {"127.0.0.1", "::1"}) {
+    StreamOptions o;
+    o.host = host;
+    auto server = StreamServer::start(test_header(1), o);
+    if (!server && std::string(host) == "::1") continue;  // no IPv6 on this machine
+    ASSERT_TRUE(server) << host;
+    EXPECT_EQ(server->exposure_warning(), "") << host;
+  }
+  StreamOptions o;
+  o.host = "0.0.0.0";
+  ::testing::internal::CaptureStderr();
+  auto server = StreamServer::start(test_header(1), o);
+  const std::string printed = ::testing::internal::GetCapturedStderr();
+  ASSERT_TRUE(server);
+  EXPECT_NE(server->exposure_warning().find("anyone who can reach this port can connect and read the trace"),
+            std::string::npos);
+  EXPECT_NE(printed.find(server->exposure_warning()), std::string::npos) << printed;
+}
+
+}  // namespace
+}  // namespace lantern::instrumentation
