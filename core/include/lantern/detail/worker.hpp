@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "lantern/clock.hpp"
+#include "lantern/detail/frame_pool.hpp"
 #include "lantern/detail/job.hpp"
 #include "lantern/detail/lane.hpp"
 #include "lantern/detail/latch.hpp"
@@ -127,6 +128,9 @@ class alignas(64) Worker final : public SleepSink {
   // Registry::live_jobs for the readers' side).
   std::atomic<std::uint64_t> jobs_created{0};
   std::atomic<std::uint64_t> jobs_finished{0};
+  // frames: where this worker's heap jobs are allocated (frame_pool.hpp); other workers
+  // only ever call free_remote on it.
+  FramePool frames;
 
   // published_state: the worker's state for readers on other threads (watchdogs,
   // describe_state); a relaxed store on each transition, never read on the hot path.
