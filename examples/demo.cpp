@@ -220,7 +220,7 @@ int main(int argc, char** argv) {
                        kParse = lantern::label("parse"), kRender = lantern::label("render"),
                        kCompress = lantern::label("compress");
   const unsigned workers = options.workers ? options.workers : std::max(1u, std::thread::hardware_concurrency());
-  lantern::instrumentation::Recorder recorder(workers, {.level = level});
+  lantern::instrumentation::Recorder recorder(workers, {.level = level, .time_tasks = true});
   options.observer = &recorder;
   lantern::instrumentation::Collector collector(recorder);
 

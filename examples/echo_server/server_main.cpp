@@ -119,7 +119,8 @@ int main(int argc, char** argv) {
   // Without --trace nothing reads events: record none (level off), keep the exact
   // counters the metrics need, and run no collector thread, so an idle server sleeps.
   lantern::instrumentation::Recorder recorder(workers, {.level = trace_path.empty() ? lantern::trace::Level::off
-                                                                                   : lantern::trace::Level::tasks});
+                                                                                   : lantern::trace::Level::tasks,
+                                                       .time_tasks = true});
   options.observer = &recorder;
   lantern::instrumentation::Collector collector(recorder);
   try {
