@@ -105,6 +105,18 @@ Scan scan_trace(const std::string& path, bool progress, const std::function<void
   return scan;
 }
 
+Scan analyse_trace(const std::string& path, bool progress, analysis::Analysis& out) {
+  Scan scan = scan_trace(
+      path, progress,
+      [&](const DecodedChunk& chunk) {
+        out.add(chunk);
+        out.advance_health();  // per chunk, as the viewer does: the same findings, merged the same way
+      },
+      [&](const TraceHeader& header, bool ok) { out.set_header(header, ok); });
+  out.finish();
+  return scan;
+}
+
 void print_problems(std::FILE* out, const std::vector<TraceError>& problems) {
   for (const TraceError& p : problems) std::fprintf(out, "  %s\n", describe(p).c_str());
 }
