@@ -92,7 +92,9 @@ void check_document(const Exported& e) {
       ASSERT_TRUE(ev.at("dur").is_number());
       ASSERT_GE(ev.at("dur").get<double>(), 0.0);
       const auto tid = ev.at("tid").get<std::uint64_t>();
-      slices_by_tid[tid].push_back({to_ns(ev.at("ts")), to_ns(ev.at("ts")) + to_ns(ev.at("dur"))});
+      // The end as one sum (exact: both are multiples of 1/1024 us), rounded once.
+      slices_by_tid[tid].push_back(
+          {to_ns(ev.at("ts")), std::roundl((ev.at("ts").get<long double>() + ev.at("dur").get<long double>()) * 1000.0L)});
       if (ev.at("cat") == "state") {
         state_doubles[tid].emplace_back(static_cast<double>(ev.at("ts").get<long double>()),
                                         static_cast<double>(ev.at("dur").get<long double>()));

@@ -104,10 +104,12 @@ void HealthChecker::check_intervals(const Analysis& m, std::uint32_t w, Cursor& 
   const WorkerTrack& track = m.track(w);
   // A search is a run of consecutive idle and sleepy intervals: a worker flapping
   // between idle and sleepy (never reaching sleeping, never finding work) searches for
-  // the whole run, however short each interval. Every interval but the last is closed.
-  for (; c.interval + 1 < track.interval_count(); ++c.interval) {
+  // the whole run, however short each interval. A run ends where the next interval
+  // begins, even when that one is the last (still open) interval of the track.
+  for (; c.interval < track.interval_count(); ++c.interval) {
     const int s = track.interval_state(c.interval);
     if (s == 1 || s == 2) {  // idle, sleepy: searching
+      if (c.interval + 1 == track.interval_count()) break;  // open: the run may go on
       if (!c.searching) c.searching = true, c.search_start = track.interval_start(c.interval);
       continue;
     }

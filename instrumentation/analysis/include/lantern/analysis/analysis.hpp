@@ -70,7 +70,6 @@ struct Wake {
   // timed: counted in wake latency (every cause but IO, see the header comment).
   bool timed() const noexcept { return has_latency(static_cast<WakeCause>(why)); }
 };
-inline constexpr std::uint32_t kOutsideWaker = ::lantern::kOutsideWaker;
 // SliceRef: one task slice, Analysis::track(worker).slices(depth)[index].
 struct SliceRef {
   std::int32_t worker = -1;  // -1: none
