@@ -1,10 +1,16 @@
 // workloads.hpp - the fork-join workloads that more than one benchmark runs on Lantern:
 // fib(32) and skynet 1M by lantern::join. lantern_bench (core_bench.cpp) races them
 // against oneTBB; lantern_instr_bench (instrumentation_bench.cpp) times them with and
-// without an observer. Every function checks nothing itself: compare with the constants.
+// without an observer, and also the spawn-heavy ones below (skynet by TaskGroup,
+// nqueens(12) with a TaskGroup at every row, spawn chains). Every function checks
+// nothing itself: compare with the constants.
 #pragma once
 
+#include <array>
+#include <numeric>
+
 #include "lantern/join.hpp"
+#include "lantern/task_group.hpp"
 
 namespace bench::workloads {
 // The unnamed namespace gives each benchmark its own internal copy, compiled exactly as
@@ -47,6 +53,65 @@ long long skynet_join_children(long long first, long long child_size, int lo, in
 long long skynet_join(long long first, long long size) {
   if (size == 1) return first;
   return skynet_join_children(first, size / kSkynetFanout, 0, kSkynetFanout);
+}
+
+// --------------------------------------- skynet, 10-ary tree by a TaskGroup per node
+
+// skynet_tg: inside a task; a TaskGroup per node, 10 spawns, then wait.
+long long skynet_tg(long long first, long long size) {
+  if (size == 1) return first;
+  const long long child = size / kSkynetFanout;
+  std::array<long long, kSkynetFanout> sums{};
+  lantern::TaskGroup group;
+  for (int i = 0; i < kSkynetFanout; ++i) {
+    group.spawn([&, i] { sums[i] = skynet_tg(first + i * child, child); });
+  }
+  group.wait();
+  return std::accumulate(sums.begin(), sums.end(), 0LL);
+}
+
+// ------------------------------ nqueens(12), a TaskGroup at every row (856,188 tasks)
+
+constexpr int kQueensN = 12;
+constexpr long long kQueensSolutions = 14200;
+constexpr unsigned kQueensAll = (1u << kQueensN) - 1;
+
+// queens_tg: inside a task; one task per legal placement, down to the leaves.
+long long queens_tg(unsigned cols, unsigned left, unsigned right) {
+  if (cols == kQueensAll) return 1;
+  std::array<long long, kQueensN> counts{};
+  lantern::TaskGroup group;
+  int slot = 0;
+  for (unsigned free = kQueensAll & ~(cols | left | right); free != 0; free &= free - 1) {
+    const unsigned bit = free & (~free + 1);
+    group.spawn([&, slot, bit] { counts[slot] = queens_tg(cols | bit, (left | bit) << 1, (right | bit) >> 1); });
+    ++slot;
+  }
+  group.wait();
+  return std::accumulate(counts.begin(), counts.end(), 0LL);
+}
+
+// ----------------------------------------------- spawn chains through a TaskGroup
+
+constexpr int kChainDepth = 1000;
+
+// chain_step: task i spawns task i + 1 into the same group (a chain kChainDepth long).
+void chain_step(lantern::TaskGroup& group, long long& steps, int i) {
+  ++steps;  // the chain is sequential: step i happens-before step i + 1
+  if (i + 1 < kChainDepth) group.spawn([&group, &steps, i] { chain_step(group, steps, i + 1); });
+}
+
+// spawn_chains: inside a task; `chains` chains one after the other; returns the steps.
+long long spawn_chains(int chains) {
+  long long total = 0;
+  for (int c = 0; c < chains; ++c) {
+    long long steps = 0;
+    lantern::TaskGroup group;
+    group.spawn([&] { chain_step(group, steps, 0); });
+    group.wait();
+    total += steps;
+  }
+  return total;
 }
 
 }  // namespace

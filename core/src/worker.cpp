@@ -19,7 +19,8 @@ Worker::Worker(Registry& registry, std::uint32_t idx, LaneMirror* mirror, Observ
       registry_(&registry),
       sleep_(&registry.sleep()),
       owner_(deque),
-      rng_(0x9E3779B97F4A7C15ULL * (idx + 1)) {}
+      rng_(0x9E3779B97F4A7C15ULL * (idx + 1)),
+      task_counter_(obs ? obs->task_counter(idx) : nullptr) {}
 
 void Worker::set_steal_order(std::vector<Victim> victims) {
   victims_ = std::move(victims);
@@ -118,6 +119,19 @@ bool Worker::join_rest(Job* popped, Job* target, Latch& latch) {
 // report_push: a sampled push onto our own deque, with the deque's depth after it.
 void Worker::report_push(Job* job, std::int64_t depth) noexcept {
   detail::emit_payload(observer, index, PushPayload::own_deque(task_id(job), static_cast<std::uint64_t>(depth)));
+}
+
+// report_task_begin / report_task_end: the task hooks, out of line (see execute). task_end
+// is reported for a task that threw even when the observer does not want task_end, so
+// that it can count failures at every level.
+// (The interest test is made by the caller, so these call on_event directly.)
+void Worker::report_task_begin(Job* job, TaskSource source) noexcept {
+  const PayloadWords w = TaskBeginPayload{task_id(job), source}.encode();
+  observer->on_event(index, TaskBeginPayload::kEvent, w.a, w.b);
+}
+void Worker::report_task_end(Job* job, bool threw) noexcept {
+  const PayloadWords w = TaskEndPayload{task_id(job), threw}.encode();
+  observer->on_event(index, TaskEndPayload::kEvent, w.a, w.b);
 }
 
 // sample_not_ready: report the pool's not-ready count if it changed since the last report

@@ -67,8 +67,12 @@ std::uint64_t Collector::drain_now() {
 void Collector::run() {
   std::unique_lock<std::mutex> lock(wake_mutex_);
   std::chrono::microseconds wait = options_.min_period;
+  auto last_pass = std::chrono::steady_clock::now();
   while (!stopping_) {
     lock.unlock();
+    const auto now = std::chrono::steady_clock::now();
+    const auto since_last = std::chrono::duration_cast<std::chrono::microseconds>(now - last_pass);
+    last_pass = now;
     std::uint64_t largest = 0;
     {
       std::lock_guard<std::mutex> pass_lock(drain_mutex_);
@@ -80,7 +84,16 @@ void Collector::run() {
         if (most < options_.batch_per_worker) break;
       }
     }
-    wait = largest * 4 >= ring_capacity_ ? options_.min_period : std::min(wait * 2, options_.max_period);
+    if (largest * 4 >= ring_capacity_) {
+      wait = options_.min_period;
+    } else if (largest == 0) {
+      wait = std::min(wait * 2, options_.max_period);  // quiet: back off
+    } else {
+      // Events arrive: come back when the busiest ring would be about a quarter full at
+      // the rate of the interval just ended, and never later than twice the last wait.
+      const auto fill = since_last * static_cast<std::int64_t>(ring_capacity_ / 4) / static_cast<std::int64_t>(largest);
+      wait = std::clamp(std::min(fill, wait * 2), options_.min_period, options_.max_period);
+    }
     lock.lock();
     wake_.wait_for(lock, wait, [this] { return stopping_; });
   }

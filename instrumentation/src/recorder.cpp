@@ -47,7 +47,7 @@ WorkerCountersSnapshot snapshot(const WorkerCounters& c, std::uint64_t now_ticks
 }
 
 Recorder::Recorder(std::uint32_t workers, RecorderOptions options)
-    : ns_per_tick_(calibration().ns_per_tick), level_(static_cast<std::uint8_t>(options.level)) {
+    : ns_per_tick_(calibration().ns_per_tick), time_tasks_(options.time_tasks), level_(static_cast<std::uint8_t>(options.level)) {
   set_level(options.level);
   std::uint32_t sample = 1;
   while (sample < options.deque_push_sample && sample < (1u << 30)) sample <<= 1;
@@ -59,6 +59,12 @@ Recorder::Recorder(std::uint32_t workers, RecorderOptions options)
     workers_.back()->counters.state.set(static_cast<std::uint64_t>(WorkerState::idle));
     workers_.back()->counters.state_since.set(now);
   }
+}
+
+std::atomic<std::uint64_t>* Recorder::task_counter(std::uint32_t worker) noexcept {
+  if (worker >= workers_.size()) return nullptr;
+  workers_[worker]->core_counts_tasks = true;
+  return &workers_[worker]->counters.tasks.word();
 }
 
 void Recorder::on_event(std::uint32_t worker, Hook hook, std::uint64_t a, std::uint64_t b) noexcept {
@@ -91,7 +97,7 @@ void Recorder::count(PerWorker& p, Hook hook, std::uint64_t a, std::uint64_t b, 
       break;
     }
     case Hook::task_begin:
-      c.tasks.add();
+      if (!p.core_counts_tasks) c.tasks.add();  // an observer in front of us (a forwarder)
       if (p.depth < PerWorker::kMaxDepth) p.task_begin_ticks[p.depth] = now;
       ++p.depth;
       break;

@@ -159,7 +159,9 @@ void Observation::Impl::start(SchedulerOptions scheduler_options) {
           "lantern::observe: SchedulerOptions::observer is already set; observe() attaches its own Recorder");
     }
     if (scheduler_options.workers == 0) scheduler_options.workers = std::max(1u, std::thread::hardware_concurrency());
-    ins::RecorderOptions recorder_options{.level = level};
+    // time_tasks: the task-duration histogram /metrics serves (two clock reads per
+    // task); not paid when nothing serves it.
+    ins::RecorderOptions recorder_options{.level = level, .time_tasks = want_metrics};
     if (options.ring_capacity) recorder_options.ring_capacity = options.ring_capacity;
     recorder = std::make_unique<ins::Recorder>(scheduler_options.workers, recorder_options);
     scheduler_options.observer = recorder.get();

@@ -2,7 +2,13 @@
 // producers/consumers taking every job exactly once.
 #include <gtest/gtest.h>
 
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <atomic>
+#include <cstdio>
+#include <cstring>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -85,4 +91,65 @@ TEST(Lane, ConcurrentProducersConsumersTakeEachJobOnce) {
   for (auto& t : threads) t.join();
   for (auto& s : seen) ASSERT_EQ(s.load(), 1);
   EXPECT_EQ(lane.size(), 0u);
+}
+
+namespace {
+// thread_state: the state letter of thread `tid` of this process (R running, S sleeping).
+char thread_state(pid_t tid) {
+  std::FILE* f = std::fopen(("/proc/self/task/" + std::to_string(tid) + "/stat").c_str(), "r");
+  if (!f) return '?';
+  char buf[512] = {};
+  const std::size_t n = std::fread(buf, 1, sizeof(buf) - 1, f);
+  std::fclose(f);
+  const char* close = std::strrchr(buf, ')');  // the name may contain spaces
+  return (n > 0 && close && close[1] == ' ') ? close[2] : '?';
+}
+}  // namespace
+
+// A lane's lock must not spin while its holder is off the CPU: a waiter spins a bounded
+// number of times, then blocks in the kernel until the unlock wakes it. (The spinlock it
+// replaced spun forever: this test then never sees the waiter asleep and the watchdog
+// fails it.)
+TEST(LaneLock, AWaiterBlocksInsteadOfSpinning) {
+  lantern::detail::LaneLock lock;
+  lock.lock();
+  std::atomic<pid_t> tid{0};
+  std::atomic<bool> got{false};
+  std::thread waiter([&] {
+    tid.store(static_cast<pid_t>(syscall(SYS_gettid)));
+    lock.lock();
+    got.store(true);
+    lock.unlock();
+  });
+  {
+    lantern::testing::Watchdog dog("a lane-lock waiter to block in the kernel", std::chrono::seconds(20));
+    while (tid.load() == 0 || thread_state(tid.load()) != 'S') std::this_thread::yield();
+  }
+  EXPECT_TRUE(lock.contended());
+  EXPECT_FALSE(got.load());
+  lock.unlock();  // wakes it
+  waiter.join();
+  EXPECT_TRUE(got.load());
+}
+
+// Many threads (more than cores) taking the lock: mutual exclusion holds and nobody is
+// left blocked (every lock() returns).
+TEST(LaneLock, MutualExclusionUnderOversubscription) {
+  lantern::detail::LaneLock lock;
+  long counter = 0;
+  const int threads = 8;
+  const long per_thread = lantern::testing::sanitizer_slowdown() > 1 ? 20000 : 200000;
+  lantern::testing::Watchdog dog("lane lock under oversubscription", std::chrono::seconds(60));
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t) {
+    pool.emplace_back([&] {
+      for (long i = 0; i < per_thread; ++i) {
+        lock.lock();
+        ++counter;
+        lock.unlock();
+      }
+    });
+  }
+  for (auto& t : pool) t.join();
+  EXPECT_EQ(counter, threads * per_thread);
 }

@@ -55,6 +55,15 @@ class Observer {
   // about as much as recording an event, so recording all of them would double the cost
   // of fork-join code; lane pushes are always reported. May change at any time.
   std::atomic<std::uint32_t> deque_push_sample_mask{0};
+
+  // task_counter: where worker `worker` counts the tasks it runs (the ones task_begin
+  // reports), or nullptr. Asked once per worker before its thread starts; the worker is
+  // then the only writer (a relaxed load and store per task, no call), so an observer
+  // can keep an exact task count without wanting task_begin at all.
+  virtual std::atomic<std::uint64_t>* task_counter(std::uint32_t worker) noexcept {
+    (void)worker;
+    return nullptr;
+  }
 };
 
 }  // namespace lantern

@@ -9,6 +9,8 @@
 #pragma once
 
 #include <atomic>
+#include <cstdio>
+#include <cstdlib>
 #include <cstdint>
 #include <exception>
 #include <memory>
@@ -35,69 +37,135 @@ class TaskGroup {
     }
   }
 
+  // spawn queues fn() (on the calling worker's deque, or into a lane from any other
+  // thread). Any thread may spawn, tasks of the group included, except while another
+  // thread waits.
   template <class F>
   void spawn(F&& fn) {
-    pending_.fetch_add(1, std::memory_order_relaxed);
+    detail::Worker* const w = detail::tls_worker;
+    const bool local = w != nullptr && w == owner_ && !folded_;
+    if (local) {
+      ++local_;
+    } else {
+      remote_.fetch_add(1, std::memory_order_relaxed);
+    }
     try {
-      registry_->push_or_inject(detail::make_heap_job(*registry_, [this, f = std::forward<F>(fn)]() mutable noexcept {
+      detail::Job* job = detail::make_heap_job(*registry_, [this, f = std::forward<F>(fn)]() mutable noexcept {
         try {
           f();
         } catch (...) {
           record(std::current_exception());
         }
         finish_one();
-      }));
+      });
+      if (w && &w->registry() == registry_) {
+        w->push(job);
+      } else {
+        registry_->inject(job);
+      }
     } catch (...) {
-      pending_.fetch_sub(1, std::memory_order_relaxed);  // never queued: nobody else saw it
+      // never queued: nobody else saw it
+      if (local) {
+        --local_;
+      } else {
+        remote_.fetch_sub(1, std::memory_order_relaxed);
+      }
       throw;
     }
   }
 
   // wait returns when every spawned task has finished; rethrows the first exception
   // (once). Only one thread may wait at a time, and no task may be spawned into the
-  // group from another thread while it waits.
+  // group from another thread while it waits. A group made on a worker (inside a task)
+  // must be waited for on that worker, i.e. by the task that made it (it counts that
+  // worker's spawns without atomics); waiting elsewhere is reported and aborts.
   void wait() {
-    // pending_ counts unfinished tasks plus one reference held by the waiter, so it
-    // reaches zero exactly once per wait, in the task that finishes last - or here, if
-    // none is left. That task's set() is then the only one, and it happens while we
-    // wait for it: we return only after seeing SET, so the task is done touching us.
-    if (pending_.load(std::memory_order_acquire) != 1) {
-      if (pending_.fetch_sub(1, std::memory_order_acq_rel) != 1) {
-        if (detail::Worker* w = registry_->current_worker()) {
+    detail::Worker* const w = detail::tls_worker;
+    if (owner_ != nullptr && w != owner_) misuse();
+    if (owner_ != nullptr) {
+      // The owner's own tasks first, straight from its deque: they finish with a plain
+      // decrement of local_ (finish_one on the owner while not folded).
+      while (pending_unfolded() != 0) {
+        detail::Job* job = w->pop();
+        if (!job) break;
+        w->execute(job, TaskSource::own_deque);
+      }
+    }
+    if (pending_unfolded() != 0) {
+      // Fold: from here on every finish is atomic, and the one that takes remote_ to
+      // zero sets done_. Returns only after seeing SET, so that task is done with us.
+      folded_ = true;
+      const std::int64_t left = remote_.fetch_add(local_ - kBias, std::memory_order_acq_rel) + local_ - kBias;
+      local_ = 0;
+      if (left != 0) {
+        if (w != nullptr && &w->registry() == registry_) {
           w->wait_until(done_);
         } else {
           done_.wait_blocking();
         }
         done_.reset();  // the only setter has finished with it
       }
-      pending_.store(1, std::memory_order_relaxed);  // re-arm the waiter's reference
+      folded_ = false;
     }
-    std::exception_ptr error;
-    {
-      std::lock_guard<std::mutex> lock(error_mutex_);
-      error = std::exchange(error_, nullptr);
+    // Every task has finished: re-arm for the next round (no other thread touches the
+    // counts now).
+    local_ = 0;
+    remote_.store(kBias, std::memory_order_relaxed);
+    if (has_error_.load(std::memory_order_acquire)) {
+      std::exception_ptr error;
+      {
+        std::lock_guard<std::mutex> lock(error_mutex_);
+        error = std::exchange(error_, nullptr);
+        has_error_.store(false, std::memory_order_relaxed);
+      }
+      if (error) std::rethrow_exception(error);
     }
-    if (error) std::rethrow_exception(error);
   }
 
  private:
-  explicit TaskGroup(detail::Registry* registry) : registry_(registry), done_(&registry->sleep(), /*external_waiters=*/true) {}
+  // Counting (no read-modify-write per spawn on the owner's worker): unfinished tasks =
+  // local_ + (remote_ - kBias). local_ is the owner worker's spawns less its finishes,
+  // touched by that worker's thread only; every other spawn and finish is an atomic on
+  // remote_, which starts at kBias so that it cannot reach zero before wait() folds
+  // local_ into it. After the fold every finish is atomic and the one that brings
+  // remote_ to zero sets done_.
+  static constexpr std::int64_t kBias = std::int64_t{1} << 62;
+
+  explicit TaskGroup(detail::Registry* registry)
+      : registry_(registry), owner_(registry->current_worker()), done_(&registry->sleep(), /*external_waiters=*/true) {}
   static detail::Registry* current_registry() {
     detail::Worker* w = detail::tls_worker;
     if (!w) throw std::logic_error("lantern::TaskGroup() needs a worker thread; pass the Scheduler instead");
     return &w->registry();
   }
+  std::int64_t pending_unfolded() const noexcept {
+    return local_ + (remote_.load(std::memory_order_acquire) - kBias);
+  }
+  [[noreturn]] static void misuse() noexcept {
+    std::fputs("lantern: a TaskGroup made inside a task was waited for on another thread; wait for it in the task that made it\n",
+               stderr);
+    std::abort();
+  }
   void record(std::exception_ptr e) noexcept {
     std::lock_guard<std::mutex> lock(error_mutex_);
     if (!error_) error_ = std::move(e);
+    has_error_.store(true, std::memory_order_release);
   }
   void finish_one() noexcept {
-    if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) done_.set();
+    if (detail::tls_worker == owner_ && !folded_) {
+      --local_;  // the owner's worker, before wait() folded: only it touches local_
+      return;
+    }
+    if (remote_.fetch_sub(1, std::memory_order_acq_rel) == 1) done_.set();
   }
 
-  detail::Registry* registry_;
-  std::atomic<std::uint64_t> pending_{1};  // unfinished tasks + the waiter's reference
+  detail::Registry* const registry_;
+  detail::Worker* const owner_;  // the worker that made the group; null: made outside the pool
+  std::int64_t local_ = 0;       // owner-only
+  bool folded_ = false;          // owner-only: wait() has moved local_ into remote_
+  std::atomic<std::int64_t> remote_{kBias};
   detail::Latch done_;
+  std::atomic<bool> has_error_{false};
   std::mutex error_mutex_;
   std::exception_ptr error_;
 };

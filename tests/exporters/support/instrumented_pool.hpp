@@ -18,7 +18,7 @@ namespace lantern::exporters::testing {
 
 struct InstrumentedPool {
   InstrumentedPool(std::uint32_t workers, trace::Level level, std::string topology = {})
-      : recorder(workers, {.level = level}), pool(options(workers, &recorder, std::move(topology))) {}
+      : recorder(workers, {.level = level, .time_tasks = true}), pool(options(workers, &recorder, std::move(topology))) {}
 
   static SchedulerOptions options(std::uint32_t workers, instrumentation::Recorder* observer, std::string topology) {
     SchedulerOptions o;

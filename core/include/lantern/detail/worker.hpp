@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "lantern/clock.hpp"
+#include "lantern/detail/frame_pool.hpp"
 #include "lantern/detail/job.hpp"
 #include "lantern/detail/lane.hpp"
 #include "lantern/detail/latch.hpp"
@@ -72,10 +73,21 @@ class alignas(64) Worker final : public SleepSink {
     Job* const outer = current_task_;  // tasks nest: a join runs others while it waits
     for (;;) {
       current_task_ = job;
-      LANTERN_HOOK(*this, TaskBeginPayload{task_id(job), source});
+#if LANTERN_OBSERVER
+      // Per task, an observer costs a counter store and an interest test: the calls are
+      // made only for the hooks it wants (and task_end always when the task threw).
+      if (Observer* obs = observer) [[unlikely]] {
+        if (task_counter_) task_counter_->store(task_counter_->load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+        if (obs->interest.load(std::memory_order_relaxed) & Observer::bit(Hook::task_begin)) report_task_begin(job, source);
+      }
+#endif
       [[maybe_unused]] const bool threw = job->execute(job);
       (void)source;
-      LANTERN_HOOK(*this, TaskEndPayload{task_id(job), threw});
+#if LANTERN_OBSERVER
+      if (Observer* obs = observer) [[unlikely]] {
+        if (threw || (obs->interest.load(std::memory_order_relaxed) & Observer::bit(Hook::task_end))) report_task_end(job, threw);
+      }
+#endif
       // A continuation kept by the task that just ended runs now, before this worker
       // looks anywhere else, so it can never be stranded in the slot.
       job = continuation_;
@@ -127,6 +139,9 @@ class alignas(64) Worker final : public SleepSink {
   // Registry::live_jobs for the readers' side).
   std::atomic<std::uint64_t> jobs_created{0};
   std::atomic<std::uint64_t> jobs_finished{0};
+  // frames: where this worker's heap jobs are allocated (frame_pool.hpp); other workers
+  // only ever call free_remote on it.
+  FramePool frames;
 
   // published_state: the worker's state for readers on other threads (watchdogs,
   // describe_state); a relaxed store on each transition, never read on the hot path.
@@ -184,6 +199,8 @@ class alignas(64) Worker final : public SleepSink {
   // report_push: the push hook for a sampled own-deque push (depth: the deque's depth
   // after it). Out of line so that push() stays inlinable.
   [[gnu::noinline]] void report_push(Job* job, std::int64_t depth) noexcept;
+  [[gnu::noinline]] void report_task_begin(Job* job, TaskSource source) noexcept;
+  [[gnu::noinline]] void report_task_end(Job* job, bool threw) noexcept;
   void sample_not_ready() noexcept;
   Job* find_work(TaskSource* source, bool* more_left);
   void poll_io();
@@ -221,6 +238,8 @@ class alignas(64) Worker final : public SleepSink {
   std::unique_ptr<IoContext> io_;
   std::atomic<bool> io_cancel_requested_{false};
   std::uint32_t continuations_ = 0;
+  // The observer's count of tasks run by this worker (Observer::task_counter), or null.
+  std::atomic<std::uint64_t>* const task_counter_;
 };
 
 // The worker running on this thread, or nullptr. constinit: no TLS wrapper call.

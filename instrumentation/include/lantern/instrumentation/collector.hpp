@@ -24,10 +24,15 @@ struct CollectorOptions {
   // How often the rings are drained: the period adapts between these two. After a pass
   // that found a ring at least a quarter full, the next comes after min_period (a busy
   // fork-join run at level full makes ~30M events/s per worker: a 32k ring fills in
-  // ~1 ms); each quiet pass doubles the wait up to max_period, so an idle program costs
-  // ~500 wake-ups a second.
+  // ~1 ms). After a pass that found some events, the next comes when the busiest ring
+  // would be a quarter full again at the rate just seen (at most twice the last wait);
+  // each pass that found none doubles the wait, up to max_period: an idle program, or a
+  // busy one at level states, costs ~50 wake-ups a second (it was ~500 with a 2 ms cap,
+  // which on a 2-core machine cost fork-join code several % of a core's time slices).
+  // A burst after a quiet spell is seen within max_period; a ring that fills sooner
+  // drops events, counted and marked as always.
   std::chrono::microseconds min_period{100};
-  std::chrono::microseconds max_period{2000};
+  std::chrono::microseconds max_period{20'000};
   std::size_t batch_per_worker = 4096;  // events taken from one ring per pass
 };
 

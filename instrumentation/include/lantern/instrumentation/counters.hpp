@@ -22,13 +22,15 @@ class Counter {
   void add(std::uint64_t n = 1) noexcept { value_.store(value_.load(std::memory_order_relaxed) + n, std::memory_order_relaxed); }
   std::uint64_t get() const noexcept { return value_.load(std::memory_order_relaxed); }
   void set(std::uint64_t v) noexcept { value_.store(v, std::memory_order_relaxed); }
+  // word: the counter itself, for a single writer elsewhere (Observer::task_counter).
+  std::atomic<std::uint64_t>& word() noexcept { return value_; }
 
  private:
   std::atomic<std::uint64_t> value_{0};
 };
 
 struct alignas(64) WorkerCounters {
-  Counter tasks;               // task_begin
+  Counter tasks;               // tasks run: written by core's worker itself (Observer::task_counter)
   Counter tasks_threw;         // task_end with threw = 1
   std::array<Counter, trace::kDistanceCount> steals;  // by distance level
   Counter steal_rounds_failed;

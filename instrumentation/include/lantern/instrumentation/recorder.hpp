@@ -31,6 +31,12 @@ struct RecorderOptions {
   // costs, so recording all of them would double such code's run time (bench/RESULTS.md,
   // "Instrumentation overhead"). Pushes into lanes are always recorded.
   std::uint32_t deque_push_sample = 64;
+  // time_tasks: time every task (the task_duration histogram) at levels off and states
+  // too. Costs two hook calls and two clock reads per task; with false those levels
+  // make no call per task at all (the task count is kept by the worker itself, see
+  // Observer::task_counter), and task_duration stays empty below level tasks. From
+  // level tasks up every task is timed anyway (its events carry the times).
+  bool time_tasks = false;
 };
 
 class Recorder final : public Observer {
@@ -43,6 +49,8 @@ class Recorder final : public Observer {
 
   // The hook: runs on worker `worker`'s thread.
   void on_event(std::uint32_t worker, Hook hook, std::uint64_t a, std::uint64_t b) noexcept override;
+  // task_counter: core's worker counts its tasks straight into counters(worker).tasks.
+  std::atomic<std::uint64_t>* task_counter(std::uint32_t worker) noexcept override;
 
   // Level can change while the scheduler runs; counters are kept at every level.
   void set_level(trace::Level level) noexcept {
@@ -56,6 +64,11 @@ class Recorder final : public Observer {
     // not_ready is a sample that core computes on purpose (a sum over the workers): not
     // asked for when it would not be recorded.
     if (level < trace::info(trace::EventType::not_ready).level) mask &= ~Observer::bit(Hook::not_ready);
+    // Tasks are counted by the workers themselves (task_counter); the task hooks only
+    // for recording or timing them.
+    if (level < trace::info(trace::EventType::task_begin).level && !time_tasks_) {
+      mask &= ~(Observer::bit(Hook::task_begin) | Observer::bit(Hook::task_end));
+    }
     interest.store(mask, std::memory_order_relaxed);
   }
   trace::Level level() const noexcept { return static_cast<trace::Level>(level_.load(std::memory_order_relaxed)); }
@@ -81,12 +94,14 @@ class Recorder final : public Observer {
     static constexpr int kMaxDepth = 256;
     std::array<std::uint64_t, kMaxDepth> task_begin_ticks{};
     int depth = 0;
+    bool core_counts_tasks = false;  // set before the worker starts (task_counter)
   };
   void count(PerWorker& p, Hook hook, std::uint64_t a, std::uint64_t b, std::uint64_t now) noexcept;
   void record(PerWorker& p, const trace::Event& e) noexcept;
 
   std::vector<std::unique_ptr<PerWorker>> workers_;
   double ns_per_tick_;
+  bool time_tasks_;
   alignas(64) std::atomic<std::uint8_t> level_;
 };
 

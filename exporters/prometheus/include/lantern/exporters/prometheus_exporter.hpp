@@ -1,7 +1,8 @@
 // prometheus_exporter.hpp - PrometheusExporter: one object that serves a scheduler's
 // metrics at http://127.0.0.1:9464/metrics for Prometheus to scrape.
 //
-//   lantern::instrumentation::Recorder recorder(workers, {.level = lantern::trace::Level::off});
+//   lantern::instrumentation::Recorder recorder(workers, {.level = lantern::trace::Level::off,
+//                                                         .time_tasks = true});  // task-duration histogram
 //   lantern::Scheduler pool({.workers = workers, .observer = &recorder});
 //   lantern::exporters::PrometheusExporter exporter(pool, recorder);  // serving from here on
 //
