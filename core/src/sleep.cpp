@@ -5,6 +5,7 @@
 #include "lantern/detail/worker.hpp"
 
 #include <algorithm>
+#include <chrono>
 
 namespace lantern::detail {
 
@@ -13,6 +14,21 @@ void wake_latch_sleeper(Sleep* sleep, std::uint32_t worker) noexcept {
   // The wake comes from the calling worker, if it belongs to this pool.
   Worker* me = tls_worker;
   sleep->wake_specific(worker, (me && &me->sleep() == sleep) ? me : nullptr, 1);
+}
+
+void outside_enter(Sleep* sleep) noexcept { sleep->enter_outside(); }
+void outside_leave(Sleep* sleep) noexcept { sleep->leave_outside(); }
+
+void Sleep::wait_outside_done() const noexcept {
+  // Outside threads stay inside for a few hundred nanoseconds (a push and a wake), so
+  // yield first; a thread preempted inside can take a time slice, so then back off.
+  for (int round = 0; outside_inside() != 0; ++round) {
+    if (round < 64) {
+      std::this_thread::yield();
+    } else {
+      std::this_thread::sleep_for(std::chrono::microseconds(50));
+    }
+  }
 }
 
 Sleep::Sleep(std::uint32_t workers) : workers_(workers), slots_(new WorkerSlot[workers]) {}
@@ -50,6 +66,13 @@ void Sleep::new_jobs(std::uint32_t n, bool queue_was_empty, SleepSink* sink, std
     // Idle workers are searching and will find the new job; wake only the shortfall.
     wake_any(n - awake_idle, sink, where);
   }
+}
+
+void Sleep::pass_on(IdleState& idle, SleepSink& sink) noexcept {
+  idle.owes_search = false;
+  // As a post of one job onto a queue that already held work: every awake-idle worker is
+  // not counted on, since the work may have been there when they last looked.
+  if (counters_.load().sleeping() > 0) wake_any(1, &sink, SleepSink::kNowhere);
 }
 
 bool Sleep::wake_specific(std::uint32_t worker, SleepSink* sink, std::uint64_t why) noexcept {
@@ -131,6 +154,8 @@ void Sleep::sleep(IdleState& idle, Latch& latch, bool (*has_injected)(void*), vo
   const std::uint64_t now = ticks_now();
   sink.was_woken(slot.woken_by, slot.woken_why, now > slot.woken_at_ticks ? now - slot.woken_at_ticks : 0,
                  slot.woken_where);
+  // A wake for work is a debt until this worker has searched (Worker::wait_until_cold).
+  if (slot.woken_why == static_cast<std::uint64_t>(WakeWhy::work)) idle.owes_search = true;
   back_to_idle(StateReason::woken, 0);
 }
 

@@ -10,6 +10,7 @@
 namespace lantern::detail {
 
 constinit thread_local Worker* tls_worker = nullptr;
+constinit thread_local Sleep* tls_pool_sleep = nullptr;
 
 Worker::Worker(Registry& registry, std::uint32_t idx, LaneMirror* mirror, Observer* obs)
     : index(idx),
@@ -32,6 +33,7 @@ void Worker::set_steal_order(std::vector<Victim> victims) {
 
 void Worker::main(bool pin, int os_cpu) {
   tls_worker = this;
+  tls_pool_sleep = sleep_;
   // Pin only to a CPU this process may run on (taskset, cgroup cpusets).
   cpu_set_t allowed;
   CPU_ZERO(&allowed);
@@ -47,6 +49,7 @@ void Worker::main(bool pin, int os_cpu) {
   wait_until(terminate);
   set_state(WorkerState::idle, StateReason::stopping);
   tls_worker = nullptr;
+  tls_pool_sleep = nullptr;
 }
 
 void Worker::wait_until_cold(Latch& latch) {
@@ -62,9 +65,13 @@ void Worker::wait_until_cold(Latch& latch) {
     Job* found = nullptr;
     while (!latch.probe()) {
       found = find_work(&source, &more_left);
+      idle.owes_search = false;  // searched since any wake for work
       if (found) break;
       sleep_->no_work_found(idle, latch, [this] { return registry_->has_injected_work(); }, *this);
     }
+    // Woken for work, but the latch was set before we searched: the work is someone
+    // else's to find now, and that someone may be asleep (SLEEP.md).
+    if (idle.owes_search) sleep_->pass_on(idle, *this);
     sleep_->work_found(found && more_left, found_at_, *this);
     if (found) execute(found, source);
   }

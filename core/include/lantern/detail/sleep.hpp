@@ -22,6 +22,10 @@ struct IdleState {
   std::uint32_t jec_when_sleepy = 0;
   bool sleepy = false;
   std::uint64_t started_ticks = 0;  // when the search began (the spin phase's time bound)
+  // A waker took this worker out of the sleeping count for new work (WakeWhy::work), and
+  // the worker has not searched since: it owes that work a search. If it leaves its wait
+  // without one (its latch was set meanwhile) it must pass the wake on (Sleep::pass_on).
+  bool owes_search = false;
 };
 
 // SleepSink lets the protocol report state transitions without knowing the observer.
@@ -79,6 +83,12 @@ class Sleep {
   template <class HasInjected>
   void no_work_found(IdleState& idle, Latch& latch, HasInjected&& has_injected_work, SleepSink& sink);
 
+  // pass_on: the worker was woken for work (idle.owes_search) but returns to its own
+  // task without searching, because its latch was set. Whatever that wake was for may
+  // still be queued: wake one more sleeper in its place (SLEEP.md, "A latch never
+  // swallows a wake for work").
+  void pass_on(IdleState& idle, SleepSink& sink) noexcept;
+
   // new_internal_jobs: a worker pushed n jobs onto its own deque.
   void new_internal_jobs(std::uint32_t n, bool queue_was_empty, SleepSink* sink) noexcept {
     new_jobs(n, queue_was_empty, sink, sink->sink_index());
@@ -99,6 +109,16 @@ class Sleep {
   std::uint32_t wake_any(std::uint32_t n, SleepSink* sink, std::uint32_t where) noexcept;
 
   CounterValue counters() const noexcept { return counters_.load(); }
+
+  // --- outside threads and the destructor (SLEEP.md, "Outside threads and the destructor") ---
+  // A thread that is not one of this pool's workers enters before it publishes anything
+  // a worker can complete (a lane push, a latch's SET) and leaves after its last touch of
+  // this object; the Registry's destructor waits until none is inside (wait_outside_done)
+  // before anything is freed. Workers need no entry: the destructor joins them.
+  void enter_outside() noexcept { outside_.fetch_add(1, std::memory_order_seq_cst); }
+  void leave_outside() noexcept { outside_.fetch_sub(1, std::memory_order_release); }
+  std::uint32_t outside_inside() const noexcept { return outside_.load(std::memory_order_acquire); }
+  void wait_outside_done() const noexcept;
   std::uint32_t workers() const noexcept { return workers_; }
 
  private:
@@ -139,6 +159,7 @@ class Sleep {
   std::unique_ptr<WorkerSlot[]> slots_;
   int hint_read_fd_ = -1;
   int hint_write_fd_ = -1;
+  alignas(64) std::atomic<std::uint32_t> outside_{0};  // outside threads inside (see enter_outside)
 
  public:
   // register_io: worker `worker`'s context, for targeted wakes (before workers start).
