@@ -151,11 +151,17 @@ void Sleep::sleep(IdleState& idle, Latch& latch, bool (*has_injected)(void*), vo
   sink.sleep_state(WorkerState::sleeping, StateReason::fell_asleep);
   slot.is_blocked = true;
   while (slot.is_blocked) slot.condvar.wait(lock);
+  const std::uint32_t woken_by = slot.woken_by;
+  const std::uint64_t woken_why = slot.woken_why;
+  const std::uint64_t woken_at = slot.woken_at_ticks;
+  const std::uint32_t woken_where = slot.woken_where;
+  // The hooks below run user code (an observer): not under the slot mutex, which a
+  // latch's setter may be waiting for.
+  lock.unlock();
   const std::uint64_t now = ticks_now();
-  sink.was_woken(slot.woken_by, slot.woken_why, now > slot.woken_at_ticks ? now - slot.woken_at_ticks : 0,
-                 slot.woken_where);
+  sink.was_woken(woken_by, woken_why, now > woken_at ? now - woken_at : 0, woken_where);
   // A wake for work is a debt until this worker has searched (Worker::wait_until_cold).
-  if (slot.woken_why == static_cast<std::uint64_t>(WakeWhy::work)) idle.owes_search = true;
+  if (woken_why == static_cast<std::uint64_t>(WakeWhy::work)) idle.owes_search = true;
   back_to_idle(StateReason::woken, 0);
 }
 
