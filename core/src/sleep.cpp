@@ -68,13 +68,6 @@ void Sleep::new_jobs(std::uint32_t n, bool queue_was_empty, SleepSink* sink, std
   }
 }
 
-void Sleep::pass_on(IdleState& idle, SleepSink& sink) noexcept {
-  idle.owes_search = false;
-  // As a post of one job onto a queue that already held work: every awake-idle worker is
-  // not counted on, since the work may have been there when they last looked.
-  if (counters_.load().sleeping() > 0) wake_any(1, &sink, SleepSink::kNowhere);
-}
-
 bool Sleep::wake_specific(std::uint32_t worker, SleepSink* sink, std::uint64_t why) noexcept {
   if (uses_hints()) return wake_specific_io(worker, sink, why);
   return wake_slot(worker, sink, why, SleepSink::kNowhere);

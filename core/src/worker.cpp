@@ -69,10 +69,11 @@ void Worker::wait_until_cold(Latch& latch) {
       if (found) break;
       sleep_->no_work_found(idle, latch, [this] { return registry_->has_injected_work(); }, *this);
     }
-    // Woken for work, but the latch was set before we searched: the work is someone
-    // else's to find now, and that someone may be asleep (SLEEP.md).
-    if (idle.owes_search) sleep_->pass_on(idle, *this);
     sleep_->work_found(found && more_left, found_at_, *this);
+    // Leaving for our latch, not for work: a poster may have counted on us (woken us for
+    // work we never searched for, or skipped a wake because we were idle and awake), and
+    // the work is someone else's to find now - who may be asleep (SLEEP.md).
+    if (!found) sleep_->leave_for_latch(idle, [this] { return registry_->has_injected_work(); }, *this);
     if (found) execute(found, source);
   }
   // The latch is set: the caller resumes its own task.

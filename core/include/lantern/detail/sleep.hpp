@@ -24,7 +24,8 @@ struct IdleState {
   std::uint64_t started_ticks = 0;  // when the search began (the spin phase's time bound)
   // A waker took this worker out of the sleeping count for new work (WakeWhy::work), and
   // the worker has not searched since: it owes that work a search. If it leaves its wait
-  // without one (its latch was set meanwhile) it must pass the wake on (Sleep::pass_on).
+  // without one (its latch was set meanwhile) it must pass the wake on
+  // (Sleep::leave_for_latch).
   bool owes_search = false;
 };
 
@@ -83,11 +84,22 @@ class Sleep {
   template <class HasInjected>
   void no_work_found(IdleState& idle, Latch& latch, HasInjected&& has_injected_work, SleepSink& sink);
 
-  // pass_on: the worker was woken for work (idle.owes_search) but returns to its own
-  // task without searching, because its latch was set. Whatever that wake was for may
-  // still be queued: wake one more sleeper in its place (SLEEP.md, "A latch never
-  // swallows a wake for work").
-  void pass_on(IdleState& idle, SleepSink& sink) noexcept;
+  // leave_for_latch: the worker ends its idle period because its latch was set, not
+  // because it found work (call after work_found). Posters may have counted on it: one
+  // that woke it for work (idle.owes_search), or one that skipped a wake because it was
+  // idle and awake. If it owes a search or a lane holds work, and somebody sleeps, it
+  // wakes one sleeper in its place (SLEEP.md, "A latch never swallows a wake for work").
+  template <class HasInjected>
+  void leave_for_latch(IdleState& idle, HasInjected&& has_injected_work, SleepSink& sink) {
+    const bool owed = idle.owes_search;
+    idle.owes_search = false;
+    // seq_cst load after work_found's seq_cst RMW: a sleeper a poster relied on is seen.
+    if (counters_.load().sleeping() == 0) return;
+    // LeaveFence: pairs with new_injected_jobs' fence, as the SleepFence does: either the
+    // poster saw us no longer idle (and woke somebody itself) or we see its lane push.
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    if (owed || has_injected_work()) wake_any(1, &sink, SleepSink::kNowhere);
+  }
 
   // new_internal_jobs: a worker pushed n jobs onto its own deque.
   void new_internal_jobs(std::uint32_t n, bool queue_was_empty, SleepSink* sink) noexcept {
