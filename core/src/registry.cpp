@@ -45,6 +45,9 @@ Registry::Registry(SchedulerOptions options)
       help_min_wait_ticks_(ns_to_ticks(options_.help_min_wait_us * 1000.0)),
       sleep_(worker_count_),
       mirrors_(new LaneMirror[worker_count_]) {
+  if (options_.max_wait_depth == 0) {
+    throw std::invalid_argument("lantern: SchedulerOptions::max_wait_depth must be at least 1");
+  }
   workers_.reserve(worker_count_);
   for (std::uint32_t i = 0; i < worker_count_; ++i) {
     workers_.push_back(std::make_unique<Worker>(*this, i, &mirrors_[i], options_.observer));

@@ -5,6 +5,8 @@
 #include <pthread.h>
 #include <sched.h>
 
+#include <string>
+
 #include "lantern/detail/registry.hpp"
 
 namespace lantern::detail {
@@ -20,7 +22,17 @@ Worker::Worker(Registry& registry, std::uint32_t idx, LaneMirror* mirror, Observ
       registry_(&registry),
       sleep_(&registry.sleep()),
       owner_(deque),
-      rng_(0x9E3779B97F4A7C15ULL * (idx + 1)) {}
+      rng_(0x9E3779B97F4A7C15ULL * (idx + 1)),
+      max_wait_depth_(registry.options().max_wait_depth) {}
+
+void Worker::throw_wait_depth() const {
+  throw WaitDepthError("lantern: a wait on worker " + std::to_string(index) + " would nest " +
+                       std::to_string(wait_depth_ + 1) + " waits deep, more than SchedulerOptions::max_wait_depth (" +
+                       std::to_string(max_wait_depth_) +
+                       "): each wait runs other tasks on the same stack, so a chain of tasks that each wait for the "
+                       "next one would overflow it. Raise max_wait_depth (with a larger stack) or let the chain "
+                       "continue without waiting (spawn_after, TaskGroup)");
+}
 
 void Worker::set_steal_order(std::vector<Victim> victims) {
   victims_ = std::move(victims);
@@ -53,6 +65,12 @@ void Worker::main(bool pin, int os_cpu) {
 }
 
 void Worker::wait_until_cold(Latch& latch) {
+  // Counted for max_wait_depth (tasks are noexcept: nothing unwinds through here).
+  ++wait_depth_;
+  struct Leave {
+    std::uint32_t& depth;
+    ~Leave() { --depth; }
+  } leave{wait_depth_};
   TaskSource source = TaskSource::own_deque;
   bool more_left = false;
   while (!latch.probe()) {

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <new>
 #include <stdexcept>
@@ -329,6 +330,49 @@ TEST_P(Strategy, JoinRunsTheSecondHalfWhenTheFirstThrows) {
                  std::runtime_error);
     EXPECT_EQ(b_done.load(), 1);
   }
+}
+
+// ---------------------------------------------------------------------------------
+// Defect 7: each task submits one child and waits for it; every wait runs the child on
+// the same stack. Before the fix about 30,000 levels overflowed the worker's stack
+// (SIGSEGV, no message: this test crashed). Now the wait past max_wait_depth throws.
+// ---------------------------------------------------------------------------------
+TEST_P(Strategy, DeeplyNestedWaitsThrowInsteadOfOverflowingTheStack) {
+  for (std::uint32_t limit : {0u, 10u}) {  // 0: the default limit
+    std::function<int(int)> level;          // declared before the pool: outlives its tasks
+    auto o = options(1);                    // one worker: every level nests on one stack
+    if (limit) o.max_wait_depth = limit;
+    Scheduler pool(o);
+    Watchdog dog("nested waits", 60s, dump(pool));
+    std::atomic<std::uint32_t> deepest{0};
+    std::atomic<bool> refused{false};  // the task left behind by the refused wait then returns at once
+    level = [&](int d) -> int {
+      const std::uint32_t depth = lantern::detail::tls_worker->wait_depth();
+      if (depth > deepest.load()) deepest = depth;
+      if (d == 0 || refused.load()) return 0;
+      auto child = pool.submit([&level, d] { return level(d - 1); });
+      try {
+        return child.get() + 1;
+      } catch (const lantern::WaitDepthError&) {
+        refused = true;
+        throw;
+      }
+    };
+    const std::uint32_t max = limit ? limit : lantern::SchedulerOptions{}.max_wait_depth;
+    // A chain within the limit completes.
+    EXPECT_EQ(pool.run([&] { return level(static_cast<int>(max) - 1); }), static_cast<int>(max) - 1);
+    // A chain far deeper than any stack allows fails with the documented exception.
+    try {
+      pool.run([&] { return level(100000); });
+      ADD_FAILURE() << "a 100,000-level chain of waits did not throw";
+    } catch (const lantern::WaitDepthError& e) {
+      EXPECT_NE(std::string(e.what()).find("max_wait_depth"), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(deepest.load(), max) << "the deepest wait a task ran in";
+  }
+  lantern::SchedulerOptions bad;
+  bad.max_wait_depth = 0;
+  EXPECT_THROW(Scheduler{bad}, std::invalid_argument);
 }
 
 }  // namespace

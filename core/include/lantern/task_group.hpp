@@ -30,7 +30,7 @@ class TaskGroup {
   TaskGroup& operator=(const TaskGroup&) = delete;
   ~TaskGroup() {
     try {
-      wait();
+      wait(/*may_refuse=*/false);  // the tasks refer to *this: always wait for them
     } catch (...) {
     }
   }
@@ -56,12 +56,20 @@ class TaskGroup {
   // wait returns when every spawned task has finished; rethrows the first exception
   // (once). Only one thread may wait at a time, and no task may be spawned into the
   // group from another thread while it waits.
-  void wait() {
+  // On a worker, throws WaitDepthError (without waiting) if the wait would nest deeper
+  // than SchedulerOptions::max_wait_depth; the destructor still waits.
+  void wait() { wait(/*may_refuse=*/true); }
+
+ private:
+  void wait(bool may_refuse) {
     // pending_ counts unfinished tasks plus one reference held by the waiter, so it
     // reaches zero exactly once per wait, in the task that finishes last - or here, if
     // none is left. That task's set() is then the only one, and it happens while we
     // wait for it: we return only after seeing SET, so the task is done touching us.
     if (pending_.load(std::memory_order_acquire) != 1) {
+      // WaitDepthError rather than a stack overflow; before the waiter's reference is
+      // dropped, so a throw leaves the group as it was.
+      if (detail::Worker* w = registry_->current_worker(); w && may_refuse) w->check_wait_depth();
       if (pending_.fetch_sub(1, std::memory_order_acq_rel) != 1) {
         if (detail::Worker* w = registry_->current_worker()) {
           w->wait_until(done_);
@@ -80,7 +88,6 @@ class TaskGroup {
     if (error) std::rethrow_exception(error);
   }
 
- private:
   explicit TaskGroup(detail::Registry* registry) : registry_(registry), done_(&registry->sleep(), /*external_waiters=*/true) {}
   static detail::Registry* current_registry() {
     detail::Worker* w = detail::tls_worker;

@@ -109,6 +109,14 @@ class alignas(64) Worker final : public SleepSink {
   void wait_until(Latch& latch) {
     if (!latch.probe()) wait_until_cold(latch);
   }
+  // check_wait_depth: called by a wait that may throw (Future, TaskHandle, Signal,
+  // TaskGroup) before it starts waiting; throws WaitDepthError if the wait would nest
+  // deeper than SchedulerOptions::max_wait_depth.
+  void check_wait_depth() const {
+    if (wait_depth_ >= max_wait_depth_) [[unlikely]] throw_wait_depth();
+  }
+  // wait_depth: how many waits are nested on this worker's stack right now.
+  std::uint32_t wait_depth() const noexcept { return wait_depth_; }
 
   Registry& registry() const noexcept { return *registry_; }
   // current_task: the job this worker is running (or ran last); its task_id is what
@@ -181,6 +189,7 @@ class alignas(64) Worker final : public SleepSink {
     (void)why;
   }
   void wait_until_cold(Latch& latch);
+  [[noreturn, gnu::noinline]] void throw_wait_depth() const;
   // report_push: the push hook for a sampled own-deque push (depth: the deque's depth
   // after it). Out of line so that push() stays inlinable.
   [[gnu::noinline]] void report_push(Job* job, std::int64_t depth) noexcept;
@@ -221,6 +230,8 @@ class alignas(64) Worker final : public SleepSink {
   std::unique_ptr<IoContext> io_;
   std::atomic<bool> io_cancel_requested_{false};
   std::uint32_t continuations_ = 0;
+  std::uint32_t wait_depth_ = 0;  // waits nested on this thread's stack (wait_until_cold)
+  std::uint32_t max_wait_depth_;  // SchedulerOptions::max_wait_depth
 };
 
 // The worker running on this thread, or nullptr. constinit: no TLS wrapper call.
