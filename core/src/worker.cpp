@@ -132,6 +132,20 @@ Job* Worker::find_work(TaskSource* source, bool* more_left) {
   return steal(source, more_left);
 }
 
+void Worker::help_from_join() {
+  join_help_countdown_ = kJoinHelpInterval;
+  // Every lane once (a lane task due on any of them starts within one interval of joins);
+  // try_help keeps its own round robin, so this is n ordinary help checks.
+  const std::uint32_t n = registry_->worker_count();
+  for (std::uint32_t i = 0; i < n; ++i) {
+    TaskSource source;
+    if (Job* job = try_help(&source)) {
+      execute(job, source);
+      return;
+    }
+  }
+}
+
 bool Worker::join_rest(Job* popped, Job* target, Latch& latch) {
   // Anything popped before `target` was pushed by the first half (a spawn): ours to run.
   for (Job* job = popped; job; job = pop()) {

@@ -375,6 +375,39 @@ TEST_P(Strategy, DeeplyNestedWaitsThrowInsteadOfOverflowingTheStack) {
   EXPECT_THROW(Scheduler{bad}, std::invalid_argument);
 }
 
+// ---------------------------------------------------------------------------------
+// Defect 5: helping lived only in find_work, which a fork-join computation whose halves
+// are not stolen never calls: a lane task submitted during fib waited until fib ended.
+// Before the fix (checked by building this test with -DLANTERN_JOIN_HELP_INTERVAL=0)
+// the lane task started after fib in every run on 1 worker.
+// ---------------------------------------------------------------------------------
+TEST_P(Strategy, LanesAreHelpedDuringForkJoin) {
+  for (std::uint32_t workers : {1u, 2u}) {
+    Scheduler pool(options(workers));
+    Watchdog dog("lane task during fib", 120s, dump(pool));
+    std::atomic<bool> fib_started{false};
+    std::atomic<bool> fib_done{false};
+    std::atomic<bool> lane_ran{false};
+    std::atomic<bool> lane_ran_during_fib{false};
+    std::thread outside([&] {
+      while (!fib_started.load()) std::this_thread::yield();
+      pool.submit_to_lane(0, [&] {
+        lane_ran_during_fib = !fib_done.load();
+        lane_ran = true;
+      });
+    });
+    // fib until the lane task ran, in rounds (bounded: 200 rounds of fib(25)).
+    pool.run([&] {
+      fib_started = true;
+      for (int round = 0; round < 200 && !lane_ran.load(); ++round) lantern::testing::fib(25);
+      fib_done = true;
+    });
+    outside.join();
+    pool.run([] {});
+    EXPECT_TRUE(lane_ran_during_fib.load()) << workers << " worker(s): the lane task waited for fork-join to end";
+  }
+}
+
 }  // namespace
 
 INSTANTIATE_TEST_SUITE_P(Strategies, Strategy, ::testing::Values(SleepStrategy::condvar, SleepStrategy::io_uring),

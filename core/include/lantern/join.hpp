@@ -45,6 +45,10 @@ void join(A&& a, B&& b) {
   }
   detail::StackJob<std::remove_reference_t<B>> job_b(b, &worker->sleep(), /*external_waiter=*/false);
   worker->push(&job_b);
+  // Helping on the join path: a computation whose halves are never stolen never reaches
+  // find_work's help check, so every kJoinHelpInterval joins this one serves a lane task
+  // that waited too long (HELPING.md, "On the join path"); job_b stays stealable.
+  if (worker->join_help_due()) [[unlikely]] worker->help_from_join();
 
   std::exception_ptr error_a;
   try {

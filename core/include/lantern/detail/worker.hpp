@@ -30,6 +30,13 @@ class alignas(64) Worker final : public SleepSink {
   // (round robin, its own included) and helps it if it waited too long. 16 keeps the
   // check (one rdtsc, two relaxed loads) under ~5% of a minimal task's cost.
   static constexpr std::uint32_t kHelpCheckInterval = 16;
+  // ... and every this many joins, since a fork-join computation whose halves are never
+  // stolen never calls find_work (HELPING.md, "On the join path"). Compile with
+  // -DLANTERN_JOIN_HELP_INTERVAL=0 to leave the check out (the benchmark's baseline).
+#ifndef LANTERN_JOIN_HELP_INTERVAL
+#define LANTERN_JOIN_HELP_INTERVAL 1024
+#endif
+  static constexpr std::uint32_t kJoinHelpInterval = LANTERN_JOIN_HELP_INTERVAL;
   // A lane is helped when its head waited more than kHelpBias times the helper's own
   // average wait: short bursts (a preempted worker) do not trigger migrations.
   static constexpr std::uint64_t kHelpBias = 4;
@@ -67,6 +74,16 @@ class alignas(64) Worker final : public SleepSink {
     sleep_->new_internal_jobs(1, before == 0, this);
   }
   Job* pop() noexcept { return owner_.pop(); }
+  // join_help_due: join's countdown to its next help check (one decrement per join).
+  bool join_help_due() noexcept {
+    if constexpr (kJoinHelpInterval == 0) {
+      return false;
+    } else {
+      return --join_help_countdown_ == 0;
+    }
+  }
+  // help_from_join: the help check on the join path; runs an overdue lane task here.
+  [[gnu::noinline]] void help_from_join();
   void execute(Job* job, TaskSource source) noexcept {
     set_state(WorkerState::active, StateReason::found_work);
     Job* const outer = current_task_;  // tasks nest: a join runs others while it waits
@@ -230,6 +247,7 @@ class alignas(64) Worker final : public SleepSink {
   std::unique_ptr<IoContext> io_;
   std::atomic<bool> io_cancel_requested_{false};
   std::uint32_t continuations_ = 0;
+  std::uint32_t join_help_countdown_ = kJoinHelpInterval;
   std::uint32_t wait_depth_ = 0;  // waits nested on this thread's stack (wait_until_cold)
   std::uint32_t max_wait_depth_;  // SchedulerOptions::max_wait_depth
 };
