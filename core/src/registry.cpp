@@ -27,7 +27,7 @@ std::uint32_t resolve_worker_count(std::uint32_t requested) {
 
 Topology resolve_topology(const std::string& spec, std::vector<std::string>* warnings) {
   if (spec.empty()) {
-    Topology t = Topology::from_sysfs("/sys/devices/system", warnings);
+    Topology t = Topology::from_machine(warnings);
     return t.cpu_count() > 0 ? t : Topology::flat(1);
   }
   std::string error;
@@ -54,7 +54,9 @@ Registry::Registry(SchedulerOptions options)
     workers_.back()->set_steal_order(steal_order(topology_, i, worker_count_));
   }
   if (options_.sleep_strategy == SleepStrategy::io_uring) setup_io_strategy();
-  const bool pin = options_.pin_workers && topology_.source() == "sysfs";
+  // Only this machine's CPUs carry an OS number (os_cpu >= 0); synthetic ones (a spec,
+  // another machine's hwloc description) are -1, and Worker::main never pins those.
+  const bool pin = options_.pin_workers;
   for (std::uint32_t i = 0; i < worker_count_; ++i) {
     const int os_cpu = topology_.cpus()[i % topology_.cpu_count()].os_cpu;
     Worker* w = workers_[i].get();
@@ -107,7 +109,7 @@ void Registry::inject(Job* job, int lane) {
   // destructor waits for the count; SLEEP.md, "Outside threads and the destructor").
   if (!me) sleep_.enter_outside();
   const std::uint32_t before = workers_[target]->lane.push(job, ticks_now());
-  if (me) LANTERN_HOOK(*me, push, task_id(job), target + 1);
+  if (me) LANTERN_HOOK(*me, PushPayload::into_lane(task_id(job), target));
   sleep_.new_injected_jobs(1, before == 0, me, target);
   if (!me) sleep_.leave_outside();
 }

@@ -158,7 +158,7 @@ class HoldWokenWorker final : public lantern::Observer {
   HoldWokenWorker() { interest.store(bit(lantern::Hook::wake), std::memory_order_relaxed); }
   void on_event(std::uint32_t worker, lantern::Hook hook, std::uint64_t a, std::uint64_t) noexcept override {
     if (hook != lantern::Hook::wake) return;
-    if ((a >> 32) != static_cast<std::uint64_t>(lantern::WakeWhy::work)) return;
+    if (lantern::WakePayload::decode(a, 0).why != lantern::WakeCause::work) return;
     if (!armed.load() || worker != target.load()) return;
     armed = false;
     held = true;
@@ -239,7 +239,7 @@ class HoldIdleWorker final : public lantern::Observer {
  public:
   HoldIdleWorker() { interest.store(bit(lantern::Hook::state), std::memory_order_relaxed); }
   void on_event(std::uint32_t worker, lantern::Hook hook, std::uint64_t a, std::uint64_t) noexcept override {
-    if (hook != lantern::Hook::state || (a & 0xff) != static_cast<std::uint64_t>(lantern::WorkerState::idle)) return;
+    if (hook != lantern::Hook::state || lantern::StatePayload::decode(a, 0).to != lantern::WorkerState::idle) return;
     if (!armed.load() || worker != target.load()) return;
     armed = false;
     held = true;

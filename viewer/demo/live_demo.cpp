@@ -8,11 +8,15 @@
 // Workloads, repeated until --seconds have passed (or once with --once): fork-join
 // fib(N), bursts of submitted tasks with idle gaps (workers sleep and are woken), and a
 // flooded worker whose lane other workers help.
-#include <lantern/instrumentation/collector.hpp>
+//
+// It is observed through lantern::observe (lantern/observe.hpp), the path every app
+// takes: its options are observe's settings, the LANTERN_* variables fill in the rest,
+// and a flight recorder (the last 30 s) is dumped by `kill -USR2`.
 #include <lantern/instrumentation/recorder.hpp>
 #include <lantern/instrumentation/stream_server.hpp>
-#include <lantern/instrumentation/trace_sinks.hpp>
 #include <lantern/lantern.hpp>
+#include <lantern/observe.hpp>
+#include <lantern/tools/program_cli.hpp>
 
 #include <atomic>
 #include <chrono>
@@ -67,17 +71,29 @@ void flood(lantern::Scheduler& pool) {
   while (done.load() < total) std::this_thread::yield();
 }
 
-[[noreturn]] void usage(int code) {
-  std::fprintf(code ? stderr : stdout,
-               "usage: lantern_live_demo [--stream HOST:PORT | --view] [--workers N] [--topology SPEC]\n"
-               "                         [--level states|tasks|full] [--ring EVENTS_PER_WORKER] [--client-buffer BYTES]\n"
-               "                         [--fib N] [--seconds S | --once] [--wait-for-viewer] [--trace FILE]\n"
-               "  --stream HOST:PORT  serve the live trace there (else LANTERN_STREAM, if set)\n"
-               "  --view              launch lantern-view on this app (LANTERN_VIEW: its path)\n"
-               "  --once              run fib(N) once and exit (what the live benchmark measures)\n"
-               "  --wait-for-viewer   start the workload only once a viewer is connected\n");
-  std::exit(code);
-}
+constexpr const char* kUsage =
+    "usage: lantern_live_demo [--stream HOST:PORT | --view] [--workers N] [--topology SPEC]\n"
+    "                         [--level states|tasks|full] [--ring EVENTS_PER_WORKER] [--client-buffer BYTES]\n"
+    "                         [--fib N] [--seconds S | --once] [--wait-for-viewer] [--trace FILE]\n"
+    "  --stream HOST:PORT  serve the live trace there (else LANTERN_STREAM, if set); ':PORT' is\n"
+    "                      127.0.0.1, port 0 any free port\n"
+    "  --view              launch lantern-view on this app (LANTERN_VIEW: its path)\n"
+    "  --workers N         worker threads (default: one per hardware thread)\n"
+    "  --topology SPEC     steal order from a synthetic layout, e.g. \"2 sockets x 4 cores\"\n"
+    "  --level L           what is recorded: states, tasks or full (default)\n"
+    "  --ring N            events per worker ring (default 32768)\n"
+    "  --client-buffer B   bytes queued per viewer before chunks are dropped (default 16 MiB)\n"
+    "  --fib N             the fork-join workload's fib(N) (default 30)\n"
+    "  --seconds S         repeat the workloads for S seconds (default 30)\n"
+    "  --once              run fib(N) once and exit (what the live benchmark measures)\n"
+    "  --wait-for-viewer   start the workload only once a viewer is connected\n"
+    "  --trace FILE        also record a trace file\n"
+    "  --version           the version and the trace format version\n"
+    "  -h, --help          this text\n"
+    "LANTERN_TRACE, LANTERN_LEVEL, LANTERN_METRICS, LANTERN_STREAM, LANTERN_FLIGHT (default 30s:\n"
+    "`kill -USR2 PID` dumps it) and LANTERN_FLIGHT_DIR apply where no option says otherwise.\n"
+    "Options follow README.md, \"Command-line conventions\"; exit status 2: bad options,\n"
+    "1: something observing the run failed (on stderr).\n";
 
 }  // namespace
 
@@ -87,67 +103,42 @@ int main(int argc, char** argv) {
   int fib_n = 30;
   double seconds = 30;
   lantern::SchedulerOptions options;
-  lantern::trace::Level level = lantern::trace::Level::full;
-  std::size_t ring = 1 << 15;
-  std::size_t client_buffer = 16u << 20;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    auto value = [&] {
-      if (i + 1 >= argc) usage(2);
-      return std::string(argv[++i]);
-    };
-    if (arg == "--stream") stream = value();
-    else if (arg == "--view") view = true;
-    else if (arg == "--topology") options.topology = value();
-    else if (arg == "--client-buffer") client_buffer = static_cast<std::size_t>(std::atol(value().c_str()));
-    else if (arg == "--ring") ring = static_cast<std::size_t>(std::atol(value().c_str()));
-    else if (arg == "--workers") options.workers = static_cast<std::uint32_t>(std::atoi(value().c_str()));
-    else if (arg == "--fib") fib_n = std::atoi(value().c_str());
-    else if (arg == "--seconds") seconds = std::atof(value().c_str());
-    else if (arg == "--once") once = true;
-    else if (arg == "--wait-for-viewer") wait_for_viewer = true;
-    else if (arg == "--trace") trace_path = value();
-    else if (arg == "--level") {
-      const std::string v = value();
-      level = v == "states" ? lantern::trace::Level::states : v == "tasks" ? lantern::trace::Level::tasks : lantern::trace::Level::full;
-    } else if (arg == "--help") usage(0);
-    else usage(2);
+  std::string level_name;
+  std::size_t ring = 0;           // 0: the Recorder's default (32768)
+  std::size_t client_buffer = 0;  // 0: the stream's default (16 MiB)
+  {
+    lantern::tools::Program program("lantern_live_demo", kUsage);
+    CLI::App& app = program.app();
+    app.add_option("--stream", stream)->check(lantern::tools::address_check({.allow_port_zero = true}));
+    app.add_flag("--view", view);
+    app.add_option("--topology", options.topology);
+    lantern::tools::number_option<std::size_t>(app, "--client-buffer", &client_buffer, 1, std::size_t{1} << 40);
+    lantern::tools::number_option<std::size_t>(app, "--ring", &ring, 2, std::size_t{1} << 28);
+    lantern::tools::number_option(app, "--workers", &options.workers, 1u, lantern::kMaxWorkers);
+    lantern::tools::number_option(app, "--fib", &fib_n, 0, 60);
+    lantern::tools::number_option(app, "--seconds", &seconds, 0.0, 86400.0, "seconds from 0 to 86400");
+    app.add_flag("--once", once);
+    app.add_flag("--wait-for-viewer", wait_for_viewer);
+    app.add_option("--trace", trace_path);
+    lantern::tools::choice_option(app, "--level", &level_name, {"states", "tasks", "full"});
+    if (const auto exit_status = program.parse(argc, argv)) return *exit_status;
   }
-  const unsigned workers = options.workers ? options.workers : std::max(1u, std::thread::hardware_concurrency());
-  lantern::instrumentation::Recorder recorder(workers, {.level = level, .ring_capacity = ring});
-  options.observer = &recorder;
-  lantern::instrumentation::Collector collector(recorder);
-  lantern::Scheduler pool(options);
-  const auto header = lantern::instrumentation::make_trace_header(pool, "lantern_live_demo");
-
-  lantern::instrumentation::StreamHandle live;
-  std::string error;
-  if (view) {
-    live = lantern::instrumentation::open_viewer(collector, header, &error);
-    if (!error.empty()) std::fprintf(stderr, "lantern_live_demo: %s\n", error.c_str());
-  } else if (!stream.empty()) {
-    lantern::instrumentation::StreamOptions o;
-    o.client_buffer_bytes = client_buffer;
-    const auto colon = stream.rfind(':');
-    if (colon != std::string::npos && colon > 0) o.host = stream.substr(0, colon);
-    o.port = static_cast<std::uint16_t>(std::atoi(stream.c_str() + (colon == std::string::npos ? 0 : colon + 1)));
-    live = lantern::instrumentation::start_stream(collector, header, o, &error);
-    if (!live) {
-      std::fprintf(stderr, "lantern_live_demo: %s\n", error.c_str());
-      return 1;
-    }
-    std::fprintf(stderr, "lantern_live_demo: streaming on %s\n", live->address().c_str());
-  } else {
-    live = lantern::instrumentation::maybe_start_stream_from_env(collector, header);
+  lantern::ObserveOptions observe_options{.program = "lantern_live_demo", .counters = true, .view = view,
+                                          .ring_capacity = ring, .stream_client_buffer_bytes = client_buffer};
+  observe_options.defaults = {.level = "full", .flight = "30s"};
+  if (!stream.empty()) observe_options.settings.stream = stream;
+  if (!trace_path.empty()) observe_options.settings.trace = trace_path;
+  if (!level_name.empty()) observe_options.settings.level = level_name;
+  lantern::Observation obs = lantern::observe(options, observe_options);
+  lantern::Scheduler& pool = obs.scheduler();
+  const lantern::instrumentation::Recorder& recorder = *obs.recorder();
+  // An explicit --stream that cannot be served is this program's purpose failing.
+  if (!stream.empty() && !obs.stream()) {
+    std::fprintf(stderr, "lantern_live_demo: cannot stream on %s (above: why)\n", stream.c_str());
+    return 1;
   }
-  std::shared_ptr<lantern::instrumentation::TraceFileSink> file;
-  if (!trace_path.empty()) {
-    file = std::make_shared<lantern::instrumentation::TraceFileSink>(trace_path, header);
-    collector.attach(file);
-  }
-  collector.start();
-  if (wait_for_viewer && live) {
-    while (live->stats().clients == 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  if (wait_for_viewer && obs.stream()) {
+    while (obs.stream()->stats().clients == 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
 
   const auto start = Clock::now();
@@ -163,8 +154,7 @@ int main(int argc, char** argv) {
     ++rounds;
   } while (std::chrono::duration<double>(Clock::now() - start).count() < seconds);
 
-  pool.shutdown();
-  collector.stop();  // the final drain flushes the stream's open chunk (on_flush)
+  const int status = obs.finish();  // shutdown, final drain, viewers receive the last chunks
   std::uint64_t produced = 0, ring_dropped = 0;
   for (std::uint32_t w = 0; w < recorder.worker_count(); ++w) {
     produced += recorder.snapshot(w).events_produced;
@@ -172,14 +162,12 @@ int main(int argc, char** argv) {
   }
   std::printf("recorder: %llu events produced, %llu dropped in the rings\n", static_cast<unsigned long long>(produced),
               static_cast<unsigned long long>(ring_dropped));
-  if (live) {
+  if (const lantern::instrumentation::StreamServer* live = obs.stream()) {
     const auto s = live->stats();
     std::printf("stream: %llu events in %llu chunks encoded, %llu events (%llu chunks) dropped for slow viewers, %llu bytes sent, %llu viewers\n",
                 static_cast<unsigned long long>(s.events_encoded), static_cast<unsigned long long>(s.chunks_encoded),
                 static_cast<unsigned long long>(s.events_dropped), static_cast<unsigned long long>(s.chunks_dropped),
                 static_cast<unsigned long long>(s.bytes_sent), static_cast<unsigned long long>(s.clients_total));
-    // Let the viewers receive the last chunks before the connection closes.
-    live->wait_until_sent(std::chrono::seconds(10));
   }
-  return 0;
+  return status;
 }

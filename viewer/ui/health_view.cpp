@@ -11,12 +11,10 @@ namespace {
 constexpr std::size_t kRowsPerKind = 200;  // a table longer than this is read by its count
 }
 
-std::uint64_t HealthView::attention(const Model& model) {
-  std::uint64_t n = 0;
-  for (int k = 0; k < kProblemKindCount; ++k) n += model.health().count(static_cast<ProblemKind>(k)) ? 1 : 0;
-  for (const auto& p : model.trace_problems()) n += p.warning() ? 0 : 1;
-  return n;
-}
+// attention: THE warning count (Model::warning_count: the rows this panel lists, those
+// not listed, and what is happening now), the number lantern-view's summary line and
+// lantern-trace stats print too.
+std::uint64_t HealthView::attention(const Model& model) { return model.warning_count(); }
 
 void HealthView::focus(const Model& model, ViewState& view, const Problem& p) {
   const double a = model.rel(p.start), b = model.rel(std::max(p.end, p.start));
@@ -125,7 +123,8 @@ void HealthView::draw(Model& model, ViewState& view, ImVec2 size) {
   ImGui::BeginChild("##health", size, false);
   data_section(model);
   ImGui::Separator();
-  const std::vector<Problem> now = model.health().ongoing(model);
+  const std::vector<Problem> now = model.health().ongoing(model.analysis());
+  ImGui::Text("%s warnings", format_count(model.warning_count()).c_str());
   for (const Problem& p : now) {
     ImGui::PushStyleColor(ImGuiCol_Text, palette::vec(palette::kWarning));
     char label[160];
@@ -142,8 +141,10 @@ void HealthView::draw(Model& model, ViewState& view, ImVec2 size) {
     const std::uint64_t count = model.health().count(kind);
     if (count == 0) continue;
     any = true;
-    char header[96];
-    std::snprintf(header, sizeof header, "%s (%s)###kind%d", problem_kind_name(kind), format_count(count).c_str(), k);
+    const auto rows = static_cast<std::uint64_t>(std::count_if(list.begin(), list.end(), [&](const Problem& p) { return p.kind == kind; }));
+    char header[128];
+    std::snprintf(header, sizeof header, "%s: %s warnings, %s occurrences###kind%d", problem_kind_name(kind),
+                  format_count(rows).c_str(), format_count(count).c_str(), k);
     ImGui::PushStyleColor(ImGuiCol_Text, palette::vec(kind == ProblemKind::events_dropped ? palette::kError : palette::kWarning));
     const bool open = ImGui::CollapsingHeader(header, ImGuiTreeNodeFlags_DefaultOpen);
     ImGui::PopStyleColor();

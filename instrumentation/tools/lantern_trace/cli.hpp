@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "lantern/analysis/analysis.hpp"
 #include "lantern/trace/trace_reader.hpp"
 
 namespace lantern::trace::cli {
@@ -68,6 +69,10 @@ struct Scan {
 // goes to stderr when `progress` is set and stderr is a terminal.
 Scan scan_trace(const std::string& path, bool progress, const std::function<void(const DecodedChunk&)>& on_chunk,
                 const std::function<void(const TraceHeader&, bool header_ok)>& on_header = {});
+
+// analyse_trace: scan_trace into `out` (the one fold, lantern/analysis), finished: every
+// figure stats and export print comes from it.
+Scan analyse_trace(const std::string& path, bool progress, analysis::Analysis& out);
 
 // print_problems writes one line per problem ("  error: ...", "  warning: ...").
 void print_problems(std::FILE* out, const std::vector<TraceError>& problems);

@@ -1,9 +1,9 @@
 // worker_track.cpp - appending a worker's events, and the range queries the views use.
-#include "lantern/viewer/worker_track.hpp"
+#include "lantern/analysis/worker_track.hpp"
 
 #include <algorithm>
 
-namespace lantern::viewer {
+namespace lantern::analysis {
 
 Tick WorkerTrack::clamp(Tick t) noexcept {
   // A worker's events are in time order; anything else is damage or a clock glitch.
@@ -211,4 +211,4 @@ std::size_t WorkerTrack::first_slice_starting_at_or_after(int depth, Tick t) con
   return static_cast<std::size_t>(it - row.begin());
 }
 
-}  // namespace lantern::viewer
+}  // namespace lantern::analysis

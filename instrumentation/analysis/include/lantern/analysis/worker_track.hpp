@@ -23,7 +23,7 @@
 
 #include "lantern/trace/event_table.hpp"
 
-namespace lantern::viewer {
+namespace lantern::analysis {
 
 using Tick = std::uint64_t;
 
@@ -42,7 +42,7 @@ struct TaskSlice {
   Tick end = kOpenEnd;       // kOpenEnd while the task runs (or its end was never seen)
   std::uint64_t id = 0;      // the task id the scheduler reported (its job's address)
   std::uint32_t ready_wait = kNoReadyWait;  // ticks it waited in a lane (saturated), if it came from one
-  std::int32_t steal = -1;   // index into Model::steals(worker) of the steal that brought it
+  std::int32_t steal = -1;   // index into Analysis::steals(worker) of the steal that brought it
   std::uint32_t label = 0;   // the label the task gave itself (task_label; the last one), 0: none
   std::uint8_t source = 0;   // trace::kSourceNames index
   std::uint8_t flags = 0;    // kSliceThrew | kSliceEndLost
@@ -56,7 +56,7 @@ class WorkerTrack {
   static constexpr std::size_t kCheckpointEvery = 16;
   static constexpr int kMaxDepth = 256;  // deeper nesting is counted, not stored
 
-  // --- building (Model::apply) ---
+  // --- building (Analysis::apply) ---
   // touch: any event of this worker at `t`; opens the unknown-state interval on the first.
   void touch(Tick t);
   void on_state(Tick t, int from, int to, std::uint8_t reason);
@@ -132,4 +132,4 @@ class WorkerTrack {
   std::uint64_t out_of_order_ = 0;
 };
 
-}  // namespace lantern::viewer
+}  // namespace lantern::analysis
