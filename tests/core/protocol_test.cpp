@@ -306,28 +306,35 @@ TEST_P(Strategy, JoinRunsTheSecondHalfWhenTheFirstThrows) {
     Watchdog dog("join with a throwing first half", 30s, dump(pool));
     std::atomic<int> b_ran{0};
     int caught = 0;
+    // Caught on the worker (as in the depth test: no other thread reads an exception
+    // object whose reference count libstdc++ keeps uninstrumented).
     for (int i = 0; i < 200; ++i) {
-      try {
-        pool.run([&] {
+      const bool ok = pool.run([&] {
+        try {
           lantern::join([] { throw std::runtime_error("a failed"); }, [&] { b_ran.fetch_add(1); });
-        });
-      } catch (const std::runtime_error& e) {
-        EXPECT_STREQ(e.what(), "a failed");
-        ++caught;
-      }
+        } catch (const std::runtime_error& e) {
+          return std::string(e.what()) == "a failed";
+        }
+        return false;
+      });
+      if (ok) ++caught;
     }
     EXPECT_EQ(caught, 200);
     EXPECT_EQ(b_ran.load(), 200) << workers << " worker(s)";
     // b throwing too: a's exception wins, b still ran to completion.
     std::atomic<int> b_done{0};
-    EXPECT_THROW(pool.run([&] {
-      lantern::join([] { throw std::runtime_error("a"); },
-                    [&] {
-                      b_done.fetch_add(1);
-                      throw std::logic_error("b");
-                    });
-    }),
-                 std::runtime_error);
+    EXPECT_TRUE(pool.run([&] {
+      try {
+        lantern::join([] { throw std::runtime_error("a"); },
+                      [&] {
+                        b_done.fetch_add(1);
+                        throw std::logic_error("b");
+                      });
+      } catch (const std::runtime_error&) {
+        return true;
+      }
+      return false;
+    }));
     EXPECT_EQ(b_done.load(), 1);
   }
 }
