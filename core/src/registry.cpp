@@ -45,6 +45,9 @@ Registry::Registry(SchedulerOptions options)
       help_min_wait_ticks_(ns_to_ticks(options_.help_min_wait_us * 1000.0)),
       sleep_(worker_count_),
       mirrors_(new LaneMirror[worker_count_]) {
+  if (options_.max_wait_depth == 0) {
+    throw std::invalid_argument("lantern: SchedulerOptions::max_wait_depth must be at least 1");
+  }
   workers_.reserve(worker_count_);
   for (std::uint32_t i = 0; i < worker_count_; ++i) {
     workers_.push_back(std::make_unique<Worker>(*this, i, &mirrors_[i], options_.observer));
@@ -100,10 +103,15 @@ void Registry::inject(Job* job, int lane) {
   const std::uint32_t target =
       lane >= 0 ? static_cast<std::uint32_t>(lane) % worker_count_
                 : next_lane_.fetch_add(1, std::memory_order_relaxed) % worker_count_;
-  const std::uint32_t before = workers_[target]->lane.push(job, ticks_now());
   Worker* me = current_worker();
+  // An outside thread: once the job is in the lane a worker may run it, the pool drain
+  // and the destructor run - while we still wake somebody. Counted in until then (the
+  // destructor waits for the count; SLEEP.md, "Outside threads and the destructor").
+  if (!me) sleep_.enter_outside();
+  const std::uint32_t before = workers_[target]->lane.push(job, ticks_now());
   if (me) LANTERN_HOOK(*me, PushPayload::into_lane(task_id(job), target));
   sleep_.new_injected_jobs(1, before == 0, me, target);
+  if (!me) sleep_.leave_outside();
 }
 
 void Registry::begin_job() {
@@ -200,12 +208,17 @@ void Registry::shutdown() {
       pause = std::min(pause * 2, std::chrono::microseconds{1000});
     }
   }
-  if (joined_.exchange(true)) return;
-  for (auto& w : workers_) w->terminate.set();
-  for (auto& w : workers_) {
-    if (w->thread.joinable()) w->thread.join();
+  if (!joined_.exchange(true)) {
+    for (auto& w : workers_) w->terminate.set();
+    for (auto& w : workers_) {
+      if (w->thread.joinable()) w->thread.join();
+    }
+    shared_io_.stop();
   }
-  shared_io_.stop();
+  // A thread outside the pool that published the last job (a Signal::set, a submit, an
+  // IO completion) may still be waking somebody: the job's completion, which the drain
+  // above saw, happened after that thread entered, so the count shows it until it leaves.
+  sleep_.wait_outside_done();
 }
 
 }  // namespace lantern::detail

@@ -5,6 +5,7 @@
 #include "lantern/detail/worker.hpp"
 
 #include <algorithm>
+#include <chrono>
 
 namespace lantern::detail {
 
@@ -13,6 +14,21 @@ void wake_latch_sleeper(Sleep* sleep, std::uint32_t worker) noexcept {
   // The wake comes from the calling worker, if it belongs to this pool.
   Worker* me = tls_worker;
   sleep->wake_specific(worker, (me && &me->sleep() == sleep) ? me : nullptr, 1);
+}
+
+void outside_enter(Sleep* sleep) noexcept { sleep->enter_outside(); }
+void outside_leave(Sleep* sleep) noexcept { sleep->leave_outside(); }
+
+void Sleep::wait_outside_done() const noexcept {
+  // Outside threads stay inside for a few hundred nanoseconds (a push and a wake), so
+  // yield first; a thread preempted inside can take a time slice, so then back off.
+  for (int round = 0; outside_inside() != 0; ++round) {
+    if (round < 64) {
+      std::this_thread::yield();
+    } else {
+      std::this_thread::sleep_for(std::chrono::microseconds(50));
+    }
+  }
 }
 
 Sleep::Sleep(std::uint32_t workers) : workers_(workers), slots_(new WorkerSlot[workers]) {}
@@ -128,9 +144,17 @@ void Sleep::sleep(IdleState& idle, Latch& latch, bool (*has_injected)(void*), vo
   sink.sleep_state(WorkerState::sleeping, StateReason::fell_asleep);
   slot.is_blocked = true;
   while (slot.is_blocked) slot.condvar.wait(lock);
+  const std::uint32_t woken_by = slot.woken_by;
+  const std::uint64_t woken_why = slot.woken_why;
+  const std::uint64_t woken_at = slot.woken_at_ticks;
+  const std::uint32_t woken_where = slot.woken_where;
+  // The hooks below run user code (an observer): not under the slot mutex, which a
+  // latch's setter may be waiting for.
+  lock.unlock();
   const std::uint64_t now = ticks_now();
-  sink.was_woken(slot.woken_by, slot.woken_why, now > slot.woken_at_ticks ? now - slot.woken_at_ticks : 0,
-                 slot.woken_where);
+  sink.was_woken(woken_by, woken_why, now > woken_at ? now - woken_at : 0, woken_where);
+  // A wake for work is a debt until this worker has searched (Worker::wait_until_cold).
+  if (woken_why == static_cast<std::uint64_t>(WakeWhy::work)) idle.owes_search = true;
   back_to_idle(StateReason::woken, 0);
 }
 

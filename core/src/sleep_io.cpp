@@ -141,6 +141,8 @@ void Sleep::sleep_io(IdleState& idle, Latch& latch, bool (*has_injected)(void*),
   bool counted = true;  // in the sleeping count, or claimed by a waker whose hint we owe a read
   bool want_out = has_injected(ctx) || io.has_ready();
   bool slept = false;
+  // A hint was read: some waker claimed us for work (whatever else woke us too).
+  bool work_hint = false;
   struct {
     std::uint32_t waker = SleepSink::kOutside;
     std::uint64_t why = static_cast<std::uint64_t>(WakeWhy::work);
@@ -172,6 +174,7 @@ void Sleep::sleep_io(IdleState& idle, Latch& latch, bool (*has_injected)(void*),
       // A hint read while counted is ours, whoever it was written for: the waker took
       // one sleeper out of the count, and we are that sleeper now.
       counted = false;
+      work_hint = true;
       woken = {r.hint_value.waker, static_cast<std::uint64_t>(WakeWhy::work), r.hint_value.ticks, r.hint_value.where,
                true};
     }
@@ -197,6 +200,9 @@ void Sleep::sleep_io(IdleState& idle, Latch& latch, bool (*has_injected)(void*),
   const std::uint64_t now = ticks_now();
   sink.was_woken(woken.waker, woken.why, woken.at_ticks && now > woken.at_ticks ? now - woken.at_ticks : 0,
                  woken.where);
+  // A hint is a wake for work, even when a latch's targeted wake came first: the worker
+  // owes it a search (Worker::wait_until_cold), or passes it on.
+  if (work_hint) idle.owes_search = true;
   back_to_idle(StateReason::woken, 0);
 }
 

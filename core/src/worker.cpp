@@ -5,11 +5,14 @@
 #include <pthread.h>
 #include <sched.h>
 
+#include <string>
+
 #include "lantern/detail/registry.hpp"
 
 namespace lantern::detail {
 
 constinit thread_local Worker* tls_worker = nullptr;
+constinit thread_local Sleep* tls_pool_sleep = nullptr;
 
 Worker::Worker(Registry& registry, std::uint32_t idx, LaneMirror* mirror, Observer* obs)
     : index(idx),
@@ -20,7 +23,17 @@ Worker::Worker(Registry& registry, std::uint32_t idx, LaneMirror* mirror, Observ
       sleep_(&registry.sleep()),
       owner_(deque),
       rng_(0x9E3779B97F4A7C15ULL * (idx + 1)),
-      task_counter_(obs ? obs->task_counter(idx) : nullptr) {}
+      task_counter_(obs ? obs->task_counter(idx) : nullptr),
+max_wait_depth_(registry.options().max_wait_depth) {}
+
+void Worker::throw_wait_depth() const {
+  throw WaitDepthError("lantern: a wait on worker " + std::to_string(index) + " would nest " +
+                       std::to_string(wait_depth_ + 1) + " waits deep, more than SchedulerOptions::max_wait_depth (" +
+                       std::to_string(max_wait_depth_) +
+                       "): each wait runs other tasks on the same stack, so a chain of tasks that each wait for the "
+                       "next one would overflow it. Raise max_wait_depth (with a larger stack) or let the chain "
+                       "continue without waiting (spawn_after, TaskGroup)");
+}
 
 void Worker::set_steal_order(std::vector<Victim> victims) {
   victims_ = std::move(victims);
@@ -33,6 +46,7 @@ void Worker::set_steal_order(std::vector<Victim> victims) {
 
 void Worker::main(bool pin, int os_cpu) {
   tls_worker = this;
+  tls_pool_sleep = sleep_;
   // Pin only to a CPU this process may run on (taskset, cgroup cpusets).
   cpu_set_t allowed;
   CPU_ZERO(&allowed);
@@ -47,9 +61,16 @@ void Worker::main(bool pin, int os_cpu) {
   wait_until(terminate);
   set_state(WorkerState::idle, StateReason::stopping);
   tls_worker = nullptr;
+  tls_pool_sleep = nullptr;
 }
 
 void Worker::wait_until_cold(Latch& latch) {
+  // Counted for max_wait_depth (tasks are noexcept: nothing unwinds through here).
+  ++wait_depth_;
+  struct Leave {
+    std::uint32_t& depth;
+    ~Leave() { --depth; }
+  } leave{wait_depth_};
   TaskSource source = TaskSource::own_deque;
   bool more_left = false;
   while (!latch.probe()) {
@@ -62,10 +83,15 @@ void Worker::wait_until_cold(Latch& latch) {
     Job* found = nullptr;
     while (!latch.probe()) {
       found = find_work(&source, &more_left);
+      idle.owes_search = false;  // searched since any wake for work
       if (found) break;
       sleep_->no_work_found(idle, latch, [this] { return registry_->has_injected_work(); }, *this);
     }
     sleep_->work_found(found && more_left, found_at_, *this);
+    // Leaving for our latch, not for work: a poster may have counted on us (woken us for
+    // work we never searched for, or skipped a wake because we were idle and awake), and
+    // the work is someone else's to find now - who may be asleep (SLEEP.md).
+    if (!found) sleep_->leave_for_latch(idle, [this] { return registry_->has_injected_work(); }, *this);
     if (found) execute(found, source);
   }
   // The latch is set: the caller resumes its own task.
@@ -104,6 +130,20 @@ Job* Worker::find_work(TaskSource* source, bool* more_left) {
     return job;
   }
   return steal(source, more_left);
+}
+
+void Worker::help_from_join() {
+  join_help_countdown_ = kJoinHelpInterval;
+  // Every lane once (a lane task due on any of them starts within one interval of joins);
+  // try_help keeps its own round robin, so this is n ordinary help checks.
+  const std::uint32_t n = registry_->worker_count();
+  for (std::uint32_t i = 0; i < n; ++i) {
+    TaskSource source;
+    if (Job* job = try_help(&source)) {
+      execute(job, source);
+      return;
+    }
+  }
 }
 
 bool Worker::join_rest(Job* popped, Job* target, Latch& latch) {

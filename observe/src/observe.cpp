@@ -89,10 +89,9 @@ struct Observation::Impl {
         first = !trace_failure_seen;
         trace_failure_seen = true;
       }
-      if (first) {
-        problem("the trace " + trace->path() + " failed after " + std::to_string(trace->stats().bytes) +
-                " bytes: " + trace->error());
-      }
+      // The sink said it on stderr when it happened (TraceFileSink's report): keep it
+      // for the exit status without saying it twice.
+      if (first) problem(trace->failure(), /*printed=*/true);
     }
     if (flight) {
       const std::uint64_t failures = flight->dump_failures();
@@ -177,7 +176,10 @@ void Observation::Impl::start(SchedulerOptions scheduler_options) {
   const std::string level_name(trace::kLevelNames[static_cast<int>(level)]);
 
   if (want_trace) {
-    auto sink = std::make_shared<ins::TraceFileSink>(*s.trace, header);
+    // A write that fails later (a full disk) is said once, when it happens, where every
+    // other problem is said (options.log); poll() keeps it for the exit status.
+    auto sink = std::make_shared<ins::TraceFileSink>(*s.trace, header, &ins::process_labels(),
+                                                     [this](const std::string& message) { say(message); });
     if (sink->ok()) {
       trace = sink;
       collector->attach(sink);

@@ -165,6 +165,53 @@ TEST(Observe, AnUnwritableTracePathIsReportedAtOnce) {
   EXPECT_EQ(obs.finish(), 1);
 }
 
+// A trace whose disk fills up while the app runs: said once, at the failing write (not
+// again at exit), the app keeps running, and the status fails.
+TEST(Observe, ATraceThatFailsMidRunIsSaidOnceAndFailsTheStatus) {
+  TempDir dir;
+  Env env({});
+  const std::string trace = dir / "mid.trace";
+  char* text = nullptr;
+  std::size_t size = 0;
+  std::FILE* log = open_memstream(&text, &size);
+  ASSERT_NE(log, nullptr);
+  rlimit old{};
+  getrlimit(RLIMIT_FSIZE, &old);
+  const auto old_handler = signal(SIGXFSZ, SIG_IGN);
+  int status = -1;
+  {
+    ObserveOptions o;
+    o.log = log;
+    o.settings.trace = trace;
+    o.settings.level = "full";
+    auto obs = lantern::observe({.workers = 2}, o);
+    ASSERT_NE(obs.trace(), nullptr);
+    lantern::testing::Watchdog dog("trace on a full disk", 120s, [&] { return obs.scheduler().describe_state(); });
+    // The disk is full from 64 KiB on: a file size limit (writes past it fail, EFBIG).
+    rlimit small = old;
+    small.rlim_cur = 64 * 1024;
+    ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &small), 0);
+    while (obs.trace()->ok()) {
+      EXPECT_EQ(obs.scheduler().run([] { return lantern::testing::fib(18); }), 2584);
+    }
+    // The app keeps running after the failure.
+    EXPECT_EQ(obs.scheduler().run([] { return lantern::testing::fib(18); }), 2584);
+    status = obs.finish();
+    EXPECT_EQ(obs.problems().size(), 1u);
+  }
+  setrlimit(RLIMIT_FSIZE, &old);
+  signal(SIGXFSZ, old_handler);
+  std::fclose(log);
+  const std::string said(text, size);
+  std::free(text);
+  EXPECT_EQ(status, 1);
+  std::size_t mentions = 0;
+  for (std::size_t at = said.find(trace); at != std::string::npos; at = said.find(trace, at + 1)) ++mentions;
+  // "tracing to PATH" when it started, then the failure once.
+  EXPECT_EQ(mentions, 2u) << said;
+  EXPECT_NE(said.find("bytes"), std::string::npos) << said;
+}
+
 TEST(Observe, MetricsServeTheObservedScheduler) {
   Env env({{"LANTERN_METRICS", "127.0.0.1:0"}});
   auto obs = lantern::observe({.workers = 2}, quiet());

@@ -33,6 +33,8 @@ class Future {
   bool ready() const noexcept { return state_ && state_->done.probe(); }
   void wait() const {
     if (detail::Worker* w = detail::tls_worker; w && &w->registry() == registry_) {
+      if (state_->done.probe()) return;
+      w->check_wait_depth();  // WaitDepthError rather than a stack overflow
       w->wait_until(state_->done);
     } else {
       state_->done.wait_blocking();

@@ -1,6 +1,8 @@
 // join.hpp - fork-join: join(a, b) and parallel_for.
 //
-// join(a, b) runs a and b potentially in parallel and returns when both are done. b is
+// join(a, b) runs a and b potentially in parallel and returns when both are done, also
+// when a throws: b still runs to completion, then join rethrows a's exception (b's own
+// exception is then dropped; if only b threw, join rethrows b's). b is
 // offered to thieves on the calling worker's deque as a job that lives on this stack
 // frame: when no one steals it (the common case) it costs a push and a pop and no
 // allocation. If b was stolen, the caller runs other tasks until b finishes: a worker
@@ -20,6 +22,19 @@
 
 namespace lantern {
 
+namespace detail {
+// run_then_rethrow: join's second half after its first half threw: run b to completion
+// (its own exception, if any, is dropped: a's is the one join reports), then rethrow a's.
+template <class B>
+[[noreturn, gnu::noinline]] void run_then_rethrow(B& b, std::exception_ptr error_a) {
+  try {
+    b();
+  } catch (...) {
+  }
+  std::rethrow_exception(error_a);
+}
+}  // namespace detail
+
 template <class A, class B>
 void join(A&& a, B&& b) {
   detail::Worker* worker = detail::tls_worker;
@@ -30,6 +45,10 @@ void join(A&& a, B&& b) {
   }
   detail::StackJob<std::remove_reference_t<B>> job_b(b, &worker->sleep(), /*external_waiter=*/false);
   worker->push(&job_b);
+  // Helping on the join path: a computation whose halves are never stolen never reaches
+  // find_work's help check, so every kJoinHelpInterval joins this one serves a lane task
+  // that waited too long (HELPING.md, "On the join path"); job_b stays stealable.
+  if (worker->join_help_due()) [[unlikely]] worker->help_from_join();
 
   std::exception_ptr error_a;
   try {
@@ -44,10 +63,12 @@ void join(A&& a, B&& b) {
   // same whether or not the observer hooks are compiled in (bench/RESULTS.md).
   detail::Job* popped = worker->pop();
   if (popped == &job_b || worker->join_rest(popped, &job_b, job_b.latch)) {
-    if (error_a) std::rethrow_exception(error_a);  // b never ran, nothing refers to it
+    // b runs even if a threw (as in rayon): join returns only when both halves are done.
+    if (error_a) [[unlikely]] detail::run_then_rethrow(b, error_a);
     job_b.run_inline();
     return;
   }
+  // b was stolen and has finished. a's exception wins over b's.
   if (error_a) std::rethrow_exception(error_a);
   job_b.rethrow_if_failed();
 }

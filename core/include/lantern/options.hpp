@@ -66,9 +66,26 @@ struct SchedulerOptions {
 
   // Receives every scheduler hook (observer.hpp). Must outlive the Scheduler.
   Observer* observer = nullptr;
+
+  // How deeply waits may nest on one worker. A wait on a worker (Future::get/wait,
+  // TaskHandle::wait, Signal::wait, TaskGroup::wait, join's wait for a stolen half) runs
+  // other tasks on the same stack, and those may wait in turn: a chain of tasks that each
+  // wait for the next grows the worker's stack by one level per task, and about 30,000
+  // levels overflow an 8 MiB thread stack (fewer under sanitizers). A Future, TaskHandle,
+  // Signal or TaskGroup wait that would go deeper than this throws WaitDepthError
+  // instead; join's waits count but never throw (join cannot abandon a stolen half).
+  // Must be at least 1.
+  std::uint32_t max_wait_depth = 1000;
 };
 
 inline constexpr std::uint32_t kMaxWorkers = 1024;
+
+// WaitDepthError: a wait would nest deeper than SchedulerOptions::max_wait_depth on
+// one worker (see there); thrown by the wait, before it starts waiting.
+class WaitDepthError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
 
 // ShutdownError: work was submitted to a scheduler that is shutting down or stopped.
 class ShutdownError : public std::logic_error {

@@ -32,7 +32,7 @@ class TaskGroup {
   TaskGroup& operator=(const TaskGroup&) = delete;
   ~TaskGroup() {
     try {
-      wait();
+      wait(/*may_refuse=*/false);  // the tasks refer to *this: always wait for them
     } catch (...) {
     }
   }
@@ -79,12 +79,23 @@ class TaskGroup {
   // group from another thread while it waits. A group made on a worker (inside a task)
   // must be waited for on that worker, i.e. by the task that made it (it counts that
   // worker's spawns without atomics); waiting elsewhere is reported and aborts.
-  void wait() {
+  // On a worker, throws WaitDepthError (without waiting) if the wait would nest deeper
+  // than SchedulerOptions::max_wait_depth; the destructor still waits.
+  void wait() { wait(/*may_refuse=*/true); }
+
+ private:
+  void wait(bool may_refuse) {
     detail::Worker* const w = detail::tls_worker;
     if (owner_ != nullptr && w != owner_) misuse();
+    const bool on_pool = w != nullptr && &w->registry() == registry_;
+    // WaitDepthError rather than a stack overflow, before anything runs on this stack,
+    // so a throw leaves the group as it was.
+    if (on_pool && may_refuse && pending_unfolded() != 0) w->check_wait_depth();
     if (owner_ != nullptr) {
       // The owner's own tasks first, straight from its deque: they finish with a plain
-      // decrement of local_ (finish_one on the owner while not folded).
+      // decrement of local_ (finish_one on the owner while not folded). They run nested
+      // on this stack, so they count as a wait for max_wait_depth.
+      detail::Worker::WaitDepthScope nested(*w);
       while (pending_unfolded() != 0) {
         detail::Job* job = w->pop();
         if (!job) break;
@@ -98,7 +109,7 @@ class TaskGroup {
       const std::int64_t left = remote_.fetch_add(local_ - kBias, std::memory_order_acq_rel) + local_ - kBias;
       local_ = 0;
       if (left != 0) {
-        if (w != nullptr && &w->registry() == registry_) {
+        if (on_pool) {
           w->wait_until(done_);
         } else {
           done_.wait_blocking();
@@ -122,7 +133,6 @@ class TaskGroup {
     }
   }
 
- private:
   // Counting (no read-modify-write per spawn on the owner's worker): unfinished tasks =
   // local_ + (remote_ - kBias). local_ is the owner worker's spawns less its finishes,
   // touched by that worker's thread only; every other spawn and finish is an atomic on

@@ -158,6 +158,7 @@ inline void notify(DepLink* list, std::uint64_t releaser_id, bool failed, const 
 inline void wait_for_list(DepList& list) {
   if (list.is_closed()) return;
   Worker* w = tls_worker;
+  if (w) w->check_wait_depth();  // before the link is registered: nothing to undo
   Latch latch(w ? &w->sleep() : nullptr, /*external_waiters=*/w == nullptr);
   DepLink link;
   link.latch = &latch;

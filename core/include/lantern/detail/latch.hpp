@@ -7,9 +7,16 @@
 // join and task-group waits never tie up a worker and never spin forever.
 //
 // Lifetime: a latch often lives on the stack of the thread that waits for it, and that
-// thread may return the instant it sees SET. So set() reads everything it needs before
-// the exchange, except in the SLEEPING case, where the waiter is blocked until set()
-// itself wakes it, so the latch is still alive.
+// thread may return the instant it sees SET - even when set() displaced SLEEPING (the
+// waiter may be between claiming the latch and blocking, and leave without blocking).
+// So set() never touches the latch after its exchange: the sleeping worker's index is
+// part of the state word itself (bits 2..31), and the exchange returns it together with
+// the state it displaced.
+//
+// Lifetime of the pool: a set() from a thread that is not one of the pool's workers
+// enters the pool's outside-entry count before the exchange and leaves it after its
+// last touch of the sleep protocol, so the Scheduler's destructor cannot free the pool
+// under it (SLEEP.md, "Outside threads and the destructor").
 #pragma once
 
 #include <atomic>
@@ -19,10 +26,18 @@ namespace lantern::detail {
 
 class Sleep;
 void wake_latch_sleeper(Sleep* sleep, std::uint32_t worker) noexcept;  // sleep.cpp
+// The Sleep of the pool the calling thread is a worker of (nullptr on other threads).
+extern constinit thread_local Sleep* tls_pool_sleep;
+// outside_enter/outside_leave: Sleep's outside-entry count (sleep.cpp).
+void outside_enter(Sleep* sleep) noexcept;
+void outside_leave(Sleep* sleep) noexcept;
 
 class Latch {
  public:
+  // The low two bits of the state word; a sleepy or sleeping state carries the worker's
+  // index in the bits above.
   enum : std::uint32_t { unset = 0, sleepy = 1, sleeping = 2, set_state = 3 };
+  static constexpr std::uint32_t kStateMask = 3;
   static constexpr std::uint32_t kNoWorker = ~0u;
 
   // external_waiters: true when a non-worker thread may block in wait_blocking(); only
@@ -38,11 +53,17 @@ class Latch {
   void set() noexcept {
     Sleep* sleep = sleep_;
     const bool external = external_waiters_;
+    // A thread outside the pool: counted in before the waiter can see SET (after that,
+    // the waiter's task may finish and the pool be destroyed), counted out after the wake.
+    const bool outside = sleep != nullptr && sleep != tls_pool_sleep;
+    if (outside) outside_enter(sleep);
     // seq_cst (free on x86, where any RMW is a full barrier): reset()'s seq_cst store
     // and this exchange are then ordered by the same total order as the waiter's count
     // checks (see TaskGroup::wait).
     const std::uint32_t old = state_.exchange(set_state, std::memory_order_seq_cst);
-    if (old == sleeping) wake_latch_sleeper(sleep, sleeper_.load(std::memory_order_relaxed));
+    // No access to *this from here on: the worker index came with the exchange.
+    if ((old & kStateMask) == sleeping) wake_latch_sleeper(sleep, old >> 2);
+    if (outside) outside_leave(sleep);
     if (external) state_.notify_all();  // only the address is used: no access after the exchange
   }
 
@@ -54,19 +75,17 @@ class Latch {
   // --- the waiting worker's side (at most one worker sleeps on a latch at a time) ---
   bool get_sleepy(std::uint32_t worker) noexcept {
     std::uint32_t expected = unset;
-    if (!state_.compare_exchange_strong(expected, sleepy, std::memory_order_acq_rel)) return false;
-    sleeper_.store(worker, std::memory_order_relaxed);  // read by set() only after it sees SLEEPING
-    return true;
+    return state_.compare_exchange_strong(expected, (worker << 2) | sleepy, std::memory_order_acq_rel);
   }
   bool fall_asleep() noexcept {
-    std::uint32_t expected = sleepy;
-    return state_.compare_exchange_strong(expected, sleeping, std::memory_order_acq_rel);
+    std::uint32_t s = state_.load(std::memory_order_relaxed);
+    if ((s & kStateMask) != sleepy) return false;
+    return state_.compare_exchange_strong(s, (s & ~kStateMask) | sleeping, std::memory_order_acq_rel);
   }
   void wake_up() noexcept {  // back to UNSET unless set meanwhile
-    std::uint32_t expected = sleeping;
-    if (!state_.compare_exchange_strong(expected, unset, std::memory_order_acq_rel)) {
-      expected = sleepy;
-      state_.compare_exchange_strong(expected, unset, std::memory_order_acq_rel);
+    std::uint32_t s = state_.load(std::memory_order_relaxed);
+    while (s != set_state && s != unset) {
+      if (state_.compare_exchange_weak(s, unset, std::memory_order_acq_rel)) return;
     }
   }
 
@@ -81,7 +100,6 @@ class Latch {
 
  private:
   std::atomic<std::uint32_t> state_{unset};
-  std::atomic<std::uint32_t> sleeper_{kNoWorker};
   Sleep* const sleep_;
   const bool external_waiters_;
 };

@@ -22,6 +22,11 @@ struct IdleState {
   std::uint32_t jec_when_sleepy = 0;
   bool sleepy = false;
   std::uint64_t started_ticks = 0;  // when the search began (the spin phase's time bound)
+  // A waker took this worker out of the sleeping count for new work (WakeWhy::work), and
+  // the worker has not searched since: it owes that work a search. If it leaves its wait
+  // without one (its latch was set meanwhile) it must pass the wake on
+  // (Sleep::leave_for_latch).
+  bool owes_search = false;
 };
 
 // SleepSink lets the protocol report state transitions without knowing the observer.
@@ -79,6 +84,23 @@ class Sleep {
   template <class HasInjected>
   void no_work_found(IdleState& idle, Latch& latch, HasInjected&& has_injected_work, SleepSink& sink);
 
+  // leave_for_latch: the worker ends its idle period because its latch was set, not
+  // because it found work (call after work_found). Posters may have counted on it: one
+  // that woke it for work (idle.owes_search), or one that skipped a wake because it was
+  // idle and awake. If it owes a search or a lane holds work, and somebody sleeps, it
+  // wakes one sleeper in its place (SLEEP.md, "A latch never swallows a wake for work").
+  template <class HasInjected>
+  void leave_for_latch(IdleState& idle, HasInjected&& has_injected_work, SleepSink& sink) {
+    const bool owed = idle.owes_search;
+    idle.owes_search = false;
+    // seq_cst load after work_found's seq_cst RMW: a sleeper a poster relied on is seen.
+    if (counters_.load().sleeping() == 0) return;
+    // LeaveFence: pairs with new_injected_jobs' fence, as the SleepFence does: either the
+    // poster saw us no longer idle (and woke somebody itself) or we see its lane push.
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    if (owed || has_injected_work()) wake_any(1, &sink, SleepSink::kNowhere);
+  }
+
   // new_internal_jobs: a worker pushed n jobs onto its own deque.
   void new_internal_jobs(std::uint32_t n, bool queue_was_empty, SleepSink* sink) noexcept {
     new_jobs(n, queue_was_empty, sink, sink->sink_index());
@@ -99,6 +121,16 @@ class Sleep {
   std::uint32_t wake_any(std::uint32_t n, SleepSink* sink, std::uint32_t where) noexcept;
 
   CounterValue counters() const noexcept { return counters_.load(); }
+
+  // --- outside threads and the destructor (SLEEP.md, "Outside threads and the destructor") ---
+  // A thread that is not one of this pool's workers enters before it publishes anything
+  // a worker can complete (a lane push, a latch's SET) and leaves after its last touch of
+  // this object; the Registry's destructor waits until none is inside (wait_outside_done)
+  // before anything is freed. Workers need no entry: the destructor joins them.
+  void enter_outside() noexcept { outside_.fetch_add(1, std::memory_order_seq_cst); }
+  void leave_outside() noexcept { outside_.fetch_sub(1, std::memory_order_release); }
+  std::uint32_t outside_inside() const noexcept { return outside_.load(std::memory_order_acquire); }
+  void wait_outside_done() const noexcept;
   std::uint32_t workers() const noexcept { return workers_; }
 
  private:
@@ -139,6 +171,7 @@ class Sleep {
   std::unique_ptr<WorkerSlot[]> slots_;
   int hint_read_fd_ = -1;
   int hint_write_fd_ = -1;
+  alignas(64) std::atomic<std::uint32_t> outside_{0};  // outside threads inside (see enter_outside)
 
  public:
   // register_io: worker `worker`'s context, for targeted wakes (before workers start).

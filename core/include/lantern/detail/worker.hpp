@@ -31,6 +31,13 @@ class alignas(64) Worker final : public SleepSink {
   // (round robin, its own included) and helps it if it waited too long. 16 keeps the
   // check (one rdtsc, two relaxed loads) under ~5% of a minimal task's cost.
   static constexpr std::uint32_t kHelpCheckInterval = 16;
+  // ... and every this many joins, since a fork-join computation whose halves are never
+  // stolen never calls find_work (HELPING.md, "On the join path"). Compile with
+  // -DLANTERN_JOIN_HELP_INTERVAL=0 to leave the check out (the benchmark's baseline).
+#ifndef LANTERN_JOIN_HELP_INTERVAL
+#define LANTERN_JOIN_HELP_INTERVAL 1024
+#endif
+  static constexpr std::uint32_t kJoinHelpInterval = LANTERN_JOIN_HELP_INTERVAL;
   // A lane is helped when its head waited more than kHelpBias times the helper's own
   // average wait: short bursts (a preempted worker) do not trigger migrations.
   static constexpr std::uint64_t kHelpBias = 4;
@@ -68,6 +75,16 @@ class alignas(64) Worker final : public SleepSink {
     sleep_->new_internal_jobs(1, before == 0, this);
   }
   Job* pop() noexcept { return owner_.pop(); }
+  // join_help_due: join's countdown to its next help check (one decrement per join).
+  bool join_help_due() noexcept {
+    if constexpr (kJoinHelpInterval == 0) {
+      return false;
+    } else {
+      return --join_help_countdown_ == 0;
+    }
+  }
+  // help_from_join: the help check on the join path; runs an overdue lane task here.
+  [[gnu::noinline]] void help_from_join();
   void execute(Job* job, TaskSource source) noexcept {
     set_state(WorkerState::active, StateReason::found_work);
     Job* const outer = current_task_;  // tasks nest: a join runs others while it waits
@@ -121,6 +138,26 @@ class alignas(64) Worker final : public SleepSink {
   void wait_until(Latch& latch) {
     if (!latch.probe()) wait_until_cold(latch);
   }
+  // check_wait_depth: called by a wait that may throw (Future, TaskHandle, Signal,
+  // TaskGroup) before it starts waiting; throws WaitDepthError if the wait would nest
+  // deeper than SchedulerOptions::max_wait_depth.
+  void check_wait_depth() const {
+    if (wait_depth_ >= max_wait_depth_) [[unlikely]] throw_wait_depth();
+  }
+  // wait_depth: how many waits are nested on this worker's stack right now.
+  std::uint32_t wait_depth() const noexcept { return wait_depth_; }
+  // WaitDepthScope counts a wait that runs tasks on this stack without wait_until
+  // (TaskGroup::wait's own-deque loop), so nesting through it is limited too.
+  class WaitDepthScope {
+   public:
+    explicit WaitDepthScope(Worker& w) noexcept : w_(w) { ++w_.wait_depth_; }
+    ~WaitDepthScope() { --w_.wait_depth_; }
+    WaitDepthScope(const WaitDepthScope&) = delete;
+    WaitDepthScope& operator=(const WaitDepthScope&) = delete;
+
+   private:
+    Worker& w_;
+  };
 
   Registry& registry() const noexcept { return *registry_; }
   // current_task: the job this worker is running (or ran last); its task_id is what
@@ -196,6 +233,7 @@ class alignas(64) Worker final : public SleepSink {
     (void)why;
   }
   void wait_until_cold(Latch& latch);
+  [[noreturn, gnu::noinline]] void throw_wait_depth() const;
   // report_push: the push hook for a sampled own-deque push (depth: the deque's depth
   // after it). Out of line so that push() stays inlinable.
   [[gnu::noinline]] void report_push(Job* job, std::int64_t depth) noexcept;
@@ -240,6 +278,9 @@ class alignas(64) Worker final : public SleepSink {
   std::uint32_t continuations_ = 0;
   // The observer's count of tasks run by this worker (Observer::task_counter), or null.
   std::atomic<std::uint64_t>* const task_counter_;
+  std::uint32_t join_help_countdown_ = kJoinHelpInterval;
+  std::uint32_t wait_depth_ = 0;  // waits nested on this thread's stack (wait_until_cold)
+  std::uint32_t max_wait_depth_;  // SchedulerOptions::max_wait_depth
 };
 
 // The worker running on this thread, or nullptr. constinit: no TLS wrapper call.

@@ -1,0 +1,303 @@
+/* sleep.pml - a Promela model of Lantern's sleep protocol (core/src/SLEEP.md, IO.md).
+ *
+ * Checked property: no interleaving leaves work queued while every worker that could
+ * run it is asleep. Formally: whenever the whole system is stuck (Promela's `timeout`:
+ * no process can move - every worker blocked asleep, or held forever by a long task,
+ * and the outside thread done), no job is queued in a lane or a deque.
+ *
+ * Build variants (see tests/core/CMakeLists or tests/CMakeLists.txt, which run them):
+ *   -DIO_URING      the io_uring strategy's sleep (hint claims, targeted wakes,
+ *                   withdrawing) instead of the condition-variable one.
+ *   -DBUG_SWALLOW   issue 11's defect 3 put back: a worker that leaves its wait because
+ *                   its latch was set - woken for work it has not searched for, or idle
+ *                   and awake while a poster counted on it - returns to its task without
+ *                   passing the wake on. Spin must find a counterexample.
+ *
+ * What is modelled, step by step as the code does it (each Promela statement or atomic
+ * block is one indivisible step of the real code: one atomic RMW, one load, or a
+ * section under the slot mutex):
+ *   - the counter word (jobs event counter, inactive, sleeping) updated as one word;
+ *     the JEC wraps modulo 4 (the real one modulo 2^32) so wrap-around is exercised;
+ *   - posting from a worker (own deque) and from outside (a lane), new_jobs' decision
+ *     whom to wake, wake_any / wake_slot / wake_specific;
+ *   - the idle rounds, getting sleepy (JEC flip), the last search, the latch claim
+ *     UNSET -> SLEEPY -> SLEEPING, the JEC check with the sleeping CAS, the re-check of
+ *     the lanes after registering, blocking, and leave_sleep;
+ *   - latches: Latch::set's exchange and its targeted wake; the worker leaving its wait
+ *     when its latch is set, and passing on a wake for work it did not search for;
+ *   - io_uring: io_blocked, claiming sleepers before writing hints, reading a hint while
+ *     counted, targeted wakes, withdrawing (try_sub_sleeping; staying for a claimed hint).
+ * What is abstracted (argued in prose in SLEEP.md): memory ordering (Promela is
+ * sequentially consistent, so the fences' argument is assumed, not checked); the lanes
+ * are one pool any worker searches; a search is three separate looks (own deque, lanes,
+ * the other deque), so it can miss work posted behind it; jobs never spawn more jobs;
+ * work_found's wake chain (it only adds wakes); the hint read left armed by a withdrawn
+ * worker and forward_hint; IO completions; two workers and one outside thread.
+ */
+
+#define NW 2
+#define UNSET 0
+#define SLEEPY 1
+#define SLEEPING 2
+#define SET 3
+#define WHY_WORK 0
+#define WHY_LATCH 1
+
+byte jec = 1;       /* odd: news since the last worker got sleepy */
+byte inactive = 0;
+byte sleeping = 0;
+byte lane = 0;      /* jobs in the lanes */
+byte dq[NW];        /* jobs in each worker's deque */
+byte latch[NW];     /* the latch each worker waits on (worker 1: its terminate latch) */
+bool blocked[NW];   /* condvar: is_blocked, guarded by mtx */
+byte why[NW];       /* condvar: woken_why */
+bool mtx[NW];       /* the slot mutex */
+byte hints = 0;     /* io_uring: hints in the pipe */
+bool io_blocked[NW];
+bool targeted[NW];  /* io_uring: the worker's eventfd was written */
+bool outside_done = false;
+
+inline lock(m) { atomic { !m -> m = true } }
+inline unlock(m) { m = false }
+
+/* wake_slot (condvar): under the slot mutex, wake the worker if it is blocked. */
+inline wake_slot(w, reason, res) {
+  lock(mtx[w]);
+  if
+  :: blocked[w] -> why[w] = reason; blocked[w] = false; sleeping--; res = 1
+  :: else -> res = 0
+  fi;
+  unlock(mtx[w])
+}
+
+/* wake_any(1) */
+inline wake_one(res) {
+#ifdef IO_URING
+  /* wake_by_hints: claim first (try_sub_sleeping), then write the hint. */
+  atomic { if :: sleeping > 0 -> sleeping--; res = 1 :: else -> res = 0 fi };
+  if :: res -> hints++ :: else fi
+#else
+  wake_slot(0, WHY_WORK, res);
+  if :: !res -> wake_slot(1, WHY_WORK, res) :: else fi
+#endif
+}
+
+/* wake_specific: a latch's setter wakes the worker sleeping on it. */
+inline wake_specific(w, res) {
+#ifdef IO_URING
+  atomic { if :: io_blocked[w] -> io_blocked[w] = false; res = 1 :: else -> res = 0 fi };
+  if :: res -> targeted[w] = true :: else fi
+#else
+  wake_slot(w, WHY_LATCH, res)
+#endif
+}
+
+/* new_jobs(1, queue_was_empty): the JEC to odd, then wake the shortfall. */
+inline new_jobs(was_empty, c_sleeping, c_awake, res) {
+  atomic {
+    if :: jec % 2 == 0 -> jec = (jec + 1) % 4 :: else fi;
+    c_sleeping = sleeping;
+    c_awake = inactive - sleeping
+  };
+  if
+  :: c_sleeping == 0 -> skip
+  :: c_sleeping > 0 && !was_empty -> wake_one(res)
+  :: c_sleeping > 0 && was_empty && c_awake < 1 -> wake_one(res)
+  :: c_sleeping > 0 && was_empty && c_awake >= 1 -> skip
+  fi
+}
+
+/* find_work: own deque, the lanes, the other worker's deque - three separate looks. */
+inline find_work(me, found) {
+  found = false;
+  atomic { if :: dq[me] > 0 -> dq[me]--; found = true :: else fi };
+  if :: !found -> atomic { if :: lane > 0 -> lane--; found = true :: else fi } :: else fi;
+  if :: !found -> atomic { if :: dq[1 - me] > 0 -> dq[1 - me]--; found = true :: else fi } :: else fi
+}
+
+/* leave_sleep's latch part: back to UNSET unless set meanwhile. */
+inline latch_wake_up(me) {
+  atomic { if :: latch[me] == SLEEPY || latch[me] == SLEEPING -> latch[me] = UNSET :: else fi }
+}
+
+/* Sleep::sleep / sleep_io: one attempt to fall asleep on latch[me]. Leaves `owes` set
+ * when a waker took this worker out of the sleeping count for work. */
+inline try_sleep(me, my_jec, owes, ok, res) {
+#ifdef IO_URING
+  io_blocked[me] = true;
+  atomic { if :: latch[me] == UNSET -> latch[me] = SLEEPY; ok = true :: else -> ok = false fi };
+  if :: ok -> atomic { if :: latch[me] == SLEEPY -> latch[me] = SLEEPING :: else -> ok = false fi } :: else fi;
+  if
+  :: !ok -> atomic { if :: io_blocked[me] -> io_blocked[me] = false :: else fi }; latch_wake_up(me)
+  :: ok ->
+     atomic { if :: jec != my_jec -> ok = false :: else -> sleeping++ fi };
+     if
+     :: !ok -> atomic { if :: io_blocked[me] -> io_blocked[me] = false :: else fi }; latch_wake_up(me)
+     :: ok ->
+        /* counted. want_out: the lanes hold work (has_injected_work). */
+        bool counted = true;
+        bool want_out = (lane > 0);
+        bool work_hint = false;
+        do
+        :: counted && want_out ->
+           atomic { if :: sleeping > 0 -> sleeping--; counted = false :: else fi };
+           if
+           :: !counted -> break
+           :: else ->
+end_wait1:    atomic {
+                (hints > 0 || targeted[me]) ->
+                if
+                :: hints > 0 -> hints--; counted = false; work_hint = true
+                :: targeted[me] -> targeted[me] = false; want_out = true
+                fi
+              }
+           fi
+        :: counted && !want_out ->
+end_wait2: atomic {
+             (hints > 0 || targeted[me]) ->
+             if
+             :: hints > 0 -> hints--; counted = false; work_hint = true
+             :: targeted[me] -> targeted[me] = false; want_out = true
+             fi
+           }
+        :: !counted -> break
+        od;
+        atomic { if :: io_blocked[me] -> io_blocked[me] = false :: else fi };
+        if :: work_hint -> owes = true :: else fi;
+        latch_wake_up(me)
+     fi
+  fi
+#else
+  lock(mtx[me]);
+  atomic { if :: latch[me] == UNSET -> latch[me] = SLEEPY; ok = true :: else -> ok = false fi };
+  if :: ok -> atomic { if :: latch[me] == SLEEPY -> latch[me] = SLEEPING :: else -> ok = false fi } :: else fi;
+  if
+  :: !ok -> latch_wake_up(me); unlock(mtx[me])
+  :: ok ->
+     atomic { if :: jec != my_jec -> ok = false :: else -> sleeping++ fi };
+     if
+     :: !ok -> latch_wake_up(me); unlock(mtx[me])
+     :: ok ->
+        /* SleepFence, then has_injected_work. */
+        if
+        :: lane > 0 -> sleeping--; latch_wake_up(me); unlock(mtx[me])
+        :: else ->
+           blocked[me] = true;
+           unlock(mtx[me]);            /* condvar.wait releases the mutex ... */
+end_blocked: (!blocked[me]);
+           lock(mtx[me]);              /* ... and takes it again */
+           res = why[me];
+           unlock(mtx[me]);
+           if :: res == WHY_WORK -> owes = true :: else fi;
+           latch_wake_up(me)
+        fi
+     fi
+  fi
+#endif
+}
+
+/* Worker::wait_until_cold(latch[me]): run other work until the latch is set, sleeping
+ * on it when there is none. */
+inline wait_until(me, found, my_jec, sleepy, owes, ok, res) {
+  do
+  :: latch[me] == SET -> break
+  :: else ->
+     find_work(me, found);
+     if
+     :: found -> skip  /* execute it: jobs are short and spawn nothing */
+     :: else ->
+        inactive++;     /* start_looking */
+        sleepy = false;
+        owes = false;
+        do
+        :: latch[me] == SET -> break
+        :: else ->
+           find_work(me, found);
+           owes = false;  /* searched since any wake for work */
+           if
+           :: found -> break
+           :: else ->
+              if
+              :: !sleepy ->
+                 if
+                 :: skip  /* another fruitless idle round */
+                 :: atomic { if :: jec % 2 == 1 -> jec = (jec + 1) % 4 :: else fi; my_jec = jec };
+                    sleepy = true
+                 fi
+              :: sleepy ->
+                 try_sleep(me, my_jec, owes, ok, res);
+                 sleepy = false
+              fi
+           fi
+        od;
+        inactive--;     /* work_found */
+#ifndef BUG_SWALLOW
+        /* Sleep::leave_for_latch: leaving the idle period because the latch was set,
+         * not because work was found. A poster may have counted on this worker (woken
+         * it for work, or skipped a wake because it was idle and awake): if it owes a
+         * search or the lanes hold work, wake a sleeper in its place. */
+        if
+        :: !found ->
+           atomic { res = sleeping };
+           if :: res > 0 && (owes || lane > 0) -> wake_one(res) :: else fi
+        :: else
+        fi;
+        owes = false
+#endif
+        skip
+     fi
+  od
+}
+
+/* Worker 0 runs task T1: it spawns D onto its own deque (sometimes), then waits on a
+ * Signal (latch[0]). Once the latch is set, T1 runs for a long time: worker 0 is busy
+ * for good, and any work still queued must be found by worker 1. */
+proctype worker0() {
+  bool found, sleepy, owes, ok, was_empty;
+  byte my_jec, res, c_sleeping, c_awake;
+  if
+  :: atomic { was_empty = (dq[0] == 0); dq[0]++ };
+     new_jobs(was_empty, c_sleeping, c_awake, res)
+  :: skip
+  fi;
+  wait_until(0, found, my_jec, sleepy, owes, ok, res);
+end_t1_forever: false
+}
+
+/* Worker 1: its main loop, waiting on its terminate latch (never set here). */
+proctype worker1() {
+  bool found, sleepy, owes, ok;
+  byte my_jec, res;
+  wait_until(1, found, my_jec, sleepy, owes, ok, res)
+}
+
+/* The outside thread: submits J into a lane (push, fence, new_jobs) and sets the
+ * Signal T1 waits on (the latch's exchange, then a targeted wake), in either order. */
+proctype outside() {
+  bool was_empty;
+  byte old, c_sleeping, c_awake, res;
+  if
+  :: atomic { was_empty = (lane == 0); lane++ };
+     new_jobs(was_empty, c_sleeping, c_awake, res);
+     atomic { old = latch[0]; latch[0] = SET };
+     if :: old == SLEEPING -> wake_specific(0, res) :: else fi
+  :: atomic { old = latch[0]; latch[0] = SET };
+     if :: old == SLEEPING -> wake_specific(0, res) :: else fi;
+     atomic { was_empty = (lane == 0); lane++ };
+     new_jobs(was_empty, c_sleeping, c_awake, res)
+  fi;
+  outside_done = true
+}
+
+init {
+  atomic {
+    run worker0();
+    run worker1();
+    run outside()
+  }
+}
+
+/* When nothing can move any more, no work may be queued. */
+active proctype monitor() {
+  timeout -> assert(lane == 0 && dq[0] == 0 && dq[1] == 0)
+}
