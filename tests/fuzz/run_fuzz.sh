@@ -27,7 +27,7 @@ fi
 mkdir -p "$work/corpus" "$work/artifacts"
 
 sources=("$format"/src/*.cpp)
-common=(-std=c++20 -g -I"$format/include" -I"$format/src" -I"$root/vocabulary/include")
+common=(-std=c++20 -g -I"$format/include" -I"$format/src" -I"$root/core/vocabulary/include")
 echo "run_fuzz.sh: building the fuzzer with $cxx in $work"
 if ! "$cxx" "${common[@]}" -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
     "${sources[@]}" "$here/trace_reader_fuzz.cpp" -o "$work/trace_reader_fuzz" 2> "$work/build.log"; then
