@@ -4,7 +4,8 @@
 #   screenshot_test.sh SCENARIO LANTERN_VIEW MAKE_TEST_TRACES SCREENSHOT_CHECK WORKDIR LIVE_DEMO
 #
 # Scenarios: lanes_scripted, lanes_synthetic, lanes_real, matrix_steals, matrix_one_worker,
-# labels, bad_input, all_views, live. Never skips: without xvfb-run it fails and says what
+# labels, bad_input, all_views, live; issue 13: wide_slices (item 1), loading (2),
+# state_mix (3), damaged (5), layout (8). Never skips: without xvfb-run it fails and says what
 # to install.
 set -euo pipefail
 scenario=$1 view=$2 make_traces=$3 check=$4 work=$5 live_demo=$6
@@ -86,7 +87,24 @@ case "$scenario" in
     ;;
   bad_input)
     # Every bad input: a picture with the message, exit status 3, never a crash.
-    for bad in truncated corrupt newer not_a_trace missing; do
+    # Item 10: a file that cannot be opened: the error on stderr, exit 3, no window.
+    for missing in "$traces/missing.ltrace" "$traces"; do
+      set +e
+      "$view" "$missing" > "$work/unreadable.out" 2> "$work/unreadable.err" < /dev/null
+      status=$?
+      set -e
+      cat "$work/unreadable.err"
+      [ "$status" -eq 3 ] || { echo "FAIL: lantern-view $missing exited $status, expected 3"; exit 1; }
+      grep -q "lantern-view: .*$(basename "$missing")" "$work/unreadable.err" || { echo "FAIL: the error is not on stderr"; exit 1; }
+    done
+    grep -q "No such file" "$work/unreadable.err" && { echo "FAIL: a directory reported as missing"; exit 1; }
+    # --window 0 and --at past the end are refused with a message (exit 2).
+    for args in "--window 0" "--window 0ms" "--at 5s"; do
+      shot refused "$traces/states.ltrace" $args
+      [ "$status" -eq 2 ] || { echo "FAIL: $args: exit status $status, expected 2"; exit 1; }
+      grep -q "lantern-view: --" "$work/refused.log" || { echo "FAIL: $args refused without a message"; exit 1; }
+    done
+    for bad in truncated corrupt newer not_a_trace; do
       shot "bad_$bad" "$traces/$bad.ltrace"
       if [ "$status" -ne 3 ]; then
         echo "FAIL: $bad.ltrace: exit status $status, expected 3 (trace problems)"
@@ -97,6 +115,8 @@ case "$scenario" in
     grep -q "newer" "$work/bad_newer.log" || grep -qi "version" "$work/bad_newer.log" ||
       { echo "FAIL: the newer-version message does not mention the version"; exit 1; }
     grep -qi "truncat\|ends inside" "$work/bad_truncated.log" || { echo "FAIL: truncation not reported"; exit 1; }
+    shot bad_missing "$traces/missing.ltrace"
+    [ "$status" -eq 3 ] || { echo "FAIL: missing.ltrace: exit status $status, expected 3"; exit 1; }
     grep -q "No such file" "$work/bad_missing.log" || { echo "FAIL: a missing file is not named as such"; exit 1; }
     # What could be read is still shown: the truncated trace has events.
     grep -Eq ": [1-9][0-9,]* events" "$work/bad_truncated.log" || { echo "FAIL: the truncated trace shows no events"; exit 1; }
@@ -117,6 +137,71 @@ case "$scenario" in
       exit 1
     fi
     cat "$work/live_app.log"
+    ;;
+  wide_slices)
+    # Item 1: a 4.07 ms task right after a cluster of 1 us tasks is drawn by itself, in its
+    # own colour, with its name; zoomed out (whole trace) and at --at/--window.
+    shot wide "$traces/flood.ltrace" --view timeline --size 1400x500
+    expect_ok wide
+    "$check" wide "$work/wide.png" "$work/wide.layout" "$traces/flood.ltrace"
+    shot wide-zoom "$traces/flood.ltrace" --view timeline --size 1400x500 --at 6.5ms --window 6ms
+    expect_ok wide-zoom
+    "$check" wide "$work/wide-zoom.png" "$work/wide-zoom.layout" "$traces/flood.ltrace"
+    ;;
+  state_mix)
+    # Item 3: 2 s zoomed out; a worker active 0.7% of the time in short bursts shows them.
+    for size in 1400x500 1024x640; do
+      shot "mix-$size" "$traces/bursts.ltrace" --view timeline --size "$size"
+      expect_ok "mix-$size"
+      "$check" mix "$work/mix-$size.png" "$work/mix-$size.layout" "$traces/bursts.ltrace"
+      "$check" lanes "$work/mix-$size.png" "$work/mix-$size.layout" "$traces/bursts.ltrace"
+    done
+    ;;
+  damaged)
+    # Item 5: a damaged trace is not called fine in green; a task whose end was in the
+    # damaged chunk stops where the record does, drawn open-ended.
+    shot damaged_health "$traces/lost_end.ltrace" --view health --size 1024x640
+    [ "$status" -eq 3 ] || { echo "FAIL: exit status $status, expected 3"; exit 1; }
+    "$check" damaged "$work/damaged_health.png" "$work/damaged_health.layout" "$traces/lost_end.ltrace"
+    shot damaged_all "$traces/corrupt.ltrace" --size 1600x900
+    [ "$status" -eq 3 ] || { echo "FAIL: exit status $status, expected 3"; exit 1; }
+    shot lost_end "$traces/lost_end.ltrace" --view timeline --size 1400x500
+    [ "$status" -eq 3 ] || { echo "FAIL: exit status $status, expected 3"; exit 1; }
+    "$check" lost_end "$work/lost_end.png" "$work/lost_end.layout" "$traces/lost_end.ltrace"
+    ;;
+  loading)
+    # Item 2: the trace arrives through a pipe in two parts; the viewer draws frames while
+    # it loads (a picture of the first one with data: progress shown), and when loading
+    # ends it shows the whole trace, not what had arrived by the first frame.
+    trace="$traces/steals.ltrace"
+    fifo="$work/loading.fifo"
+    rm -f "$fifo" "$work/loading-first.png" "$work/loading.status"
+    mkfifo "$fifo"
+    xvfb-run -a -f "$work/loading.xauth" -s "-screen 0 1920x1080x24" bash -c '"$@"; echo $? > "$0"' "$work/loading.status" \
+      "$view" --screenshot "$work/loading.png" --loading-screenshot "$work/loading-first.png" \
+      --layout "$work/loading.layout" --view timeline --size 1400x600 "$fifo" > "$work/loading.log" 2>&1 &
+    viewer=$!
+    size=$(stat -c %s "$trace")
+    # The writer: the first third, then (once the viewer has drawn a frame with it, at
+    # most 60 s) the rest. Bounded by timeout, should the viewer never open the pipe.
+    timeout 90 bash -c '
+      exec 3> "$1"
+      head -c $(($3 / 3)) "$2" >&3
+      for _ in $(seq 600); do
+        [ -s "$4" ] && break
+        sleep 0.1
+      done
+      tail -c +$(($3 / 3 + 1)) "$2" >&3' _ "$fifo" "$trace" "$size" "$work/loading-first.png" &
+    writer=$!
+    wait "$viewer" || true
+    # A viewer that never opened the pipe leaves the writer blocked in open: unblock it.
+    kill -0 "$writer" 2> /dev/null && { exec 4< "$fifo"; exec 4<&-; } || true
+    wait "$writer" || true
+    cat "$work/loading.log"
+    [ "$(cat "$work/loading.status" 2> /dev/null)" = 0 ] || { echo "FAIL: lantern-view exited with $(cat "$work/loading.status" 2> /dev/null)"; exit 1; }
+    [ -s "$work/loading-first.png" ] || { echo "FAIL: no picture while loading"; exit 1; }
+    "$check" progress "$work/loading-first.png" "$work/loading.layout.loading" "$trace"
+    "$check" whole "$work/loading.png" "$work/loading.layout" "$trace"
     ;;
   all_views)
     for v in all timeline steals plots latency health; do

@@ -1,6 +1,10 @@
 // main.cpp - lantern-view: open a trace file or attach to a live app; or render one
 // picture of it (--screenshot) and exit.
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include <chrono>
 #include <cmath>
@@ -35,9 +39,12 @@ void usage(FILE* out) {
                "\n"
                "  --attach HOST:PORT   live: connect (retrying until the app is up); ':7777' means 127.0.0.1\n"
                "  --screenshot OUT.png render one picture and exit (needs X: run under 'xvfb-run -a')\n"
+               "  --loading-screenshot OUT.png  with --screenshot of a file: also a picture of the first frame\n"
+               "                       drawn while the file is still loading (with some data in it)\n"
                "  --view NAME          all (default), timeline, steals, plots, latency or health\n"
                "  --at TIME            playhead at TIME from the trace start, e.g. 12ms, 250us, 1.5s\n"
-               "  --window DURATION    timeline width, e.g. 500us (default: up to --at, or everything)\n"
+               "                       (refused when beyond the end of the trace)\n"
+               "  --window DURATION    timeline width > 0, e.g. 500us (default: up to --at, or everything)\n"
                "  --size WxH           window size in pixels (default 1600x900)\n"
                "  --rows N             task rows per worker lane (default 6)\n"
                "  --after DURATION     live with --screenshot: how long to collect first (default 2s)\n"
@@ -47,14 +54,16 @@ void usage(FILE* out) {
                "  --help               this text\n"
                "\n"
                "Keys: wheel/W/S zoom, drag/A/D/arrows pan, Home whole trace, Space play/pause, F follow.\n"
-               "Exit status: 0 ok; 2 bad arguments; 3 (--screenshot) the trace could not be read\n"
-               "completely: the picture shows what could; 4 no display or OpenGL; 5 cannot write.\n");
+               "Exit status: 0 ok; 2 bad arguments (also --at beyond the trace's end); 3 the trace file\n"
+               "cannot be opened (nothing is shown), or with --screenshot the trace could not be read\n"
+               "completely (the picture shows what could); 4 no display or OpenGL; 5 cannot write.\n");
 }
 
 struct Args {
   std::string file;
   std::string attach;
   std::string screenshot;
+  std::string loading_screenshot;
   std::string layout;
   int width = 1600, height = 900;
   double after_ns = 2e9;
@@ -88,6 +97,8 @@ Args parse(int argc, char** argv) {
       a.attach = value();
     } else if (arg == "--screenshot") {
       a.screenshot = value();
+    } else if (arg == "--loading-screenshot") {
+      a.loading_screenshot = value();
     } else if (arg == "--layout") {
       a.layout = value();
     } else if (arg == "--view") {
@@ -97,6 +108,7 @@ Args parse(int argc, char** argv) {
       a.app.at_ns = duration(value());
     } else if (arg == "--window") {
       a.app.window_ns = duration(value());
+      if (!(a.app.window_ns > 0)) bad("--window must be longer than zero");
     } else if (arg == "--after") {
       a.after_ns = duration(value());
     } else if (arg == "--size") {
@@ -123,6 +135,9 @@ Args parse(int argc, char** argv) {
     }
   }
   if (a.file.empty() == a.attach.empty()) bad("give a trace file or --attach HOST:PORT");
+  if (!a.loading_screenshot.empty() && (a.screenshot.empty() || a.file.empty())) {
+    bad("--loading-screenshot goes with --screenshot of a trace file");
+  }
   return a;
 }
 
@@ -144,10 +159,32 @@ void print_summary(Session& s) {
   for (const auto& p : m.trace_problems()) std::printf("  %s\n", lantern::trace::describe(p).c_str());
 }
 
+// check_readable: a trace file that cannot be opened is an error on stderr and exit 3,
+// before any window: there is nothing to show.
+void check_readable(const std::string& path) {
+  // stat and access, not open: opening a pipe would consume its writer's rendezvous.
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 || ::access(path.c_str(), R_OK) != 0) {
+    std::fprintf(stderr, "lantern-view: cannot open the trace '%s': %s\n", path.c_str(), std::strerror(errno));
+    std::exit(kExitTraceProblems);
+  }
+  if (S_ISDIR(st.st_mode)) {
+    std::fprintf(stderr, "lantern-view: '%s' is a directory, not a trace file\n", path.c_str());
+    std::exit(kExitTraceProblems);
+  }
+}
+
+// refuse_start: --at beyond the end of the trace, once its end is known.
+int refuse_start(const std::string& error) {
+  std::fprintf(stderr, "lantern-view: %s (see --help)\n", error.c_str());
+  return kExitUsage;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   const Args args = parse(argc, argv);
+  if (args.attach.empty()) check_readable(args.file);
   ViewerApp app(make_session(args), args.app, [&args] { return make_session(args); });
 
   Window window;
@@ -159,12 +196,41 @@ int main(int argc, char** argv) {
 
   if (!args.screenshot.empty()) {
     // Wait for the data the picture is of: the whole file, or --after of the live stream.
+    LayoutRecord layout;
     if (args.attach.empty()) {
-      app.session().wait_until_finished();
+      // Frames from the moment the window opens, as a user sees them while the file
+      // loads; the picture is taken once it has loaded.
+      bool loading_shot_taken = args.loading_screenshot.empty();
+      while (!app.session().finished()) {
+        bool has_data;
+        {
+          std::lock_guard<std::mutex> lock(app.session().mutex());
+          has_data = !app.session().model().empty();
+        }
+        if (!loading_shot_taken && has_data) {
+          LayoutRecord loading;
+          if (!args.layout.empty()) app.view().layout = &loading;
+          if (!window.screenshot([&](double dt) {
+                loading.lines.clear();
+                app.frame(dt);
+              }, 1, args.loading_screenshot, &error)) {
+            std::fprintf(stderr, "lantern-view: %s\n", error.c_str());
+            return kExitCannotWrite;
+          }
+          app.view().layout = nullptr;
+          loading_shot_taken = true;
+          if (!args.layout.empty()) {
+            std::ofstream out(args.layout + ".loading");
+            for (const auto& line : loading.lines) out << line << '\n';
+          }
+          continue;
+        }
+        window.paced_frame([&](double dt) { app.frame(dt); });
+      }
+      if (const std::string e = app.start_option_error(); !e.empty()) return refuse_start(e);
     } else {
       std::this_thread::sleep_for(std::chrono::nanoseconds(static_cast<long long>(args.after_ns)));
     }
-    LayoutRecord layout;
     if (!args.layout.empty()) app.view().layout = &layout;
     // Several frames: ImGui sizes windows, tables and tabs from the previous frame.
     if (!window.screenshot([&](double dt) {
@@ -192,12 +258,15 @@ int main(int argc, char** argv) {
     return 0;
   }
 
+  std::string start_error;
   window.run(
       [&](double seconds) {
         app.frame(seconds);
-        return !(args.exit_when_done && app.session().finished());
+        start_error = app.start_option_error();
+        return start_error.empty() && !(args.exit_when_done && app.session().finished());
       },
       [&] { return app.animating() || ImGui::IsAnyMouseDown(); });
+  if (!start_error.empty()) return refuse_start(start_error);
   if (args.exit_when_done) print_summary(app.session());
   return 0;
 }

@@ -44,8 +44,21 @@ void HealthView::data_section(const Model& model) {
     ImGui::TextDisabled("%s on %s, %u workers; %s", h.producer.c_str(), h.hostname.c_str(), h.workers, h.topology.c_str());
   }
   const std::uint64_t dropped = model.dropped_events();
-  if (dropped == 0) {
+  std::size_t damaged = 0;
+  for (const auto& p : model.trace_problems()) damaged += !p.warning();
+  if (damaged > 0) {
+    // Events lost in skipped bytes were never counted anywhere: the trace cannot be
+    // called complete, whatever the drop counters say.
+    ImGui::PushStyleColor(ImGuiCol_Text, palette::vec(palette::kError));
+    ImGui::TextWrapped("The trace is damaged (%zu problem%s below): events in the bytes the reader had to skip are "
+                       "lost and not counted, so every count here is a lower bound.",
+                       damaged, damaged == 1 ? "" : "s");
+    ImGui::PopStyleColor();
+  }
+  if (dropped == 0 && damaged == 0) {
     ImGui::TextColored(palette::vec(palette::kGood), "No events dropped.");
+  } else if (dropped == 0) {
+    ImGui::TextDisabled("No drop markers in what could be read.");
   } else {
     ImGui::TextColored(palette::vec(palette::kError), "%s events dropped (the trace has gaps; counters stay exact):",
                        format_count(dropped).c_str());
@@ -155,7 +168,13 @@ void HealthView::draw(Model& model, ViewState& view, ImVec2 size) {
     problem_rows(model, view, kind, list);
     ImGui::PopID();
   }
-  if (!any && now.empty()) ImGui::TextColored(palette::vec(palette::kGood), "No warnings.");
+  if (!any && now.empty()) {
+    if (model.has_trace_errors()) {
+      ImGui::TextDisabled("No warnings in what could be read.");
+    } else {
+      ImGui::TextColored(palette::vec(palette::kGood), "No warnings.");
+    }
+  }
   if (model.health().suppressed()) ImGui::TextDisabled("%s further warnings not listed", format_count(model.health().suppressed()).c_str());
   ImGui::Spacing();
   if (ImGui::CollapsingHeader("Thresholds")) thresholds_section(model);

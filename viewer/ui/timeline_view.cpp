@@ -164,7 +164,9 @@ void TimelineView::draw(const Model& model, ViewState& view, ImVec2 size) {
   if (view.layout) view.layout->add_window(map.start, map.end, view.limit);
   const float clip_top = ImGui::GetWindowPos().y, clip_bottom = clip_top + ImGui::GetWindowSize().y;
   const float right = map.x0 + map.width;
-  LanePainter painter(model, map, view.limit, draw, view.colour_by_label(!model.label_uses().empty()));
+  const bool by_label = view.colour_by_label(!model.label_uses().empty());
+  LanePainter painter(model, map, view.limit, draw, by_label);
+  if (view.layout) view.layout->add("task_colours", by_label ? 1 : 0, 0, 0, 0, 0, 0);
   char text[96];
   for (std::uint32_t w = 0; w < model.worker_count(); ++w) {
     const float y = lanes.y(w);

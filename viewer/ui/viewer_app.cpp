@@ -63,6 +63,17 @@ std::string ViewerApp::title() {
   return "lantern-view - " + session_->model().status().name;
 }
 
+std::string ViewerApp::start_option_error() {
+  if (session_->live() || !session_->finished() || !std::isfinite(options_.at_ns)) return {};
+  std::lock_guard<std::mutex> lock(session_->mutex());
+  const Model& model = session_->model();
+  if (model.empty()) return {};
+  const double span_ns = model.ticks_to_ns(model.rel(model.last_tick()) - model.rel(model.first_tick()));
+  if (options_.at_ns <= span_ns) return {};
+  return "--at " + format_duration(options_.at_ns) + " is beyond the end of the trace (it spans " +
+         format_duration(span_ns) + ")";
+}
+
 void ViewerApp::apply_start_options(const Model& model) {
   // --at / --window wait for the data they refer to: a whole file, or any live data.
   if (!session_->live() && !session_->finished()) return;
@@ -71,6 +82,7 @@ void ViewerApp::apply_start_options(const Model& model) {
   const double first = model.rel(model.first_tick());
   const bool at = std::isfinite(options_.at_ns), window = std::isfinite(options_.window_ns);
   if (!at && !window) return;
+  user_moved_ = true;  // the command line chose the window
   view_.fit_requested = false;
   view_.follow = false;
   if (at) view_.limit = first + model.ns_to_ticks(options_.at_ns);
@@ -142,17 +154,37 @@ void ViewerApp::status_bar(Model& model) {
   ImGui::SameLine();
   ImGui::TextUnformatted(s.name.c_str());
   ImGui::SameLine();
-  if (s.phase == SourceStatus::Phase::loading && s.total_bytes > 0) {
-    ImGui::ProgressBar(static_cast<float>(static_cast<double>(s.bytes) / static_cast<double>(s.total_bytes)), ImVec2(160, 0));
+  if (s.phase == SourceStatus::Phase::loading || (!session_->live() && !session_->finished())) {
+    // Progress while a file loads: a bar when its size is known (a pipe's is not).
+    char read[64];
+    std::snprintf(read, sizeof read, "%.1f MB read", static_cast<double>(s.bytes) / 1e6);
+    const float fraction = s.total_bytes > 0 ? static_cast<float>(static_cast<double>(s.bytes) / static_cast<double>(s.total_bytes)) : -1.0f;
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    ImGui::ProgressBar(fraction >= 0 ? fraction : 0.0f, ImVec2(160, 0), fraction >= 0 ? nullptr : read);
+    if (view_.layout) {
+      const ImVec2 q = ImGui::GetItemRectMax();
+      view_.layout->add("loading_progress", static_cast<int>(fraction * 1000), 0, p.x, p.y, q.x, q.y);
+    }
     ImGui::SameLine();
   }
-  ImGui::TextColored(palette::vec(palette::kDimText), "%s", s.message.c_str());
   // Right-aligned: what the user must not miss.
   char right[160];
   const std::uint64_t attention = HealthView::attention(model);
   std::snprintf(right, sizeof right, "%s events   %s dropped   %s warnings", format_count(model.events()).c_str(),
                 format_count(model.dropped_events()).c_str(), format_count(attention).c_str());
   const float w = ImGui::CalcTextSize(right).x + ImGui::GetStyle().FramePadding.x * 2;
+  // The message gets what is left of the line (shortened with "...", whole in a tooltip),
+  // so it never runs under the counts.
+  {
+    const float room = ImGui::GetWindowContentRegionMax().x - w - 16 - ImGui::GetCursorPosX();
+    std::string shown = s.message;
+    if (ImGui::CalcTextSize(shown.c_str()).x > room) {
+      while (!shown.empty() && ImGui::CalcTextSize((shown + "...").c_str()).x > room) shown.pop_back();
+      shown += "...";
+    }
+    ImGui::TextColored(palette::vec(palette::kDimText), "%s", shown.c_str());
+    if (shown != s.message && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", s.message.c_str());
+  }
   ImGui::SameLine(std::max(ImGui::GetCursorPosX() + 10, ImGui::GetWindowContentRegionMax().x - w));
   ImGui::PushStyleColor(ImGuiCol_Text, palette::vec(attention || model.dropped_events() ? palette::kWarning : palette::kText));
   if (ImGui::SmallButton(right)) show_health_ = true;
@@ -221,7 +253,21 @@ void ViewerApp::frame(double seconds) {
   model.prepare_series();
   if (!start_applied_) apply_start_options(model);
   controls_.advance(model, view_, session_->live(), seconds);
+  if (!session_->live() && !user_moved_) {
+    // A moved window (zoom, pan, seek, play, a Health row) is the user's from then on.
+    if (fitted_ && (view_.start != fitted_start_ || view_.end != fitted_end_ || !(view_.limit == fitted_limit_))) {
+      user_moved_ = true;
+    } else if (!final_fit_done_ && !model.empty()) {
+      // Still loading, or loading just ended: show everything read so far.
+      view_.fit_requested = true;
+      if (session_->finished()) final_fit_done_ = true;
+    }
+  }
   timeline_.fit_if_requested(model, view_);
+  if (!user_moved_) {
+    fitted_ = !model.empty();
+    fitted_start_ = view_.start, fitted_end_ = view_.end, fitted_limit_ = view_.limit;
+  }
 
   const ImGuiViewport* vp = ImGui::GetMainViewport();
   ImGui::SetNextWindowPos(vp->WorkPos);

@@ -42,6 +42,9 @@ class ViewerApp {
   ViewState& view() noexcept { return view_; }
   TimelineView& timeline() noexcept { return timeline_; }
   std::string title();
+  // start_option_error: once a file has loaded, why --at cannot be honoured (beyond the
+  // end of the trace); empty otherwise.
+  std::string start_option_error();
   // animating: something moves without input (live data, loading, playback).
   bool animating() const noexcept { return session_->live() || !session_->finished() || controls_.playing(); }
 
@@ -63,6 +66,13 @@ class ViewerApp {
   HealthView health_;
   ReplayControls controls_;
   bool start_applied_ = false;
+  // Opening a file: the window follows the data as it loads (whole trace so far), and
+  // once more when loading ends, until the user moves it (any change of the window that
+  // the automatic fit did not make).
+  bool user_moved_ = false;
+  bool final_fit_done_ = false;
+  double fitted_start_ = 0, fitted_end_ = 0, fitted_limit_ = 0;
+  bool fitted_ = false;
   bool show_health_ = false;  // select the Health tab on the next frame
 };
 

@@ -35,6 +35,13 @@ void Model::apply_header(const trace::TraceHeader& header, bool intact) {
 void Model::add_trace_problem(const trace::TraceError& problem) {
   // A stream that is damaged everywhere would otherwise grow this without bound.
   if (trace_problems_.size() < 10000) trace_problems_.push_back(problem);
+  // Events were lost with a damaged or truncated chunk: tasks open now may have ended in
+  // it. They end, open-ended, where each worker's record stops.
+  if (!problem.warning()) {
+    for (auto& track : tracks_) {
+      if (track->open_depth() > 0) track->lose_open(track->last_tick());
+    }
+  }
   ++generation_;
 }
 
