@@ -100,52 +100,66 @@ void ViewerApp::global_keys(const Model& model) {
 }
 
 void ViewerApp::legend(const Model& model) {
-  // Every name comes from the event table (trace::kStateNames and friends), or from the
-  // trace itself (its task label names).
+  // Two fixed rows, whatever the colouring, so toggling "colour by label" never moves
+  // the lanes: row 1 what fills the lanes (states, then task colours); row 2 what is
+  // drawn over them (arrows and marks). A key that does not fit its row is counted
+  // ("+N more"), not wrapped. Every name comes from the event table or the trace.
+  const float line_y = ImGui::GetCursorPosY();
+  const float row_h = ImGui::GetTextLineHeightWithSpacing();
+  std::size_t more = 0;
+  auto key = [&](ImU32 colour, const char* name, const char* what = nullptr, int id = 0) {
+    if (more > 0 || ImGui::GetContentRegionAvail().x < 15 + ImGui::CalcTextSize(name).x + 70) {
+      ++more;
+      return;
+    }
+    swatch(colour, name, view_.layout, what, id);
+  };
+  auto end_row = [&](float y) {
+    if (more > 0) {
+      ImGui::TextDisabled("+%zu more", more);
+      ImGui::SameLine();
+    }
+    more = 0;
+    ImGui::SetCursorPosY(y);
+    ImGui::NewLine();
+  };
   ImGui::TextDisabled("states");
   ImGui::SameLine();
   for (int s = 0; s < trace::kStateCount; ++s) swatch(palette::state(s), trace::kStateNames[s].data());
-  if (ImGui::GetContentRegionAvail().x < 200) ImGui::NewLine();
   const bool has_labels = !model.label_uses().empty();
-  if (view_.colour_by_label(has_labels)) {
-    // Labels, most used first; the rest are counted.
-    std::vector<std::pair<std::uint64_t, std::uint32_t>> by_use;
-    for (const auto& [id, uses] : model.label_uses()) by_use.emplace_back(uses, id);
-    std::stable_sort(by_use.begin(), by_use.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
-    ImGui::TextDisabled("  task labels");
-    ImGui::SameLine();
-    constexpr std::size_t kShown = 12;
-    for (std::size_t i = 0; i < by_use.size() && i < kShown; ++i) {
-      const std::uint32_t id = by_use[i].second;
-      swatch(palette::label(id), model.label_name(id).c_str(), view_.layout, "label_swatch", static_cast<int>(id));
-    }
-    if (by_use.size() > kShown) {
-      ImGui::TextDisabled("+%zu more", by_use.size() - kShown);
-      ImGui::SameLine(0, 12);
-    }
-    swatch(palette::kUnlabelled, "no label");
-  } else {
-    ImGui::TextDisabled("  tasks from");
-    ImGui::SameLine();
-    for (std::size_t s = 0; s + 1 < std::size(trace::kSourceNames); ++s) swatch(palette::source(static_cast<int>(s)), trace::kSourceNames[s].data());
-  }
-  swatch(palette::kTaskCluster, "many");
   if (has_labels) {
     // The switch between the two colourings (source stays one click away).
     bool by_label = view_.colour_by_label(true);
-    if (ImGui::GetContentRegionAvail().x < 140) ImGui::NewLine();
     if (ImGui::Checkbox("colour by label", &by_label)) {
       view_.task_colours = by_label ? ViewState::TaskColours::label : ViewState::TaskColours::source;
     }
     ImGui::SameLine(0, 12);
   }
-  if (ImGui::GetContentRegionAvail().x < 200) ImGui::NewLine();
-  ImGui::TextDisabled("  steals");
+  if (view_.colour_by_label(has_labels)) {
+    // Labels, most used first.
+    std::vector<std::pair<std::uint64_t, std::uint32_t>> by_use;
+    for (const auto& [id, uses] : model.label_uses()) by_use.emplace_back(uses, id);
+    std::stable_sort(by_use.begin(), by_use.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
+    ImGui::TextDisabled("tasks by label");
+    ImGui::SameLine();
+    key(palette::kTaskCluster, "many");
+    key(palette::kUnlabelled, "no label");
+    for (const auto& [uses, id] : by_use) key(palette::label(id), model.label_name(id).c_str(), "label_swatch", static_cast<int>(id));
+  } else {
+    ImGui::TextDisabled("tasks from");
+    ImGui::SameLine();
+    key(palette::kTaskCluster, "many");
+    for (std::size_t s = 0; s + 1 < std::size(trace::kSourceNames); ++s) key(palette::source(static_cast<int>(s)), trace::kSourceNames[s].data());
+  }
+  end_row(line_y);
+  ImGui::TextDisabled("arrows: steal by distance");
   ImGui::SameLine();
-  for (int d = 0; d < trace::kDistanceCount; ++d) swatch(palette::distance(d), trace::kDistanceNames[d].data());
-  if (model.events_of(trace::EventType::release) > 0) swatch(palette::kRelease, "release");
-  if (model.events_of(trace::EventType::io_complete) > 0) swatch(palette::kIoCompletion, "IO done");
-  ImGui::NewLine();
+  for (int d = 0; d < trace::kDistanceCount; ++d) key(palette::distance(d), trace::kDistanceNames[d].data());
+  key(palette::kWake, "wake");
+  if (model.events_of(trace::EventType::release) > 0) key(palette::kRelease, "release");
+  if (model.events_of(trace::EventType::io_complete) > 0) key(palette::kIoCompletion, "IO done");
+  end_row(line_y + row_h);
+  ImGui::SetCursorPosY(line_y + 2 * row_h);
 }
 
 void ViewerApp::status_bar(Model& model) {
