@@ -9,6 +9,8 @@
 //   corrupt.ltrace     steals.ltrace with damaged bytes in a middle chunk
 //   newer.ltrace       steals.ltrace as written by a future format version (valid CRC)
 //   not_a_trace.ltrace a text file
+//   labels_b.ltrace    labels.ltrace changed: "render" 2.5x the others (they got shorter), worker 2
+//                      idle between tasks (the compare and diff tests' B)
 //   flood.ltrace       short tasks in clusters around one 4.07 ms task per worker (item 1)
 //   bursts.ltrace      2 s; worker 0 asleep but active 0.7% of the time in short bursts (item 3)
 //   lost_end.ltrace    a task whose end is in a damaged chunk, later tasks after it (item 5)
@@ -79,7 +81,7 @@ std::vector<std::uint8_t> states_trace() {
 // labels itself with label 1 + k % 3 ("parse", "render", "compress") unless k % 4 == 3.
 // Every task of worker 0 releases the next task of worker 1 (a dependency), and every
 // second task of worker 2 submits an IO read that worker 2 completes 200 us later.
-std::vector<std::uint8_t> labels_trace() {
+std::vector<std::uint8_t> labels_trace(bool slower = false) {
   trace::TraceHeader h;
   h.producer = "viewer screenshot test (labels)";
   h.workers = 3;
@@ -104,7 +106,14 @@ std::vector<std::uint8_t> labels_trace() {
       if (w == 0 && k + 1 < kTasks) add(w, t0 + 250'000, trace::EventType::release, task_id(1, k + 1), id);
       if (w == 2 && k % 2 == 0) add(w, t0 + 50'000, trace::EventType::io_submit, 1000 + k, 0 | 9 << 8);
       if (w == 2 && k % 2 == 0) add(w, t0 + 250'000, trace::EventType::io_complete, 1000 + k, 4096);
-      add(w, t0 + kTask - 20'000, trace::EventType::task_end, id, 0);
+      // slower (the compare test's B): "render" tasks take 2.5x as long and worker 2
+      // idles between its tasks.
+      const std::uint64_t length = slower && k % 3 == 1 && k % 4 != 3 ? kTask - 20'000 : (slower ? 112'000 : kTask - 20'000);
+      add(w, t0 + (slower && k % 3 != 1 ? 112'000 : length), trace::EventType::task_end, id, 0);
+      if (slower && w == 2 && k % 3 != 1) {
+        add(w, t0 + 120'000, trace::EventType::state, 0 << 8 | 1, 2);
+        add(w, t0 + kTask - 10'000, trace::EventType::state, 1 << 8 | 0, 1);
+      }
     }
     add(w, kTasks * kTask + 1000 * w, trace::EventType::state, 0 << 8 | 1, 2);  // active -> idle
   }
@@ -318,6 +327,7 @@ int main(int argc, char** argv) {
                   write_bytes(dir + "/one_worker.ltrace", viewer::synthetic_trace_bytes(one)) &&
                   write_bytes(dir + "/truncated.ltrace", truncated) && write_bytes(dir + "/corrupt.ltrace", corrupt) &&
                   write_bytes(dir + "/newer.ltrace", newer) && write_bytes(dir + "/labels.ltrace", labels_trace()) &&
+                  write_bytes(dir + "/labels_b.ltrace", labels_trace(true)) &&
                   write_bytes(dir + "/flood.ltrace", flood_trace()) && write_bytes(dir + "/bursts.ltrace", bursts_trace()) &&
                   write_bytes(dir + "/lost_end.ltrace", lost_end_trace()) &&
                   write_bytes(dir + "/not_a_trace.ltrace", std::vector<std::uint8_t>(text.begin(), text.end())) &&

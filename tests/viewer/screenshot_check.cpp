@@ -16,6 +16,8 @@
 //   screenshot_check damaged PNG LAYOUT TRACE   a damaged trace: no 'all good' green, red text
 //   screenshot_check whole PNG LAYOUT TRACE     the window shows the whole trace, data to its end
 //   screenshot_check progress PNG LAYOUT TRACE  a progress indicator (taken while loading)
+//   screenshot_check highlight PNG LAYOUT TRACE the compare view's notable rows (and only
+//                                               they) are drawn highlighted
 //
 // LAYOUT is what `lantern-view --layout` wrote: where lanes and cells were drawn. The
 // expectation is computed here from the trace with the model library; the colours are
@@ -372,6 +374,30 @@ int check_progress(const Image& img, const std::vector<Rect>& bars) {
   return 0;
 }
 
+// check_highlight (item 11): every row the compare view marks notable is drawn on the
+// highlight background (orange over the table's row colour), and other rows are not.
+int check_highlight(const Image& img, const std::vector<Rect>& notable, const std::vector<Rect>& plain) {
+  auto orange = [&](const Rect& r) {
+    // Along the row from its first cell: mostly warm pixels (the highlight's orange over
+    // the dark table; text glyphs aside) on a highlighted row, almost none on a plain one.
+    int warm = 0, n = 0;
+    for (int x = static_cast<int>(r.x0); x < static_cast<int>(r.x0) + 120 && x < img.w; ++x, ++n) {
+      int cr, cg, cb;
+      img.at(x, static_cast<int>((r.y0 + r.y1) / 2), &cr, &cg, &cb);
+      warm += cr > cb + 25 && cg > cb + 10;
+    }
+    return warm * 2 > n;
+  };
+  int failures = 0, lit = 0, unlit = 0;
+  for (const Rect& r : notable) lit += orange(r);
+  for (const Rect& r : plain) unlit += !orange(r);
+  std::printf("highlight: %d of %zu notable rows highlighted, %d of %zu other rows plain\n", lit, notable.size(), unlit, plain.size());
+  if (notable.empty()) std::printf("FAIL: no notable rows\n"), ++failures;
+  if (lit != static_cast<int>(notable.size())) std::printf("FAIL: a notable row is not highlighted\n"), ++failures;
+  if (unlit != static_cast<int>(plain.size())) std::printf("FAIL: an unchanged row is highlighted\n"), ++failures;
+  return failures;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -386,7 +412,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   std::ifstream layout(argv[3]);
-  std::vector<Rect> lanes, cells, swatches, rows, bars;
+  std::vector<Rect> lanes, cells, swatches, rows, bars, notable, plain;
   int by_label = 0;
   double start = 0, end = 0, limit = HUGE_VAL;
   for (std::string line; std::getline(layout, line);) {
@@ -405,6 +431,8 @@ int main(int argc, char** argv) {
     if (what == "task_row" && in >> r.a >> r.b >> r.x0 >> r.y0 >> r.x1 >> r.y1) rows.push_back(r);
     if (what == "loading_progress" && in >> r.a >> r.b >> r.x0 >> r.y0 >> r.x1 >> r.y1) bars.push_back(r);
     if (what == "task_colours") in >> by_label;
+    if (what == "compare_notable" && in >> r.a >> r.b >> r.x0 >> r.y0 >> r.x1 >> r.y1) notable.push_back(r);
+    if (what == "compare_row" && in >> r.a >> r.b >> r.x0 >> r.y0 >> r.x1 >> r.y1) plain.push_back(r);
   }
   auto session = Session::open_file(argv[4]);
   session->wait_until_finished();
@@ -428,6 +456,8 @@ int main(int argc, char** argv) {
   } else if (mode == "whole") {
     if (!(end > start)) std::printf("FAIL: no timeline window in the layout\n"), ++failures;
     failures += check_whole(img, lanes, start, end, m);
+  } else if (mode == "highlight") {
+    failures += check_highlight(img, notable, plain);
   } else if (mode == "progress") {
     failures += check_progress(img, bars);
   } else if (mode == "matrix") {

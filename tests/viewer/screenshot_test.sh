@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # screenshot_test.sh - lantern-view renders pictures under Xvfb; the pictures are checked.
 #
-#   screenshot_test.sh SCENARIO LANTERN_VIEW MAKE_TEST_TRACES SCREENSHOT_CHECK WORKDIR LIVE_DEMO
+#   screenshot_test.sh SCENARIO LANTERN_VIEW MAKE_TEST_TRACES SCREENSHOT_CHECK WORKDIR LIVE_DEMO [LANTERN_TRACE]
 #
 # Scenarios: lanes_scripted, lanes_synthetic, lanes_real, matrix_steals, matrix_one_worker,
 # labels, bad_input, all_views, live; issue 13: wide_slices (item 1), loading (2),
 # state_mix (3), damaged (5), layout (8). Never skips: without xvfb-run it fails and says what
 # to install.
 set -euo pipefail
-scenario=$1 view=$2 make_traces=$3 check=$4 work=$5 live_demo=$6
+scenario=$1 view=$2 make_traces=$3 check=$4 work=$5 live_demo=$6 lantern_trace=${7:-}
 
 if ! command -v xvfb-run > /dev/null; then
   echo "FAIL: xvfb-run is not installed, so lantern-view cannot render its pictures headless." >&2
@@ -202,6 +202,52 @@ case "$scenario" in
     [ -s "$work/loading-first.png" ] || { echo "FAIL: no picture while loading"; exit 1; }
     "$check" progress "$work/loading-first.png" "$work/loading.layout.loading" "$trace"
     "$check" whole "$work/loading.png" "$work/loading.layout" "$trace"
+    ;;
+  numbers)
+    # Item 4: the badge, the stdout summary and the Health panel count the same warnings.
+    shot numbers "$traces/steals.ltrace" --size 1600x900
+    expect_ok numbers
+    badge=$(awk '$1 == "badge_warnings" {print $2}' "$work/numbers.layout" | tail -1)
+    health=$(awk '$1 == "health_warnings" {print $3}' "$work/numbers.layout" | tail -1)
+    printed=$(sed -n 's/.* \([0-9][0-9]*\) warnings;.*/\1/p' "$work/numbers.log")
+    echo "warnings: badge ${badge:-?}, Health ${health:-?}, stdout ${printed:-?}"
+    [ -n "$badge" ] && [ -n "$health" ] && [ -n "$printed" ] || { echo "FAIL: a warning count is missing"; exit 1; }
+    [ "$badge" = "$health" ] && [ "$badge" = "$printed" ] || { echo "FAIL: the warning counts differ"; exit 1; }
+    [ "$badge" -gt 0 ] || { echo "FAIL: the trace was expected to have warnings"; exit 1; }
+    ;;
+  compare)
+    # Item 11: lantern-trace diff (table and JSON) and lantern-view --compare show the one
+    # comparison: the same notable differences, the ones the trace pair was built with.
+    a="$traces/labels.ltrace" b="$traces/labels_b.ltrace"
+    "$lantern_trace" diff "$a" "$b" > "$work/diff.txt"
+    cat "$work/diff.txt"
+    "$lantern_trace" diff --json "$a" "$b" > "$work/diff.json"
+    grep -Eq '^\* 2 +active +100\.0% +76\.9%' "$work/diff.txt" || { echo "FAIL: worker 2's active share is not a notable row"; exit 1; }
+    grep -Eq '^\* parse ' "$work/diff.txt" || { echo "FAIL: parse durations are not a notable row"; exit 1; }
+    grep -Eq '^  render ' "$work/diff.txt" || { echo "FAIL: render (unchanged) is marked or missing"; exit 1; }
+    expected=$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+n = sum(r["notable"] for k in ("state_shares", "task_durations", "steals_by_distance", "steal_matrix") for r in d[k])
+lat = sum(r["notable"] for r in d["latency"])
+assert d["notable"] == n + lat, "notable total"
+assert any(r["label"] == "parse" and r["notable"] and abs(r["b"]["mean_ns"] / r["a"]["mean_ns"] - 0.68) < 0.05 for r in d["task_durations"])
+print(n + 2 * lat)  # the viewer shows a latency row per run
+' "$work/diff.json")
+    shot compare "$a" --compare "$b" --size 1600x900
+    expect_ok compare
+    shown=$(grep -c '^compare_notable' "$work/compare.layout" || true)
+    echo "notable rows: diff --json $expected (latency rows counted per run), viewer $shown"
+    [ "$shown" = "$expected" ] || { echo "FAIL: the viewer highlights $shown rows, the diff has $expected"; exit 1; }
+    "$check" highlight "$work/compare.png" "$work/compare.layout" "$a"
+    shot compare-small "$a" --compare "$b" --size 1024x640
+    expect_ok compare-small
+    # Bad input to diff: a missing file is an error on stderr, exit 2.
+    set +e
+    "$lantern_trace" diff "$a" "$traces/missing.ltrace" > /dev/null 2> "$work/diff.err"
+    status=$?
+    set -e
+    [ "$status" -eq 2 ] && grep -q "missing.ltrace" "$work/diff.err" || { echo "FAIL: diff of a missing file: exit $status"; exit 1; }
     ;;
   all_views)
     for v in all timeline steals plots latency health; do

@@ -38,6 +38,8 @@ void usage(FILE* out) {
                "(started with LANTERN_STREAM=HOST:PORT or instrumentation::start_stream).\n"
                "\n"
                "  --attach HOST:PORT   live: connect (retrying until the app is up); ':7777' means 127.0.0.1\n"
+               "  --compare B.TRACE    two runs side by side (TRACE_FILE is A), differences highlighted;\n"
+               "                       lantern-trace diff A B prints the same comparison\n"
                "  --screenshot OUT.png render one picture and exit (needs X: run under 'xvfb-run -a')\n"
                "  --loading-screenshot OUT.png  with --screenshot of a file: also a picture of the first frame\n"
                "                       drawn while the file is still loading (with some data in it)\n"
@@ -64,6 +66,7 @@ struct Args {
   std::string attach;
   std::string screenshot;
   std::string loading_screenshot;
+  std::string compare;
   std::string layout;
   int width = 1600, height = 900;
   double after_ns = 2e9;
@@ -97,6 +100,8 @@ Args parse(int argc, char** argv) {
       a.attach = value();
     } else if (arg == "--screenshot") {
       a.screenshot = value();
+    } else if (arg == "--compare") {
+      a.compare = value();
     } else if (arg == "--loading-screenshot") {
       a.loading_screenshot = value();
     } else if (arg == "--layout") {
@@ -135,6 +140,7 @@ Args parse(int argc, char** argv) {
     }
   }
   if (a.file.empty() == a.attach.empty()) bad("give a trace file or --attach HOST:PORT");
+  if (!a.compare.empty() && a.file.empty()) bad("--compare B.trace goes with a trace file A (lantern-view A --compare B)");
   if (!a.loading_screenshot.empty() && (a.screenshot.empty() || a.file.empty())) {
     bad("--loading-screenshot goes with --screenshot of a trace file");
   }
@@ -155,7 +161,8 @@ void print_summary(Session& s) {
   std::printf("lantern-view: %s: %llu events, %llu chunks, %llu bytes, %llu events dropped, %zu warnings; %s\n",
               m.status().name.c_str(), static_cast<unsigned long long>(m.events() + m.discarded_events()),
               static_cast<unsigned long long>(m.chunks()), static_cast<unsigned long long>(s.bytes_received()),
-              static_cast<unsigned long long>(m.dropped_events()), m.health().problems().size(), m.status().message.c_str());
+              static_cast<unsigned long long>(m.dropped_events()), static_cast<std::size_t>(HealthView::warning_count(m)),
+              m.status().message.c_str());
   for (const auto& p : m.trace_problems()) std::printf("  %s\n", lantern::trace::describe(p).c_str());
 }
 
@@ -185,7 +192,9 @@ int refuse_start(const std::string& error) {
 int main(int argc, char** argv) {
   const Args args = parse(argc, argv);
   if (args.attach.empty()) check_readable(args.file);
+  if (!args.compare.empty()) check_readable(args.compare);
   ViewerApp app(make_session(args), args.app, [&args] { return make_session(args); });
+  if (!args.compare.empty()) app.set_compare(Session::open_file(args.compare, args.max_events), args.file, args.compare);
 
   Window window;
   std::string error;
@@ -201,13 +210,13 @@ int main(int argc, char** argv) {
       // Frames from the moment the window opens, as a user sees them while the file
       // loads; the picture is taken once it has loaded.
       bool loading_shot_taken = args.loading_screenshot.empty();
-      while (!app.session().finished()) {
+      while (!app.session().finished() || (app.compare_session() && !app.compare_session()->finished())) {
         bool has_data;
         {
           std::lock_guard<std::mutex> lock(app.session().mutex());
           has_data = !app.session().model().empty();
         }
-        if (!loading_shot_taken && has_data) {
+        if (!loading_shot_taken && has_data && !app.session().finished()) {
           LayoutRecord loading;
           if (!args.layout.empty()) app.view().layout = &loading;
           if (!window.screenshot([&](double dt) {

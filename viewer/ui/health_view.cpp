@@ -11,9 +11,14 @@ namespace {
 constexpr std::size_t kRowsPerKind = 200;  // a table longer than this is read by its count
 }
 
-std::uint64_t HealthView::attention(const Model& model) {
+std::uint64_t HealthView::warning_count(const Model& model) {
   std::uint64_t n = 0;
-  for (int k = 0; k < kProblemKindCount; ++k) n += model.health().count(static_cast<ProblemKind>(k)) ? 1 : 0;
+  for (int k = 0; k < kProblemKindCount; ++k) n += model.health().count(static_cast<ProblemKind>(k));
+  return n;
+}
+
+std::uint64_t HealthView::trace_error_count(const Model& model) {
+  std::uint64_t n = 0;
   for (const auto& p : model.trace_problems()) n += p.warning() ? 0 : 1;
   return n;
 }
@@ -41,7 +46,9 @@ void HealthView::data_section(const Model& model) {
   }
   if (model.has_header() && model.header_ok()) {
     const trace::TraceHeader& h = model.header();
-    ImGui::TextDisabled("%s on %s, %u workers; %s", h.producer.c_str(), h.hostname.c_str(), h.workers, h.topology.c_str());
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    ImGui::TextWrapped("%s on %s, %u workers; %s", h.producer.c_str(), h.hostname.c_str(), h.workers, h.topology.c_str());
+    ImGui::PopStyleColor();
   }
   const std::uint64_t dropped = model.dropped_events();
   std::size_t damaged = 0;
@@ -150,6 +157,16 @@ void HealthView::draw(Model& model, ViewState& view, ImVec2 size) {
   }
   const auto& list = model.health().problems();
   bool any = false;
+  if (const std::uint64_t total = warning_count(model)) {
+    ImGui::TextColored(palette::vec(palette::kWarning), "%s warnings", format_count(total).c_str());
+    ImGui::SameLine();
+    ImGui::TextDisabled("(each kind below says how many)");
+  }
+  if (view.layout) {
+    std::uint64_t listed = 0;
+    for (int k = 0; k < kProblemKindCount; ++k) listed += model.health().count(static_cast<ProblemKind>(k));
+    view.layout->add("health_warnings", static_cast<int>(warning_count(model)), static_cast<int>(listed), 0, 0, 0, 0);
+  }
   for (int k = 0; k < kProblemKindCount; ++k) {
     const auto kind = static_cast<ProblemKind>(k);
     const std::uint64_t count = model.health().count(kind);

@@ -13,8 +13,12 @@ namespace lantern::viewer {
 class HealthView {
  public:
   void draw(Model& model, ViewState& view, ImVec2 size);
-  // attention: how many things the top bar should flag (problems + trace errors + drops).
-  static std::uint64_t attention(const Model& model);
+  // warning_count: THE number of warnings - every occurrence the Health panel counts
+  // under its headings. The status bar's badge, lantern-view's stdout summary and the
+  // Health panel's total all print this.
+  static std::uint64_t warning_count(const Model& model);
+  // trace_error_count: problems reading the trace (damage, truncation), not warnings.
+  static std::uint64_t trace_error_count(const Model& model);
 
  private:
   void data_section(const Model& model);

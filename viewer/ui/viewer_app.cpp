@@ -63,6 +63,12 @@ std::string ViewerApp::title() {
   return "lantern-view - " + session_->model().status().name;
 }
 
+void ViewerApp::set_compare(std::unique_ptr<Session> b, std::string a_name, std::string b_name) {
+  compare_ = std::move(b);
+  a_name_ = std::move(a_name);
+  b_name_ = std::move(b_name);
+}
+
 std::string ViewerApp::start_option_error() {
   if (session_->live() || !session_->finished() || !std::isfinite(options_.at_ns)) return {};
   std::lock_guard<std::mutex> lock(session_->mutex());
@@ -183,9 +189,12 @@ void ViewerApp::status_bar(Model& model) {
   }
   // Right-aligned: what the user must not miss.
   char right[160];
-  const std::uint64_t attention = HealthView::attention(model);
-  std::snprintf(right, sizeof right, "%s events   %s dropped   %s warnings", format_count(model.events()).c_str(),
-                format_count(model.dropped_events()).c_str(), format_count(attention).c_str());
+  const std::uint64_t warnings = HealthView::warning_count(model), errors = HealthView::trace_error_count(model);
+  const std::uint64_t attention = warnings + errors;
+  std::snprintf(right, sizeof right, "%s events   %s dropped   %s warnings%s", format_count(model.events()).c_str(),
+                format_count(model.dropped_events()).c_str(), format_count(warnings).c_str(),
+                errors ? ("   " + format_count(errors) + (errors == 1 ? " trace error" : " trace errors")).c_str() : "");
+  if (view_.layout) view_.layout->add("badge_warnings", static_cast<int>(warnings), static_cast<int>(errors), 0, 0, 0, 0);
   const float w = ImGui::CalcTextSize(right).x + ImGui::GetStyle().FramePadding.x * 2;
   // The message gets what is left of the line (shortened with "...", whole in a tooltip),
   // so it never runs under the counts.
@@ -303,6 +312,10 @@ void ViewerApp::frame(double seconds) {
     ImGui::PushTextWrapPos(avail.x - 40);
     ImGui::TextColored(palette::vec(s.phase == SourceStatus::Phase::failed ? palette::kError : palette::kText), "%s", text.c_str());
     ImGui::PopTextWrapPos();
+  } else if (compare_) {
+    std::lock_guard<std::mutex> lock_b(compare_->mutex());  // always after A's: one order
+    compare_->model().prepare_series();
+    compare_view_.draw(model, a_name_, compare_->model(), b_name_, session_->finished() && compare_->finished(), view_, avail);
   } else if (options_.view == "timeline") {
     timeline_.draw(model, view_, avail);
   } else if (options_.view == "plots") {

@@ -11,6 +11,7 @@
 #include <memory>
 #include <string>
 
+#include "compare_view.hpp"
 #include "health_view.hpp"
 #include "latency_view.hpp"
 #include "lantern/viewer/session.hpp"
@@ -42,11 +43,18 @@ class ViewerApp {
   ViewState& view() noexcept { return view_; }
   TimelineView& timeline() noexcept { return timeline_; }
   std::string title();
+  // set_compare: a second run (lantern-view A --compare B): the window shows both side
+  // by side, with the comparison's notable differences highlighted.
+  void set_compare(std::unique_ptr<Session> b, std::string a_name, std::string b_name);
+  Session* compare_session() noexcept { return compare_.get(); }
+  const CompareView& compare_view() const noexcept { return compare_view_; }
   // start_option_error: once a file has loaded, why --at cannot be honoured (beyond the
   // end of the trace); empty otherwise.
   std::string start_option_error();
   // animating: something moves without input (live data, loading, playback).
-  bool animating() const noexcept { return session_->live() || !session_->finished() || controls_.playing(); }
+  bool animating() const noexcept {
+    return session_->live() || !session_->finished() || (compare_ && !compare_->finished()) || controls_.playing();
+  }
 
  private:
   void status_bar(Model& model);
@@ -56,6 +64,9 @@ class ViewerApp {
   void global_keys(const Model& model);
 
   std::unique_ptr<Session> session_;
+  std::unique_ptr<Session> compare_;  // B, with --compare
+  std::string a_name_, b_name_;
+  CompareView compare_view_;
   AppOptions options_;
   Reconnect reconnect_;
   ViewState view_;
