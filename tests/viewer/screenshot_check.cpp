@@ -16,6 +16,9 @@
 //   screenshot_check damaged PNG LAYOUT TRACE   a damaged trace: no 'all good' green, red text
 //   screenshot_check whole PNG LAYOUT TRACE     the window shows the whole trace, data to its end
 //   screenshot_check progress PNG LAYOUT TRACE  a progress indicator (taken while loading)
+//   screenshot_check layout PNG LAYOUT TRACE    latency and ruler labels unclipped and apart,
+//                                               steal-matrix text inside its panel, legend
+//                                               colours distinct
 //   screenshot_check highlight PNG LAYOUT TRACE the compare view's notable rows (and only
 //                                               they) are drawn highlighted
 //
@@ -398,6 +401,67 @@ int check_highlight(const Image& img, const std::vector<Rect>& notable, const st
   return failures;
 }
 
+struct Key {
+  int group, r, g, b;
+  std::string name;
+};
+
+bool inside(const Rect& in, const Rect& r, float slack = 1) {
+  return r.x0 >= in.x0 - slack && r.x1 <= in.x1 + slack && r.y0 >= in.y0 - slack && r.y1 <= in.y1 + slack;
+}
+
+// check_layout (item 8): text inside its panel and not over other text; legend keys of
+// distinct meanings in distinct colours; steal-matrix totals inside their panel.
+int check_layout(const Image& img, const std::map<std::string, std::vector<Rect>>& items, const std::vector<Key>& keys) {
+  int failures = 0;
+  auto get = [&](const char* what) {
+    auto it = items.find(what);
+    return it == items.end() ? std::vector<Rect>{} : it->second;
+  };
+  // Latency panels: every label inside a panel and inside the picture, none overlapping.
+  const auto panels = get("latency_panel"), texts = get("latency_text");
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    const Rect& t = texts[i];
+    bool in = t.x0 >= 0 && t.x1 <= img.w;
+    bool in_panel = false;
+    for (const Rect& p : panels) in_panel |= inside(p, t, 2);
+    if (!in || !in_panel) std::printf("FAIL: latency text at %.0f,%.0f-%.0f,%.0f is clipped\n", t.x0, t.y0, t.x1, t.y1), ++failures;
+    for (std::size_t j = i + 1; j < texts.size(); ++j) {
+      const Rect& u = texts[j];
+      if (t.x0 < u.x1 && u.x0 < t.x1 && t.y0 < u.y1 && u.y0 < t.y1) {
+        std::printf("FAIL: latency texts overlap at %.0f,%.0f and %.0f,%.0f\n", t.x0, t.y0, u.x0, u.y0);
+        ++failures;
+      }
+    }
+  }
+  std::printf("latency: %zu panels, %zu labels\n", panels.size(), texts.size());
+  // Ruler labels inside the ruler.
+  const auto rulers = get("ruler"), ruler_labels = get("ruler_label");
+  for (const Rect& t : ruler_labels) {
+    bool ok = false;
+    for (const Rect& r : rulers) ok |= t.x0 >= r.x0 && t.x1 <= r.x1 + 1;
+    if (!ok) std::printf("FAIL: a ruler label at x %.0f-%.0f is clipped\n", t.x0, t.x1), ++failures;
+  }
+  std::printf("ruler: %zu labels\n", ruler_labels.size());
+  // Steal matrix totals inside the panel.
+  const auto mp = get("matrix_panel"), mt = get("matrix_totals");
+  for (std::size_t i = 0; i < mt.size() && i < mp.size(); ++i) {
+    if (mt[i].x1 > mp[i].x1 + 1) std::printf("FAIL: the steal matrix's side text runs %.0f px past its panel\n", mt[i].x1 - mp[i].x1), ++failures;
+  }
+  // Legend: distinct meanings, distinct colours (squared distance over 35^2).
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    for (std::size_t j = i + 1; j < keys.size(); ++j) {
+      const Key &a = keys[i], &b = keys[j];
+      if (a.name == b.name) continue;
+      const int d = (a.r - b.r) * (a.r - b.r) + (a.g - b.g) * (a.g - b.g) + (a.b - b.b) * (a.b - b.b);
+      if (d < 35 * 35) std::printf("FAIL: legend keys '%s' and '%s' share a colour\n", a.name.c_str(), b.name.c_str()), ++failures;
+    }
+  }
+  std::printf("legend: %zu keys\n", keys.size());
+  if (texts.empty() && ruler_labels.empty() && mt.empty()) std::printf("FAIL: nothing to check in the layout\n"), ++failures;
+  return failures;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -413,6 +477,8 @@ int main(int argc, char** argv) {
   }
   std::ifstream layout(argv[3]);
   std::vector<Rect> lanes, cells, swatches, rows, bars, notable, plain;
+  std::map<std::string, std::vector<Rect>> items;
+  std::vector<Key> keys;
   int by_label = 0;
   double start = 0, end = 0, limit = HUGE_VAL;
   for (std::string line; std::getline(layout, line);) {
@@ -431,6 +497,17 @@ int main(int argc, char** argv) {
     if (what == "task_row" && in >> r.a >> r.b >> r.x0 >> r.y0 >> r.x1 >> r.y1) rows.push_back(r);
     if (what == "loading_progress" && in >> r.a >> r.b >> r.x0 >> r.y0 >> r.x1 >> r.y1) bars.push_back(r);
     if (what == "task_colours") in >> by_label;
+    if (what == "legend_key") {
+      Key k{};
+      float kx, ky;
+      if (in >> k.group >> k.r >> k.g >> k.b >> kx >> ky) {
+        std::getline(in >> std::ws, k.name);
+        keys.push_back(k);
+      }
+    }
+    for (const char* generic : {"latency_panel", "latency_text", "ruler", "ruler_label", "matrix_panel", "matrix_totals"}) {
+      if (what == generic && in >> r.a >> r.b >> r.x0 >> r.y0 >> r.x1 >> r.y1) items[what].push_back(r);
+    }
     if (what == "compare_notable" && in >> r.a >> r.b >> r.x0 >> r.y0 >> r.x1 >> r.y1) notable.push_back(r);
     if (what == "compare_row" && in >> r.a >> r.b >> r.x0 >> r.y0 >> r.x1 >> r.y1) plain.push_back(r);
   }
@@ -456,6 +533,8 @@ int main(int argc, char** argv) {
   } else if (mode == "whole") {
     if (!(end > start)) std::printf("FAIL: no timeline window in the layout\n"), ++failures;
     failures += check_whole(img, lanes, start, end, m);
+  } else if (mode == "layout") {
+    failures += check_layout(img, items, keys);
   } else if (mode == "highlight") {
     failures += check_highlight(img, notable, plain);
   } else if (mode == "progress") {

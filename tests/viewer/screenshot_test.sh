@@ -203,6 +203,26 @@ case "$scenario" in
     "$check" progress "$work/loading-first.png" "$work/loading.layout.loading" "$trace"
     "$check" whole "$work/loading.png" "$work/loading.layout" "$trace"
     ;;
+  layout)
+    # Item 8, at 1600x900 and 1024x640: labels unclipped and apart, steal-matrix text in
+    # its panel, distinct legend colours; toggling the task colouring moves no lane.
+    for size in 1600x900 1024x640; do
+      for v in latency steals; do
+        shot "layout-$v-$size" "$traces/real.ltrace" --view "$v" --size "$size"
+        expect_ok "layout-$v-$size"
+        "$check" layout "$work/layout-$v-$size.png" "$work/layout-$v-$size.layout" "$traces/real.ltrace"
+      done
+      for how in label source; do
+        shot "layout-$how-$size" "$traces/labels.ltrace" --size "$size" --task-colours "$how"
+        expect_ok "layout-$how-$size"
+        "$check" layout "$work/layout-$how-$size.png" "$work/layout-$how-$size.layout" "$traces/labels.ltrace"
+        grep '^lane_band' "$work/layout-$how-$size.layout" > "$work/layout-$how-$size.lanes"
+      done
+      cmp -s "$work/layout-label-$size.lanes" "$work/layout-source-$size.lanes" ||
+        { echo "FAIL: at $size the lanes move when the task colouring changes:"; diff "$work/layout-label-$size.lanes" "$work/layout-source-$size.lanes"; exit 1; }
+      [ -s "$work/layout-label-$size.lanes" ] || { echo "FAIL: no lanes recorded"; exit 1; }
+    done
+    ;;
   numbers)
     # Item 4: the badge, the stdout summary and the Health panel count the same warnings.
     shot numbers "$traces/steals.ltrace" --size 1600x900

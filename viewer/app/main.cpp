@@ -49,6 +49,7 @@ void usage(FILE* out) {
                "  --window DURATION    timeline width > 0, e.g. 500us (default: up to --at, or everything)\n"
                "  --size WxH           window size in pixels (default 1600x900)\n"
                "  --rows N             task rows per worker lane (default 6)\n"
+               "  --task-colours HOW   slices coloured by label, by source, or auto (label when the trace has labels)\n"
                "  --after DURATION     live with --screenshot: how long to collect first (default 2s)\n"
                "  --layout FILE        with --screenshot: write where lanes and steal-matrix cells are\n"
                "  --exit-when-done     live: exit when the app disconnects; print what was received\n"
@@ -100,6 +101,11 @@ Args parse(int argc, char** argv) {
       a.attach = value();
     } else if (arg == "--screenshot") {
       a.screenshot = value();
+    } else if (arg == "--task-colours") {
+      a.app.task_colours = value();
+      if (a.app.task_colours != "auto" && a.app.task_colours != "label" && a.app.task_colours != "source") {
+        bad("--task-colours takes auto, label or source, not '" + a.app.task_colours + "'");
+      }
     } else if (arg == "--compare") {
       a.compare = value();
     } else if (arg == "--loading-screenshot") {

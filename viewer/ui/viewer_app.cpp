@@ -33,13 +33,21 @@ ImU32 phase_colour(SourceStatus::Phase p) {
 }
 
 // swatch draws a colour key and its name; `layout` (when recording) gets the key's box.
-void swatch(ImU32 colour, const char* name, LayoutRecord* layout = nullptr, const char* what = nullptr, int id = 0) {
+void swatch(ImU32 colour, const char* name, LayoutRecord* layout = nullptr, const char* what = nullptr, int id = 0,
+            int group = 0) {
   // Wrap to a new line rather than run off the window's edge.
   if (ImGui::GetContentRegionAvail().x < 15 + ImGui::CalcTextSize(name).x + 4) ImGui::NewLine();
   const ImVec2 p = ImGui::GetCursorScreenPos();
   const float h = ImGui::GetTextLineHeight();
   ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(p.x, p.y + 3), ImVec2(p.x + 12, p.y + h - 2), colour);
   if (layout && what) layout->add(what, id, 0, p.x, p.y + 3, p.x + 12, p.y + h - 2);
+  if (layout) {
+    // Every key, with its group (0 lane fills, 1 arrows) and colour: no two may be alike.
+    char line[160];
+    std::snprintf(line, sizeof line, "legend_key %d %u %u %u %.0f %.0f %s", group, colour & 0xFF, (colour >> 8) & 0xFF,
+                  (colour >> 16) & 0xFF, p.x, p.y, name);
+    layout->lines.emplace_back(line);
+  }
   ImGui::Dummy(ImVec2(15, h));
   ImGui::SameLine(0, 2);
   ImGui::TextUnformatted(name);
@@ -55,6 +63,8 @@ bool is_view_name(const std::string& name) {
 ViewerApp::ViewerApp(std::unique_ptr<Session> session, AppOptions options, Reconnect reconnect)
     : session_(std::move(session)), options_(std::move(options)), reconnect_(std::move(reconnect)) {
   timeline_.set_max_rows(options_.max_rows);
+  if (options_.task_colours == "label") view_.task_colours = ViewState::TaskColours::label;
+  if (options_.task_colours == "source") view_.task_colours = ViewState::TaskColours::source;
   view_.follow = session_->live();
 }
 
@@ -113,12 +123,13 @@ void ViewerApp::legend(const Model& model) {
   const float line_y = ImGui::GetCursorPosY();
   const float row_h = ImGui::GetTextLineHeightWithSpacing();
   std::size_t more = 0;
+  int group = 0;
   auto key = [&](ImU32 colour, const char* name, const char* what = nullptr, int id = 0) {
     if (more > 0 || ImGui::GetContentRegionAvail().x < 15 + ImGui::CalcTextSize(name).x + 70) {
       ++more;
       return;
     }
-    swatch(colour, name, view_.layout, what, id);
+    swatch(colour, name, view_.layout, what, id, group);
   };
   auto end_row = [&](float y) {
     if (more > 0) {
@@ -131,7 +142,7 @@ void ViewerApp::legend(const Model& model) {
   };
   ImGui::TextDisabled("states");
   ImGui::SameLine();
-  for (int s = 0; s < trace::kStateCount; ++s) swatch(palette::state(s), trace::kStateNames[s].data());
+  for (int s = 0; s < trace::kStateCount; ++s) swatch(palette::state(s), trace::kStateNames[s].data(), view_.layout);
   const bool has_labels = !model.label_uses().empty();
   if (has_labels) {
     // The switch between the two colourings (source stays one click away).
@@ -158,6 +169,7 @@ void ViewerApp::legend(const Model& model) {
     for (std::size_t s = 0; s + 1 < std::size(trace::kSourceNames); ++s) key(palette::source(static_cast<int>(s)), trace::kSourceNames[s].data());
   }
   end_row(line_y);
+  group = 1;
   ImGui::TextDisabled("arrows: steal by distance");
   ImGui::SameLine();
   for (int d = 0; d < trace::kDistanceCount; ++d) key(palette::distance(d), trace::kDistanceNames[d].data());

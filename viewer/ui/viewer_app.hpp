@@ -27,6 +27,7 @@ struct AppOptions {
   double at_ns = std::numeric_limits<double>::quiet_NaN();      // --at: playhead, from the trace start
   double window_ns = std::numeric_limits<double>::quiet_NaN();  // --window: timeline width
   int max_rows = 6;          // task rows per lane
+  std::string task_colours = "auto";  // --task-colours: auto, label or source
 };
 
 // is_view_name: whether `name` is one of AppOptions::view's values.
