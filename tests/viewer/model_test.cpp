@@ -237,4 +237,35 @@ TEST(Model, SyntheticProblemsAreFound) {
 }
 
 }  // namespace
+// Issue 13 item 6: what is "happening now" is asked at a time - the replay's playhead -
+// not only at the end of the trace.
+TEST(Health, OngoingAtThePlayhead) {
+  test::TraceBuilder b(2);
+  b.state(0, 0, 1, 0);
+  b.state(1, 0, 1, 0);
+  b.task_begin(0, 1'000'000, 0xA, 0);   // worker 0: one task from 1 ms to 30 ms
+  b.task_end(0, 30'000'000, 0xA);
+  b.state(1, 12'000'000, 0, 1);         // worker 1: searching (idle) from 12 ms to 20 ms
+  b.state(1, 20'000'000, 1, 3);         // then asleep
+  b.state(0, 40'000'000, 0, 3);
+  Model m;
+  b.apply_to(m);
+  m.finish();
+  auto kinds = [&](Tick at) {
+    std::vector<std::pair<std::uint32_t, ProblemKind>> out;
+    for (const Problem& p : m.health().ongoing(m, at)) out.emplace_back(p.worker, p.kind);
+    return out;
+  };
+  using K = std::vector<std::pair<std::uint32_t, ProblemKind>>;
+  EXPECT_EQ(kinds(5'000'000), K{});                                  // 4 ms into the task: under 10 ms
+  EXPECT_EQ(kinds(15'000'000), (K{{0, ProblemKind::long_task}}));   // 14 ms; worker 1 idle 3 ms
+  EXPECT_EQ(kinds(19'000'000), (K{{0, ProblemKind::long_task}, {1, ProblemKind::spinning}}));
+  EXPECT_EQ(kinds(35'000'000), K{});                                 // the task ended, worker 1 sleeps
+  // At the playhead the finding ends there and started where the task began.
+  const auto at19 = m.health().ongoing(m, 19'000'000);
+  ASSERT_FALSE(at19.empty());
+  EXPECT_EQ(at19[0].start, 1'000'000u);
+  EXPECT_EQ(at19[0].end, 19'000'000u);
+}
+
 }  // namespace lantern::viewer

@@ -2,6 +2,7 @@
 #include "health_view.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "palette.hpp"
@@ -145,11 +146,25 @@ void HealthView::draw(Model& model, ViewState& view, ImVec2 size) {
   ImGui::BeginChild("##health", size, false);
   data_section(model);
   ImGui::Separator();
-  const std::vector<Problem> now = model.health().ongoing(model);
+  // What is happening at the playhead (a replay paused or playing), or at the newest
+  // time (live, or the whole trace shown): the banner says which.
+  const bool at_playhead = std::isfinite(view.limit);
+  const Tick at = at_playhead ? model.abs(view.limit) : model.last_tick();
+  const std::vector<Problem> now = model.health().ongoing(model, at);
+  const bool live = model.status().kind == SourceStatus::Kind::live;
+  char when[64];
+  if (at_playhead) {
+    std::snprintf(when, sizeof when, "AT THE PLAYHEAD (%s)", format_duration(model.ticks_to_ns(model.rel(at) - model.rel(model.first_tick()))).c_str());
+  } else {
+    std::snprintf(when, sizeof when, "%s", live ? "NOW" : "AT THE END");
+  }
+  if (view.layout) {
+    for (const Problem& p : now) view.layout->add("ongoing", static_cast<int>(p.worker), static_cast<int>(p.kind), static_cast<float>(model.ticks_to_ns(model.rel(at) - model.rel(model.first_tick())) / 1e3), 0, 0, 0);
+  }
   for (const Problem& p : now) {
     ImGui::PushStyleColor(ImGuiCol_Text, palette::vec(palette::kWarning));
-    char label[160];
-    std::snprintf(label, sizeof label, "NOW: worker %u %s for %s##now%u", p.worker,
+    char label[200];
+    std::snprintf(label, sizeof label, "%s: worker %u %s for %s##now%u", when, p.worker,
                   p.kind == ProblemKind::long_task ? "busy on one task" : "searching without work",
                   format_duration(model.ticks_to_ns(static_cast<double>(p.value))).c_str(), p.worker);
     if (ImGui::Selectable(label)) focus(model, view, p);

@@ -71,8 +71,10 @@ class HealthChecker {
   const std::vector<Problem>& problems() const noexcept { return problems_; }
   std::uint64_t count(ProblemKind kind) const noexcept { return counts_[static_cast<int>(kind)]; }
   std::uint64_t suppressed() const noexcept { return suppressed_; }
-  // ongoing: problems happening at the model's newest time (a task running too long
-  // right now, a worker searching for too long right now). Recomputed on each call.
+  // ongoing: problems happening at time `at` (a task running too long then, a worker
+  // searching for too long then): the replay's playhead, or the newest time (live, or
+  // the whole trace). Each ends at `at`. Recomputed on each call.
+  std::vector<Problem> ongoing(const Model& model, Tick at) const;
   std::vector<Problem> ongoing(const Model& model) const;
 
  private:
