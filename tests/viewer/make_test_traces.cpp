@@ -13,6 +13,7 @@
 //                      idle between tasks (the compare and diff tests' B)
 //   flood.ltrace       short tasks in clusters around one 4.07 ms task per worker (item 1)
 //   bursts.ltrace      2 s; worker 0 asleep but active 0.7% of the time in short bursts (item 3)
+//   health.ltrace      long tasks: three on worker 0, one (the longest) on worker 1 (item 7)
 //   lost_end.ltrace    a task whose end is in a damaged chunk, later tasks after it (item 5)
 #include <lantern/instrumentation/collector.hpp>
 #include <lantern/instrumentation/recorder.hpp>
@@ -260,6 +261,33 @@ std::vector<std::uint8_t> lost_end_trace() {
   return out;
 }
 
+// health_trace (item 7): long tasks (over the 10 ms threshold): worker 0 at 0, 20 and
+// 60 ms lasting 12, 25 and 15 ms; worker 1 at 10 ms lasting 30 ms. Labelled "solve".
+std::vector<std::uint8_t> health_trace() {
+  trace::LabelTable names;
+  names.define(1, "solve");
+  std::vector<trace::Event> ev;
+  auto add = [&](std::uint32_t w, std::uint64_t t, trace::EventType type, std::uint64_t a, std::uint64_t b) {
+    ev.push_back(trace::Event{1'000'000 + t, w, type, {0, 0, 0}, a, b});
+  };
+  add(0, 0, trace::EventType::state, 1 << 8 | 0, 1);
+  add(1, 0, trace::EventType::state, 1 << 8 | 0, 1);
+  const struct {
+    std::uint32_t w;
+    std::uint64_t at_ms, ms;
+  } tasks[] = {{0, 0, 12}, {0, 20, 25}, {0, 60, 15}, {1, 10, 30}};
+  std::uint64_t id = 0x7f00'0000'1000ull;
+  for (const auto& t : tasks) {
+    add(t.w, t.at_ms * 1'000'000 + 1'000, trace::EventType::task_begin, id, 0);
+    add(t.w, t.at_ms * 1'000'000 + 2'000, trace::EventType::task_label, id, 1);
+    add(t.w, (t.at_ms + t.ms) * 1'000'000, trace::EventType::task_end, id, 0);
+    id += 64;
+  }
+  add(0, 80'000'000, trace::EventType::state, 0 << 8 | 3, 2);
+  add(1, 80'000'000, trace::EventType::state, 0 << 8 | 3, 2);
+  return to_bytes(2, std::move(ev), "health", &names);
+}
+
 // as_newer_version: the same trace claiming format version 99, with a valid header CRC -
 // a genuine file from a future writer, not a damaged one (the reader tells them apart).
 std::vector<std::uint8_t> as_newer_version(std::vector<std::uint8_t> bytes) {
@@ -329,7 +357,7 @@ int main(int argc, char** argv) {
                   write_bytes(dir + "/newer.ltrace", newer) && write_bytes(dir + "/labels.ltrace", labels_trace()) &&
                   write_bytes(dir + "/labels_b.ltrace", labels_trace(true)) &&
                   write_bytes(dir + "/flood.ltrace", flood_trace()) && write_bytes(dir + "/bursts.ltrace", bursts_trace()) &&
-                  write_bytes(dir + "/lost_end.ltrace", lost_end_trace()) &&
+                  write_bytes(dir + "/lost_end.ltrace", lost_end_trace()) && write_bytes(dir + "/health.ltrace", health_trace()) &&
                   write_bytes(dir + "/not_a_trace.ltrace", std::vector<std::uint8_t>(text.begin(), text.end())) &&
                   real_trace(dir + "/real.ltrace");
   if (!ok) {

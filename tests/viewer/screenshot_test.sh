@@ -223,6 +223,23 @@ case "$scenario" in
       [ -s "$work/layout-label-$size.lanes" ] || { echo "FAIL: no lanes recorded"; exit 1; }
     done
     ;;
+  health_lists)
+    # Item 7: findings grouped per worker with a count, sorted by time (default) or by
+    # duration; long tasks named by label and id.
+    shot health_time "$traces/health.ltrace" --view health --size 1024x640
+    expect_ok health_time
+    shot health_duration "$traces/health.ltrace" --view health --size 1024x640 --health-sort duration
+    expect_ok health_duration
+    rows() { awk '$1 == "health_row" && $2 == 0 {printf "w%s@%.0fms/%.0fms ", $3, $4 / 1000, $5 / 1000}' "$work/$1.layout"; }
+    groups() { awk '$1 == "health_group" && $2 == 0 {printf "w%s(%s) ", $3, $4}' "$work/$1.layout"; }
+    echo "by time:     groups $(groups health_time)  rows $(rows health_time)"
+    echo "by duration: groups $(groups health_duration)  rows $(rows health_duration)"
+    [ "$(groups health_time)" = "w0(3) " ] || { echo "FAIL: worker 0's three long tasks are not one group of 3"; exit 1; }
+    [ "$(rows health_time)" = "w0@0ms/12ms w0@20ms/25ms w0@60ms/15ms w1@10ms/30ms " ] ||
+      { echo "FAIL: not grouped by worker and sorted by time"; exit 1; }
+    [ "$(rows health_duration)" = "w1@10ms/30ms w0@20ms/25ms w0@60ms/15ms w0@0ms/12ms " ] ||
+      { echo "FAIL: not sorted by duration"; exit 1; }
+    ;;
   numbers)
     # Item 4: the badge, the stdout summary and the Health panel count the same warnings.
     shot numbers "$traces/steals.ltrace" --size 1600x900

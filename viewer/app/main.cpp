@@ -49,6 +49,7 @@ void usage(FILE* out) {
                "  --window DURATION    timeline width > 0, e.g. 500us (default: up to --at, or everything)\n"
                "  --size WxH           window size in pixels (default 1600x900)\n"
                "  --rows N             task rows per worker lane (default 6)\n"
+               "  --health-sort KEY    Health lists sorted by time (default) or duration (longest first)\n"
                "  --task-colours HOW   slices coloured by label, by source, or auto (label when the trace has labels)\n"
                "  --after DURATION     live with --screenshot: how long to collect first (default 2s)\n"
                "  --layout FILE        with --screenshot: write where lanes and steal-matrix cells are\n"
@@ -106,6 +107,10 @@ Args parse(int argc, char** argv) {
       if (a.app.task_colours != "auto" && a.app.task_colours != "label" && a.app.task_colours != "source") {
         bad("--task-colours takes auto, label or source, not '" + a.app.task_colours + "'");
       }
+    } else if (arg == "--health-sort") {
+      const std::string v = value();
+      if (v != "time" && v != "duration") bad("--health-sort takes time or duration, not '" + v + "'");
+      a.app.health_by_duration = v == "duration";
     } else if (arg == "--compare") {
       a.compare = value();
     } else if (arg == "--loading-screenshot") {

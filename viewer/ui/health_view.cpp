@@ -85,31 +85,74 @@ void HealthView::data_section(const Model& model) {
   }
 }
 
+namespace {
+
+// task_name: "render #3fa0c0" (its label and id), or "#3fa0c0" - never an address alone.
+std::string task_name(const Model& model, std::uint32_t worker, std::uint64_t id, Tick at) {
+  char buf[96];
+  std::uint32_t label = 0;
+  if (worker < model.worker_count()) {
+    const WorkerTrack& t = model.track(worker);
+    for (int d = 0; d < t.depth_count() && label == 0; ++d) {
+      const std::size_t i = t.first_slice_ending_after(d, at);
+      if (i < t.slices(d).size() && t.slices(d)[i].id == id) label = t.slices(d)[i].label;
+    }
+  }
+  if (label != 0) {
+    std::snprintf(buf, sizeof buf, "%s #%llx", model.label_name(label).c_str(), static_cast<unsigned long long>(id & 0xffffff));
+  } else {
+    std::snprintf(buf, sizeof buf, "task #%llx", static_cast<unsigned long long>(id & 0xffffff));
+  }
+  return buf;
+}
+
+}  // namespace
+
 void HealthView::problem_rows(const Model& model, ViewState& view, ProblemKind kind, const std::vector<Problem>& list) {
+  // One group per worker (or lane), with its count; rows sorted by time or by duration,
+  // and groups in the order of their first row.
+  std::vector<std::size_t> items;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    if (list[i].kind == kind) items.push_back(i);
+  }
+  auto before = [&](std::size_t x, std::size_t y) {
+    const Problem &p = list[x], &q = list[y];
+    if (sort_by_duration_ && p.value != q.value) return p.value > q.value;
+    return p.start < q.start;
+  };
+  std::stable_sort(items.begin(), items.end(), before);
+  std::vector<std::pair<std::uint32_t, std::vector<std::size_t>>> groups;
+  for (const std::size_t i : items) {
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == list[i].worker; });
+    if (it == groups.end()) {
+      groups.emplace_back(list[i].worker, std::vector<std::size_t>{});
+      it = groups.end() - 1;
+    }
+    it->second.push_back(i);
+  }
   if (!ImGui::BeginTable("##problems", 4, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp)) return;
-  ImGui::TableSetupColumn("where", ImGuiTableColumnFlags_WidthStretch, 0.8f);
+  ImGui::TableSetupColumn("where", ImGuiTableColumnFlags_WidthStretch, 0.9f);
   ImGui::TableSetupColumn("at", ImGuiTableColumnFlags_WidthStretch, 0.8f);
   ImGui::TableSetupColumn("how long / how many", ImGuiTableColumnFlags_WidthStretch, 2.0f);
   ImGui::TableSetupColumn("times", ImGuiTableColumnFlags_WidthStretch, 0.45f);
   ImGui::TableHeadersRow();
+  const bool lane = kind == ProblemKind::lane_wait || kind == ProblemKind::queued_while_asleep;
   std::size_t shown = 0;
-  char label[96];
-  for (std::size_t i = 0; i < list.size() && shown < kRowsPerKind; ++i) {
+  char label[128];
+  auto row = [&](std::size_t i, bool child) {
     const Problem& p = list[i];
-    if (p.kind != kind) continue;
     ++shown;
     ImGui::TableNextRow();
     ImGui::TableNextColumn();
-    const bool lane = kind == ProblemKind::lane_wait || kind == ProblemKind::queued_while_asleep;
-    std::snprintf(label, sizeof label, "%s %u##%zu", lane ? "lane" : "worker", p.worker, i);
+    std::snprintf(label, sizeof label, "%s%s %u##%zu", child ? "    " : "", lane ? "lane" : "worker", p.worker, i);
     if (ImGui::Selectable(label, false, ImGuiSelectableFlags_SpanAllColumns)) focus(model, view, p);
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("show on the timeline");
     ImGui::TableNextColumn();
-    ImGui::TextUnformatted(format_duration(model.ticks_to_ns(model.rel(p.start))).c_str());
+    ImGui::TextUnformatted(format_duration(model.ticks_to_ns(model.rel(p.start) - model.rel(model.first_tick()))).c_str());
     ImGui::TableNextColumn();
     const std::string v = format_duration(model.ticks_to_ns(static_cast<double>(p.value)));
     switch (kind) {
-      case ProblemKind::long_task: ImGui::Text("%s  task #%llx", v.c_str(), static_cast<unsigned long long>(p.detail)); break;
+      case ProblemKind::long_task: ImGui::Text("%s  %s", v.c_str(), task_name(model, p.worker, p.detail, p.start).c_str()); break;
       case ProblemKind::lane_wait: ImGui::Text("%s  (lane avg %s)", v.c_str(), format_duration(model.ticks_to_ns(static_cast<double>(p.detail))).c_str()); break;
       case ProblemKind::queued_while_asleep: ImGui::Text("%s all asleep", v.c_str()); break;
       case ProblemKind::spinning: ImGui::Text("%s searching", v.c_str()); break;
@@ -122,10 +165,51 @@ void HealthView::problem_rows(const Model& model, ViewState& view, ProblemKind k
     }
     ImGui::TableNextColumn();
     ImGui::Text("%u", p.occurrences);
+    if (view.layout) {
+      view.layout->add("health_row", static_cast<int>(kind), static_cast<int>(p.worker),
+                       static_cast<float>(model.ticks_to_ns(model.rel(p.start) - model.rel(model.first_tick())) / 1e3),
+                       static_cast<float>(model.ticks_to_ns(static_cast<double>(p.value)) / 1e3), static_cast<float>(child), 0);
+    }
+  };
+  for (const auto& [worker, rows] : groups) {
+    if (shown >= kRowsPerKind) break;
+    if (rows.size() == 1) {
+      row(rows.front(), false);
+      continue;
+    }
+    // The group's row: how many findings, and the worst; its rows below when open.
+    std::uint64_t times = 0, worst = 0;
+    Tick first = list[rows.front()].start;
+    for (const std::size_t i : rows) {
+      times += list[i].occurrences, worst = std::max<std::uint64_t>(worst, list[i].value);
+      first = std::min(first, list[i].start);
+    }
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    std::snprintf(label, sizeof label, "%s %u (%zu)###g%u", lane ? "lane" : "worker", worker, rows.size(), worker);
+    const bool open = ImGui::TreeNodeEx(label, ImGuiTreeNodeFlags_SpanFullWidth | ImGuiTreeNodeFlags_DefaultOpen);
+    ImGui::TableNextColumn();
+    ImGui::TextDisabled("from %s", format_duration(model.ticks_to_ns(model.rel(first) - model.rel(model.first_tick()))).c_str());
+    ImGui::TableNextColumn();
+    if (kind == ProblemKind::events_dropped) {
+      ImGui::TextDisabled("%zu findings", rows.size());
+    } else {
+      ImGui::TextDisabled("%zu findings, longest %s", rows.size(), format_duration(model.ticks_to_ns(static_cast<double>(worst))).c_str());
+    }
+    ImGui::TableNextColumn();
+    ImGui::Text("%llu", static_cast<unsigned long long>(times));
+    if (view.layout) view.layout->add("health_group", static_cast<int>(kind), static_cast<int>(worker), static_cast<float>(rows.size()), 0, 0, 0);
+    if (open) {
+      for (const std::size_t i : rows) {
+        if (shown >= kRowsPerKind) break;
+        row(i, true);
+      }
+      ImGui::TreePop();
+    }
   }
   ImGui::EndTable();
   if (model.health().count(kind) > shown) {
-    ImGui::TextDisabled("(%s occurrences in all, merged where close together; first %zu rows shown)",
+    ImGui::TextDisabled("(%s occurrences in all, merged where close together; %zu rows shown)",
                         format_count(model.health().count(kind)).c_str(), shown);
   }
 }
@@ -175,7 +259,11 @@ void HealthView::draw(Model& model, ViewState& view, ImVec2 size) {
   if (const std::uint64_t total = warning_count(model)) {
     ImGui::TextColored(palette::vec(palette::kWarning), "%s warnings", format_count(total).c_str());
     ImGui::SameLine();
-    ImGui::TextDisabled("(each kind below says how many)");
+    ImGui::TextDisabled("by worker; sort:");
+    ImGui::SameLine();
+    if (ImGui::RadioButton("time", !sort_by_duration_)) sort_by_duration_ = false;
+    ImGui::SameLine();
+    if (ImGui::RadioButton("duration", sort_by_duration_)) sort_by_duration_ = true;
   }
   if (view.layout) {
     std::uint64_t listed = 0;

@@ -28,6 +28,10 @@ class HealthView {
 
   HealthThresholds edit_;
   bool edit_loaded_ = false;
+  bool sort_by_duration_ = false;  // Health lists: by time (default) or longest first
+
+ public:
+  void set_sort_by_duration(bool on) noexcept { sort_by_duration_ = on; }
 };
 
 }  // namespace lantern::viewer

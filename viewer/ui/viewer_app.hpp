@@ -28,6 +28,7 @@ struct AppOptions {
   double window_ns = std::numeric_limits<double>::quiet_NaN();  // --window: timeline width
   int max_rows = 6;          // task rows per lane
   std::string task_colours = "auto";  // --task-colours: auto, label or source
+  bool health_by_duration = false;    // --health-sort duration
 };
 
 // is_view_name: whether `name` is one of AppOptions::view's values.
