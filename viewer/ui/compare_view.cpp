@@ -101,7 +101,7 @@ void CompareView::tables(const Comparison& c, ImVec2 size, LayoutRecord* layout)
     for (std::size_t i = 0; i < c.latencies.size(); ++i) {
       const auto& r = c.latencies[i];
       for (int side = 0; side < 2; ++side) {
-        const Figures& f = side ? r.b : r.a;
+        const SideFigures& f = side ? r.b : r.a;
         row_start(r.notable, layout, 2, static_cast<int>(2 * i + side));
         ImGui::TextUnformatted(side ? "" : r.what.c_str());
         ImGui::TableNextColumn();

@@ -12,8 +12,8 @@ constexpr double kShareNotable = 0.05;  // 5 percentage points
 constexpr double kRatioNotable = 1.25;
 constexpr std::uint64_t kMinSamples = 10;
 
-Figures figures(const LatencyHistogram& h) {
-  return Figures{h.count(), h.mean_ns(), h.quantile_ns(0.5), h.quantile_ns(0.9), h.quantile_ns(0.99), h.max_ns()};
+SideFigures figures(const LatencyHistogram& h) {
+  return SideFigures{h.count(), h.mean_ns(), h.quantile_ns(0.5), h.quantile_ns(0.9), h.quantile_ns(0.99), h.max_ns()};
 }
 
 bool ratio_notable(double a, double b, std::uint64_t na, std::uint64_t nb) {
@@ -163,7 +163,7 @@ void json_string(std::FILE* out, const std::string& s) {
   std::fputc('"', out);
 }
 
-void json_figures(std::FILE* out, const Figures& f) {
+void json_figures(std::FILE* out, const SideFigures& f) {
   std::fprintf(out, "{\"count\": %llu, \"mean_ns\": %.1f, \"p50_ns\": %.1f, \"p90_ns\": %.1f, \"p99_ns\": %.1f, \"max_ns\": %.1f}",
                static_cast<unsigned long long>(f.count), f.mean_ns, f.p50_ns, f.p90_ns, f.p99_ns, f.max_ns);
 }

@@ -24,7 +24,7 @@
 
 namespace lantern::viewer {
 
-struct Figures {  // one side of a row
+struct SideFigures {  // one side of a row
   std::uint64_t count = 0;
   double mean_ns = 0, p50_ns = 0, p90_ns = 0, p99_ns = 0, max_ns = 0;
 };
@@ -48,7 +48,7 @@ struct Comparison {
   struct LabelDurations {
     std::uint32_t label;  // 0: tasks without a label
     std::string name;
-    Figures a, b;
+    SideFigures a, b;
     double ratio;  // b.mean / a.mean (0 when either side has none)
     bool notable;
   };
@@ -67,7 +67,7 @@ struct Comparison {
   std::vector<DistanceSteals> steals_by_distance;
   struct Latency {
     std::string what;  // "ready wait", "task duration", "wake latency"
-    Figures a, b;
+    SideFigures a, b;
     double ratio;  // b.p50 / a.p50
     bool notable;
   };
