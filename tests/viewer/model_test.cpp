@@ -237,6 +237,35 @@ TEST(Model, SyntheticProblemsAreFound) {
 }
 
 }  // namespace
+// Issue 13 item 5: after a skipped chunk, a release whose task began in the lost bytes is
+// not linked to a later task that reuses the id; tasks open at the gap end there.
+TEST(Model, SkippedChunkUnlinksWaitingReleasesAndEndsOpenTasks) {
+  test::TraceBuilder before(2), after(2);
+  before.state(0, 0, 1, 0);
+  before.state(1, 0, 1, 0);
+  before.task_begin(0, 1'000'000, 0x10, 0);
+  before.event(0, 1'500'000, trace::EventType::release, 0x99, 0x10);  // releases task 0x99
+  before.task_begin(1, 1'600'000, 0x20, 0);                          // its end is lost
+  // (lost: task 0x99 begins and ends on worker 1; task 0x10 and 0x20 end)
+  after.task_begin(1, 9'000'000, 0x99, 0);  // a new task at the same address, much later
+  after.task_end(1, 9'100'000, 0x99);
+  after.state(0, 10'000'000, 0, 3);
+  Model m;
+  before.apply_to(m);
+  m.add_trace_problem(trace::TraceError{trace::TraceErrorKind::corrupt_chunk, 4096, "a damaged chunk"});
+  m.apply(after.events());
+  m.finish();
+  ASSERT_EQ(m.releases(0).size(), 1u);
+  EXPECT_FALSE(m.releases(0)[0].to.valid()) << "linked across the gap to a later task with the same id";
+  // Task 0x20 ends where worker 1's record stopped (1.6 ms), marked, and the later task
+  // is at depth 0, not nested in it.
+  const auto& row = m.track(1).slices(0);
+  ASSERT_EQ(row.size(), 2u);
+  EXPECT_EQ(row[0].end, 1'600'000u);
+  EXPECT_TRUE(row[0].flags & kSliceEndLost);
+  EXPECT_EQ(row[1].id, 0x99u);
+}
+
 // Issue 13 item 6: what is "happening now" is asked at a time - the replay's playhead -
 // not only at the end of the trace.
 TEST(Health, OngoingAtThePlayhead) {

@@ -41,6 +41,10 @@ void Model::add_trace_problem(const trace::TraceError& problem) {
     for (auto& track : tracks_) {
       if (track->open_depth() > 0) track->lose_open(track->last_tick());
     }
+    // A release still waiting for its task's begin may have lost it in the skipped
+    // bytes: linking it to a later task that reuses the id (a job's address) would draw
+    // an arrow across the timeline. Those releases stay unlinked.
+    waiting_releases_.clear();
   }
   ++generation_;
 }
