@@ -3,6 +3,7 @@
 //   steals.ltrace      the synthetic simulation, 4 workers on 2 sockets: steals everywhere
 //   one_worker.ltrace  the simulation with a single worker: nobody to steal from
 //   real.ltrace        a real Scheduler + Recorder run (fork-join, bursts) at level full
+//   real_default.ltrace the same (one round) at the Recorder's default level (item 9)
 //   labels.ltrace      3 workers running labelled tasks (3 labels, some tasks unlabelled),
 //                      with releases from task to task and IO submissions and completions
 //   truncated.ltrace   steals.ltrace cut in the middle of a chunk
@@ -307,9 +308,9 @@ long fib(int n) {
   return a + b;
 }
 
-bool real_trace(const std::string& path) {
+bool real_trace(const std::string& path, trace::Level level = trace::Level::full, int rounds = 3) {
   const std::uint32_t workers = 2;
-  instrumentation::Recorder recorder(workers, {.level = trace::Level::full, .ring_capacity = 1 << 18});
+  instrumentation::Recorder recorder(workers, {.level = level, .ring_capacity = 1 << 18});
   instrumentation::Collector collector(recorder);
   SchedulerOptions options;
   options.workers = workers;
@@ -318,7 +319,7 @@ bool real_trace(const std::string& path) {
   auto sink = std::make_shared<instrumentation::TraceFileSink>(path, instrumentation::make_trace_header(pool, "viewer tests"));
   collector.attach(sink);
   collector.start();
-  for (int round = 0; round < 3; ++round) {
+  for (int round = 0; round < rounds; ++round) {
     pool.run([] { return fib(22); });
     TaskGroup group(pool);
     for (int i = 0; i < 100; ++i) group.spawn([] { std::this_thread::sleep_for(std::chrono::microseconds(20)); });
@@ -359,7 +360,8 @@ int main(int argc, char** argv) {
                   write_bytes(dir + "/flood.ltrace", flood_trace()) && write_bytes(dir + "/bursts.ltrace", bursts_trace()) &&
                   write_bytes(dir + "/lost_end.ltrace", lost_end_trace()) && write_bytes(dir + "/health.ltrace", health_trace()) &&
                   write_bytes(dir + "/not_a_trace.ltrace", std::vector<std::uint8_t>(text.begin(), text.end())) &&
-                  real_trace(dir + "/real.ltrace");
+                  real_trace(dir + "/real.ltrace") &&
+                  real_trace(dir + "/real_default.ltrace", instrumentation::RecorderOptions{}.level, 1);
   if (!ok) {
     std::fprintf(stderr, "make_test_traces: cannot write the traces into %s\n", dir.c_str());
     return 1;

@@ -240,6 +240,18 @@ case "$scenario" in
     [ "$(rows health_duration)" = "w1@10ms/30ms w0@20ms/25ms w0@60ms/15ms w0@0ms/12ms " ] ||
       { echo "FAIL: not sorted by duration"; exit 1; }
     ;;
+  default_level)
+    # Item 9: at the Recorder's default level every panel has data, or says which level
+    # it needs and how to ask for it (queue depth and ready wait: lane pops, 'full').
+    trace="$traces/real_default.ltrace"
+    shot default_all "$trace" --size 1600x900
+    expect_ok default_all
+    shot default_latency "$trace" --view latency --size 1024x640
+    expect_ok default_latency
+    grep -q '^needs_level 0 ' "$work/default_all.layout" || { echo "FAIL: the queue-depth plot is empty without saying why"; exit 1; }
+    grep -q '^needs_level 1 ' "$work/default_latency.layout" || { echo "FAIL: the ready-wait histogram is empty without saying why"; exit 1; }
+    if grep -q '^needs_level 2 ' "$work/default_latency.layout"; then echo "FAIL: a histogram is empty at the default level"; exit 1; fi
+    ;;
   numbers)
     # Item 4: the badge, the stdout summary and the Health panel count the same warnings.
     shot numbers "$traces/steals.ltrace" --size 1600x900

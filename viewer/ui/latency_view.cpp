@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 
 #include "palette.hpp"
 
@@ -16,7 +17,8 @@ void LatencyView::histogram(const char* title, const char* what, const LatencyHi
   char text[200];
   draw->AddText(origin, palette::kText, title);
   if (h.count() == 0) {
-    std::snprintf(text, sizeof text, "no %s recorded", what);
+    if (layout_) layout_->add("needs_level", std::strstr(what, "'full'") ? 1 : 2, 0, 0, 0, 0, 0);
+    std::snprintf(text, sizeof text, "%s", what);
     draw->AddText(ImGui::GetFont(), ImGui::GetFontSize(), ImVec2(origin.x, origin.y + text_h + 4), palette::kDimText, text,
                   nullptr, size.x - 8);
     return;
@@ -112,12 +114,12 @@ void LatencyView::draw(const Model& model, ViewState& view, ImVec2 size) {
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   const float h = (size.y - ImGui::GetFrameHeightWithSpacing()) / 3;
   histogram("ready wait",
-            "lane pops: they are recorded at the 'full' level (Recorder options .level = Level::full; "
-            "the demo: lantern_demo --level full)", model.ready_wait(), palette::kSource[1], origin,
+            "no lane pops recorded: they are recorded at the 'full' level only (Recorder options "
+            ".level = Level::full; the demo: lantern_demo --level full)", model.ready_wait(), palette::kSource[1], origin,
             ImVec2(size.x, h));
-  histogram("task duration", "tasks", model.task_duration(), palette::kState[0], ImVec2(origin.x, origin.y + h),
+  histogram("task duration", "no tasks recorded", model.task_duration(), palette::kState[0], ImVec2(origin.x, origin.y + h),
             ImVec2(size.x, h));
-  histogram("wake latency", "wake-ups", model.wake_latency(), palette::kState[3], ImVec2(origin.x, origin.y + 2 * h),
+  histogram("wake latency", "no wake-ups recorded", model.wake_latency(), palette::kState[3], ImVec2(origin.x, origin.y + 2 * h),
             ImVec2(size.x, h));
   ImGui::Dummy(ImVec2(size.x, 3 * h));
 }

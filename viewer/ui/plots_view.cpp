@@ -173,6 +173,7 @@ void PlotsView::draw(const Model& model, ViewState& view, ImVec2 size) {
                true, ImVec2(origin.x, origin.y + 4 * h), ImVec2(size.x, h));
   }
   if (model.events_of(trace::EventType::lane_pop) == 0 && !model.empty()) {
+    if (view.layout) view.layout->add("needs_level", 0, 0, 0, 0, 0, 0);  // queue depth: 'full
     ImGui::GetWindowDrawList()->AddText(ImVec2(origin.x + TimelineView::kLabelWidth + 8, origin.y + h + 20), palette::kDimText,
                                         "no lane pops recorded: queue depth needs the 'full' recording level (lantern_demo --level full)");
   }
