@@ -21,6 +21,7 @@
 #include <lantern/instrumentation/stream_server.hpp>
 #include <lantern/instrumentation/trace_sinks.hpp>
 #include <lantern/lantern.hpp>
+#include <lantern/tools/program_cli.hpp>
 
 #include "echo_server/echo_load.hpp"
 #include "echo_server/echo_server.hpp"
@@ -98,36 +99,38 @@ std::string sibling_viewer(const char* argv0) {
   return access(candidate.c_str(), X_OK) == 0 ? candidate : std::string();
 }
 
-void usage(FILE* out) {
-  std::fprintf(out,
-               "usage: lantern_demo [--workers N] [--topology SPEC] [--trace FILE | --no-trace]\n"
-               "                    [--level off|states|tasks|full] [--metrics ADDR | --no-metrics]\n"
-               "                    [--view | --no-view] [--linger SECONDS] [--sleep io_uring|condvar] [--quick]\n"
-               "\n"
-               "Runs five workloads (fork-join fib, bursts of submitted tasks with idle gaps,\n"
-               "one flooded worker, three-stage pipelines of dependent tasks, a TCP echo server\n"
-               "under load on loopback) and prints\n"
-               "per-worker tasks, steals by topology distance, helps, failed steal rounds,\n"
-               "sleeps, wakes, releases and time share per worker state. Tasks carry labels\n"
-               "(fib, burst, flood, lane task, parse, render, compress) in the trace.\n"
-               "\n"
-               "  --workers N      worker threads (default: one per hardware thread)\n"
-               "  --topology SPEC  steal order from a synthetic layout, e.g. \"2 sockets x 4 cores x 2 threads\"\n"
-               "                   (default: this machine's, read from /sys)\n"
-               "  --trace FILE     record the run to FILE (default: lantern-demo.trace)\n"
-               "  --no-trace       do not record a trace\n"
-               "  --level LEVEL    what the trace records: off, states, tasks (default), full\n"
-               "  --metrics ADDR   serve Prometheus metrics on ADDR (default 127.0.0.1:9464; port 0: any free port)\n"
-               "  --no-metrics     do not serve metrics\n"
-               "  --linger SECONDS after the workloads, keep running light bursts for this long, so\n"
-               "                   Prometheus can scrape and a viewer can attach (default 0)\n"
-               "  --view           open the live viewer (lantern-view) on this run (default: when $DISPLAY is set)\n"
-               "  --no-view        do not open it; LANTERN_STREAM=HOST:PORT still streams for lantern-view --attach\n"
-               "  --sleep S        how idle workers sleep: io_uring (default; hints and IO completions in\n"
-               "                   one io_uring) or condvar (condition variables); see core/src/IO.md\n"
-               "  --quick          smaller workloads (a few hundred milliseconds)\n"
-               "  --help           this text\n");
-}
+constexpr const char* kUsage =
+    "usage: lantern_demo [--workers N] [--topology SPEC] [--trace FILE | --no-trace]\n"
+    "                    [--level off|states|tasks|full] [--metrics ADDR | --no-metrics]\n"
+    "                    [--view | --no-view] [--linger SECONDS] [--sleep io_uring|condvar] [--quick]\n"
+    "\n"
+    "Runs five workloads (fork-join fib, bursts of submitted tasks with idle gaps,\n"
+    "one flooded worker, three-stage pipelines of dependent tasks, a TCP echo server\n"
+    "under load on loopback) and prints\n"
+    "per-worker tasks, steals by topology distance, helps, failed steal rounds,\n"
+    "sleeps, wakes, releases and time share per worker state. Tasks carry labels\n"
+    "(fib, burst, flood, lane task, parse, render, compress) in the trace.\n"
+    "\n"
+    "  --workers N      worker threads (default: one per hardware thread)\n"
+    "  --topology SPEC  steal order from a synthetic layout, e.g. \"2 sockets x 4 cores x 2 threads\"\n"
+    "                   (default: this machine's, read by hwloc)\n"
+    "  --trace FILE     record the run to FILE (default: lantern-demo.trace)\n"
+    "  --no-trace       do not record a trace\n"
+    "  --level LEVEL    what the trace records: off, states, tasks (default), full\n"
+    "  --metrics ADDR   serve Prometheus metrics on ADDR (default 127.0.0.1:9464; port 0: any free port)\n"
+    "  --no-metrics     do not serve metrics\n"
+    "  --linger SECONDS after the workloads, keep running light bursts for this long, so\n"
+    "                   Prometheus can scrape and a viewer can attach (default 0)\n"
+    "  --view           open the live viewer (lantern-view) on this run (default: when $DISPLAY is set)\n"
+    "  --no-view        do not open it; LANTERN_STREAM=HOST:PORT still streams for lantern-view --attach\n"
+    "  --sleep S        how idle workers sleep: io_uring (default; hints and IO completions in\n"
+    "                   one io_uring) or condvar (condition variables); see core/src/IO.md\n"
+    "  --quick          smaller workloads (a few hundred milliseconds)\n"
+    "  --version        the version and the trace format version\n"
+    "  -h, --help       this text\n"
+    "\n"
+    "Options follow README.md, \"Command-line conventions\". Exit status: 0 ok, 1 a failure\n"
+    "while running (on stderr), 2 bad options.\n";
 
 }  // namespace
 
@@ -141,78 +144,33 @@ int main(int argc, char** argv) {
   const char* display = std::getenv("DISPLAY");
   bool view = display != nullptr && *display != '\0';
   lantern::trace::Level level = lantern::trace::Level::tasks;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    auto value = [&](const char* name) -> std::string {
-      if (i + 1 >= argc) {
-        std::fprintf(stderr, "lantern_demo: %s needs a value (see --help)\n", name);
-        std::exit(2);
-      }
-      return argv[++i];
-    };
-    if (arg == "--help" || arg == "-h") {
-      usage(stdout);
-      return 0;
-    } else if (arg == "--workers") {
-      const std::string v = value("--workers");
-      char* end = nullptr;
-      const long n = std::strtol(v.c_str(), &end, 10);
-      if (*end != '\0' || n < 1 || n > static_cast<long>(lantern::kMaxWorkers)) {
-        std::fprintf(stderr, "lantern_demo: --workers takes a number from 1 to %u, not '%s'\n", lantern::kMaxWorkers,
-                     v.c_str());
-        return 2;
-      }
-      options.workers = static_cast<std::uint32_t>(n);
-    } else if (arg == "--topology") {
-      options.topology = value("--topology");
-    } else if (arg == "--trace") {
-      trace_path = value("--trace");
-    } else if (arg == "--metrics") {
-      metrics_address = value("--metrics");
-    } else if (arg == "--no-metrics") {
-      metrics_address.clear();
-    } else if (arg == "--linger") {
-      const std::string v = value("--linger");
-      char* end = nullptr;
-      linger_seconds = std::strtod(v.c_str(), &end);
-      if (*end != '\0' || linger_seconds < 0 || linger_seconds > 86400) {
-        std::fprintf(stderr, "lantern_demo: --linger takes seconds from 0 to 86400, not '%s'\n", v.c_str());
-        return 2;
-      }
-    } else if (arg == "--view") {
-      view = true;
-    } else if (arg == "--no-view") {
-      view = false;
-    } else if (arg == "--no-trace") {
-      trace_path.clear();
-    } else if (arg == "--level") {
-      const std::string v = value("--level");
-      bool known = false;
-      for (int l = 0; l <= static_cast<int>(lantern::trace::Level::full); ++l) {
-        static const char* names[] = {"off", "states", "tasks", "full"};
-        if (v == names[l]) {
-          level = static_cast<lantern::trace::Level>(l);
-          known = true;
-        }
-      }
-      if (!known) {
-        std::fprintf(stderr, "lantern_demo: --level takes off, states, tasks or full, not '%s'\n", v.c_str());
-        return 2;
-      }
-    } else if (arg == "--sleep") {
-      const std::string v = value("--sleep");
-      const auto strategy = lantern::parse_strategy(v);
-      if (!strategy) {
-        std::fprintf(stderr, "lantern_demo: --sleep takes io_uring or condvar, not '%s'\n", v.c_str());
-        return 2;
-      }
-      options.sleep_strategy = *strategy;
-    } else if (arg == "--quick") {
-      quick = true;
-    } else {
-      std::fprintf(stderr, "lantern_demo: unknown option '%s' (see --help)\n", arg.c_str());
-      return 2;
-    }
+  {
+    lantern::tools::Program program("lantern_demo", kUsage);
+    CLI::App& app = program.app();
+    std::uint32_t workers = 0;
+    std::string level_name, sleep_name;
+    bool no_trace = false, no_metrics = false, no_view = false;
+    lantern::tools::number_option(app, "--workers", &workers, 1u, lantern::kMaxWorkers);
+    app.add_option("--topology", options.topology);
+    app.add_option("--trace", trace_path);
+    app.add_flag("--no-trace", no_trace);
+    lantern::tools::choice_option(app, "--level", &level_name, {"off", "states", "tasks", "full"});
+    app.add_option("--metrics", metrics_address)
+        ->check(lantern::tools::address_check({.default_host = "0.0.0.0", .allow_port_zero = true}));
+    app.add_flag("--no-metrics", no_metrics);
+    app.add_flag("--view", view);
+    app.add_flag("--no-view", no_view);
+    lantern::tools::number_option(app, "--linger", &linger_seconds, 0.0, 86400.0, "seconds from 0 to 86400");
+    lantern::tools::choice_option(app, "--sleep", &sleep_name, {"io_uring", "condvar"});
+    app.add_flag("--quick", quick);
+    if (const auto exit_status = program.parse(argc, argv)) return *exit_status;
+    if (workers) options.workers = workers;
+    if (no_trace) trace_path.clear();
+    if (no_metrics) metrics_address.clear();
+    if (no_view) view = false;
+    for (int l = 0; l <= static_cast<int>(lantern::trace::Level::full); ++l)
+      if (level_name == lantern::trace::kLevelNames[l]) level = static_cast<lantern::trace::Level>(l);
+    if (!sleep_name.empty()) options.sleep_strategy = *lantern::parse_strategy(sleep_name);
   }
   // Task labels: interned once here, named by each task as it starts (a hook call, no lock).
   const lantern::Label kFib = lantern::label("fib"), kBurst = lantern::label("burst"),

@@ -8,6 +8,8 @@ packages=(
   libgtest-dev libgmock-dev               # tests
   libbenchmark-dev libtbb-dev             # benchmarks (oneTBB is the peer)
   liburing-dev                            # io_uring (core: IO sleep strategy, lantern/io.hpp)
+  libcli11-dev                            # every program's command-line options (CLI11)
+  libhwloc-dev                            # core: the machine's topology (caches, NUMA, cpusets, CPU kinds)
   libboost-dev                            # Boost.Lockfree (instrumentation)
   clang libclang-rt-14-dev                # libFuzzer target for the trace reader
   nlohmann-json3-dev                      # tests: parse JSON (Chrome export, Prometheus API)

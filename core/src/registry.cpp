@@ -27,7 +27,7 @@ std::uint32_t resolve_worker_count(std::uint32_t requested) {
 
 Topology resolve_topology(const std::string& spec, std::vector<std::string>* warnings) {
   if (spec.empty()) {
-    Topology t = Topology::from_sysfs("/sys/devices/system", warnings);
+    Topology t = Topology::from_machine(warnings);
     return t.cpu_count() > 0 ? t : Topology::flat(1);
   }
   std::string error;
@@ -51,7 +51,9 @@ Registry::Registry(SchedulerOptions options)
     workers_.back()->set_steal_order(steal_order(topology_, i, worker_count_));
   }
   if (options_.sleep_strategy == SleepStrategy::io_uring) setup_io_strategy();
-  const bool pin = options_.pin_workers && topology_.source() == "sysfs";
+  // Only this machine's CPUs carry an OS number (os_cpu >= 0); synthetic ones (a spec,
+  // another machine's hwloc description) are -1, and Worker::main never pins those.
+  const bool pin = options_.pin_workers;
   for (std::uint32_t i = 0; i < worker_count_; ++i) {
     const int os_cpu = topology_.cpus()[i % topology_.cpu_count()].os_cpu;
     Worker* w = workers_[i].get();

@@ -1,31 +1,33 @@
-// topology.cpp - reading the CPU layout from sysfs or a spec, and the steal order.
+// topology.cpp - the CPU layout from hwloc (this machine, an hwloc synthetic description
+// or XML export, or a spec translated to hwloc's synthetic form), and the steal order.
 //
-// Everything here is best effort and never throws on bad input: a scheduler that
-// cannot read the machine's topology should still start, just with a coarser picture.
+// One code path builds every Topology but flat(): an hwloc topology is loaded and
+// from_loaded() reads each PU's core, L2, last-level cache, NUMA node, package and CPU
+// kind out of it. hwloc (Debian: libhwloc-dev, the library oneTBB and libfork use) knows
+// caches, NUMA nodes, cgroup cpusets, offline CPUs and hybrid cores.
+//
+// Everything here is best effort and never throws on bad input: a scheduler that cannot
+// read the machine's topology should still start, just with a coarser picture.
 #include "lantern/topology.hpp"
+
+#include <hwloc.h>
 
 #include <algorithm>
 #include <array>
 #include <cctype>
 #include <charconv>
-#include <filesystem>
-#include <fstream>
 #include <map>
 #include <set>
-#include <system_error>
+#include <thread>
 
 namespace lantern {
 namespace {
-
-namespace fs = std::filesystem;
 
 // Largest CPU number parse_cpu_list accepts. Real kernels stop at a few thousand
 // (x86 NR_CPUS is at most 8192); the cap keeps "0-2000000000" from eating memory.
 constexpr int kMaxCpuNumber = 65535;
 // Largest synthetic topology parse_spec builds.
 constexpr long long kMaxSpecCpus = 4096;
-// sysfs files are tiny; anything bigger than this is not a file we understand.
-constexpr std::size_t kMaxFileBytes = 64 * 1024;
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
@@ -44,42 +46,19 @@ std::optional<long long> parse_digits(std::string_view s) {
   return value;
 }
 
-// read_text returns the whole file, or nullopt if it is missing, unreadable or too big.
-std::optional<std::string> read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::string text(kMaxFileBytes, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  if (in.bad()) return std::nullopt;
-  text.resize(static_cast<std::size_t>(in.gcount()));
-  if (text.size() == kMaxFileBytes) return std::nullopt;  // truncated: don't half-parse it
-  return text;
-}
+// DenseIds hands out 0, 1, 2... to distinct keys in first-seen order. Keys are strings
+// so that domains found different ways ("L3:0-7" vs a package fallback) never collide.
+class DenseIds {
+ public:
+  int operator()(const std::string& key) {
+    return ids_.emplace(key, static_cast<int>(ids_.size())).first->second;
+  }
 
-// read_int reads a file holding one (possibly negative) decimal integer.
-std::optional<int> read_int(const fs::path& path) {
-  auto text = read_text(path);
-  if (!text) return std::nullopt;
-  std::string_view s = trim(*text);
-  bool negative = !s.empty() && s.front() == '-';
-  if (negative) s.remove_prefix(1);
-  auto value = parse_digits(s);
-  if (!value || *value > 0x7fffffff) return std::nullopt;
-  return static_cast<int>(negative ? -*value : *value);
-}
+ private:
+  std::map<std::string, int> ids_;
+};
 
-std::optional<std::vector<int>> read_cpu_list(const fs::path& path) {
-  auto text = read_text(path);
-  if (!text) return std::nullopt;
-  return parse_cpu_list(*text);
-}
-
-bool contains(const std::vector<int>& sorted, int value) {
-  return std::binary_search(sorted.begin(), sorted.end(), value);
-}
-
-// format_cpu_list is the inverse of parse_cpu_list ("0-3,8"); used for domain keys and
-// for naming CPUs in warnings. Expects a sorted, duplicate-free list.
+// format_cpu_list writes sorted CPU numbers in the kernel's list format ("0-3,8").
 std::string format_cpu_list(const std::vector<int>& cpus) {
   std::string out;
   for (std::size_t i = 0; i < cpus.size();) {
@@ -93,74 +72,37 @@ std::string format_cpu_list(const std::vector<int>& cpus) {
   return out;
 }
 
-// numbered_entries lists the entries of `dir` named prefix<N> (cpu3, node1, index2),
-// sorted by N. A missing directory is simply empty.
-std::vector<std::pair<int, fs::path>> numbered_entries(const fs::path& dir, std::string_view prefix) {
-  std::vector<std::pair<int, fs::path>> out;
-  std::error_code ec;
-  fs::directory_iterator it(dir, ec);
-  for (; !ec && it != fs::directory_iterator(); it.increment(ec)) {
-    std::string name = it->path().filename().string();
-    if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) continue;
-    auto n = parse_digits(std::string_view(name).substr(prefix.size()));
-    if (n && *n <= kMaxCpuNumber) out.emplace_back(static_cast<int>(*n), it->path());
+// Hwloc owns one hwloc topology (init in the constructor, destroy in the destructor).
+struct Hwloc {
+  hwloc_topology_t t = nullptr;
+  bool ok = false;
+  Hwloc() { ok = hwloc_topology_init(&t) == 0; }
+  ~Hwloc() {
+    if (ok) hwloc_topology_destroy(t);
   }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-// DenseIds hands out 0, 1, 2... to distinct keys in first-seen order. Keys are strings
-// so that domains found different ways ("L3:0-7" vs a package fallback) never collide.
-class DenseIds {
- public:
-  int operator()(const std::string& key) {
-    return ids_.emplace(key, static_cast<int>(ids_.size())).first->second;
-  }
-
- private:
-  std::map<std::string, int> ids_;
+  Hwloc(const Hwloc&) = delete;
+  Hwloc& operator=(const Hwloc&) = delete;
 };
 
-// CacheKeys are the L2 and last-level cache domains of one CPU; empty when unknown.
-struct CacheKeys {
-  std::string l2, llc;
-};
-
-CacheKeys read_caches(const fs::path& cache_dir, int cpu) {
-  CacheKeys keys;
-  int llc_level = 0;
-  for (const auto& [index, dir] : numbered_entries(cache_dir, "index")) {
-    auto level = read_int(dir / "level");
-    if (!level || *level < 1) continue;
-    // Instruction caches hold no task data, so sharing one says nothing about stealing.
-    // A missing type file is read as unified rather than discarding the level.
-    std::string type(trim(read_text(dir / "type").value_or("Unified")));
-    std::transform(type.begin(), type.end(), type.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    if (type == "instruction") continue;
-    auto shared = read_cpu_list(dir / "shared_cpu_list");
-    if (!shared || !contains(*shared, cpu)) continue;  // a list without us is nonsense
-    std::string key = "L" + std::to_string(*level) + ":" + format_cpu_list(*shared);
-    if (*level == 2 && keys.l2.empty()) keys.l2 = key;
-    if (*level > llc_level) {
-      llc_level = *level;
-      keys.llc = key;
-    }
-  }
-  return keys;
+// ancestor: the nearest ancestor of `obj` (itself included) whose type satisfies `want`.
+template <typename Want>
+hwloc_obj_t ancestor(hwloc_obj_t obj, Want want) {
+  for (; obj != nullptr; obj = obj->parent)
+    if (want(obj->type)) return obj;
+  return nullptr;
 }
 
-// kernel_nodes maps each OS CPU to its NUMA node number from node/nodeN/cpulist.
-std::map<int, int> kernel_nodes(const fs::path& node_dir) {
-  std::map<int, int> node_of;
-  for (const auto& [node, dir] : numbered_entries(node_dir, "node")) {
-    auto text = read_text(dir / "cpulist");
-    if (!text || trim(*text).empty()) continue;  // empty: a memory-only node, not an error
-    auto cpus = parse_cpu_list(*text);
-    if (!cpus) continue;  // malformed: its CPUs fall back to the package below
-    for (int cpu : *cpus) node_of.emplace(cpu, node);  // first (lowest) node wins
-  }
-  return node_of;
+// outermost_data_cache: the last-level cache above `pu` (data or unified; an
+// instruction cache holds no task data, so sharing one says nothing about stealing).
+hwloc_obj_t outermost_data_cache(hwloc_obj_t pu) {
+  hwloc_obj_t found = nullptr;
+  for (hwloc_obj_t obj = pu; obj != nullptr; obj = obj->parent)
+    if (hwloc_obj_type_is_dcache(obj->type)) found = obj;
+  return found;
+}
+
+std::string key(const char* kind, hwloc_obj_t obj) {
+  return std::string(kind) + ":" + std::to_string(obj->logical_index);
 }
 
 }  // namespace
@@ -199,90 +141,134 @@ std::optional<std::vector<int>> parse_cpu_list(std::string_view text) {
   return cpus;
 }
 
-Topology Topology::from_sysfs(const std::string& root, std::vector<std::string>* warnings) {
-  auto warn = [&](const std::string& line) {
-    if (warnings != nullptr) warnings->push_back("topology: " + line);
-  };
-  const fs::path cpu_dir = fs::path(root) / "cpu";
-
-  std::vector<int> online;
-  if (auto list = read_cpu_list(cpu_dir / "online")) {
-    online = std::move(*list);
-  } else {
-    warn("cannot read " + (cpu_dir / "online").string() + "; using the cpuN directories");
-    for (const auto& entry : numbered_entries(cpu_dir, "cpu")) online.push_back(entry.first);
-  }
-  if (online.empty()) {
-    warn("no CPUs found under " + root + "; assuming a single CPU");
+// from_loaded reads a loaded hwloc topology. PUs are listed by OS index (the kernel's CPU
+// numbering; for synthetic topologies the synthetic indexes), as sysfs lists them: on
+// most x86 machines CPUs 0..N-1 are each core's first thread, so worker i % cpu_count()
+// fills every core before it doubles up on SMT siblings. `this_system` says whether the
+// OS indexes are this machine's CPUs (pinnable); otherwise os_cpu is -1.
+Topology Topology::from_loaded(void* handle, std::string source, bool this_system, std::vector<std::string>* warnings) {
+  auto* t = static_cast<hwloc_topology_t>(handle);
+  std::vector<hwloc_obj_t> pus;
+  for (hwloc_obj_t pu = hwloc_get_next_obj_by_type(t, HWLOC_OBJ_PU, nullptr); pu != nullptr;
+       pu = hwloc_get_next_obj_by_type(t, HWLOC_OBJ_PU, pu))
+    pus.push_back(pu);
+  if (pus.empty()) {
+    if (warnings != nullptr) warnings->push_back("topology: hwloc found no CPUs; assuming a single CPU");
     return flat(1);
   }
+  std::stable_sort(pus.begin(), pus.end(), [](hwloc_obj_t a, hwloc_obj_t b) { return a->os_index < b->os_index; });
 
-  const std::map<int, int> node_of = kernel_nodes(fs::path(root) / "node");
-  // Each fallback kind collects the CPUs it hit, so it is reported once, naming them.
-  std::vector<int> no_package, no_core, no_cache, no_node;
+  const int kinds = hwloc_cpukinds_get_nr(t, 0);
   DenseIds core_ids, l2_ids, llc_ids, node_ids, package_ids;
-
+  std::vector<int> no_cache, no_node;
   Topology topo;
-  topo.source_ = "sysfs";
-  for (int cpu : online) {  // online is sorted, so cpus_ ends up sorted by os_cpu
-    const fs::path dir = cpu_dir / ("cpu" + std::to_string(cpu));
-    const fs::path topo_dir = dir / "topology";
-
-    auto package_id = read_int(topo_dir / "physical_package_id");
-    if (!package_id || *package_id < 0) {  // -1 is the kernel's "unknown"
-      no_package.push_back(cpu);
-      package_id = 0;
-    }
-    const std::string package = "package" + std::to_string(*package_id);
-
-    // The sibling list is preferred over core_id: core_id is only unique within a die,
-    // so two dies of one package can both have a core 0. core_cpus_list is the current
-    // name, thread_siblings_list the older one.
-    std::string core;
-    auto siblings = read_cpu_list(topo_dir / "core_cpus_list");
-    if (!siblings || !contains(*siblings, cpu)) siblings = read_cpu_list(topo_dir / "thread_siblings_list");
-    if (siblings && contains(*siblings, cpu)) {
-      core = "siblings:" + format_cpu_list(*siblings);
-    } else if (auto core_id = read_int(topo_dir / "core_id"); core_id && *core_id >= 0) {
-      core = package + "/core" + std::to_string(*core_id);
-    } else {
-      no_core.push_back(cpu);
-      core = "cpu" + std::to_string(cpu);  // coarsest safe answer: no SMT sharing assumed
-    }
-
-    CacheKeys caches = read_caches(dir / "cache", cpu);
-    if (caches.llc.empty()) {
-      no_cache.push_back(cpu);
-      caches.llc = package;
-    }
-    if (caches.l2.empty()) caches.l2 = core;  // no shared L2 known: the core's own
-
-    std::string node;
-    if (auto it = node_of.find(cpu); it != node_of.end()) {
-      node = "node" + std::to_string(it->second);
-    } else {
-      no_node.push_back(cpu);
-      node = package;
-    }
+  topo.source_ = std::move(source);
+  for (hwloc_obj_t pu : pus) {
+    const hwloc_obj_t package = ancestor(pu, [](hwloc_obj_type_t type) { return type == HWLOC_OBJ_PACKAGE; });
+    const std::string package_key = package ? key("package", package) : "package:0";
+    const hwloc_obj_t core = ancestor(pu, [](hwloc_obj_type_t type) { return type == HWLOC_OBJ_CORE; });
+    const std::string core_key = core ? key("core", core) : key("pu", pu);  // no core known: each PU its own
+    const hwloc_obj_t l2 = ancestor(pu, [](hwloc_obj_type_t type) { return type == HWLOC_OBJ_L2CACHE; });
+    const hwloc_obj_t llc = outermost_data_cache(pu);
+    if (llc == nullptr) no_cache.push_back(static_cast<int>(pu->os_index));
+    const hwloc_obj_t node = hwloc_get_next_obj_covering_cpuset_by_type(t, pu->cpuset, HWLOC_OBJ_NUMANODE, nullptr);
+    if (node == nullptr) no_node.push_back(static_cast<int>(pu->os_index));
 
     CpuInfo info;
-    info.os_cpu = cpu;
-    info.core = core_ids(core);
-    info.l2 = l2_ids(caches.l2);
-    info.llc = llc_ids(caches.llc);
-    info.numa_node = node_ids(node);
-    info.package = package_ids(package);
+    info.os_cpu = this_system ? static_cast<int>(pu->os_index) : -1;
+    info.core = core_ids(core_key);
+    info.l2 = l2_ids(l2 ? key("cache", l2) : core_key);        // no shared L2 known: the core's own
+    info.llc = llc_ids(llc ? key("cache", llc) : package_key);  // no cache known: the package
+    info.numa_node = node_ids(node ? key("node", node) : package_key);
+    info.package = package_ids(package_key);
+    // hwloc orders kinds by efficiency, least first: 0 is the efficiency cores' kind.
+    const int kind = kinds > 1 ? hwloc_cpukinds_get_by_cpuset(t, pu->cpuset, 0) : 0;
+    info.kind = kind > 0 ? kind : 0;
     topo.cpus_.push_back(info);
   }
-
-  auto report = [&](const std::vector<int>& cpus, const std::string& what) {
-    if (!cpus.empty()) warn("cpu " + format_cpu_list(cpus) + ": " + what);
-  };
-  report(no_package, "no readable physical_package_id; assuming package 0");
-  report(no_core, "no readable core_cpus_list, thread_siblings_list or core_id; each is its own core");
-  report(no_cache, "no readable cache info; each core is its own L2 and the package is the LLC");
-  report(no_node, "in no NUMA node's cpulist; using the package as the node");
+  if (warnings != nullptr) {
+    if (!no_cache.empty())
+      warnings->push_back("topology: cpu " + format_cpu_list(no_cache) +
+                          ": no cache info from hwloc; each core is its own L2 and the package is the LLC");
+    if (!no_node.empty())
+      warnings->push_back("topology: cpu " + format_cpu_list(no_node) + ": in no NUMA node; using the package as the node");
+  }
   return topo;
+}
+
+namespace {
+
+// MachineTopology: this machine as hwloc reads it, loaded once per process. Reading /sys
+// takes hwloc milliseconds (4-27 ms measured here), and a process may start many
+// schedulers (the test suites start thousands); each from_machine() copies it
+// (hwloc_topology_dup only reads the original, which hwloc allows from any thread) and
+// restricts the copy to the calling thread's affinity. CPUs brought online or offline
+// after the first call are not seen.
+struct MachineTopology {
+  hwloc_topology_t t = nullptr;
+  bool ok = false;
+  MachineTopology() {
+    if (hwloc_topology_init(&t) != 0) return;
+    ok = hwloc_topology_load(t) == 0;
+    if (!ok) hwloc_topology_destroy(t);
+  }
+  ~MachineTopology() {
+    if (ok) hwloc_topology_destroy(t);
+  }
+  MachineTopology(const MachineTopology&) = delete;
+  MachineTopology& operator=(const MachineTopology&) = delete;
+};
+
+const MachineTopology& machine_topology() {
+  static const MachineTopology machine;
+  return machine;
+}
+
+}  // namespace
+
+Topology Topology::from_machine(std::vector<std::string>* warnings) {
+  auto fallback = [&](const std::string& why) {
+    const int n = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    if (warnings != nullptr)
+      warnings->push_back("topology: " + why + "; assuming " + std::to_string(n) + " CPUs sharing one cache");
+    return flat(n);
+  };
+  const MachineTopology& machine = machine_topology();
+  hwloc_topology_t copy = nullptr;
+  if (!machine.ok || hwloc_topology_dup(&copy, machine.t) != 0) return fallback("hwloc cannot read this machine");
+  // hwloc already leaves out offline CPUs and those outside the cgroup cpuset; the
+  // affinity mask (taskset, sched_setaffinity) of this thread, which the workers inherit,
+  // is applied here.
+  hwloc_bitmap_t allowed = hwloc_bitmap_alloc();
+  if (allowed != nullptr && hwloc_get_cpubind(copy, allowed, HWLOC_CPUBIND_THREAD) == 0 &&
+      !hwloc_bitmap_iszero(allowed) && !hwloc_bitmap_isincluded(hwloc_topology_get_topology_cpuset(copy), allowed)) {
+    if (hwloc_topology_restrict(copy, allowed, 0) != 0 && warnings != nullptr)
+      warnings->push_back("topology: cannot restrict hwloc's topology to this thread's CPU affinity; using all CPUs");
+  }
+  if (allowed != nullptr) hwloc_bitmap_free(allowed);
+  Topology topo = from_loaded(copy, "hwloc", true, warnings);
+  hwloc_topology_destroy(copy);
+  return topo;
+}
+
+std::optional<Topology> Topology::from_hwloc_synthetic(std::string_view description, std::string* error) {
+  Hwloc h;
+  const std::string text(description);
+  if (!h.ok || hwloc_topology_set_synthetic(h.t, text.c_str()) != 0 || hwloc_topology_load(h.t) != 0) {
+    if (error != nullptr) *error = "hwloc cannot read the synthetic topology \"" + text + "\"";
+    return std::nullopt;
+  }
+  return from_loaded(h.t, "hwloc synthetic", false, nullptr);
+}
+
+std::optional<Topology> Topology::from_hwloc_xml(std::string_view xml, std::string* error) {
+  Hwloc h;
+  if (!h.ok || hwloc_topology_set_xmlbuffer(h.t, xml.data(), static_cast<int>(xml.size())) != 0 ||
+      hwloc_topology_load(h.t) != 0) {
+    if (error != nullptr) *error = "hwloc cannot read the XML topology";
+    return std::nullopt;
+  }
+  return from_loaded(h.t, "hwloc xml", false, nullptr);
 }
 
 std::optional<Topology> Topology::parse_spec(std::string_view spec, std::string* error) {
@@ -414,21 +400,43 @@ std::optional<Topology> Topology::parse_spec(std::string_view spec, std::string*
   }
   const long long cores_per_node = n_cores / nodes_per_socket;
 
-  Topology topo;
-  topo.source_ = "spec";
-  // Socket-major, then core, then thread: CPUs 2k and 2k+1 are SMT siblings when T = 2.
-  for (long long s = 0; s < n_sockets; ++s)
-    for (long long c = 0; c < n_cores; ++c)
-      for (long long t = 0; t < n_threads; ++t) {
-        CpuInfo info;
-        info.os_cpu = -1;
-        info.core = static_cast<int>(s * n_cores + c);
-        info.l2 = info.core;  // each core its own L2
-        info.llc = static_cast<int>(s);  // each socket one LLC
-        info.numa_node = static_cast<int>(s / sockets_per_node * nodes_per_socket + c / cores_per_node);
-        info.package = static_cast<int>(s);
-        topo.cpus_.push_back(info);
-      }
+  // One code path: the spec becomes hwloc's synthetic description, read like any other
+  // hwloc topology. Each socket is one L3 (the LLC); each core its own L2. NUMA nodes
+  // (hwloc's "numa" level attaches a node to each object of the level above it) group
+  // whole sockets, or split each socket's L3 into equal runs of cores.
+  //
+  // hwloc inserts objects one by one, comparing each with its siblings' cpusets, so a
+  // level of thousands of objects takes seconds ("4096 cores": 26 s). level() therefore
+  // puts groups of at most 16 above a wide level when its count allows (4096 = 16 x 16 x
+  // 16); groups are neither cores, caches, nodes nor packages, so nothing else changes.
+  // A wide level whose count has a prime factor above 16 (e.g. 4093 cores) stays one
+  // level, and loads slowly.
+  auto level = [](const char* type, long long count) {
+    std::string out;
+    while (count > 16) {
+      long long d = 16;
+      while (d > 1 && count % d != 0) --d;
+      if (d == 1) break;
+      out += "group:" + std::to_string(d) + " ";
+      count /= d;
+    }
+    return out + type + ":" + std::to_string(count);
+  };
+  std::string synthetic;
+  if (sockets_per_node > 1) {
+    synthetic = level("group", n_nodes) + " numa:1 " + level("package", sockets_per_node) + " l3cache:1 " +
+                level("l2cache", n_cores) + " core:1 " + level("pu", n_threads);
+  } else if (nodes_per_socket > 1) {
+    synthetic = level("package", n_sockets) + " l3cache:1 group:" + std::to_string(nodes_per_socket) + " numa:1 " +
+                level("l2cache", cores_per_node) + " core:1 " + level("pu", n_threads);
+  } else {
+    synthetic = level("package", n_sockets) + " numa:1 l3cache:1 " + level("l2cache", n_cores) + " core:1 " +
+                level("pu", n_threads);
+  }
+  std::string hwloc_error;
+  auto topo = from_hwloc_synthetic(synthetic, &hwloc_error);
+  if (!topo) return fail(hwloc_error);
+  topo->source_ = "spec";
   return topo;
 }
 
@@ -459,18 +467,19 @@ Distance Topology::distance(int a, int b) const noexcept {
 }
 
 std::string Topology::describe() const {
-  std::set<int> packages, nodes, cores;
+  std::set<int> packages, nodes, cores, kinds;
   for (const CpuInfo& cpu : cpus_) {
     packages.insert(cpu.package);
     nodes.insert(cpu.numa_node);
     cores.insert(cpu.core);
+    kinds.insert(cpu.kind);
   }
   auto count = [](std::size_t n, const char* one, const char* many) {
     return std::to_string(n) + " " + (n == 1 ? one : many);
   };
   return count(packages.size(), "package", "packages") + ", " + count(nodes.size(), "node", "nodes") +
-         ", " + count(cores.size(), "core", "cores") + ", " + count(cpus_.size(), "CPU", "CPUs") + " (" +
-         source_ + ")";
+         ", " + count(cores.size(), "core", "cores") + ", " + count(cpus_.size(), "CPU", "CPUs") +
+         (kinds.size() > 1 ? ", " + std::to_string(kinds.size()) + " kinds" : std::string()) + " (" + source_ + ")";
 }
 
 std::vector<Victim> steal_order(const Topology& topology, std::uint32_t self, std::uint32_t workers) {

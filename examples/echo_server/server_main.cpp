@@ -18,38 +18,32 @@
 #include "lantern/instrumentation/recorder.hpp"
 #include "lantern/instrumentation/trace_sinks.hpp"
 #include "lantern/lantern.hpp"
+#include "lantern/tools/program_cli.hpp"
 
 namespace {
 
-void usage(FILE* out) {
-  std::fprintf(out,
-               "usage: lantern_echo_server [--address IP] [--port N] [--workers N] [--sleep io_uring|condvar]\n"
-               "                           [--buffer BYTES] [--metrics ADDR] [--trace FILE]\n"
-               "\n"
-               "A TCP echo server (every byte received is sent back unchanged) built on lantern/io.hpp.\n"
-               "Runs until SIGINT or SIGTERM, then closes every connection and prints what it served.\n"
-               "\n"
-               "  --address IP     IPv4 address to listen on (default 127.0.0.1)\n"
-               "  --port N         TCP port (default 7000; 0: any free port, printed at start)\n"
-               "  --workers N      worker threads (default: one per hardware thread)\n"
-               "  --sleep S        how idle workers sleep: io_uring (default; they wait for wake hints and\n"
-               "                   their own IO completions in one io_uring) or condvar (condition variables,\n"
-               "                   completions reaped by a completer thread); see core/src/IO.md\n"
-               "  --buffer BYTES   per-connection buffer (default 16384)\n"
-               "  --metrics ADDR   serve Prometheus metrics on ADDR, e.g. 127.0.0.1:9464\n"
-               "  --trace FILE     record a trace (level tasks) to FILE, for lantern-view and lantern-trace\n"
-               "  --help           this text\n"
-               "\n"
-               "The first line printed is 'listening on IP:PORT ...'.\n");
-}
-
-bool parse_uint(const std::string& s, unsigned long max, unsigned long* out) {
-  if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos || s.size() > 10) return false;
-  const unsigned long v = std::stoul(s);
-  if (v > max) return false;
-  *out = v;
-  return true;
-}
+constexpr const char* kUsage =
+    "usage: lantern_echo_server [--address IP] [--port N] [--workers N] [--sleep io_uring|condvar]\n"
+    "                           [--buffer BYTES] [--metrics ADDR] [--trace FILE]\n"
+    "\n"
+    "A TCP echo server (every byte received is sent back unchanged) built on lantern/io.hpp.\n"
+    "Runs until SIGINT or SIGTERM, then closes every connection and prints what it served.\n"
+    "\n"
+    "  --address IP     IPv4 address to listen on (default 127.0.0.1)\n"
+    "  --port N         TCP port (default 7000; 0: any free port, printed at start)\n"
+    "  --workers N      worker threads (default: one per hardware thread)\n"
+    "  --sleep S        how idle workers sleep: io_uring (default; they wait for wake hints and\n"
+    "                   their own IO completions in one io_uring) or condvar (condition variables,\n"
+    "                   completions reaped by a completer thread); see core/src/IO.md\n"
+    "  --buffer BYTES   per-connection buffer (default 16384)\n"
+    "  --metrics ADDR   serve Prometheus metrics on ADDR, e.g. 127.0.0.1:9464\n"
+    "  --trace FILE     record a trace (level tasks) to FILE, for lantern-view and lantern-trace\n"
+    "  --version        the version and the trace format version\n"
+    "  -h, --help       this text\n"
+    "\n"
+    "The first line printed is 'listening on IP:PORT ...'. Options follow README.md,\n"
+    "\"Command-line conventions\". Exit status: 0 stopped by a signal, 1 could not serve\n"
+    "(on stderr), 2 bad options.\n";
 
 }  // namespace
 
@@ -59,53 +53,24 @@ int main(int argc, char** argv) {
   lantern::SchedulerOptions options;
   options.sleep_strategy = lantern::SleepStrategy::io_uring;
   std::string metrics_address, trace_path;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    auto value = [&](const char* name) -> std::string {
-      if (i + 1 >= argc) {
-        std::fprintf(stderr, "lantern_echo_server: %s needs a value (see --help)\n", name);
-        std::exit(2);
-      }
-      return argv[++i];
-    };
-    auto bad = [&](const char* name, const std::string& v, const char* want) {
-      std::fprintf(stderr, "lantern_echo_server: %s takes %s, not '%s'\n", name, want, v.c_str());
-      std::exit(2);
-    };
-    unsigned long n = 0;
-    if (arg == "--help" || arg == "-h") {
-      usage(stdout);
-      return 0;
-    } else if (arg == "--address") {
-      server_options.address = value("--address");
-    } else if (arg == "--port") {
-      const std::string v = value("--port");
-      if (!parse_uint(v, 65535, &n)) bad("--port", v, "a port from 0 to 65535");
-      server_options.port = static_cast<std::uint16_t>(n);
-    } else if (arg == "--workers") {
-      const std::string v = value("--workers");
-      if (!parse_uint(v, lantern::kMaxWorkers, &n) || n == 0) bad("--workers", v, "a number from 1 to 1024");
-      options.workers = static_cast<std::uint32_t>(n);
-    } else if (arg == "--sleep") {
-      const std::string v = value("--sleep");
-      const auto strategy = lantern::parse_strategy(v);
-      if (!strategy) {
-        bad("--sleep", v, "io_uring or condvar");  // exits
-      } else {
-        options.sleep_strategy = *strategy;
-      }
-    } else if (arg == "--buffer") {
-      const std::string v = value("--buffer");
-      if (!parse_uint(v, 64ul << 20, &n) || n == 0) bad("--buffer", v, "a size from 1 to 67108864 bytes");
-      server_options.buffer_bytes = n;
-    } else if (arg == "--metrics") {
-      metrics_address = value("--metrics");
-    } else if (arg == "--trace") {
-      trace_path = value("--trace");
-    } else {
-      std::fprintf(stderr, "lantern_echo_server: unknown option '%s' (see --help)\n", arg.c_str());
-      return 2;
-    }
+  {
+    lantern::tools::Program program("lantern_echo_server", kUsage);
+    CLI::App& app = program.app();
+    std::uint32_t workers = 0;
+    std::string sleep_name;
+    app.add_option("--address", server_options.address);
+    lantern::tools::number_option<std::uint16_t>(app, "--port", &server_options.port, 0, 65535,
+                                                 "a port from 0 to 65535");
+    lantern::tools::number_option(app, "--workers", &workers, 1u, lantern::kMaxWorkers);
+    lantern::tools::choice_option(app, "--sleep", &sleep_name, {"io_uring", "condvar"});
+    lantern::tools::number_option<std::size_t>(app, "--buffer", &server_options.buffer_bytes, 1, 64u << 20,
+                                               "a size from 1 to 67108864 bytes");
+    app.add_option("--metrics", metrics_address)
+        ->check(lantern::tools::address_check({.default_host = "0.0.0.0", .allow_port_zero = true}));
+    app.add_option("--trace", trace_path);
+    if (const auto exit_status = program.parse(argc, argv)) return *exit_status;
+    if (workers) options.workers = workers;
+    if (!sleep_name.empty()) options.sleep_strategy = *lantern::parse_strategy(sleep_name);
   }
 
   // Block the stop signals in every thread (workers inherit the mask); main waits for them.

@@ -1,6 +1,7 @@
 // stream_server.cpp - encoding on the collector thread, all socket I/O on one server
 // thread with poll(); per-client bounded queues of shared, immutable chunks.
 #include "lantern/instrumentation/stream_server.hpp"
+#include "lantern/host_port.hpp"
 
 #include <fcntl.h>
 #include <netdb.h>
@@ -46,8 +47,7 @@ namespace {
 constexpr std::uint32_t kMaxStreamWorker = 1u << 16;
 
 std::string format_address(const std::string& host, std::uint16_t port) {
-  const bool v6 = host.find(':') != std::string::npos;
-  return (v6 ? "[" + host + "]" : host) + ":" + std::to_string(port);
+  return HostPort{host, port}.text();
 }
 
 }  // namespace
@@ -334,23 +334,13 @@ StreamStats StreamServer::stats() const {
 
 namespace {
 
-// parse_stream_address: "HOST:PORT", "[v6]:PORT", ":PORT" or "PORT" (loopback).
+// parse_stream_address: lantern::parse_host_port, where ":PORT" and "PORT" mean loopback
+// and port 0 any free port.
 bool parse_stream_address(const std::string& text, StreamOptions* o, std::string* error) {
-  std::string port = text;
-  const auto colon = text.rfind(':');
-  if (colon != std::string::npos) {
-    std::string host = text.substr(0, colon);
-    port = text.substr(colon + 1);
-    if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
-    if (!host.empty()) o->host = host;
-  }
-  char* end = nullptr;
-  const long value = port.empty() ? -1 : std::strtol(port.c_str(), &end, 10);
-  if (port.empty() || *end != '\0' || value < 0 || value > 65535) {
-    *error = "'" + text + "' is not HOST:PORT (e.g. 127.0.0.1:7777, or :7777 for loopback)";
-    return false;
-  }
-  o->port = static_cast<std::uint16_t>(value);
+  const auto where = parse_host_port(text, error, {.default_host = "127.0.0.1", .allow_port_zero = true});
+  if (!where) return false;
+  o->host = where->host;
+  o->port = where->port;
   return true;
 }
 

@@ -1,9 +1,16 @@
-// topology_test.cpp - Topology from sysfs (real and fake trees), from specs, and the
-// steal order derived from it.
+// topology_test.cpp - Topology from hwloc (this machine, restricted by taskset and by a
+// thread's affinity; synthetic descriptions; an XML hybrid machine), from specs (which
+// go through hwloc's synthetic descriptions), and the steal order derived from it.
 #include "lantern/topology.hpp"
 
-#include <gtest/gtest.h>
+#include "lantern/lantern.hpp"
 
+#include <gtest/gtest.h>
+#include <pthread.h>
+#include <sched.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -18,79 +25,28 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// FakeSysfs is a unique temporary directory laid out like /sys/devices/system, removed
-// when the test ends.
-class FakeSysfs {
- public:
-  FakeSysfs() {
-    std::string pattern = (fs::temp_directory_path() / "lantern_topology_XXXXXX").string();
-    char* made = ::mkdtemp(pattern.data());
-    if (made == nullptr) ADD_FAILURE() << "mkdtemp failed for " << pattern;
-    root_ = pattern;
-  }
-  ~FakeSysfs() {
-    std::error_code ec;
-    fs::remove_all(root_, ec);
-  }
-  FakeSysfs(const FakeSysfs&) = delete;
-  FakeSysfs& operator=(const FakeSysfs&) = delete;
+// The trees the sysfs reader was tested on, now given to hwloc as synthetic descriptions
+// (its "indexes" attribute numbers the PUs as the kernel would). kTwoSocket: 2 packages x
+// 2 cores x 2 threads numbered the way Intel machines are: cpu0-3 are the first thread of
+// every core, cpu4-7 their siblings.
+//   package 0: core {0,4}, core {1,5}   package 1: core {2,6}, core {3,7}
+// L2 per core, L3 per package, NUMA node = package.
+constexpr const char* kTwoSocket = "package:2 numa:1 l3cache:1 l2cache:2 core:1 pu:2(indexes=0,4,1,5,2,6,3,7)";
 
-  // write creates root/relative (and its parent directories) holding `text` plus the
-  // newline sysfs puts after every value.
-  void write(const std::string& relative, const std::string& text) const {
-    fs::path path = root_ / relative;
-    fs::create_directories(path.parent_path());
-    std::ofstream(path) << text << "\n";
-  }
-  void remove(const std::string& relative) const { fs::remove_all(root_ / relative); }
-  std::string root() const { return root_.string(); }
-
-  // cpu writes cpu<n>/topology for one CPU.
-  void cpu(int n, int package, int core_id, const std::string& siblings) const {
-    const std::string dir = "cpu/cpu" + std::to_string(n) + "/topology/";
-    write(dir + "physical_package_id", std::to_string(package));
-    write(dir + "core_id", std::to_string(core_id));
-    write(dir + "thread_siblings_list", siblings);
-  }
-  // cache writes cpu<n>/cache/index<i>.
-  void cache(int n, int index, int level, const std::string& type, const std::string& shared) const {
-    const std::string dir = "cpu/cpu" + std::to_string(n) + "/cache/index" + std::to_string(index) + "/";
-    write(dir + "level", std::to_string(level));
-    write(dir + "type", type);
-    write(dir + "shared_cpu_list", shared);
-  }
-
- private:
-  fs::path root_;
-};
-
-// two_socket_machine writes 2 packages x 2 cores x 2 threads, numbered the way Intel
-// machines are: cpu0-3 are the first thread of every core, cpu4-7 their siblings.
-//   package 0: core 0 = {0,4}, core 1 = {1,5}   package 1: core 0 = {2,6}, core 1 = {3,7}
-// Note core_id repeats across packages. L1d/L1i/L2 per core, L3 per package, node = package.
-void two_socket_machine(const FakeSysfs& sys) {
-  sys.write("cpu/online", "0-7");
-  for (int cpu = 0; cpu < 8; ++cpu) {
-    const int first = cpu % 4;               // first thread of this core
-    const int package = first / 2;           // cpu0,1 -> package 0; cpu2,3 -> package 1
-    const int core_id = first % 2;           // 0 or 1 within the package
-    const std::string siblings = std::to_string(first) + "," + std::to_string(first + 4);
-    const std::string l3 = package == 0 ? "0-1,4-5" : "2-3,6-7";
-    sys.cpu(cpu, package, core_id, siblings);
-    sys.cache(cpu, 0, 1, "Data", siblings);
-    sys.cache(cpu, 1, 1, "Instruction", siblings);
-    sys.cache(cpu, 2, 2, "Unified", siblings);
-    sys.cache(cpu, 3, 3, "Unified", l3);
-  }
-  sys.write("node/node0/cpulist", "0-1,4-5");
-  sys.write("node/node1/cpulist", "2-3,6-7");
-  sys.write("node/online", "0-1");  // not a nodeN dir: must be ignored
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
-bool mentions(const std::vector<std::string>& warnings, const std::string& word) {
-  for (const auto& w : warnings)
-    if (w.find(word) != std::string::npos) return true;
-  return false;
+// allowed_cpus: the CPUs this thread may run on, from its affinity mask.
+std::vector<int> allowed_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  std::vector<int> cpus;
+  if (sched_getaffinity(0, sizeof set, &set) != 0) return cpus;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+    if (CPU_ISSET(cpu, &set)) cpus.push_back(cpu);
+  return cpus;
 }
 
 std::string joined(const std::vector<std::string>& lines) {
@@ -124,44 +80,93 @@ TEST(DistanceName, AllLevels) {
   EXPECT_STREQ(distance_name(Distance::remote), "remote");
 }
 
-// ---- from_sysfs ----------------------------------------------------------------------
+// ---- from_machine (hwloc) -----------------------------------------------------------
 
-TEST(FromSysfs, ThisMachine) {
+TEST(FromMachine, ThisMachine) {
   std::vector<std::string> warnings;
-  Topology t = Topology::from_sysfs("/sys/devices/system", &warnings);
+  Topology t = Topology::from_machine(&warnings);
   ASSERT_GE(t.cpu_count(), 1);
-  EXPECT_EQ(t.source(), "sysfs") << joined(warnings);
-  if (auto online = parse_cpu_list([] {
-        std::ifstream in("/sys/devices/system/cpu/online");
-        return std::string(std::istreambuf_iterator<char>(in), {});
-      }())) {
-    EXPECT_EQ(t.cpu_count(), static_cast<int>(online->size()));
-  } else if (std::thread::hardware_concurrency() != 0) {
-    EXPECT_EQ(t.cpu_count(), static_cast<int>(std::thread::hardware_concurrency()));
-  }
+  EXPECT_EQ(t.source(), "hwloc") << joined(warnings);
+  // Exactly the CPUs this thread may run on (hwloc also leaves out offline ones and
+  // those outside the cgroup cpuset; the affinity mask already excludes both).
+  const std::vector<int> allowed = allowed_cpus();
+  ASSERT_FALSE(allowed.empty());
+  ASSERT_EQ(t.cpu_count(), static_cast<int>(allowed.size())) << t.describe();
   for (int i = 0; i < t.cpu_count(); ++i) {
-    EXPECT_GE(t.cpus()[i].os_cpu, 0);
-    if (i > 0) {
-      EXPECT_LT(t.cpus()[i - 1].os_cpu, t.cpus()[i].os_cpu);
-    }
+    EXPECT_EQ(t.cpus()[i].os_cpu, allowed[i]);  // sorted by the kernel's numbering
     EXPECT_EQ(t.distance(i, i), Distance::smt);
     for (int j = 0; j < t.cpu_count(); ++j) EXPECT_EQ(t.distance(i, j), t.distance(j, i));
   }
   EXPECT_FALSE(t.describe().empty());
-  Topology::from_sysfs();  // default arguments, no warnings sink
+  Topology::from_machine();  // no warnings sink
 }
 
-TEST(FromSysfs, TwoSocketsTwoCoresTwoThreads) {
-  FakeSysfs sys;
-  two_socket_machine(sys);
-  std::vector<std::string> warnings;
-  Topology t = Topology::from_sysfs(sys.root(), &warnings);
-  EXPECT_TRUE(warnings.empty()) << joined(warnings);
-  ASSERT_EQ(t.cpu_count(), 8);
-  EXPECT_EQ(t.source(), "sysfs");
-  EXPECT_EQ(t.describe(), "2 packages, 2 nodes, 4 cores, 8 CPUs (sysfs)");
-  for (int i = 0; i < 8; ++i) EXPECT_EQ(t.cpus()[i].os_cpu, i);
+// A process started under `taskset -c 0` (tests/core/topology_probe.cpp): its topology
+// holds CPU 0 only, and a scheduler started there runs every worker on CPU 0.
+TEST(FromMachine, ProcessRestrictedByTaskset) {
+  ASSERT_EQ(std::system("command -v taskset > /dev/null"), 0) << "taskset (util-linux) is needed for this test";
+  const fs::path out = fs::temp_directory_path() / ("lantern_taskset_" + std::to_string(::getpid()) + ".txt");
+  const std::string cmd = "taskset -c 0 '" + std::string(LANTERN_TOPOLOGY_PROBE) + "' > '" + out.string() + "' 2>&1";
+  const int status = std::system(cmd.c_str());
+  const std::string output = read_file(out);
+  fs::remove(out);
+  EXPECT_EQ(status, 0) << output;
+  EXPECT_NE(output.find("topology: 1 package, 1 node, 1 core, 1 CPU (hwloc)\nos_cpus: 0\n"), std::string::npos)
+      << output;
+  EXPECT_NE(output.find("scheduler: 1 package, 1 node, 1 core, 1 CPU (hwloc)\n"), std::string::npos) << output;
+  EXPECT_NE(output.find("worker cpus: 0 0 0 0 0 0\n"), std::string::npos) << output;
+}
 
+// A thread whose own affinity is narrower than the process's (workers inherit the
+// creating thread's mask, so that is the one that counts).
+TEST(FromMachine, ThreadAffinityIsRespected) {
+  const std::vector<int> allowed = allowed_cpus();
+  ASSERT_FALSE(allowed.empty());
+  const int last = allowed.back();
+  Topology t;
+  std::thread th([&] {
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(last, &one);
+    ASSERT_EQ(pthread_setaffinity_np(pthread_self(), sizeof one, &one), 0);
+    t = Topology::from_machine();
+  });
+  th.join();
+  ASSERT_EQ(t.cpu_count(), 1) << t.describe();
+  EXPECT_EQ(t.cpus()[0].os_cpu, last);
+}
+
+// pin_workers pins each worker to its topology CPU on this machine's (hwloc) topology:
+// whichever worker runs a task, its affinity is one CPU of the topology.
+TEST(FromMachine, PinWorkersPinsToTheTopologysCpus) {
+  const std::vector<int> allowed = allowed_cpus();
+  SchedulerOptions options;
+  options.workers = static_cast<std::uint32_t>(allowed.size());
+  options.pin_workers = true;
+  Scheduler pool(options);
+  ASSERT_EQ(pool.topology().source(), "hwloc");
+  std::vector<Future<std::vector<int>>> seen;
+  for (int i = 0; i < 64; ++i) seen.push_back(pool.submit([] { return allowed_cpus(); }));
+  for (auto& f : seen) {
+    const std::vector<int> where = f.get();
+    ASSERT_EQ(where.size(), 1u) << "a worker runs unpinned";
+    EXPECT_TRUE(std::count(allowed.begin(), allowed.end(), where[0]) == 1) << where[0];
+  }
+}
+
+// ---- the same trees through hwloc's synthetic descriptions --------------------------
+
+TEST(FromHwloc, TwoSocketsTwoCoresTwoThreads) {
+  std::string error;
+  const auto read = Topology::from_hwloc_synthetic(kTwoSocket, &error);
+  ASSERT_TRUE(read) << error;
+  const Topology& t = *read;
+  ASSERT_EQ(t.cpu_count(), 8);
+  EXPECT_EQ(t.source(), "hwloc synthetic");
+  EXPECT_EQ(t.describe(), "2 packages, 2 nodes, 4 cores, 8 CPUs (hwloc synthetic)");
+  for (int i = 0; i < 8; ++i) EXPECT_EQ(t.cpus()[i].os_cpu, -1);  // another machine: never pinned
+
+  // cpus() is in OS-index order: entry a is the kernel's cpu a.
   auto package_of = [](int cpu) { return (cpu % 4) / 2; };
   std::set<int> cores, l2s, llcs;
   for (int a = 0; a < 8; ++a) {
@@ -178,151 +183,87 @@ TEST(FromSysfs, TwoSocketsTwoCoresTwoThreads) {
       EXPECT_EQ(t.distance(a, b), want) << "cpu" << a << " cpu" << b;
     }
   }
-  EXPECT_EQ(cores.size(), 4u);  // core_id 0 on both packages must not merge
+  EXPECT_EQ(cores.size(), 4u);
   EXPECT_EQ(l2s.size(), 4u);
   EXPECT_EQ(llcs.size(), 2u);
   EXPECT_NE(t.cpus()[0].package, t.cpus()[2].package);
   EXPECT_NE(t.cpus()[0].numa_node, t.cpus()[2].numa_node);
 }
 
-// Clustered L2s, two L3s on one node, no SMT: exercises the l2 and numa levels, and
-// core_cpus_list (the newer file name) instead of thread_siblings_list.
-TEST(FromSysfs, SharedL2AndSplitL3) {
-  FakeSysfs sys;
-  sys.write("cpu/online", "0-7");
+// Clustered L2s, two L3s on one node, no SMT: the l2 and numa levels.
+TEST(FromHwloc, SharedL2AndSplitL3) {
+  std::string error;
+  const auto t = Topology::from_hwloc_synthetic("package:1 numa:1 l3cache:2 l2cache:2 core:2 pu:1", &error);
+  ASSERT_TRUE(t) << error;
+  ASSERT_EQ(t->cpu_count(), 8);
+  EXPECT_EQ(t->distance(0, 0), Distance::smt);
+  EXPECT_EQ(t->distance(0, 1), Distance::l2);
+  EXPECT_EQ(t->distance(0, 2), Distance::llc);
+  EXPECT_EQ(t->distance(0, 4), Distance::numa);
+  EXPECT_EQ(t->distance(7, 6), Distance::l2);
+  EXPECT_EQ(t->distance(7, 3), Distance::numa);
+  EXPECT_EQ(t->describe(), "1 package, 1 node, 8 cores, 8 CPUs (hwloc synthetic)");
+}
+
+// No caches known: each core is its own L2 and the package is the LLC.
+TEST(FromHwloc, NoCachesFallBack) {
+  std::string error;
+  const auto t = Topology::from_hwloc_synthetic("package:2 numa:1 core:2 pu:2(indexes=0,4,1,5,2,6,3,7)", &error);
+  ASSERT_TRUE(t) << error;
+  ASSERT_EQ(t->cpu_count(), 8);
+  EXPECT_EQ(t->distance(0, 4), Distance::smt);
+  EXPECT_EQ(t->distance(0, 1), Distance::llc);
+  EXPECT_EQ(t->distance(0, 5), Distance::llc);
+  EXPECT_EQ(t->distance(0, 2), Distance::remote);
+  EXPECT_NE(t->cpus()[0].l2, t->cpus()[1].l2);
+  EXPECT_EQ(t->cpus()[0].l2, t->cpus()[4].l2);
+}
+
+// No NUMA nodes given: hwloc puts the whole machine in one node (what Linux reports on a
+// machine without NUMA), so two packages are at numa distance, not remote.
+TEST(FromHwloc, NoNumaNodesMeansOneNode) {
+  std::string error;
+  const auto t = Topology::from_hwloc_synthetic("package:2 l3cache:1 l2cache:2 core:1 pu:2(indexes=0,4,1,5,2,6,3,7)", &error);
+  ASSERT_TRUE(t) << error;
+  EXPECT_EQ(t->distance(0, 4), Distance::smt);
+  EXPECT_EQ(t->distance(0, 2), Distance::numa);
+  EXPECT_EQ(t->describe(), "2 packages, 1 node, 4 cores, 8 CPUs (hwloc synthetic)");
+}
+
+TEST(FromHwloc, BadInputIsRefused) {
+  std::string error;
+  EXPECT_FALSE(Topology::from_hwloc_synthetic("banana:2 pu:x", &error));
+  EXPECT_NE(error.find("banana:2 pu:x"), std::string::npos) << error;
+  error.clear();
+  EXPECT_FALSE(Topology::from_hwloc_xml("<topology version=\"2.0\"><object type=", &error));
+  EXPECT_FALSE(error.empty());
+  EXPECT_FALSE(Topology::from_hwloc_xml("", nullptr));
+}
+
+// A hybrid machine (tests/core/data/README.md: why XML and not a synthetic description).
+TEST(FromHwloc, HybridPerformanceAndEfficiencyCores) {
+  const std::string xml = read_file(fs::path(LANTERN_TEST_DATA_DIR) / "hybrid_8cpu.xml");
+  ASSERT_FALSE(xml.empty()) << LANTERN_TEST_DATA_DIR;
+  std::string error;
+  const auto t = Topology::from_hwloc_xml(xml, &error);
+  ASSERT_TRUE(t) << error;
+  ASSERT_EQ(t->cpu_count(), 8);
+  EXPECT_EQ(t->describe(), "1 package, 1 node, 6 cores, 8 CPUs, 2 kinds (hwloc xml)");
   for (int cpu = 0; cpu < 8; ++cpu) {
-    const std::string dir = "cpu/cpu" + std::to_string(cpu) + "/topology/";
-    sys.write(dir + "physical_package_id", "0");
-    sys.write(dir + "core_id", std::to_string(cpu));
-    sys.write(dir + "core_cpus_list", std::to_string(cpu));
-    const int pair = cpu / 2 * 2, quad = cpu / 4 * 4;
-    sys.cache(cpu, 0, 1, "Data", std::to_string(cpu));
-    sys.cache(cpu, 1, 2, "Instruction", "0-7");  // listed before the real L2: must be skipped
-    sys.cache(cpu, 2, 2, "Unified", std::to_string(pair) + "-" + std::to_string(pair + 1));
-    sys.cache(cpu, 3, 3, "Unified", std::to_string(quad) + "-" + std::to_string(quad + 3));
-    sys.cache(cpu, 4, 4, "Unified", "100");  // a list without this CPU: ignored
+    EXPECT_EQ(t->cpus()[cpu].kind, cpu < 4 ? 1 : 0) << "cpu" << cpu << ": 0-3 performance, 4-7 efficiency";
+    EXPECT_EQ(t->cpus()[cpu].os_cpu, -1);
   }
-  sys.write("node/node0/cpulist", "0-7");
-  sys.write("node/node1/cpulist", "");  // memory-only node: not a fallback
-  std::vector<std::string> warnings;
-  Topology t = Topology::from_sysfs(sys.root(), &warnings);
-  EXPECT_TRUE(warnings.empty()) << joined(warnings);
-  ASSERT_EQ(t.cpu_count(), 8);
-  EXPECT_EQ(t.distance(0, 0), Distance::smt);
-  EXPECT_EQ(t.distance(0, 1), Distance::l2);
-  EXPECT_EQ(t.distance(0, 2), Distance::llc);
-  EXPECT_EQ(t.distance(0, 4), Distance::numa);
-  EXPECT_EQ(t.distance(7, 6), Distance::l2);
-  EXPECT_EQ(t.distance(7, 3), Distance::numa);
-  EXPECT_EQ(t.describe(), "1 package, 1 node, 8 cores, 8 CPUs (sysfs)");
-}
-
-TEST(FromSysfs, MissingCachesFallBack) {
-  FakeSysfs sys;
-  two_socket_machine(sys);
-  for (int cpu = 0; cpu < 8; ++cpu) sys.remove("cpu/cpu" + std::to_string(cpu) + "/cache");
-  std::vector<std::string> warnings;
-  Topology t = Topology::from_sysfs(sys.root(), &warnings);
-  ASSERT_EQ(warnings.size(), 1u) << joined(warnings);  // one line for the whole kind
-  EXPECT_NE(warnings[0].find("cache"), std::string::npos) << warnings[0];
-  EXPECT_NE(warnings[0].find("0-7"), std::string::npos) << warnings[0];
-  ASSERT_EQ(t.cpu_count(), 8);
-  // Each core its own L2, the package the LLC: same answers as the full tree here.
-  EXPECT_EQ(t.distance(0, 4), Distance::smt);
-  EXPECT_EQ(t.distance(0, 1), Distance::llc);
-  EXPECT_EQ(t.distance(0, 5), Distance::llc);
-  EXPECT_EQ(t.distance(0, 2), Distance::remote);
-  EXPECT_NE(t.cpus()[0].l2, t.cpus()[1].l2);
-  EXPECT_EQ(t.cpus()[0].l2, t.cpus()[4].l2);
-}
-
-TEST(FromSysfs, MissingNodesAndOnlineFallBack) {
-  FakeSysfs sys;
-  two_socket_machine(sys);
-  sys.remove("node");
-  sys.remove("cpu/online");
-  sys.write("cpu/cpufreq/policy0", "x");  // cpu-prefixed, but not cpu<N>
-  std::vector<std::string> warnings;
-  Topology t = Topology::from_sysfs(sys.root(), &warnings);
-  EXPECT_EQ(warnings.size(), 2u) << joined(warnings);
-  EXPECT_TRUE(mentions(warnings, "online")) << joined(warnings);
-  EXPECT_TRUE(mentions(warnings, "NUMA")) << joined(warnings);
-  ASSERT_EQ(t.cpu_count(), 8);
-  EXPECT_EQ(t.distance(0, 2), Distance::remote);  // node = package
-  EXPECT_EQ(t.describe(), "2 packages, 2 nodes, 4 cores, 8 CPUs (sysfs)");
-}
-
-TEST(FromSysfs, GarbageContent) {
-  FakeSysfs sys;
-  sys.write("cpu/online", "zero to three");
-  for (int cpu = 0; cpu < 3; ++cpu) {
-    const std::string dir = "cpu/cpu" + std::to_string(cpu) + "/";
-    sys.write(dir + "topology/physical_package_id", cpu == 2 ? "-1" : "banana");  // -1: unknown
-    sys.write(dir + "topology/core_id", "-");
-    sys.write(dir + "topology/thread_siblings_list", "2-0");
-    sys.write(dir + "topology/core_cpus_list", "9");  // valid list, but not containing us
-    sys.write(dir + "cache/index0/level", "two");
-    sys.write(dir + "cache/index0/shared_cpu_list", "0-2");
-    sys.write(dir + "cache/index1/level", "3");
-    sys.write(dir + "cache/index1/shared_cpu_list", "\x01\xff");
-    sys.write(dir + "cache/indexQ/level", "3");
-  }
-  sys.write("node/node0/cpulist", "??");
-  sys.write("node/nodeX/cpulist", "0-2");
-  std::vector<std::string> warnings;
-  Topology t = Topology::from_sysfs(sys.root(), &warnings);
-  ASSERT_EQ(t.cpu_count(), 3);
-  EXPECT_EQ(warnings.size(), 5u) << joined(warnings);  // online, package, core, cache, node
-  for (const char* word : {"online", "package", "core", "cache", "NUMA"})
-    EXPECT_TRUE(mentions(warnings, word)) << word << "\n" << joined(warnings);
-  for (int a = 0; a < 3; ++a) {
-    EXPECT_EQ(t.cpus()[a].os_cpu, a);
-    for (int b = 0; b < 3; ++b)  // each its own core, one package = one LLC
-      EXPECT_EQ(t.distance(a, b), a == b ? Distance::smt : Distance::llc);
-  }
-  Topology::from_sysfs(sys.root(), nullptr);  // no sink: still fine
-}
-
-// Without sibling lists, (package, core_id) identifies the core; core_id alone would
-// merge cores of different packages.
-TEST(FromSysfs, CoreIdWithoutSiblingLists) {
-  FakeSysfs sys;
-  two_socket_machine(sys);
-  for (int cpu = 0; cpu < 8; ++cpu)
-    sys.remove("cpu/cpu" + std::to_string(cpu) + "/topology/thread_siblings_list");
-  std::vector<std::string> warnings;
-  Topology t = Topology::from_sysfs(sys.root(), &warnings);
-  EXPECT_TRUE(warnings.empty()) << joined(warnings);
-  EXPECT_EQ(t.distance(0, 4), Distance::smt);
-  EXPECT_EQ(t.distance(0, 2), Distance::remote);
-  EXPECT_EQ(t.describe(), "2 packages, 2 nodes, 4 cores, 8 CPUs (sysfs)");
-}
-
-TEST(FromSysfs, OnlineSubsetIsRespected) {
-  FakeSysfs sys;
-  two_socket_machine(sys);
-  sys.write("cpu/online", "0,2-3");
-  Topology t = Topology::from_sysfs(sys.root());
-  ASSERT_EQ(t.cpu_count(), 3);
-  EXPECT_EQ(t.cpus()[0].os_cpu, 0);
-  EXPECT_EQ(t.cpus()[1].os_cpu, 2);
-  EXPECT_EQ(t.cpus()[2].os_cpu, 3);
-  EXPECT_EQ(t.distance(1, 2), Distance::llc);
-  EXPECT_EQ(t.distance(0, 1), Distance::remote);
-  // Dense ids: 3 CPUs on 3 cores, 2 packages.
-  EXPECT_EQ(t.describe(), "2 packages, 2 nodes, 3 cores, 3 CPUs (sysfs)");
-}
-
-TEST(FromSysfs, EmptyAndMissingRoot) {
-  FakeSysfs sys;
-  for (const std::string& root : {sys.root(), sys.root() + "/does/not/exist"}) {
-    std::vector<std::string> warnings;
-    Topology t = Topology::from_sysfs(root, &warnings);
-    EXPECT_EQ(t.cpu_count(), 1);
-    EXPECT_EQ(t.source(), "flat");
-    EXPECT_FALSE(warnings.empty());
-    EXPECT_TRUE(mentions(warnings, "no CPUs")) << joined(warnings);
-  }
+  EXPECT_EQ(t->distance(0, 1), Distance::smt);   // a performance core's two threads
+  EXPECT_EQ(t->distance(0, 2), Distance::llc);   // two performance cores: own L2s
+  EXPECT_EQ(t->distance(4, 7), Distance::l2);    // the efficiency cores' shared L2
+  EXPECT_EQ(t->distance(0, 4), Distance::llc);
+  // Worker 4 (an efficiency core) steals from its L2 cluster first.
+  const auto order = steal_order(*t, 4, 8);
+  ASSERT_EQ(order.size(), 7u);
+  EXPECT_EQ(order[0].worker, 5u);
+  EXPECT_EQ(order[0].distance, Distance::l2);
+  EXPECT_EQ(order[2].worker, 7u);
+  EXPECT_EQ(order[3].distance, Distance::llc);
 }
 
 // ---- parse_spec and flat -----------------------------------------------------------------

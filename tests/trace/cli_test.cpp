@@ -92,8 +92,10 @@ TEST_F(Cli, TruncatedFileReportsProblemAndWhatWasRead) {
   const std::string truncated_line = "truncated at offset";
   CommandResult r = run_tool({"info", truncated_});
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_TRUE(has(r.out, truncated_line)) << r.out;
-  EXPECT_TRUE(has(r.out, "bytes of an incomplete chunk")) << r.out;
+  EXPECT_TRUE(has(r.err, truncated_line)) << r.err;  // problems on stderr, the report on stdout
+  EXPECT_FALSE(has(r.out, truncated_line)) << r.out;
+  EXPECT_TRUE(has(r.err, "bytes of an incomplete chunk")) << r.err;
+  EXPECT_TRUE(has(r.out, "problems    1 (listed on stderr)")) << r.out;
   EXPECT_TRUE(has(r.out, "task_begin"));
 
   r = run_tool({"stats", truncated_});
@@ -103,7 +105,8 @@ TEST_F(Cli, TruncatedFileReportsProblemAndWhatWasRead) {
 
   r = run_tool({"validate", truncated_});
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_TRUE(has(r.out, truncated_line)) << r.out;
+  EXPECT_TRUE(has(r.err, truncated_line)) << r.err;
+  EXPECT_FALSE(has(r.out, truncated_line)) << r.out;
   EXPECT_TRUE(has(r.out, "invalid: 1 error, 0 warnings")) << r.out;
 
   const auto json = scratch_dir() / "truncated.json";
@@ -120,10 +123,10 @@ TEST_F(Cli, CorruptChunkIsReportedWithItsOffset) {
   const std::string path = write("flipped.ltrace", bytes);
   const CommandResult r = run_tool({"validate", path});
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_TRUE(has(r.out, "corrupt chunk at offset " + std::to_string(header) + ": payload checksum mismatch")) << r.out;
+  EXPECT_TRUE(has(r.err, "corrupt chunk at offset " + std::to_string(header) + ": payload checksum mismatch")) << r.err;
   const CommandResult info = run_tool({"info", path});
   EXPECT_EQ(info.exit_code, 1);
-  EXPECT_TRUE(has(info.out, "resumed at the next chunk")) << info.out;
+  EXPECT_TRUE(has(info.err, "resumed at the next chunk")) << info.err;
 }
 
 TEST_F(Cli, ForeignAndNewerFilesAreNamedAsSuch) {
@@ -133,7 +136,7 @@ TEST_F(Cli, ForeignAndNewerFilesAreNamedAsSuch) {
     EXPECT_TRUE(has(r.out + r.err, "not a Lantern trace")) << command << r.out << r.err;
   }
   const std::string empty = write("empty.ltrace", {});
-  EXPECT_TRUE(has(run_tool({"validate", empty}).out, "it is empty"));
+  EXPECT_TRUE(has(run_tool({"validate", empty}).err, "it is empty"));
 
   auto as_version = [&](std::uint16_t version) {
     std::vector<std::uint8_t> bytes = bytes_;
@@ -145,7 +148,7 @@ TEST_F(Cli, ForeignAndNewerFilesAreNamedAsSuch) {
   const std::string ours = std::to_string(kFormatVersion), next = std::to_string(kFormatVersion + 1);
   const CommandResult r = run_tool({"validate", write("newer.ltrace", as_version(kFormatVersion + 1))});
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_TRUE(has(r.out, "needs format version " + next + "; this reader supports version " + ours)) << r.out;
+  EXPECT_TRUE(has(r.err, "needs format version " + next + "; this reader supports version " + ours)) << r.err;
   // A version-1 file (event ids before task labels) is refused, saying what to do.
   for (const char* command : {"info", "stats", "validate"}) {
     const CommandResult old = run_tool({command, write("version1.ltrace", as_version(1))});
@@ -160,7 +163,7 @@ TEST_F(Cli, WorkersOutsideTheHeaderFailValidation) {
   const auto bytes = testing::write_trace_bytes(h, testing::fork_join_events({.workers = 3, .events = 3000}));
   const CommandResult r = run_tool({"validate", write("workers.ltrace", bytes)});
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_TRUE(has(r.out, "workers the header does not have")) << r.out;
+  EXPECT_TRUE(has(r.err, "workers the header does not have")) << r.err;
 }
 
 TEST_F(Cli, MissingFilesAndBadOptionsExitTwo) {

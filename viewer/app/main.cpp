@@ -14,6 +14,7 @@
 #include <string>
 #include <thread>
 
+#include "lantern/tools/program_cli.hpp"
 #include "viewer_app.hpp"
 #include "window.hpp"
 
@@ -27,41 +28,41 @@ constexpr int kExitTraceProblems = 3;  // --screenshot of an unreadable, corrupt
 constexpr int kExitNoDisplay = 4;
 constexpr int kExitCannotWrite = 5;
 
-void usage(FILE* out) {
-  std::fprintf(out,
-               "usage: lantern-view [options] TRACE_FILE\n"
-               "       lantern-view [options] --attach HOST:PORT\n"
-               "\n"
-               "Shows what a Lantern scheduler did: one lane per worker (states and tasks), steal\n"
-               "matrix, plots over time, latency histograms and health warnings. A trace file (or\n"
-               "flight-recorder dump) is replayed; --attach connects to an app streaming live\n"
-               "(started with LANTERN_STREAM=HOST:PORT or instrumentation::start_stream).\n"
-               "\n"
-               "  --attach HOST:PORT   live: connect (retrying until the app is up); ':7777' means 127.0.0.1\n"
-               "  --compare B.TRACE    two runs side by side (TRACE_FILE is A), differences highlighted;\n"
-               "                       lantern-trace diff A B prints the same comparison\n"
-               "  --screenshot OUT.png render one picture and exit (needs X: run under 'xvfb-run -a')\n"
-               "  --loading-screenshot OUT.png  with --screenshot of a file: also a picture of the first frame\n"
-               "                       drawn while the file is still loading (with some data in it)\n"
-               "  --view NAME          all (default), timeline, steals, plots, latency or health\n"
-               "  --at TIME            playhead at TIME from the trace start, e.g. 12ms, 250us, 1.5s\n"
-               "                       (refused when beyond the end of the trace)\n"
-               "  --window DURATION    timeline width > 0, e.g. 500us (default: up to --at, or everything)\n"
-               "  --size WxH           window size in pixels (default 1600x900)\n"
-               "  --rows N             task rows per worker lane (default 6)\n"
-               "  --health-sort KEY    Health lists sorted by time (default) or duration (longest first)\n"
-               "  --task-colours HOW   slices coloured by label, by source, or auto (label when the trace has labels)\n"
-               "  --after DURATION     live with --screenshot: how long to collect first (default 2s)\n"
-               "  --layout FILE        with --screenshot: write where lanes and steal-matrix cells are\n"
-               "  --exit-when-done     live: exit when the app disconnects; print what was received\n"
-               "  --max-events N       keep at most N events (default 100000000, about 2.5 GB)\n"
-               "  --help               this text\n"
-               "\n"
-               "Keys: wheel/W/S zoom, drag/A/D/arrows pan, Home whole trace, Space play/pause, F follow.\n"
-               "Exit status: 0 ok; 2 bad arguments (also --at beyond the trace's end); 3 the trace file\n"
-               "cannot be opened (nothing is shown), or with --screenshot the trace could not be read\n"
-               "completely (the picture shows what could); 4 no display or OpenGL; 5 cannot write.\n");
-}
+constexpr const char* kUsage =
+    "usage: lantern-view [options] TRACE_FILE\n"
+    "       lantern-view [options] --attach HOST:PORT\n"
+    "\n"
+    "Shows what a Lantern scheduler did: one lane per worker (states and tasks), steal\n"
+    "matrix, plots over time, latency histograms and health warnings. A trace file (or\n"
+    "flight-recorder dump) is replayed; --attach connects to an app streaming live\n"
+    "(started with LANTERN_STREAM=HOST:PORT or instrumentation::start_stream).\n"
+    "\n"
+    "  --attach HOST:PORT   live: connect (retrying until the app is up); ':7777' means 127.0.0.1\n"
+    "  --compare B.TRACE    two runs side by side (TRACE_FILE is A), differences highlighted;\n"
+    "                       lantern-trace diff A B prints the same comparison\n"
+    "  --screenshot OUT.png render one picture and exit (needs X: run under 'xvfb-run -a')\n"
+    "  --loading-screenshot OUT.png  with --screenshot of a file: also a picture of the first frame\n"
+    "                       drawn while the file is still loading (with some data in it)\n"
+    "  --view NAME          all (default), timeline, steals, plots, latency or health\n"
+    "  --at TIME            playhead at TIME from the trace start, e.g. 12ms, 250us, 1.5s\n"
+    "                       (refused when beyond the end of the trace)\n"
+    "  --window DURATION    timeline width > 0, e.g. 500us (default: up to --at, or everything)\n"
+    "  --size WxH           window size in pixels (default 1600x900)\n"
+    "  --rows N             task rows per worker lane (default 6)\n"
+    "  --health-sort KEY    Health lists sorted by time (default) or duration (longest first)\n"
+    "  --task-colours HOW   slices coloured by label, by source, or auto (label when the trace has labels)\n"
+    "  --after DURATION     live with --screenshot: how long to collect first (default 2s)\n"
+    "  --layout FILE        with --screenshot: write where lanes and steal-matrix cells are\n"
+    "  --exit-when-done     live: exit when the app disconnects; print what was received\n"
+    "  --max-events N       keep at most N events (default 100000000, about 2.5 GB)\n"
+    "  --version            the version and the trace format version\n"
+    "  -h, --help           this text\n"
+    "\n"
+    "Keys: wheel/W/S zoom, drag/A/D/arrows pan, Home whole trace, Space play/pause, F follow.\n"
+    "Exit status: 0 ok; 2 bad arguments (also --at beyond the trace's end); 3 the trace file\n"
+    "cannot be opened (nothing is shown), or with --screenshot the trace could not be read\n"
+    "completely (the picture shows what could); 4 no display or OpenGL; 5 cannot write.\n"
+    "Options follow README.md, \"Command-line conventions\"; errors go to stderr.\n";
 
 struct Args {
   std::string file;
@@ -77,93 +78,71 @@ struct Args {
   AppOptions app;
 };
 
-[[noreturn]] void bad(const std::string& message) {
-  std::fprintf(stderr, "lantern-view: %s (see --help)\n", message.c_str());
-  std::exit(kExitUsage);
-}
-
+// parse reads the command line into Args, or exits: 0 after --help or --version, 2 with
+// a message on stderr for bad usage.
 Args parse(int argc, char** argv) {
   Args a;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) bad(arg + " needs a value");
-      return argv[++i];
-    };
-    auto duration = [&](const std::string& v) {
-      const double ns = parse_duration_ns(v);
-      if (!std::isfinite(ns) || ns < 0) bad(arg + " takes a duration such as 12ms, 250us or 1.5s, not '" + v + "'");
-      return ns;
-    };
-    if (arg == "--help" || arg == "-h") {
-      usage(stdout);
-      std::exit(0);
-    } else if (arg == "--attach") {
-      a.attach = value();
-    } else if (arg == "--screenshot") {
-      a.screenshot = value();
-    } else if (arg == "--task-colours") {
-      a.app.task_colours = value();
-      if (a.app.task_colours != "auto" && a.app.task_colours != "label" && a.app.task_colours != "source") {
-        bad("--task-colours takes auto, label or source, not '" + a.app.task_colours + "'");
-      }
-    } else if (arg == "--health-sort") {
-      const std::string v = value();
-      if (v != "time" && v != "duration") bad("--health-sort takes time or duration, not '" + v + "'");
-      a.app.health_by_duration = v == "duration";
-    } else if (arg == "--compare") {
-      a.compare = value();
-    } else if (arg == "--loading-screenshot") {
-      a.loading_screenshot = value();
-    } else if (arg == "--layout") {
-      a.layout = value();
-    } else if (arg == "--view") {
-      a.app.view = value();
-      if (!is_view_name(a.app.view)) bad("--view takes all, timeline, steals, plots, latency or health, not '" + a.app.view + "'");
-    } else if (arg == "--at") {
-      a.app.at_ns = duration(value());
-    } else if (arg == "--window") {
-      a.app.window_ns = duration(value());
-      if (!(a.app.window_ns > 0)) bad("--window must be longer than zero");
-    } else if (arg == "--after") {
-      a.after_ns = duration(value());
-    } else if (arg == "--size") {
-      const std::string v = value();
-      if (std::sscanf(v.c_str(), "%dx%d", &a.width, &a.height) != 2 || a.width < 200 || a.height < 150 ||
-          a.width > 8192 || a.height > 8192) {
-        bad("--size takes WIDTHxHEIGHT, e.g. 1600x900, not '" + v + "'");
-      }
-    } else if (arg == "--rows") {
-      a.app.max_rows = std::atoi(value().c_str());
-      if (a.app.max_rows < 0 || a.app.max_rows > 64) bad("--rows takes 0 to 64");
-    } else if (arg == "--max-events") {
-      const std::string v = value();
-      a.max_events = std::strtoull(v.c_str(), nullptr, 10);
-      if (a.max_events == 0) bad("--max-events takes a positive number, not '" + v + "'");
-    } else if (arg == "--exit-when-done") {
-      a.exit_when_done = true;
-    } else if (!arg.empty() && arg[0] == '-') {
-      bad("unknown option '" + arg + "'");
-    } else if (a.file.empty()) {
-      a.file = arg;
-    } else {
-      bad("one trace file at a time ('" + a.file + "' and '" + arg + "')");
-    }
+  lantern::tools::Program program("lantern-view", kUsage);
+  CLI::App& app = program.app();
+  auto duration = [](double* out) {
+    return [out](const std::string& v) { *out = parse_duration_ns(v); };
+  };
+  const CLI::Validator duration_check(
+      [](std::string& v) -> std::string {
+        const double ns = parse_duration_ns(v);
+        return std::isfinite(ns) && ns >= 0 ? std::string() : "takes a duration such as 12ms, 250us or 1.5s, not '" + v + "'";
+      },
+      "", "");
+  app.add_option("--attach", a.attach)->check(lantern::tools::address_check());
+  app.add_option("--screenshot", a.screenshot);
+  app.add_option("--layout", a.layout);
+  app.add_option("--compare", a.compare);
+  app.add_option("--loading-screenshot", a.loading_screenshot);
+  app.add_option("--task-colours", a.app.task_colours)->check(CLI::IsMember({"auto", "label", "source"}));
+  std::string health_sort = "time";
+  app.add_option("--health-sort", health_sort)->check(CLI::IsMember({"time", "duration"}));
+  app.add_option("--view", a.app.view)->check(CLI::Validator(
+      [](std::string& v) -> std::string {
+        return is_view_name(v) ? std::string() : "takes all, timeline, steals, plots, latency or health, not '" + v + "'";
+      },
+      "", ""));
+  app.add_option_function<std::string>("--at", duration(&a.app.at_ns))->check(duration_check);
+  app.add_option_function<std::string>("--window", duration(&a.app.window_ns))->check(duration_check);
+  app.add_option_function<std::string>("--after", duration(&a.after_ns))->check(duration_check);
+  app.add_option_function<std::string>("--size", [&a](const std::string& v) {
+       std::sscanf(v.c_str(), "%dx%d", &a.width, &a.height);
+     })->check(CLI::Validator(
+      [](std::string& v) -> std::string {
+        int w = 0, h = 0;
+        char tail = 0;
+        return std::sscanf(v.c_str(), "%dx%d%c", &w, &h, &tail) == 2 && w >= 200 && h >= 150 && w <= 8192 && h <= 8192
+                   ? std::string()
+                   : "takes WIDTHxHEIGHT, e.g. 1600x900, from 200x150 to 8192x8192, not '" + v + "'";
+      },
+      "", ""));
+  lantern::tools::number_option(app, "--rows", &a.app.max_rows, 0, 64);
+  lantern::tools::number_option<std::uint64_t>(app, "--max-events", &a.max_events, 1, ~0ull, "a positive number");
+  app.add_flag("--exit-when-done", a.exit_when_done);
+  std::vector<std::string> files;
+  app.add_option("TRACE_FILE", files);
+  if (const auto exit_status = program.parse(argc, argv)) std::exit(*exit_status);
+  if (files.size() > 1) std::exit(program.usage_error("one trace file at a time ('" + files[0] + "' and '" + files[1] + "')"));
+  if (!files.empty()) a.file = files[0];
+  if (a.file.empty() == a.attach.empty()) std::exit(program.usage_error("give a trace file or --attach HOST:PORT"));
+  a.app.health_by_duration = health_sort == "duration";
+  if (std::isfinite(a.app.window_ns) && !(a.app.window_ns > 0)) std::exit(program.usage_error("--window must be longer than zero"));
+  if (!a.compare.empty() && a.file.empty()) {
+    std::exit(program.usage_error("--compare B.trace goes with a trace file A (lantern-view A --compare B)"));
   }
-  if (a.file.empty() == a.attach.empty()) bad("give a trace file or --attach HOST:PORT");
-  if (!a.compare.empty() && a.file.empty()) bad("--compare B.trace goes with a trace file A (lantern-view A --compare B)");
   if (!a.loading_screenshot.empty() && (a.screenshot.empty() || a.file.empty())) {
-    bad("--loading-screenshot goes with --screenshot of a trace file");
+    std::exit(program.usage_error("--loading-screenshot goes with --screenshot of a trace file"));
   }
   return a;
 }
 
 std::unique_ptr<Session> make_session(const Args& a) {
   if (a.attach.empty()) return Session::open_file(a.file, a.max_events);
-  HostPort where;
-  std::string error;
-  if (!parse_host_port(a.attach, &where, &error)) bad("--attach: " + error);
-  return Session::attach(where, a.max_events);
+  return Session::attach(*lantern::parse_host_port(a.attach), a.max_events);  // checked by parse()
 }
 
 void print_summary(Session& s) {
@@ -174,7 +153,8 @@ void print_summary(Session& s) {
               static_cast<unsigned long long>(m.chunks()), static_cast<unsigned long long>(s.bytes_received()),
               static_cast<unsigned long long>(m.dropped_events()), static_cast<std::size_t>(HealthView::warning_count(m)),
               m.status().message.c_str());
-  for (const auto& p : m.trace_problems()) std::printf("  %s\n", lantern::trace::describe(p).c_str());
+  std::fflush(stdout);
+  for (const auto& p : m.trace_problems()) std::fprintf(stderr, "  %s\n", lantern::trace::describe(p).c_str());
 }
 
 // check_readable: a trace file that cannot be opened is an error on stderr and exit 3,
@@ -271,8 +251,8 @@ int main(int argc, char** argv) {
     print_summary(app.session());
     std::lock_guard<std::mutex> lock(app.session().mutex());
     if (app.session().model().has_trace_errors()) {
-      std::fprintf(stderr, "lantern-view: %s has problems; the picture shows what could be read:\n", args.file.c_str());
-      for (const auto& p : app.session().model().trace_problems()) std::fprintf(stderr, "  %s\n", lantern::trace::describe(p).c_str());
+      std::fprintf(stderr, "lantern-view: %s has the problems above; the picture shows what could be read\n",
+                   args.file.c_str());
       return kExitTraceProblems;
     }
     return 0;

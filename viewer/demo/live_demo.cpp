@@ -13,6 +13,7 @@
 #include <lantern/instrumentation/stream_server.hpp>
 #include <lantern/instrumentation/trace_sinks.hpp>
 #include <lantern/lantern.hpp>
+#include <lantern/tools/program_cli.hpp>
 
 #include <atomic>
 #include <chrono>
@@ -67,17 +68,26 @@ void flood(lantern::Scheduler& pool) {
   while (done.load() < total) std::this_thread::yield();
 }
 
-[[noreturn]] void usage(int code) {
-  std::fprintf(code ? stderr : stdout,
-               "usage: lantern_live_demo [--stream HOST:PORT | --view] [--workers N] [--topology SPEC]\n"
-               "                         [--level states|tasks|full] [--ring EVENTS_PER_WORKER] [--client-buffer BYTES]\n"
-               "                         [--fib N] [--seconds S | --once] [--wait-for-viewer] [--trace FILE]\n"
-               "  --stream HOST:PORT  serve the live trace there (else LANTERN_STREAM, if set)\n"
-               "  --view              launch lantern-view on this app (LANTERN_VIEW: its path)\n"
-               "  --once              run fib(N) once and exit (what the live benchmark measures)\n"
-               "  --wait-for-viewer   start the workload only once a viewer is connected\n");
-  std::exit(code);
-}
+constexpr const char* kUsage =
+    "usage: lantern_live_demo [--stream HOST:PORT | --view] [--workers N] [--topology SPEC]\n"
+    "                         [--level states|tasks|full] [--ring EVENTS_PER_WORKER] [--client-buffer BYTES]\n"
+    "                         [--fib N] [--seconds S | --once] [--wait-for-viewer] [--trace FILE]\n"
+    "  --stream HOST:PORT  serve the live trace there (else LANTERN_STREAM, if set); ':PORT' is\n"
+    "                      127.0.0.1, port 0 any free port\n"
+    "  --view              launch lantern-view on this app (LANTERN_VIEW: its path)\n"
+    "  --workers N         worker threads (default: one per hardware thread)\n"
+    "  --topology SPEC     steal order from a synthetic layout, e.g. \"2 sockets x 4 cores\"\n"
+    "  --level L           what is recorded: states, tasks or full (default)\n"
+    "  --ring N            events per worker ring (default 32768)\n"
+    "  --client-buffer B   bytes queued per viewer before chunks are dropped (default 16 MiB)\n"
+    "  --fib N             the fork-join workload's fib(N) (default 30)\n"
+    "  --seconds S         repeat the workloads for S seconds (default 30)\n"
+    "  --once              run fib(N) once and exit (what the live benchmark measures)\n"
+    "  --wait-for-viewer   start the workload only once a viewer is connected\n"
+    "  --trace FILE        also record a trace file\n"
+    "  --version           the version and the trace format version\n"
+    "  -h, --help          this text\n"
+    "Options follow README.md, \"Command-line conventions\"; exit status 2: bad options.\n";
 
 }  // namespace
 
@@ -90,28 +100,25 @@ int main(int argc, char** argv) {
   lantern::trace::Level level = lantern::trace::Level::full;
   std::size_t ring = 1 << 15;
   std::size_t client_buffer = 16u << 20;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    auto value = [&] {
-      if (i + 1 >= argc) usage(2);
-      return std::string(argv[++i]);
-    };
-    if (arg == "--stream") stream = value();
-    else if (arg == "--view") view = true;
-    else if (arg == "--topology") options.topology = value();
-    else if (arg == "--client-buffer") client_buffer = static_cast<std::size_t>(std::atol(value().c_str()));
-    else if (arg == "--ring") ring = static_cast<std::size_t>(std::atol(value().c_str()));
-    else if (arg == "--workers") options.workers = static_cast<std::uint32_t>(std::atoi(value().c_str()));
-    else if (arg == "--fib") fib_n = std::atoi(value().c_str());
-    else if (arg == "--seconds") seconds = std::atof(value().c_str());
-    else if (arg == "--once") once = true;
-    else if (arg == "--wait-for-viewer") wait_for_viewer = true;
-    else if (arg == "--trace") trace_path = value();
-    else if (arg == "--level") {
-      const std::string v = value();
-      level = v == "states" ? lantern::trace::Level::states : v == "tasks" ? lantern::trace::Level::tasks : lantern::trace::Level::full;
-    } else if (arg == "--help") usage(0);
-    else usage(2);
+  {
+    lantern::tools::Program program("lantern_live_demo", kUsage);
+    CLI::App& app = program.app();
+    std::string level_name;
+    app.add_option("--stream", stream)->check(lantern::tools::address_check({.allow_port_zero = true}));
+    app.add_flag("--view", view);
+    app.add_option("--topology", options.topology);
+    lantern::tools::number_option<std::size_t>(app, "--client-buffer", &client_buffer, 1, std::size_t{1} << 40);
+    lantern::tools::number_option<std::size_t>(app, "--ring", &ring, 2, std::size_t{1} << 28);
+    lantern::tools::number_option(app, "--workers", &options.workers, 1u, lantern::kMaxWorkers);
+    lantern::tools::number_option(app, "--fib", &fib_n, 0, 60);
+    lantern::tools::number_option(app, "--seconds", &seconds, 0.0, 86400.0, "seconds from 0 to 86400");
+    app.add_flag("--once", once);
+    app.add_flag("--wait-for-viewer", wait_for_viewer);
+    app.add_option("--trace", trace_path);
+    lantern::tools::choice_option(app, "--level", &level_name, {"states", "tasks", "full"});
+    if (const auto exit_status = program.parse(argc, argv)) return *exit_status;
+    if (level_name == "states") level = lantern::trace::Level::states;
+    if (level_name == "tasks") level = lantern::trace::Level::tasks;
   }
   const unsigned workers = options.workers ? options.workers : std::max(1u, std::thread::hardware_concurrency());
   lantern::instrumentation::Recorder recorder(workers, {.level = level, .ring_capacity = ring});
@@ -128,9 +135,9 @@ int main(int argc, char** argv) {
   } else if (!stream.empty()) {
     lantern::instrumentation::StreamOptions o;
     o.client_buffer_bytes = client_buffer;
-    const auto colon = stream.rfind(':');
-    if (colon != std::string::npos && colon > 0) o.host = stream.substr(0, colon);
-    o.port = static_cast<std::uint16_t>(std::atoi(stream.c_str() + (colon == std::string::npos ? 0 : colon + 1)));
+    const lantern::HostPort where = *lantern::parse_host_port(stream, nullptr, {.allow_port_zero = true});
+    o.host = where.host;
+    o.port = where.port;
     live = lantern::instrumentation::start_stream(collector, header, o, &error);
     if (!live) {
       std::fprintf(stderr, "lantern_live_demo: %s\n", error.c_str());

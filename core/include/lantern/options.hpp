@@ -37,8 +37,8 @@ struct SchedulerOptions {
   // refused with std::invalid_argument naming the bad token.
   std::string topology;
 
-  // Pin worker i to the OS CPU of topology CPU i % cpu_count (sysfs topologies only;
-  // ignored for spec topologies, whose CPUs are synthetic).
+  // Pin worker i to the OS CPU of topology CPU i % cpu_count (this machine's topology
+  // only; ignored for spec topologies, whose CPUs are synthetic).
   bool pin_workers = false;
 
   // Fairness-aware helping (core/src/HELPING.md). Off: plain work stealing, where a

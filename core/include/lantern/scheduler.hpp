@@ -42,8 +42,8 @@ class Scheduler {
 
   std::uint32_t worker_count() const noexcept { return registry_->worker_count(); }
   const Topology& topology() const noexcept { return registry_->topology(); }
-  // topology_warnings: lines describing sysfs files that could not be read and what was
-  // assumed instead (empty for a spec topology or a fully readable /sys).
+  // topology_warnings: lines describing what hwloc could not tell about this machine and
+  // what was assumed instead (empty for a spec topology or a fully known machine).
   const std::vector<std::string>& topology_warnings() const noexcept { return registry_->topology_warnings(); }
 
   // spawn runs fn() some time later, detached. From one of this scheduler's workers the

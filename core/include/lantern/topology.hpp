@@ -1,8 +1,11 @@
 // topology.hpp - the machine's CPU layout, and the steal order derived from it.
 //
-// Topology is data: it is read from /sys/devices/system (Topology::from_sysfs) or
-// built from a spec such as "2 sockets x 8 cores x 2 threads" (Topology::parse_spec),
-// so a 2-CPU test machine can exercise the steal order of a 2-socket, 32-CPU layout.
+// Topology is data: it is read from this machine by hwloc (Topology::from_machine), or
+// built from a spec such as "2 sockets x 8 cores x 2 threads" (Topology::parse_spec,
+// translated to hwloc's synthetic topology), from an hwloc synthetic description or an
+// hwloc XML export, so a 2-CPU test machine can exercise the steal order of a 2-socket,
+// 32-CPU layout, or of a hybrid (performance + efficiency cores) one. All of these go
+// through one reader of hwloc's tree. lantern::core links hwloc (pkg-config hwloc).
 #pragma once
 
 #include <cstdint>
@@ -36,23 +39,36 @@ struct CpuInfo {
   int llc = 0;       // last-level cache domain id
   int numa_node = 0; // NUMA node id
   int package = 0;   // socket id
+  int kind = 0;      // CPU kind on hybrid machines, hwloc's order: 0 the least performant
+                     // (efficiency cores), higher the faster kinds; 0 on homogeneous ones
 };
 
 class Topology {
  public:
-  // from_sysfs reads the online CPUs under `root` (normally "/sys/devices/system":
-  // cpu/online, cpu/cpuN/topology/*, cpu/cpuN/cache/index*/{level,shared_cpu_list},
-  // node/nodeN/cpulist). Missing or malformed files never fail: what can't be read
-  // falls back to the coarsest safe answer (e.g. each CPU its own core) and a line
-  // describing the fallback is appended to *warnings when it is non-null.
-  static Topology from_sysfs(const std::string& root = "/sys/devices/system",
-                             std::vector<std::string>* warnings = nullptr);
+  // from_machine reads this machine with hwloc: the CPUs this thread may run on (its
+  // affinity mask, e.g. from taskset, which the workers inherit; hwloc also leaves out
+  // offline CPUs and CPUs outside the cgroup cpuset), their cores, caches, NUMA nodes,
+  // packages and CPU kinds. It never fails: if hwloc cannot read the machine, or knows no
+  // caches or NUMA nodes, the coarsest safe answer is used and a line describing it is
+  // appended to *warnings when it is non-null. hwloc reads the machine once per process
+  // (milliseconds); each call copies that and applies the calling thread's affinity.
+  static Topology from_machine(std::vector<std::string>* warnings = nullptr);
+
+  // from_hwloc_synthetic reads hwloc's synthetic description, e.g.
+  // "package:2 l3cache:1 l2cache:4 core:1 pu:2" (hwloc's "Synthetic topologies" docs);
+  // from_hwloc_xml an hwloc XML export (lstopo machine.xml, hwloc-gather-topology), which
+  // can describe what synthetic descriptions cannot: asymmetric trees and CPU kinds
+  // (hybrid machines). Both describe other machines: os_cpu is -1 (never pinned).
+  // Return nullopt and set *error when hwloc refuses the input.
+  static std::optional<Topology> from_hwloc_synthetic(std::string_view description, std::string* error);
+  static std::optional<Topology> from_hwloc_xml(std::string_view xml, std::string* error);
 
   // parse_spec builds a synthetic topology. Grammar (case-insensitive, 'x' or '*'
   // separates levels, plural 's' optional, numbers >= 1):
   //   "[N nodes x] [S sockets x] C cores [x T threads]"
   //   e.g. "2 sockets x 8 cores x 2 threads", "4 cores", "2 nodes x 2 sockets x 4 cores".
   // Each socket is one LLC domain; each core is its own L2 domain; nodes split sockets.
+  // The spec is translated to hwloc's synthetic description and read like any other.
   // Returns nullopt and sets *error (naming the bad token) on bad input.
   static std::optional<Topology> parse_spec(std::string_view spec, std::string* error);
 
@@ -63,12 +79,16 @@ class Topology {
   const std::vector<CpuInfo>& cpus() const noexcept { return cpus_; }
   // distance between two entries of cpus() (indices, not OS numbers).
   Distance distance(int a, int b) const noexcept;
-  // describe is a one-line summary, e.g. "2 packages, 2 nodes, 16 cores, 32 CPUs (spec)".
+  // describe is a one-line summary, e.g. "2 packages, 2 nodes, 16 cores, 32 CPUs (spec)";
+  // a hybrid machine adds its kinds: "1 package, 1 node, 6 cores, 8 CPUs, 2 kinds (hwloc)".
   std::string describe() const;
-  // source is "sysfs", "spec" or "flat".
+  // source is "hwloc" (this machine), "spec", "hwloc synthetic", "hwloc xml" or "flat".
   const std::string& source() const noexcept { return source_; }
 
  private:
+  // from_loaded reads a loaded hwloc_topology_t (void* keeps hwloc.h out of this header).
+  static Topology from_loaded(void* hwloc_topology, std::string source, bool this_system,
+                              std::vector<std::string>* warnings);
   std::vector<CpuInfo> cpus_;
   std::string source_;
 };

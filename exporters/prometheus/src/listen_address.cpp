@@ -1,25 +1,19 @@
 // listen_address.cpp - parse and format "IP:PORT"; bind or connect a throwaway socket.
 #include "listen_address.hpp"
 
+#include "lantern/host_port.hpp"
+
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <charconv>
 #include <cstring>
 
 namespace lantern::exporters::detail {
 
 namespace {
-
-std::optional<std::uint16_t> parse_port(std::string_view text) {
-  unsigned value = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc() || end != text.data() + text.size() || text.empty() || value > 65535) return std::nullopt;
-  return static_cast<std::uint16_t>(value);
-}
 
 // SocketAddress: a ListenAddress as the socket API wants it.
 struct SocketAddress {
@@ -51,32 +45,18 @@ SocketAddress to_socket_address(const ListenAddress& address, const std::string&
 }  // namespace
 
 std::optional<ListenAddress> parse_listen_address(std::string_view address) {
-  ListenAddress out;
-  std::string_view port_text;
-  if (!address.empty() && address.front() == '[') {
-    const auto close = address.find("]:");
-    if (close == std::string_view::npos) return std::nullopt;
-    out.host = std::string(address.substr(1, close - 1));
-    out.ipv6 = true;
-    port_text = address.substr(close + 2);
-  } else if (const auto colon = address.rfind(':'); colon != std::string_view::npos) {
-    out.host = std::string(address.substr(0, colon));
-    port_text = address.substr(colon + 1);
-  } else {
-    out.host = "0.0.0.0";
-    port_text = address;
-  }
-  const auto port = parse_port(port_text);
-  if (!port) return std::nullopt;
-  out.port = *port;
+  // lantern::parse_host_port reads the text (a bare PORT listens on every IPv4
+  // interface, as civetweb reads it); civetweb listens on numeric addresses only.
+  const auto parsed = parse_host_port(address, nullptr, {.default_host = "0.0.0.0", .allow_port_zero = true});
+  if (!parsed) return std::nullopt;
+  ListenAddress out{parsed->host, parsed->port, parsed->ipv6()};
   unsigned char probe[sizeof(in6_addr)];
   if (inet_pton(out.ipv6 ? AF_INET6 : AF_INET, out.host.c_str(), probe) != 1) return std::nullopt;
   return out;
 }
 
 std::string format_listen_address(const ListenAddress& address) {
-  const std::string host = address.ipv6 ? "[" + address.host + "]" : address.host;
-  return host + ":" + std::to_string(address.port);
+  return HostPort{address.host, address.port}.text();
 }
 
 std::string why_cannot_listen(const ListenAddress& address) {

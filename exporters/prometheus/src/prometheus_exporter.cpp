@@ -41,7 +41,8 @@ PrometheusExporter::PrometheusExporter(const Scheduler& scheduler, const instrum
                         "127.0.0.1:0 for any free port). The scheduler is unaffected and keeps running.");
   }
   try {
-    exposer_ = std::make_unique<prometheus::Exposer>(options.address, /*num_threads=*/2);
+    // civetweb gets the address as parsed (":9464" becomes "0.0.0.0:9464").
+    exposer_ = std::make_unique<prometheus::Exposer>(detail::format_listen_address(*parsed), /*num_threads=*/2);
   } catch (const std::exception& e) {  // CivetException: "null context ... problem binding to port"
     throw ExporterError(cannot_listen_message(options.address, *parsed, e.what()));
   }

@@ -3,54 +3,50 @@
 
 #include <cinttypes>
 
+#include "lantern/tools/program_cli.hpp"
+
 #include "progress.hpp"
 
 namespace lantern::trace::cli {
 
 std::optional<ParsedArgs> parse_args(std::span<char* const> args, const std::vector<OptionSpec>& specs,
                                      std::string* error) {
+  // CLI11 does the parsing, with the conventions every Lantern program follows
+  // (lantern/tools/program_cli.hpp): --name VALUE or --name=VALUE, -o VALUE, flags take
+  // no value, "--" ends the options.
+  CLI::App app;
+  app.set_help_flag("-h,--help");
+  app.allow_extras();
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast)->disable_flag_override();
   ParsedArgs parsed;
-  bool options_done = false;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string arg = args[i];
-    if (options_done || arg.empty() || arg[0] != '-' || arg == "-") {
-      parsed.positional.push_back(arg);
-      continue;
-    }
-    if (arg == "--") {
-      options_done = true;
-      continue;
-    }
-    if (arg == "--help" || arg == "-h") {
-      parsed.help = true;
-      continue;
-    }
-    const std::size_t eq = arg.find('=');
-    const std::string key = arg.substr(0, eq);
-    const OptionSpec* spec = nullptr;
-    for (const OptionSpec& s : specs)
-      if (key == s.name || (!s.alias.empty() && key == s.alias)) spec = &s;
-    if (!spec) {
-      *error = "unknown option '" + arg + "'";
-      return std::nullopt;
-    }
-    if (!spec->takes_value) {
-      if (eq != std::string::npos) {
-        *error = "option " + spec->name + " takes no value";
-        return std::nullopt;
-      }
-      parsed.options[spec->name] = "";
-      continue;
-    }
-    if (eq != std::string::npos) {
-      parsed.options[spec->name] = arg.substr(eq + 1);
-    } else if (i + 1 < args.size()) {
-      parsed.options[spec->name] = args[++i];
-    } else {
-      *error = "option " + spec->name + " needs a value";
-      return std::nullopt;
-    }
-    if (parsed.options[spec->name].empty()) {
+  std::map<std::string, std::string> values;
+  std::vector<std::pair<const OptionSpec*, CLI::Option*>> options;
+  for (const OptionSpec& spec : specs) {
+    const std::string names = spec.alias.empty() ? spec.name : spec.alias + "," + spec.name;
+    options.emplace_back(&spec, spec.takes_value ? app.add_option(names, values[spec.name]) : app.add_flag(names));
+  }
+  app.add_option("FILE", parsed.positional);
+  std::vector<const char*> argv = {"lantern-trace"};
+  for (char* arg : args) argv.push_back(arg);
+  try {
+    app.parse(static_cast<int>(argv.size()), argv.data());
+  } catch (const CLI::CallForHelp&) {
+    parsed.help = true;
+    return parsed;
+  } catch (const CLI::ParseError& e) {
+    *error = tools::describe_parse_error(e);
+    return std::nullopt;
+  }
+  const std::vector<std::string> extra = app.remaining();
+  if (!extra.empty()) {
+    *error = (extra.front().size() > 1 && extra.front()[0] == '-' ? "unknown option '" : "unexpected argument '") +
+             extra.front() + "'";
+    return std::nullopt;
+  }
+  for (const auto& [spec, option] : options) {
+    if (option->count() == 0) continue;
+    parsed.options[spec->name] = spec->takes_value ? values[spec->name] : std::string();
+    if (spec->takes_value && values[spec->name].empty()) {
       *error = "option " + spec->name + " needs a non-empty value";
       return std::nullopt;
     }

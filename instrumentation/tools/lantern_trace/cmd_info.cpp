@@ -16,7 +16,7 @@ constexpr const char* kHelp =
     "duration, chunk and event counts, bytes per event, events by type, the events\n"
     "lost to full rings (from 'dropped' markers), and the task labels the trace names\n"
     "(id, name, how many task_label events use it). Damaged or cut-off files are read\n"
-    "as far as possible; their problems are listed at the end.\n"
+    "as far as possible; their problems are counted at the end and listed on stderr.\n"
     "\n"
     "options:\n"
     "  --no-progress   no progress bar (it is only drawn when stderr is a terminal)\n"
@@ -118,11 +118,15 @@ int run_info(std::span<char* const> args) {
   for (int t = 0; t < kEventTypeCount; ++t)
     std::printf("  %-20s %12" PRIu64 "\n", std::string(kEventInfo[t].name).c_str(), by_type[t]);
   print_labels(scan.labels, label_uses);
+  // The problems themselves go to stderr (every Lantern program's errors do); the report
+  // on stdout says how many there are.
   if (scan.problems.empty()) {
     std::printf("problems    none\n");
   } else {
-    std::printf("problems    %zu:\n", scan.problems.size());
-    print_problems(stdout, scan.problems);
+    std::printf("problems    %zu (listed on stderr)\n", scan.problems.size());
+    std::fflush(stdout);
+    std::fprintf(stderr, "lantern-trace info: %s has %zu problem(s):\n", path.c_str(), scan.problems.size());
+    print_problems(stderr, scan.problems);
   }
   return exit_code(scan);
 }

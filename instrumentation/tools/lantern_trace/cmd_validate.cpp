@@ -20,7 +20,8 @@ constexpr const char* kHelp =
     "Reads the whole trace and checks it: header, chunk checksums and lengths, event\n"
     "encoding, event-table agreement, worker ids within the header's worker count, and\n"
     "per-worker clocks that never run backwards (a warning: unsynchronised TSCs across\n"
-    "sockets can cause it). Prints every problem with its byte offset.\n"
+    "sockets can cause it). Prints every problem with its byte offset on stderr, and the\n"
+    "verdict (\"ok: ...\" or \"invalid: N errors, M warnings\") on stdout.\n"
     "\n"
     "options:\n"
     "  --no-progress   no progress bar (it is only drawn when stderr is a terminal)\n"
@@ -103,7 +104,9 @@ int run_validate(std::span<char* const> args) {
     std::printf("ok: no problems\n");
     return kExitOk;
   }
-  for (const std::string& line : lines) std::printf("  %s\n", line.c_str());
+  std::fflush(stdout);
+  std::fprintf(stderr, "lantern-trace validate: %s has %zu problem(s):\n", path.c_str(), lines.size());
+  for (const std::string& line : lines) std::fprintf(stderr, "  %s\n", line.c_str());
   const std::size_t warnings = lines.size() - errors;
   std::printf("%s: %zu error%s, %zu warning%s\n", errors ? "invalid" : "ok", errors, errors == 1 ? "" : "s", warnings,
               warnings == 1 ? "" : "s");

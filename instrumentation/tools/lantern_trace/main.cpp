@@ -6,7 +6,7 @@
 
 #include "cli.hpp"
 #include "commands.hpp"
-#include "lantern/trace/format.hpp"
+#include "lantern/tools/program_cli.hpp"
 
 namespace {
 
@@ -24,8 +24,10 @@ constexpr const char* kHelp =
     "  diff A B [--json]              compare two runs: state shares, task durations per\n"
     "                                 label, steal matrices, latency histograms\n"
     "\n"
-    "'lantern-trace COMMAND --help' describes a command.\n"
+    "'lantern-trace COMMAND --help' describes a command; 'lantern-trace --version' prints\n"
+    "the version and the trace format version it reads and writes.\n"
     "\n"
+    "Reports go to stdout; problems and errors go to stderr.\n"
     "exit status: 0 ok, 1 the trace has problems (what could be read is still reported),\n"
     "             2 bad usage, or a file cannot be read or written\n";
 
@@ -55,7 +57,7 @@ int main(int argc, char** argv) {
       return kExitOk;
     }
     if (command == "--version") {
-      std::printf("lantern-trace (trace format version %u)\n", static_cast<unsigned>(lantern::trace::kFormatVersion));
+      std::printf("%s\n", lantern::tools::version_text("lantern-trace").c_str());
       return kExitOk;
     }
     if (command == "info") return run_info(rest);

@@ -145,32 +145,6 @@ std::unique_ptr<ByteSource> open_file_source(const std::string& path, std::strin
   return std::make_unique<FileSource>(fd, path, size);
 }
 
-std::string HostPort::text() const {
-  const bool v6 = host.find(':') != std::string::npos;
-  return (v6 ? "[" + host + "]" : host) + ":" + std::to_string(port);
-}
-
-bool parse_host_port(const std::string& text, HostPort* out, std::string* error) {
-  HostPort hp;
-  std::string port = text;
-  const auto colon = text.rfind(':');
-  if (colon != std::string::npos) {
-    std::string host = text.substr(0, colon);
-    port = text.substr(colon + 1);
-    if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
-    if (!host.empty()) hp.host = host;
-  }
-  char* end = nullptr;
-  const long value = port.empty() ? -1 : std::strtol(port.c_str(), &end, 10);
-  if (port.empty() || *end != '\0' || value < 1 || value > 65535) {
-    *error = "'" + text + "' is not HOST:PORT (a port from 1 to 65535, e.g. 127.0.0.1:7777 or :7777)";
-    return false;
-  }
-  hp.port = static_cast<std::uint16_t>(value);
-  *out = hp;
-  return true;
-}
-
 std::unique_ptr<ByteSource> socket_source(const HostPort& where, int retry_ms) {
   return std::make_unique<SocketSource>(where, retry_ms);
 }

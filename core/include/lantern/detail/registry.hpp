@@ -29,7 +29,7 @@ class Registry {
   std::uint32_t worker_count() const noexcept { return worker_count_; }
   Worker& worker(std::uint32_t i) noexcept { return *workers_[i]; }
   const Topology& topology() const noexcept { return topology_; }
-  // topology_warnings: what could not be read from sysfs and was assumed instead.
+  // topology_warnings: what hwloc could not tell about this machine and was assumed instead.
   const std::vector<std::string>& topology_warnings() const noexcept { return topology_warnings_; }
   Sleep& sleep() noexcept { return sleep_; }
   // strategy: the sleep strategy in use (io_uring may have fallen back to condvar).

@@ -44,7 +44,7 @@ struct TraceHeader {
   std::string producer;   // e.g. "lantern 0.1.0 recorder"
   std::string hostname;
   std::string cpu_model;
-  std::string topology;   // one-line description, e.g. "1 package, 1 node, 2 cores, 2 CPUs (sysfs)"
+  std::string topology;   // one-line description, e.g. "1 package, 1 node, 2 cores, 2 CPUs (hwloc)"
   std::vector<CpuRow> cpus;
   std::uint32_t workers = 0;
   ClockCalibration clock;

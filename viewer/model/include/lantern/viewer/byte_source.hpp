@@ -10,6 +10,8 @@
 #include <span>
 #include <string>
 
+#include "lantern/host_port.hpp"
+
 namespace lantern::viewer {
 
 class ByteSource {
@@ -33,14 +35,10 @@ class ByteSource {
 // naming the file and the OS's reason.
 std::unique_ptr<ByteSource> open_file_source(const std::string& path, std::string* error);
 
-// HostPort: "HOST:PORT", "[v6]:PORT", ":PORT" or "PORT" (host defaults to 127.0.0.1).
-struct HostPort {
-  std::string host = "127.0.0.1";
-  std::uint16_t port = 0;
-  std::string text() const;
-};
-// parse_host_port returns false and sets *error for anything else.
-bool parse_host_port(const std::string& text, HostPort* out, std::string* error);
+// HostPort: where to connect, read by lantern::parse_host_port (lantern/host_port.hpp),
+// the one HOST:PORT parser every Lantern program and library uses.
+using lantern::HostPort;
+using lantern::parse_host_port;
 
 // socket_source: connects to `where`, retrying every retry_ms until connected.
 std::unique_ptr<ByteSource> socket_source(const HostPort& where, int retry_ms = 500);
