@@ -414,7 +414,7 @@ class CountingSink final : public lantern::instrumentation::Sink {
     for (const auto& e : events) {
       if (e.type == lantern::trace::EventType::dropped) {
         ++markers;
-        marked += e.a;
+        marked += lantern::trace::payload<lantern::DroppedPayload>(e).count;
       }
     }
     events_.fetch_add(events.size() - markers, std::memory_order_relaxed);

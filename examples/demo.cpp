@@ -14,13 +14,15 @@
 // Tasks of each kind name themselves with a label (lantern::label_task), so the trace,
 // lantern-trace stats and the viewer show "burst", "flood", "parse"... instead of bare
 // task ids. The figures come from lantern::instrumentation's Recorder attached to the
-// scheduler.
+// scheduler. Everything observable - trace, metrics, flight recorder, live stream, viewer -
+// is started by one lantern::observe() call, the path any app takes (README, "Observe
+// your own app"), so the LANTERN_* environment variables work here too.
 #include <lantern/exporters/prometheus_exporter.hpp>
-#include <lantern/instrumentation/collector.hpp>
 #include <lantern/instrumentation/recorder.hpp>
 #include <lantern/instrumentation/stream_server.hpp>
 #include <lantern/instrumentation/trace_sinks.hpp>
 #include <lantern/lantern.hpp>
+#include <lantern/observe.hpp>
 #include <lantern/tools/program_cli.hpp>
 
 #include "echo_server/echo_load.hpp"
@@ -49,6 +51,7 @@ void print_figures(const lantern::instrumentation::Recorder& recorder, const lan
               "sleeping");
   std::printf("%-6s %8s %41s\n", "", "", "steals by distance, failed steal rounds");
   HistogramSnapshot ready, duration, wake;
+  std::uint64_t io_wakes = 0;
   for (std::uint32_t i = 0; i < recorder.worker_count(); ++i) {
     const auto w = recorder.snapshot(i);
     std::uint64_t total = 0;
@@ -64,6 +67,7 @@ void print_figures(const lantern::instrumentation::Recorder& recorder, const lan
     ready.add(recorder.counters(i).ready_wait);
     duration.add(recorder.counters(i).task_duration);
     wake.add(recorder.counters(i).wake_latency);
+    io_wakes += w.io_wakes;
   }
   auto line = [](const char* name, const HistogramSnapshot& h) {
     std::printf("%-22s n=%-9llu p50 %9.1f us   p90 %9.1f us   p99 %9.1f us\n", name,
@@ -73,6 +77,8 @@ void print_figures(const lantern::instrumentation::Recorder& recorder, const lan
   line("ready wait (lanes)", ready);
   line("task duration", duration);
   line("wake latency", wake);
+  std::printf("%-22s (IO wakes left out: %llu; they have no waker)\n", "",
+              static_cast<unsigned long long>(io_wakes));
   std::printf("topology: %s\n", topology.describe().c_str());
 }
 
@@ -114,10 +120,11 @@ constexpr const char* kUsage =
     "  --workers N      worker threads (default: one per hardware thread)\n"
     "  --topology SPEC  steal order from a synthetic layout, e.g. \"2 sockets x 4 cores x 2 threads\"\n"
     "                   (default: this machine's, read by hwloc)\n"
-    "  --trace FILE     record the run to FILE (default: lantern-demo.trace)\n"
+    "  --trace FILE     record the run to FILE (default: $LANTERN_TRACE, else lantern-demo.trace)\n"
     "  --no-trace       do not record a trace\n"
     "  --level LEVEL    what the trace records: off, states, tasks (default), full\n"
-    "  --metrics ADDR   serve Prometheus metrics on ADDR (default 127.0.0.1:9464; port 0: any free port)\n"
+    "  --metrics ADDR   serve Prometheus metrics on ADDR (default: $LANTERN_METRICS, else 127.0.0.1:9464;\n"
+    "                   port 0: any free port)\n"
     "  --no-metrics     do not serve metrics\n"
     "  --linger SECONDS after the workloads, keep running light bursts for this long, so\n"
     "                   Prometheus can scrape and a viewer can attach (default 0)\n"
@@ -129,8 +136,14 @@ constexpr const char* kUsage =
     "  --version        the version and the trace format version\n"
     "  -h, --help       this text\n"
     "\n"
+    "The flight recorder keeps the last 30 s ($LANTERN_FLIGHT changes it): `kill -USR2 PID`\n"
+    "dumps it to lantern_demo-flight-<UTC time>-<n>.trace ($LANTERN_FLIGHT_DIR: where).\n"
+    "LANTERN_STREAM=HOST:PORT streams the run for lantern-view --attach. Options given here win\n"
+    "over the environment.\n"
+    "\n"
     "Options follow README.md, \"Command-line conventions\". Exit status: 0 ok, 1 a failure\n"
-    "while running (on stderr), 2 bad options.\n";
+    "while running, including anything observing the run (the trace could not be written, the\n"
+    "metrics port was taken...; on stderr), 2 bad options.\n";
 
 }  // namespace
 
@@ -138,12 +151,16 @@ int main(int argc, char** argv) {
   lantern::SchedulerOptions options;
   options.sleep_strategy = lantern::SleepStrategy::io_uring;  // falls back to condvar, with a note, where unavailable
   bool quick = false;
-  std::string trace_path = "lantern-demo.trace";
-  std::string metrics_address = std::string(lantern::exporters::kDefaultAddress);
+  // Observability: the command line decides first, then LANTERN_* variables, then these
+  // defaults (lantern/observe.hpp).
+  lantern::ObserveOptions observe_options{.program = "lantern_demo", .counters = true};
+  observe_options.defaults = {.trace = "lantern-demo.trace",
+                              .metrics = std::string(lantern::exporters::kDefaultAddress),
+                              .flight = "30s"};
+  std::string trace_path, metrics_address;
   double linger_seconds = 0;
   const char* display = std::getenv("DISPLAY");
   bool view = display != nullptr && *display != '\0';
-  lantern::trace::Level level = lantern::trace::Level::tasks;
   {
     lantern::tools::Program program("lantern_demo", kUsage);
     CLI::App& app = program.app();
@@ -152,10 +169,10 @@ int main(int argc, char** argv) {
     bool no_trace = false, no_metrics = false, no_view = false;
     lantern::tools::number_option(app, "--workers", &workers, 1u, lantern::kMaxWorkers);
     app.add_option("--topology", options.topology);
-    app.add_option("--trace", trace_path);
+    CLI::Option* trace_option = app.add_option("--trace", trace_path);
     app.add_flag("--no-trace", no_trace);
     lantern::tools::choice_option(app, "--level", &level_name, {"off", "states", "tasks", "full"});
-    app.add_option("--metrics", metrics_address)
+    CLI::Option* metrics_option = app.add_option("--metrics", metrics_address)
         ->check(lantern::tools::address_check({.default_host = "0.0.0.0", .allow_port_zero = true}));
     app.add_flag("--no-metrics", no_metrics);
     app.add_flag("--view", view);
@@ -165,11 +182,12 @@ int main(int argc, char** argv) {
     app.add_flag("--quick", quick);
     if (const auto exit_status = program.parse(argc, argv)) return *exit_status;
     if (workers) options.workers = workers;
-    if (no_trace) trace_path.clear();
-    if (no_metrics) metrics_address.clear();
+    if (trace_option->count()) observe_options.settings.trace = trace_path;
+    if (no_trace) observe_options.settings.trace = "";
+    if (metrics_option->count()) observe_options.settings.metrics = metrics_address;
+    if (no_metrics) observe_options.settings.metrics = "";
     if (no_view) view = false;
-    for (int l = 0; l <= static_cast<int>(lantern::trace::Level::full); ++l)
-      if (level_name == lantern::trace::kLevelNames[l]) level = static_cast<lantern::trace::Level>(l);
+    if (!level_name.empty()) observe_options.settings.level = level_name;
     if (!sleep_name.empty()) options.sleep_strategy = *lantern::parse_strategy(sleep_name);
   }
   // Task labels: interned once here, named by each task as it starts (a hook call, no lock).
@@ -177,64 +195,32 @@ int main(int argc, char** argv) {
                        kFlood = lantern::label("flood"), kLaneTask = lantern::label("lane task"),
                        kParse = lantern::label("parse"), kRender = lantern::label("render"),
                        kCompress = lantern::label("compress");
-  const unsigned workers = options.workers ? options.workers : std::max(1u, std::thread::hardware_concurrency());
-  lantern::instrumentation::Recorder recorder(workers, {.level = level});
-  options.observer = &recorder;
-  lantern::instrumentation::Collector collector(recorder);
+  observe_options.view = view;
+  if (view) observe_options.viewer = sibling_viewer(argv[0]);
 
   try {
-    lantern::Scheduler pool(options);
+    // The one call: the scheduler, its Recorder, and every sink asked for.
+    lantern::Observation obs = lantern::observe(options, observe_options);
+    lantern::Scheduler& pool = obs.scheduler();
+    const lantern::instrumentation::Recorder& recorder = *obs.recorder();
     std::printf("lantern demo: %u workers, %s sleep strategy; topology: %s\n", pool.worker_count(),
                 lantern::strategy_name(pool.sleep_strategy()), pool.topology().describe().c_str());
     for (const std::string& w : pool.topology_warnings()) std::printf("  note: %s\n", w.c_str());
-    std::shared_ptr<lantern::instrumentation::TraceFileSink> trace;
-    if (!trace_path.empty()) {
-      trace = std::make_shared<lantern::instrumentation::TraceFileSink>(
-          trace_path, lantern::instrumentation::make_trace_header(pool, "lantern_demo"));
-      if (trace->ok()) {
-        collector.attach(trace);
-      } else {
-        std::fprintf(stderr, "lantern_demo: not recording a trace: %s\n", trace->error().c_str());
-        trace.reset();
-      }
+    if (obs.stream() && view) {
+      std::printf("viewer: lantern-view attached on %s\n", obs.stream()->address().c_str());
+      if (linger_seconds == 0) linger_seconds = 10;  // give the viewer something to watch
+    } else if (!obs.stream()) {
+      std::printf("viewer: no display; to watch live, run with LANTERN_STREAM=127.0.0.1:7777 and attach\n"
+                  "        xvfb-run or a desktop: lantern-view --attach 127.0.0.1:7777; replay later: lantern-view %s\n",
+                  obs.trace() ? obs.trace()->path().c_str() : "FILE");
     }
-    // Live viewing: the viewer is a separate process attached over loopback, so the demo
-    // keeps its main thread and neither dies with the other (viewer/README.md).
-    lantern::instrumentation::StreamHandle stream;
-    if (view) {
-      std::string error;
-      stream = lantern::instrumentation::open_viewer(
-          collector, lantern::instrumentation::make_trace_header(pool, "lantern_demo"), &error, sibling_viewer(argv[0]));
-      if (stream) {
-        std::printf("viewer: lantern-view attached on %s\n", stream->address().c_str());
-        if (linger_seconds == 0) linger_seconds = 10;  // give the viewer something to watch
-      } else {
-        std::fprintf(stderr, "lantern_demo: could not open the viewer: %s\n", error.c_str());
-      }
-    } else {
-      stream = lantern::instrumentation::maybe_start_stream_from_env(
-          collector, lantern::instrumentation::make_trace_header(pool, "lantern_demo"));
-      if (!stream) {
-        std::printf("viewer: no display; to watch live, run with LANTERN_STREAM=127.0.0.1:7777 and attach\n"
-                    "        xvfb-run or a desktop: lantern-view --attach 127.0.0.1:7777; replay later: lantern-view %s\n",
-                    trace_path.empty() ? "FILE" : trace_path.c_str());
-      }
-    }
-    collector.start();
-    std::unique_ptr<lantern::exporters::PrometheusExporter> exporter;
-    if (!metrics_address.empty()) {
-      try {
-        exporter = std::make_unique<lantern::exporters::PrometheusExporter>(
-            pool, recorder, lantern::exporters::PrometheusOptions{.address = metrics_address});
-        std::printf("metrics: %s\n  scrape config for prometheus.yml:\n", exporter->url().c_str());
-        std::string config = exporter->scrape_config("lantern_demo");
-        for (std::size_t at = 0; at < config.size();) {  // indent each line
-          const std::size_t nl = config.find('\n', at);
-          std::printf("    %s\n", config.substr(at, nl - at).c_str());
-          at = nl == std::string::npos ? config.size() : nl + 1;
-        }
-      } catch (const std::exception& e) {
-        std::fprintf(stderr, "lantern_demo: not serving metrics: %s\n", e.what());
+    if (lantern::exporters::PrometheusExporter* exporter = obs.metrics()) {
+      std::printf("metrics: %s\n  scrape config for prometheus.yml:\n", exporter->url().c_str());
+      std::string config = exporter->scrape_config("lantern_demo");
+      for (std::size_t at = 0; at < config.size();) {  // indent each line
+        const std::size_t nl = config.find('\n', at);
+        std::printf("    %s\n", config.substr(at, nl - at).c_str());
+        at = nl == std::string::npos ? config.size() : nl + 1;
       }
     }
 
@@ -376,25 +362,27 @@ int main(int argc, char** argv) {
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
       }
     }
-    exporter.reset();  // stop serving before the pool goes
-    pool.shutdown();
-    collector.stop();
-    if (stream) stream->wait_until_sent(std::chrono::seconds(5));  // the viewer gets the end too
+    // Stops serving metrics, shuts the pool down, drains the last events into the trace
+    // and the stream; non-zero when anything observing the run failed.
+    const int status = obs.finish();
     print_figures(recorder, pool.topology());
-    if (trace) {
-      if (!trace->ok()) {
-        std::fprintf(stderr, "lantern_demo: the trace could not be completed: %s\n", trace->error().c_str());
-      } else {
-        const auto stats = trace->stats();
-        std::printf("\ntrace: %s (%llu events, %llu bytes, level %s)\n", trace_path.c_str(),
-                    static_cast<unsigned long long>(stats.events), static_cast<unsigned long long>(stats.bytes),
-                    std::string(lantern::trace::kLevelNames[static_cast<int>(level)]).c_str());
-        std::printf("  inspect:  lantern-trace info %s\n", trace_path.c_str());
-        std::printf("            lantern-trace stats %s   (task durations per label)\n", trace_path.c_str());
-        std::printf("  export:   lantern-trace export --chrome %s -o lantern-demo.json   (open in ui.perfetto.dev)\n",
-                    trace_path.c_str());
-        std::printf("  (lantern-trace is built at build/release/instrumentation/tools/lantern_trace/lantern-trace)\n");
-      }
+    if (const lantern::instrumentation::TraceFileSink* trace = obs.trace(); trace && trace->ok()) {
+      const auto stats = trace->stats();
+      const std::string& path = trace->path();
+      std::printf("\ntrace: %s (%llu events, %llu bytes, level %s)\n", path.c_str(),
+                  static_cast<unsigned long long>(stats.events), static_cast<unsigned long long>(stats.bytes),
+                  std::string(lantern::trace::kLevelNames[static_cast<int>(recorder.level())]).c_str());
+      std::printf("  inspect:  lantern-trace info %s\n", path.c_str());
+      std::printf("            lantern-trace stats %s   (task durations per label)\n", path.c_str());
+      std::printf("  export:   lantern-trace export --chrome %s -o lantern-demo.json   (open in ui.perfetto.dev)\n",
+                  path.c_str());
+      std::printf("  (lantern-trace is built at build/release/instrumentation/tools/lantern_trace/lantern-trace)\n");
+    }
+    if (status != 0) {
+      std::fflush(stdout);
+      std::fprintf(stderr, "lantern_demo: the workloads ran, but observing them failed:\n");
+      for (const std::string& p : obs.problems()) std::fprintf(stderr, "  %s\n", p.c_str());
+      return 1;
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "lantern_demo: %s\n", e.what());

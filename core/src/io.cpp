@@ -12,16 +12,7 @@
 
 namespace lantern {
 
-const char* io_kind_name(IoKind k) noexcept {
-  switch (k) {
-    case IoKind::read: return "read";
-    case IoKind::write: return "write";
-    case IoKind::accept: return "accept";
-    case IoKind::connect: return "connect";
-    case IoKind::timeout: return "timeout";
-  }
-  return "unknown";
-}
+const char* io_kind_name(IoKind k) noexcept { return valid(k) ? name_of(k).data() : "unknown"; }
 
 std::string IoResult::message() const {
   if (value >= 0) return "ok";
@@ -65,7 +56,7 @@ void submit_io(IoOp* op) {
   op->submitted = true;
   if (!op->counted_not_ready) registry.not_ready_added(me, 1);
   op->counted_not_ready = true;
-  LANTERN_HOOK(*me, io_submit, task_id(op), static_cast<std::uint64_t>(op->kind) | (static_cast<std::uint64_t>(op->fd) << 8));
+  LANTERN_HOOK(*me, IoSubmitPayload{task_id(op), op->kind, op->fd});
   if (registry.sleep().uses_hints()) {
     me->io_context()->start(op);  // this worker's own ring; submitted when it next looks for work
     return;

@@ -102,7 +102,7 @@ void Registry::inject(Job* job, int lane) {
                 : next_lane_.fetch_add(1, std::memory_order_relaxed) % worker_count_;
   const std::uint32_t before = workers_[target]->lane.push(job, ticks_now());
   Worker* me = current_worker();
-  if (me) LANTERN_HOOK(*me, push, task_id(job), target + 1);
+  if (me) LANTERN_HOOK(*me, PushPayload::into_lane(task_id(job), target));
   sleep_.new_injected_jobs(1, before == 0, me, target);
 }
 

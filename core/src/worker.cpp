@@ -42,8 +42,7 @@ void Worker::main(bool pin, int os_cpu) {
     CPU_SET(os_cpu, &set);
     pthread_setaffinity_np(pthread_self(), sizeof(set), &set);  // best effort
   }
-  LANTERN_HOOK(*this, state, (static_cast<unsigned>(WorkerState::idle) << 8) | static_cast<unsigned>(WorkerState::idle),
-               StateReason::started);
+  LANTERN_HOOK(*this, StatePayload{WorkerState::idle, WorkerState::idle, StateReason::started});
   wait_until(terminate);
   set_state(WorkerState::idle, StateReason::stopping);
   tls_worker = nullptr;
@@ -118,7 +117,7 @@ bool Worker::join_rest(Job* popped, Job* target, Latch& latch) {
 
 // report_push: a sampled push onto our own deque, with the deque's depth after it.
 void Worker::report_push(Job* job, std::int64_t depth) noexcept {
-  observer->on_event(index, Hook::push, task_id(job), static_cast<std::uint64_t>(depth) << 32);
+  detail::emit_payload(observer, index, PushPayload::own_deque(task_id(job), static_cast<std::uint64_t>(depth)));
 }
 
 // sample_not_ready: report the pool's not-ready count if it changed since the last report
@@ -128,7 +127,7 @@ void Worker::sample_not_ready() noexcept {
   // A pool-wide gauge: report it when it differs from the last value any worker reported.
   const std::uint64_t n = registry_->not_ready_tasks();
   if (registry_->last_not_ready_sample.exchange(n, std::memory_order_relaxed) == n) return;
-  LANTERN_HOOK(*this, not_ready, n, 0);
+  LANTERN_HOOK(*this, NotReadyPayload{n});
 }
 
 // poll_io: reap what completed (no system call) and make the waiting tasks ready on
@@ -143,7 +142,7 @@ void Worker::poll_io() {
     registry_->not_ready_released(this);
     released_one();
     op->completion_reported = true;
-    LANTERN_HOOK(*this, io_complete, task_id(op), op->result);
+    LANTERN_HOOK(*this, IoCompletePayload{task_id(op), op->result});
     push(op);
   }
 }
@@ -152,7 +151,7 @@ Job* Worker::pop_lane(Lane& from, std::uint32_t lane_index) {
   if (from.size() == 0) return nullptr;
   std::uint64_t waited = 0;
   Job* job = from.pop(ticks_now(), &waited);
-  if (job) LANTERN_HOOK(*this, lane_pop, lane_index, waited);
+  if (job) LANTERN_HOOK(*this, LanePopPayload{lane_index, waited});
   (void)lane_index;
   return job;
 }
@@ -179,7 +178,7 @@ Job* Worker::try_help(TaskSource* source) {
   if (age < threshold) return nullptr;
   Job* job = pop_lane(registry_->worker(target).lane, target);
   if (!job) return nullptr;  // someone else took it: the mirror was stale, which is fine
-  LANTERN_HOOK(*this, help, target, age);
+  LANTERN_HOOK(*this, HelpPayload{target, age});
   found_at_ = target;
   *source = target == index ? TaskSource::own_lane : TaskSource::help;
   return job;
@@ -192,16 +191,14 @@ Job* Worker::steal_from(const Victim& victim, std::uint64_t* lost_races, TaskSou
   if (stolen.status == StealStatus::success) {
     *source = TaskSource::stolen_deque;
     *more_left = other.deque.size() > 0;
-    LANTERN_HOOK(*this, steal, victim.worker,
-                 static_cast<unsigned>(victim.distance) | (static_cast<unsigned>(TaskSource::stolen_deque) << 8));
+    LANTERN_HOOK(*this, StealPayload{victim.worker, static_cast<StealDistance>(victim.distance), TaskSource::stolen_deque});
     return stolen.value;
   }
   if (stolen.status == StealStatus::lost_race) ++*lost_races;
   if (Job* job = pop_lane(other.lane, victim.worker)) {
     *source = TaskSource::stolen_lane;
     *more_left = other.lane.size() > 0;
-    LANTERN_HOOK(*this, steal, victim.worker,
-                 static_cast<unsigned>(victim.distance) | (static_cast<unsigned>(TaskSource::stolen_lane) << 8));
+    LANTERN_HOOK(*this, StealPayload{victim.worker, static_cast<StealDistance>(victim.distance), TaskSource::stolen_lane});
     return job;
   }
   return nullptr;
@@ -239,7 +236,7 @@ Job* Worker::steal(TaskSource* source, bool* more_left) {
     }
     if (lost == 0) break;
   }
-  LANTERN_HOOK(*this, steal_round_failed, probed, lost);
+  LANTERN_HOOK(*this, StealRoundFailedPayload{probed, lost});
   return nullptr;
 }
 

@@ -1,6 +1,7 @@
 // lantern_echo_server - a TCP echo server on Lantern's asynchronous IO, observable like
-// any Lantern app: --metrics serves Prometheus metrics, --trace records a trace that
-// lantern-view and lantern-trace open.
+// any Lantern app through lantern::observe: --metrics serves Prometheus metrics, --trace
+// records a trace that lantern-view and lantern-trace open, the flight recorder is dumped
+// by SIGUSR2, and the LANTERN_* environment variables work as in any observed app.
 //
 //   lantern_echo_server --port 7000                      # io_uring sleep strategy
 //   lantern_echo_server --port 7000 --sleep condvar      # the baseline
@@ -14,10 +15,9 @@
 
 #include "echo_server.hpp"
 #include "lantern/exporters/prometheus_exporter.hpp"
-#include "lantern/instrumentation/collector.hpp"
-#include "lantern/instrumentation/recorder.hpp"
 #include "lantern/instrumentation/trace_sinks.hpp"
 #include "lantern/lantern.hpp"
+#include "lantern/observe.hpp"
 #include "lantern/tools/program_cli.hpp"
 
 namespace {
@@ -36,14 +36,18 @@ constexpr const char* kUsage =
     "                   their own IO completions in one io_uring) or condvar (condition variables,\n"
     "                   completions reaped by a completer thread); see core/src/IO.md\n"
     "  --buffer BYTES   per-connection buffer (default 16384)\n"
-    "  --metrics ADDR   serve Prometheus metrics on ADDR, e.g. 127.0.0.1:9464\n"
+    "  --metrics ADDR   serve Prometheus metrics on ADDR, e.g. 127.0.0.1:9464 (else $LANTERN_METRICS)\n"
     "  --trace FILE     record a trace (level tasks) to FILE, for lantern-view and lantern-trace\n"
+    "                   (else $LANTERN_TRACE)\n"
     "  --version        the version and the trace format version\n"
     "  -h, --help       this text\n"
     "\n"
     "The first line printed is 'listening on IP:PORT ...'. Options follow README.md,\n"
-    "\"Command-line conventions\". Exit status: 0 stopped by a signal, 1 could not serve\n"
-    "(on stderr), 2 bad options.\n";
+    "\"Command-line conventions\". A flight recorder keeps the last 30 s ($LANTERN_FLIGHT changes\n"
+    "it; LANTERN_FLIGHT= turns it off): `kill -USR2 PID` dumps it to\n"
+    "lantern_echo_server-flight-<UTC time>-<n>.trace ($LANTERN_FLIGHT_DIR: where).\n"
+    "Exit status: 0 stopped by a signal, 1 could not serve or something observing it failed\n"
+    "(trace, metrics port, a flight dump; on stderr), 2 bad options.\n";
 
 }  // namespace
 
@@ -72,6 +76,11 @@ int main(int argc, char** argv) {
     if (workers) options.workers = workers;
     if (!sleep_name.empty()) options.sleep_strategy = *lantern::parse_strategy(sleep_name);
   }
+  // Observability: these options first, then LANTERN_* variables, then the defaults.
+  lantern::ObserveOptions observe_options{.program = "lantern_echo_server", .counters = true};
+  observe_options.defaults.flight = "30s";
+  if (!metrics_address.empty()) observe_options.settings.metrics = metrics_address;
+  if (!trace_path.empty()) observe_options.settings.trace = trace_path;
 
   // Block the stop signals in every thread (workers inherit the mask); main waits for them.
   sigset_t stop_signals;
@@ -80,15 +89,12 @@ int main(int argc, char** argv) {
   sigaddset(&stop_signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
-  const unsigned workers = options.workers ? options.workers : std::max(1u, std::thread::hardware_concurrency());
-  // Without --trace nothing reads events: record none (level off), keep the exact
-  // counters the metrics need, and run no collector thread, so an idle server sleeps.
-  lantern::instrumentation::Recorder recorder(workers, {.level = trace_path.empty() ? lantern::trace::Level::off
-                                                                                   : lantern::trace::Level::tasks});
-  options.observer = &recorder;
-  lantern::instrumentation::Collector collector(recorder);
   try {
-    lantern::Scheduler pool(options);
+    // The one call: the scheduler, its Recorder, and every sink asked for. With nothing
+    // that reads events (LANTERN_FLIGHT= and no trace or stream) it records none and runs
+    // no collector thread; the counters behind /metrics are exact either way.
+    lantern::Observation obs = lantern::observe(options, observe_options);
+    lantern::Scheduler& pool = obs.scheduler();
     std::unique_ptr<lantern::examples::EchoServer> server;
     try {
       server = std::make_unique<lantern::examples::EchoServer>(pool, server_options);
@@ -98,27 +104,10 @@ int main(int argc, char** argv) {
     }
     std::printf("listening on %s:%u (%u workers, %s sleep strategy)\n", server_options.address.c_str(), server->port(),
                 pool.worker_count(), lantern::strategy_name(pool.sleep_strategy()));
-    if (!trace_path.empty()) {
-      auto trace = std::make_shared<lantern::instrumentation::TraceFileSink>(
-          trace_path, lantern::instrumentation::make_trace_header(pool, "lantern_echo_server"));
-      if (trace->ok()) {
-        collector.attach(trace);
-        std::printf("trace: %s (lantern-view %s)\n", trace_path.c_str(), trace_path.c_str());
-      } else {
-        std::fprintf(stderr, "lantern_echo_server: not recording a trace: %s\n", trace->error().c_str());
-      }
+    if (const auto* trace = obs.trace()) {
+      std::printf("trace: %s (lantern-view %s)\n", trace->path().c_str(), trace->path().c_str());
     }
-    if (!trace_path.empty()) collector.start();
-    std::unique_ptr<lantern::exporters::PrometheusExporter> exporter;
-    if (!metrics_address.empty()) {
-      try {
-        exporter = std::make_unique<lantern::exporters::PrometheusExporter>(
-            pool, recorder, lantern::exporters::PrometheusOptions{.address = metrics_address});
-        std::printf("metrics: %s\n", exporter->url().c_str());
-      } catch (const std::exception& e) {
-        std::fprintf(stderr, "lantern_echo_server: not serving metrics: %s\n", e.what());
-      }
-    }
+    if (const auto* exporter = obs.metrics()) std::printf("metrics: %s\n", exporter->url().c_str());
     std::fflush(stdout);
     server->start();
     int sig = 0;
@@ -127,11 +116,16 @@ int main(int argc, char** argv) {
     server->wait_until_open_at_most(0);
     const lantern::examples::EchoStats s = server->stats();
     server.reset();
-    exporter.reset();
-    collector.stop();
+    const int status = obs.finish();
     std::printf("stopped (%s): %llu connections served, %llu bytes echoed, %llu ended in errors\n",
                 sig == SIGINT ? "SIGINT" : "SIGTERM", static_cast<unsigned long long>(s.accepted),
                 static_cast<unsigned long long>(s.bytes_echoed), static_cast<unsigned long long>(s.errors));
+    if (status != 0) {
+      std::fflush(stdout);
+      std::fprintf(stderr, "lantern_echo_server: served, but observing it failed:\n");
+      for (const std::string& p : obs.problems()) std::fprintf(stderr, "  %s\n", p.c_str());
+      return 1;
+    }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "lantern_echo_server: %s\n", e.what());
     return 1;

@@ -5,20 +5,12 @@
 #include "lantern/io.hpp"
 #include "lantern/topology.hpp"
 
+#include <type_traits>
+
 namespace lantern::instrumentation {
 
-// Core's hooks and the event table's first entries are the same list in the same order:
-// an event's id is its hook's number. A change to either table fails here.
-#define LANTERN_X(name, a, b)                                                                          \
-  static_assert(static_cast<int>(Hook::name) == static_cast<int>(trace::EventType::name),             \
-                "core hook and trace event '" #name "' must have the same number");
-LANTERN_CORE_HOOKS(LANTERN_X)
-#undef LANTERN_X
-static_assert(kWorkerStateCount == trace::kStateCount);
-static_assert(kDistanceLevels == trace::kDistanceCount);
-static_assert(static_cast<std::size_t>(IoKind::timeout) + 1 == std::size(trace::kIoKindNames) &&
-                  static_cast<int>(IoKind::read) == 0 && static_cast<int>(IoKind::accept) == 2,
-              "the event table's IO kind names follow core's IoKind");
+// Core's hooks and the trace's event types are one enum (lantern/vocabulary.hpp).
+static_assert(std::is_same_v<Hook, trace::EventType>);
 
 namespace {
 // kHookLevel[h]: the lowest level that records hook h, from the event table.
@@ -38,6 +30,8 @@ WorkerCountersSnapshot snapshot(const WorkerCounters& c, std::uint64_t now_ticks
   s.releases = c.releases.get();
   s.io_submitted = c.io_submitted.get();
   s.io_completed = c.io_completed.get();
+  s.io_wakes = c.io_wakes.get();
+  s.deadlocks = c.deadlocks.get();
   for (int i = 0; i < trace::kStateCount; ++i) s.state_ticks[i] = c.state_ticks[i].get();
   s.state = static_cast<std::uint32_t>(c.state.get());
   const std::uint64_t since = c.state_since.get();
@@ -85,15 +79,15 @@ void Recorder::count(PerWorker& p, Hook hook, std::uint64_t a, std::uint64_t b, 
   auto to_ns = [this](std::uint64_t ticks) { return static_cast<std::uint64_t>(static_cast<double>(ticks) * ns_per_tick_); };
   switch (hook) {
     case Hook::state: {
-      const std::uint64_t from = (a >> 8) & 0xFF, to = a & 0xFF;
+      const StatePayload s = StatePayload::decode(a, b);
       const std::uint64_t current = c.state.get();
       if (current < static_cast<std::uint64_t>(trace::kStateCount)) {
         c.state_ticks[current].add(now - c.state_since.get());
       }
-      c.state.set(to);
+      c.state.set(static_cast<std::uint64_t>(s.to));
       c.state_since.set(now);
-      if (to == static_cast<std::uint64_t>(WorkerState::sleeping)) c.sleeps.add();
-      if (from == static_cast<std::uint64_t>(WorkerState::sleeping)) c.wakes_received.add();
+      if (s.to == WorkerState::sleeping) c.sleeps.add();
+      if (s.from == WorkerState::sleeping) c.wakes_received.add();
       break;
     }
     case Hook::task_begin:
@@ -102,32 +96,39 @@ void Recorder::count(PerWorker& p, Hook hook, std::uint64_t a, std::uint64_t b, 
       ++p.depth;
       break;
     case Hook::task_end:
-      if (b) c.tasks_threw.add();
+      if (TaskEndPayload::decode(a, b).threw) c.tasks_threw.add();
       if (p.depth > 0) {
         --p.depth;
         if (p.depth < PerWorker::kMaxDepth) c.task_duration.record(to_ns(now - p.task_begin_ticks[p.depth]));
       }
       break;
     case Hook::push: break;  // counted by core (Scheduler::tasks_created); recorded at full
-    case Hook::steal:
-      if ((b & 0xFF) < static_cast<std::uint64_t>(trace::kDistanceCount)) c.steals[b & 0xFF].add();
+    case Hook::steal: {
+      const StealPayload s = StealPayload::decode(a, b);
+      if (valid(s.distance)) c.steals[static_cast<std::size_t>(s.distance)].add();
       break;
+    }
     case Hook::steal_round_failed: c.steal_rounds_failed.add(); break;
     case Hook::help: c.helps.add(); break;
-    case Hook::wake:
+    case Hook::wake: {
       // An IO completion's wake has no waker to time it from (its latency is 0): kept out
-      // of the wake-latency histogram, which is about wakers.
-      if ((a >> 32) != static_cast<std::uint64_t>(WakeWhy::io)) c.wake_latency.record(to_ns(b));
+      // of the wake-latency histogram, which is about wakers (vocabulary: has_latency).
+      const WakePayload w = WakePayload::decode(a, b);
+      if (has_latency(w.why)) c.wake_latency.record(to_ns(w.latency_ticks));
+      else c.io_wakes.add();
       break;
+    }
     case Hook::lane_pop:
       c.lane_pops.add();
-      c.ready_wait.record(to_ns(b));
+      c.ready_wait.record(to_ns(LanePopPayload::decode(a, b).wait_ticks));
       break;
     case Hook::release: c.releases.add(); break;
     case Hook::task_label: break;  // nothing to count: recorded at level tasks (the trace names the task)
     case Hook::io_submit: c.io_submitted.add(); break;
     case Hook::io_complete: c.io_completed.add(); break;
     case Hook::not_ready: break;  // a sample of a pool-wide gauge: recorded, not counted
+    case Hook::deadlock: c.deadlocks.add(); break;
+    case Hook::dropped: break;  // written by the recorder itself (record), never reported by core
   }
 }
 
@@ -135,7 +136,7 @@ void Recorder::record(PerWorker& p, const trace::Event& e) noexcept {
   WorkerCounters& c = p.counters;
   if (p.pending_dropped != 0) [[unlikely]] {
     // Room again? First the marker saying how many were lost here, then the event.
-    const trace::Event marker{e.ticks, e.worker, trace::EventType::dropped, {0, 0, 0}, p.pending_dropped, 0};
+    const trace::Event marker = trace::make_event(e.ticks, e.worker, DroppedPayload{p.pending_dropped, DropReason::ring_full});
     if (!p.ring.push(marker)) {
       c.events_dropped.add();
       ++p.pending_dropped;

@@ -2,12 +2,15 @@
 #include "lantern/instrumentation/trace_sinks.hpp"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <fstream>
 
 #include "lantern/clock.hpp"
@@ -94,11 +97,16 @@ FlightRecorder::FlightRecorder(const trace::TraceHeader& header, FlightRecorderO
       keep_ticks_(static_cast<std::uint64_t>(options.keep_seconds * 1e9 / header.safe_ns_per_tick())),
       encoder_(options.chunk_limits, options.labels) {}
 
+namespace {
+struct sigaction g_previous_action {};  // what the dump signal did before dump_on_signal
+}  // namespace
+
 FlightRecorder::~FlightRecorder() {
   if (signal_thread_.joinable()) {
-    signal(signo_, SIG_DFL);
+    sigaction(signo_, &g_previous_action, nullptr);
     const char stop = 'q';
-    [[maybe_unused]] ssize_t n = write(pipe_write_, &stop, 1);
+    // The pipe is non-blocking: if it is full of wake-ups the thread is draining it.
+    while (write(pipe_write_, &stop, 1) != 1 && (errno == EAGAIN || errno == EINTR)) std::this_thread::yield();
     signal_thread_.join();
   }
   if (pipe_read_ >= 0) close(pipe_read_);
@@ -139,6 +147,32 @@ void FlightRecorder::trim() {
 }
 
 std::string FlightRecorder::dump(const std::string& path) {
+  std::string error = write_dump(path, /*replace=*/true);
+  if (!error.empty()) return failed(std::move(error));
+  dumps_.fetch_add(1, std::memory_order_relaxed);
+  return {};
+}
+
+std::string FlightRecorder::dump_to_new_file(const std::string& prefix, std::string* path) {
+  const std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char stamp[32];
+  std::strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &utc);
+  for (int attempt = 0; attempt < 1000; ++attempt) {
+    const std::uint64_t n = dump_sequence_.fetch_add(1, std::memory_order_relaxed) + 1;
+    const std::string candidate = prefix + "-" + stamp + "-" + std::to_string(n) + ".trace";
+    std::string error = write_dump(candidate, /*replace=*/false);
+    if (error == "exists") continue;  // someone else's dump: take the next number
+    if (!error.empty()) return failed(std::move(error));
+    if (path) *path = candidate;
+    dumps_.fetch_add(1, std::memory_order_relaxed);
+    return {};
+  }
+  return failed("flight recorder: every name " + prefix + "-" + stamp + "-<n>.trace tried is taken");
+}
+
+std::string FlightRecorder::write_dump(const std::string& path, bool replace) {
   std::vector<std::uint8_t> all;
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -146,12 +180,53 @@ std::string FlightRecorder::dump(const std::string& path) {
     all.reserve(bytes_);
     for (const Chunk& c : chunks_) all.insert(all.end(), c.bytes.begin(), c.bytes.end());
   }
-  trace::TraceWriter writer = trace::TraceWriter::create(path, header_);
-  if (writer.ok()) writer.write_chunks(all);
-  if (writer.ok()) writer.close();
-  if (const trace::TraceError* e = writer.error()) return e->message;
-  dumps_.fetch_add(1, std::memory_order_relaxed);
-  return {};
+  // Written whole under a temporary name, then renamed: a reader never sees half a dump,
+  // and a failure leaves nothing behind (no 0-byte or truncated file).
+  static std::atomic<std::uint64_t> temporaries{0};
+  const std::string temporary = path + "." + std::to_string(getpid()) + "-" +
+                                std::to_string(temporaries.fetch_add(1, std::memory_order_relaxed)) + ".partial";
+  std::string error;
+  {
+    trace::TraceWriter writer = trace::TraceWriter::create(temporary, header_);
+    if (writer.ok()) writer.write_chunks(all);
+    if (writer.ok()) writer.close();
+    if (const trace::TraceError* e = writer.error()) error = e->message;
+  }
+  if (error.empty()) {
+    int rc = replace ? std::rename(temporary.c_str(), path.c_str())
+                     : renameat2(AT_FDCWD, temporary.c_str(), AT_FDCWD, path.c_str(), RENAME_NOREPLACE);
+    if (rc != 0 && !replace && (errno == EINVAL || errno == ENOSYS)) {
+      // A file system without RENAME_NOREPLACE: link() also refuses to replace.
+      rc = link(temporary.c_str(), path.c_str());
+      if (rc == 0) unlink(temporary.c_str());
+    }
+    if (rc != 0) {
+      const int err = errno;
+      unlink(temporary.c_str());
+      if (!replace && err == EEXIST) return "exists";
+      return "cannot write flight recorder dump '" + path + "': " + std::strerror(err);
+    }
+    return {};
+  }
+  unlink(temporary.c_str());  // whatever was written of it
+  // The writer names the temporary file; the user asked for `path`.
+  for (std::size_t at = error.find(temporary); at != std::string::npos; at = error.find(temporary, at)) {
+    error.replace(at, temporary.size(), path);
+    at += path.size();
+  }
+  return "flight recorder dump to '" + path + "' failed, nothing written: " + error;
+}
+
+std::string FlightRecorder::failed(std::string error) {
+  dump_failures_.fetch_add(1, std::memory_order_relaxed);
+  std::lock_guard<std::mutex> lock(error_mutex_);
+  last_dump_error_ = error;
+  return error;
+}
+
+std::string FlightRecorder::last_dump_error() const {
+  std::lock_guard<std::mutex> lock(error_mutex_);
+  return last_dump_error_;
 }
 
 std::size_t FlightRecorder::kept_bytes() const {
@@ -165,11 +240,19 @@ std::size_t FlightRecorder::kept_chunks() const {
 }
 
 namespace {
+// The signal handler's whole state: it counts the request and wakes the dump thread.
+// Both are async-signal-safe (a lock-free atomic, write(2) on a non-blocking pipe: a full
+// pipe already holds a wake-up, so a lost byte loses nothing).
 std::atomic<int> g_signal_pipe{-1};
+std::atomic<std::uint64_t> g_signal_requests{0};
+static_assert(std::atomic<std::uint64_t>::is_always_lock_free);
 void on_dump_signal(int) {
+  const int saved_errno = errno;
+  g_signal_requests.fetch_add(1, std::memory_order_relaxed);
   const int fd = g_signal_pipe.load(std::memory_order_relaxed);
   const char wake = 'd';
-  if (fd >= 0) [[maybe_unused]] ssize_t n = write(fd, &wake, 1);  // async-signal-safe
+  if (fd >= 0) [[maybe_unused]] ssize_t n = write(fd, &wake, 1);
+  errno = saved_errno;
 }
 }  // namespace
 
@@ -178,31 +261,48 @@ std::string FlightRecorder::dump_on_signal(std::string path_prefix, int signo) {
   if (signo == 0) signo = SIGUSR2;
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) return std::string("cannot create the signal pipe: ") + std::strerror(errno);
+  fcntl(fds[1], F_SETFL, fcntl(fds[1], F_GETFL) | O_NONBLOCK);  // the handler never blocks
+  fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK);  // the thread drains, then polls
   int expected = -1;
   if (!g_signal_pipe.compare_exchange_strong(expected, fds[1])) {
     close(fds[0]);
     close(fds[1]);
     return "another flight recorder in this process already owns the dump signal";
   }
+  g_signal_requests.store(0, std::memory_order_relaxed);
   pipe_read_ = fds[0];
   pipe_write_ = fds[1];
   signo_ = signo;
   path_prefix_ = std::move(path_prefix);
   signal_thread_ = std::thread([this] {
     for (;;) {
-      char c = 0;
-      const ssize_t n = read(pipe_read_, &c, 1);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0 || c == 'q') break;
-      const auto now = std::chrono::system_clock::now().time_since_epoch();
-      const std::string path =
-          path_prefix_ + "-" + std::to_string(std::chrono::duration_cast<std::chrono::seconds>(now).count()) + ".trace";
-      const std::string error = dump(path);
-      if (error.empty()) {
-        std::fprintf(stderr, "lantern: flight recorder dumped to %s\n", path.c_str());
-      } else {
-        std::fprintf(stderr, "lantern: flight recorder dump failed: %s\n", error.c_str());
+      pollfd p{pipe_read_, POLLIN, 0};
+      if (poll(&p, 1, -1) < 0 && errno != EINTR) break;
+      // Take every byte written so far: requests that arrived before this dump starts
+      // are all served by it.
+      bool quit = false, requested = false;
+      char buffer[256];
+      for (ssize_t n; (n = read(pipe_read_, buffer, sizeof(buffer))) > 0;) {
+        for (ssize_t i = 0; i < n; ++i) (buffer[i] == 'q' ? quit : requested) = true;
       }
+      if (!requested) {
+        if (quit) break;
+        continue;
+      }
+      const std::uint64_t requests = g_signal_requests.exchange(0, std::memory_order_relaxed);
+      if (requests > 1) signals_merged_.fetch_add(requests - 1, std::memory_order_relaxed);
+      std::string path;
+      const std::string error = dump_to_new_file(path_prefix_, &path);
+      const std::string merged =
+          requests > 1 ? " (" + std::to_string(requests) + " signals arrived during the previous dump or together; "
+                             "this one dump serves them all)"
+                       : "";
+      if (error.empty()) {
+        std::fprintf(stderr, "lantern: flight recorder dumped to %s%s\n", path.c_str(), merged.c_str());
+      } else {
+        std::fprintf(stderr, "lantern: %s%s\n", error.c_str(), merged.c_str());
+      }
+      if (quit) break;  // a request that came with the stop was still served
     }
     g_signal_pipe.store(-1, std::memory_order_relaxed);
   });
@@ -210,7 +310,7 @@ std::string FlightRecorder::dump_on_signal(std::string path_prefix, int signo) {
   action.sa_handler = on_dump_signal;
   sigemptyset(&action.sa_mask);
   action.sa_flags = SA_RESTART;
-  sigaction(signo, &action, nullptr);
+  sigaction(signo, &action, &g_previous_action);
   return {};
 }
 

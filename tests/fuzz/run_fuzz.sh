@@ -2,7 +2,7 @@
 # run_fuzz.sh [SECONDS] [WORKDIR] - fuzz the trace reader with libFuzzer for SECONDS
 # (default 60) and fail on any crash, sanitizer report, leak or violated property.
 #
-# The format library is a leaf, so the fuzzer is built straight from its sources with
+# The format library is a leaf (it needs only the header-only vocabulary), so the fuzzer is built straight from its sources with
 # clang++ (-fsanitize=fuzzer,address,undefined); no CMake build is needed. The corpus
 # starts from seeds written by make_seeds.cpp (valid traces of every event type and a
 # few damaged ones) plus anything already in WORKDIR/corpus from earlier runs.
@@ -27,7 +27,7 @@ fi
 mkdir -p "$work/corpus" "$work/artifacts"
 
 sources=("$format"/src/*.cpp)
-common=(-std=c++20 -g -I"$format/include" -I"$format/src")
+common=(-std=c++20 -g -I"$format/include" -I"$format/src" -I"$root/vocabulary/include")
 echo "run_fuzz.sh: building the fuzzer with $cxx in $work"
 if ! "$cxx" "${common[@]}" -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
     "${sources[@]}" "$here/trace_reader_fuzz.cpp" -o "$work/trace_reader_fuzz" 2> "$work/build.log"; then

@@ -35,7 +35,7 @@ struct CountingSink final : Sink {
     std::lock_guard<std::mutex> lock(mutex);
     for (const Event& e : events) {
       if (e.type == EventType::dropped) {
-        dropped_marked[e.worker] += e.a;
+        dropped_marked[e.worker] += lantern::trace::payload<lantern::DroppedPayload>(e).count;
       } else {
         ++real_events[e.worker];
         ++by_type[e.type];
@@ -261,9 +261,9 @@ TEST(Recorder, OwnDequePushesAreSampledWithTheirDepth) {
     const std::size_t n = recorder.drain(0, events.data(), events.size(), true);
     std::uint64_t pushes = 0;
     for (std::size_t i = 0; i < n; ++i) {
-      if (events[i].type != EventType::push || (events[i].b & 0xFFFF'FFFFu) != 0) continue;
+      if (events[i].type != EventType::push || lantern::trace::payload<lantern::PushPayload>(events[i]).to_lane) continue;
       ++pushes;
-      EXPECT_GE(events[i].b >> 32, 1u);
+      EXPECT_GE(lantern::trace::payload<lantern::PushPayload>(events[i]).depth, 1u);
     }
     EXPECT_EQ(pushes, 10945u / every) << "one in " << every;
   }

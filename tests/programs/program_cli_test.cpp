@@ -207,8 +207,11 @@ TEST(ProgramCli, RuntimeErrorsGoToStderr) {
   {
     const Result r = run(LANTERN_DEMO_BIN, {"--quick", "--workers", "2", "--no-metrics", "--no-view", "--trace",
                                             (scratch() / "no-such-dir" / "x.trace").string()});
-    EXPECT_EQ(r.exit_code, 0) << r.err;  // the demo runs on without its trace
-    EXPECT_TRUE(has(r.err, "lantern_demo: not recording a trace: ")) << r.err;
+    // The demo runs on without its trace, says so at once, and exits 1 because what it
+    // was asked to record was not (lantern::observe's status).
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_TRUE(has(r.err, "not recording a trace: ")) << r.err;
+    EXPECT_TRUE(has(r.err, "lantern_demo: the workloads ran, but observing them failed")) << r.err;
     EXPECT_FALSE(has(r.out, "not recording")) << r.out;
   }
 #endif

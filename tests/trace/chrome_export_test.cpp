@@ -1,7 +1,9 @@
 // chrome_export_test.cpp - `lantern-trace export --chrome`, checked field by field on the
 // JSON the real binary writes: the shapes Perfetto's importer relies on, exact
-// three-decimal microsecond timestamps, matched flows bound to real slices, state
-// slices that never overlap, properly nested task slices, and counters never below 0.
+// microsecond timestamps exact in units of 1/1024 us (adjacent slices abut exactly once
+// parsed as doubles), matched flows bound to real slices of their own category, wake
+// arrows from the waker to the woken worker and every wake accounted for, state slices
+// that never overlap, properly nested task slices, and counters never below 0.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -46,8 +48,9 @@ void check_document(const Exported& e) {
   ASSERT_TRUE(events.is_array());
   ASSERT_FALSE(events.empty());
 
-  // Every ts and dur in the text has exactly three decimals (and no exponent or sign).
-  // (A hand scan rather than std::regex, whose GCC 12 headers warn under ASan.)
+  // Every ts and dur in the text is a plain decimal (no exponent or sign) with at most 10
+  // decimals: an exact multiple of 1/1024 us. (A hand scan rather than std::regex, whose
+  // GCC 12 headers warn under ASan.)
   std::size_t numbers = 0;
   for (const std::string key : {"\"ts\":", "\"dur\":"}) {
     for (std::size_t at = e.text.find(key); at != std::string::npos; at = e.text.find(key, at + 1)) {
@@ -55,10 +58,14 @@ void check_document(const Exported& e) {
       const std::size_t end = e.text.find_first_of(",}", begin);
       const std::string value = e.text.substr(begin, end - begin);
       const std::size_t dot = value.find('.');
-      const bool ok = dot != std::string::npos && dot > 0 && value.size() == dot + 4 &&
-                      value.find_first_not_of("0123456789") == dot &&
-                      value.find_first_not_of("0123456789", dot + 1) == std::string::npos;
+      const bool ok = dot == std::string::npos
+                          ? !value.empty() && value.find_first_not_of("0123456789") == std::string::npos
+                          : dot > 0 && value.size() <= dot + 11 && value.size() > dot + 1 &&
+                                value.find_first_not_of("0123456789") == dot &&
+                                value.find_first_not_of("0123456789", dot + 1) == std::string::npos;
       ASSERT_TRUE(ok) << key << value;
+      const long double units = std::stold(value) * 1024.0L;
+      ASSERT_EQ(units, std::roundl(units)) << key << value << " is not a multiple of 1/1024 us";
       ++numbers;
     }
   }
@@ -67,6 +74,7 @@ void check_document(const Exported& e) {
   std::set<std::uint64_t> named_tids;
   std::map<std::uint64_t, std::vector<std::pair<Ns, Ns>>> slices_by_tid;  // [begin, end) ns
   std::map<std::uint64_t, std::string> track_category;
+  std::map<std::uint64_t, std::vector<std::pair<double, double>>> state_doubles;  // in file order
   std::map<std::tuple<std::string, std::string, std::uint64_t>, int> flow_balance;
   std::vector<json> flows;
   for (const json& ev : events) {
@@ -84,11 +92,18 @@ void check_document(const Exported& e) {
       ASSERT_TRUE(ev.at("dur").is_number());
       ASSERT_GE(ev.at("dur").get<double>(), 0.0);
       const auto tid = ev.at("tid").get<std::uint64_t>();
-      slices_by_tid[tid].push_back({to_ns(ev.at("ts")), to_ns(ev.at("ts")) + to_ns(ev.at("dur"))});
+      // The end as one sum (exact: both are multiples of 1/1024 us), rounded once.
+      slices_by_tid[tid].push_back(
+          {to_ns(ev.at("ts")), std::roundl((ev.at("ts").get<long double>() + ev.at("dur").get<long double>()) * 1000.0L)});
+      if (ev.at("cat") == "state") {
+        state_doubles[tid].emplace_back(static_cast<double>(ev.at("ts").get<long double>()),
+                                        static_cast<double>(ev.at("dur").get<long double>()));
+      }
       track_category[tid] = ev.at("cat");
     } else if (ph == "s" || ph == "f") {
       flow_balance[{ev.at("cat"), ev.at("name"), ev.at("id").get<std::uint64_t>()}] += ph == "s" ? 1 : -1;
       flows.push_back(ev);
+      EXPECT_EQ(ev.at("cat"), "state") << "flows bind to state slices: DevTools binds a flow only to slices of its category";
     } else if (ph == "C") {
       for (const auto& [key, value] : ev.at("args").items()) ASSERT_GE(value.get<double>(), 0.0) << ev;
     }
@@ -102,6 +117,10 @@ void check_document(const Exported& e) {
       std::sort(sorted.begin(), sorted.end());  // zero-length slices first at a shared start
       for (std::size_t i = 1; i < sorted.size(); ++i)
         ASSERT_LE(sorted[i - 1].second, sorted[i].first) << "state slices overlap on tid " << tid;
+      // A worker's state slices abut: parsed as doubles, ts + dur IS the next ts.
+      const auto& doubles = state_doubles[tid];
+      for (std::size_t i = 1; i < doubles.size(); ++i)
+        ASSERT_EQ(doubles[i - 1].first + doubles[i - 1].second, doubles[i].first) << "tid " << tid << " slice " << i;
     } else {
       // Task slices nest: each either lies inside the enclosing open one or starts after it.
       std::sort(sorted.begin(), sorted.end(),
@@ -152,9 +171,12 @@ TEST(ChromeExport, TimestampsAreRebasedAndConvertedWithTheCalibration) {
   };
   const Exported e = export_trace(testing::write_trace_bytes(h, events), "calibrated", 0);
   check_document(e);
-  EXPECT_NE(e.text.find("\"name\":\"task\",\"cat\":\"task\",\"ph\":\"X\",\"ts\":0.001,\"dur\":1.000"), std::string::npos)
+  // 1 ns = 1.024 units of 1/1024 us, rounded: the task starts at 1 unit and lasts 1024
+  // (1000 ns); the active state starts at 0 and ends at 1001.5 ns (1026 units).
+  EXPECT_NE(e.text.find("\"name\":\"task\",\"cat\":\"task\",\"ph\":\"X\",\"ts\":0.0009765625,\"dur\":1,"),
+            std::string::npos)
       << e.text;
-  EXPECT_NE(e.text.find("\"name\":\"active\",\"cat\":\"state\",\"ph\":\"X\",\"ts\":0.000,\"dur\":1.002"),
+  EXPECT_NE(e.text.find("\"name\":\"active\",\"cat\":\"state\",\"ph\":\"X\",\"ts\":0,\"dur\":1.001953125,"),
             std::string::npos)
       << e.text;
 }
@@ -199,8 +221,11 @@ TEST(ChromeExport, TasksAreNamedByTheirLabelsAndIoOperationsAreAsyncSlices) {
   }
   EXPECT_EQ(task_names, (std::map<std::string, int>{{"parse", 1}, {"render \"html\"", 1}, {"task", 1}, {"label 9", 1}}));
   ASSERT_EQ(io.size(), 4u);  // two operations, a begin and an end each
+  // Operation ids are addresses and get reused: each slice has its own id; group by it.
+  std::map<std::uint64_t, std::vector<json>> by_id;
+  for (const json& ev : io) by_id[ev.at("id").get<std::uint64_t>()].push_back(ev);
   std::map<std::uint64_t, std::vector<json>> by_op;
-  for (const json& ev : io) by_op[ev.at("id").get<std::uint64_t>()].push_back(ev);
+  for (auto& [id, pair] : by_id) by_op[pair.at(0).at("name") == "read fd 7" ? 77 : 78] = pair;
   ASSERT_EQ(by_op[77].size(), 2u);
   EXPECT_EQ(by_op[77][0].at("ph"), "b");
   EXPECT_EQ(by_op[77][0].at("name"), "read fd 7");
@@ -211,6 +236,47 @@ TEST(ChromeExport, TasksAreNamedByTheirLabelsAndIoOperationsAreAsyncSlices) {
   ASSERT_EQ(by_op[78].size(), 2u);
   EXPECT_EQ(by_op[78][0].at("name"), "timeout");
   EXPECT_TRUE(by_op[78][1].at("args").contains("note"));  // still in flight at the end
+}
+
+// A wake's arrow runs from the waker (at the wake call: wake time - latency) to the woken
+// worker; wakes with no waker in the pool have no arrow and are counted, not lost.
+TEST(ChromeExport, WakeArrowsRunFromTheWakerAndEveryWakeIsAccountedFor) {
+  TraceHeader h = testing::test_header(2);
+  h.clock.ns_per_tick = 1.0;
+  auto wake = [](std::uint64_t t, std::uint32_t wakee, WakePayload p) { return make_event(t, wakee, p); };
+  const std::vector<Event> events = {
+      make_event(1000, 0, StatePayload{WorkerState::idle, WorkerState::active, StateReason::found_work}),
+      make_event(1000, 1, StatePayload{WorkerState::idle, WorkerState::sleeping, StateReason::fell_asleep}),
+      wake(1500, 1, WakePayload{0, WakeCause::work, 300}),              // worker 0 woke worker 1 at 1200
+      make_event(1500, 1, StatePayload{WorkerState::sleeping, WorkerState::idle, StateReason::woken}),
+      make_event(1600, 1, StatePayload{WorkerState::idle, WorkerState::sleeping, StateReason::fell_asleep}),
+      wake(1700, 1, WakePayload{kOutsideWaker, WakeCause::work, 50}),   // an outside thread
+      make_event(1700, 1, StatePayload{WorkerState::sleeping, WorkerState::idle, StateReason::woken}),
+      make_event(1800, 1, StatePayload{WorkerState::idle, WorkerState::sleeping, StateReason::fell_asleep}),
+      wake(1900, 1, WakePayload{kOutsideWaker, WakeCause::io, 0}),      // an IO completion
+      make_event(1900, 1, StatePayload{WorkerState::sleeping, WorkerState::idle, StateReason::woken}),
+      make_event(2000, 0, StatePayload{WorkerState::active, WorkerState::idle, StateReason::out_of_work}),
+  };
+  const Exported e = export_trace(testing::write_trace_bytes(h, events), "wakes", 0);
+  check_document(e);
+  std::vector<json> starts, ends, instants;
+  for (const json& ev : e.doc.at("traceEvents")) {
+    if (ev.at("ph") == "s") starts.push_back(ev);
+    if (ev.at("ph") == "f") ends.push_back(ev);
+    if (ev.at("ph") == "i" && ev.at("name") == "wake") instants.push_back(ev);
+  }
+  ASSERT_EQ(starts.size(), 1u);
+  ASSERT_EQ(ends.size(), 1u);
+  EXPECT_EQ(starts[0].at("tid"), 1) << "from the waker, worker 0's states track (tid 1)";
+  EXPECT_EQ(ends[0].at("tid"), 3) << "to the woken worker, worker 1's states track (tid 3)";
+  EXPECT_EQ(to_ns(starts[0].at("ts")), 200) << "at the wake call: 1200 ticks, 200 ns after the first event";
+  EXPECT_EQ(to_ns(ends[0].at("ts")), 500);
+  EXPECT_EQ(instants.size(), 3u) << "every wake is exported";
+  const json& other = e.doc.at("otherData");
+  EXPECT_EQ(other.at("wakes"), 3);
+  EXPECT_EQ(other.at("wake_arrows"), 1);
+  EXPECT_EQ(other.at("wakes_without_arrow").at("waker_outside_the_pool"), 1);
+  EXPECT_EQ(other.at("wakes_without_arrow").at("io_completion_no_waker"), 1);
 }
 
 TEST(ChromeExport, RandomAndTruncatedTracesStillExportValidJson) {

@@ -148,7 +148,7 @@ TEST(Live, SlowViewerLosesWholeChunksAndIsToldHowMany) {
     if (step != trace::TraceDecoder::Step::chunk) continue;
     for (const auto& e : decoder.chunk().events) {
       if (e.type == trace::EventType::dropped) {
-        marked += e.a;
+        marked += lantern::trace::payload<lantern::DroppedPayload>(e).count;
       } else {
         ++received;
       }

@@ -151,8 +151,7 @@ void print_summary(Session& s) {
   std::printf("lantern-view: %s: %llu events, %llu chunks, %llu bytes, %llu events dropped, %zu warnings; %s\n",
               m.status().name.c_str(), static_cast<unsigned long long>(m.events() + m.discarded_events()),
               static_cast<unsigned long long>(m.chunks()), static_cast<unsigned long long>(s.bytes_received()),
-              static_cast<unsigned long long>(m.dropped_events()), static_cast<std::size_t>(HealthView::warning_count(m)),
-              m.status().message.c_str());
+              static_cast<unsigned long long>(m.dropped_events()), static_cast<std::size_t>(m.warning_count()), m.status().message.c_str());
   std::fflush(stdout);
   for (const auto& p : m.trace_problems()) std::fprintf(stderr, "  %s\n", lantern::trace::describe(p).c_str());
 }

@@ -8,11 +8,14 @@
 // Workloads, repeated until --seconds have passed (or once with --once): fork-join
 // fib(N), bursts of submitted tasks with idle gaps (workers sleep and are woken), and a
 // flooded worker whose lane other workers help.
-#include <lantern/instrumentation/collector.hpp>
+//
+// It is observed through lantern::observe (lantern/observe.hpp), the path every app
+// takes: its options are observe's settings, the LANTERN_* variables fill in the rest,
+// and a flight recorder (the last 30 s) is dumped by `kill -USR2`.
 #include <lantern/instrumentation/recorder.hpp>
 #include <lantern/instrumentation/stream_server.hpp>
-#include <lantern/instrumentation/trace_sinks.hpp>
 #include <lantern/lantern.hpp>
+#include <lantern/observe.hpp>
 #include <lantern/tools/program_cli.hpp>
 
 #include <atomic>
@@ -87,7 +90,10 @@ constexpr const char* kUsage =
     "  --trace FILE        also record a trace file\n"
     "  --version           the version and the trace format version\n"
     "  -h, --help          this text\n"
-    "Options follow README.md, \"Command-line conventions\"; exit status 2: bad options.\n";
+    "LANTERN_TRACE, LANTERN_LEVEL, LANTERN_METRICS, LANTERN_STREAM, LANTERN_FLIGHT (default 30s:\n"
+    "`kill -USR2 PID` dumps it) and LANTERN_FLIGHT_DIR apply where no option says otherwise.\n"
+    "Options follow README.md, \"Command-line conventions\"; exit status 2: bad options,\n"
+    "1: something observing the run failed (on stderr).\n";
 
 }  // namespace
 
@@ -97,13 +103,12 @@ int main(int argc, char** argv) {
   int fib_n = 30;
   double seconds = 30;
   lantern::SchedulerOptions options;
-  lantern::trace::Level level = lantern::trace::Level::full;
-  std::size_t ring = 1 << 15;
-  std::size_t client_buffer = 16u << 20;
+  std::string level_name;
+  std::size_t ring = 0;           // 0: the Recorder's default (32768)
+  std::size_t client_buffer = 0;  // 0: the stream's default (16 MiB)
   {
     lantern::tools::Program program("lantern_live_demo", kUsage);
     CLI::App& app = program.app();
-    std::string level_name;
     app.add_option("--stream", stream)->check(lantern::tools::address_check({.allow_port_zero = true}));
     app.add_flag("--view", view);
     app.add_option("--topology", options.topology);
@@ -117,44 +122,23 @@ int main(int argc, char** argv) {
     app.add_option("--trace", trace_path);
     lantern::tools::choice_option(app, "--level", &level_name, {"states", "tasks", "full"});
     if (const auto exit_status = program.parse(argc, argv)) return *exit_status;
-    if (level_name == "states") level = lantern::trace::Level::states;
-    if (level_name == "tasks") level = lantern::trace::Level::tasks;
   }
-  const unsigned workers = options.workers ? options.workers : std::max(1u, std::thread::hardware_concurrency());
-  lantern::instrumentation::Recorder recorder(workers, {.level = level, .ring_capacity = ring});
-  options.observer = &recorder;
-  lantern::instrumentation::Collector collector(recorder);
-  lantern::Scheduler pool(options);
-  const auto header = lantern::instrumentation::make_trace_header(pool, "lantern_live_demo");
-
-  lantern::instrumentation::StreamHandle live;
-  std::string error;
-  if (view) {
-    live = lantern::instrumentation::open_viewer(collector, header, &error);
-    if (!error.empty()) std::fprintf(stderr, "lantern_live_demo: %s\n", error.c_str());
-  } else if (!stream.empty()) {
-    lantern::instrumentation::StreamOptions o;
-    o.client_buffer_bytes = client_buffer;
-    const lantern::HostPort where = *lantern::parse_host_port(stream, nullptr, {.allow_port_zero = true});
-    o.host = where.host;
-    o.port = where.port;
-    live = lantern::instrumentation::start_stream(collector, header, o, &error);
-    if (!live) {
-      std::fprintf(stderr, "lantern_live_demo: %s\n", error.c_str());
-      return 1;
-    }
-    std::fprintf(stderr, "lantern_live_demo: streaming on %s\n", live->address().c_str());
-  } else {
-    live = lantern::instrumentation::maybe_start_stream_from_env(collector, header);
+  lantern::ObserveOptions observe_options{.program = "lantern_live_demo", .counters = true, .view = view,
+                                          .ring_capacity = ring, .stream_client_buffer_bytes = client_buffer};
+  observe_options.defaults = {.level = "full", .flight = "30s"};
+  if (!stream.empty()) observe_options.settings.stream = stream;
+  if (!trace_path.empty()) observe_options.settings.trace = trace_path;
+  if (!level_name.empty()) observe_options.settings.level = level_name;
+  lantern::Observation obs = lantern::observe(options, observe_options);
+  lantern::Scheduler& pool = obs.scheduler();
+  const lantern::instrumentation::Recorder& recorder = *obs.recorder();
+  // An explicit --stream that cannot be served is this program's purpose failing.
+  if (!stream.empty() && !obs.stream()) {
+    std::fprintf(stderr, "lantern_live_demo: cannot stream on %s (above: why)\n", stream.c_str());
+    return 1;
   }
-  std::shared_ptr<lantern::instrumentation::TraceFileSink> file;
-  if (!trace_path.empty()) {
-    file = std::make_shared<lantern::instrumentation::TraceFileSink>(trace_path, header);
-    collector.attach(file);
-  }
-  collector.start();
-  if (wait_for_viewer && live) {
-    while (live->stats().clients == 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  if (wait_for_viewer && obs.stream()) {
+    while (obs.stream()->stats().clients == 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
 
   const auto start = Clock::now();
@@ -170,8 +154,7 @@ int main(int argc, char** argv) {
     ++rounds;
   } while (std::chrono::duration<double>(Clock::now() - start).count() < seconds);
 
-  pool.shutdown();
-  collector.stop();  // the final drain flushes the stream's open chunk (on_flush)
+  const int status = obs.finish();  // shutdown, final drain, viewers receive the last chunks
   std::uint64_t produced = 0, ring_dropped = 0;
   for (std::uint32_t w = 0; w < recorder.worker_count(); ++w) {
     produced += recorder.snapshot(w).events_produced;
@@ -179,14 +162,12 @@ int main(int argc, char** argv) {
   }
   std::printf("recorder: %llu events produced, %llu dropped in the rings\n", static_cast<unsigned long long>(produced),
               static_cast<unsigned long long>(ring_dropped));
-  if (live) {
+  if (const lantern::instrumentation::StreamServer* live = obs.stream()) {
     const auto s = live->stats();
     std::printf("stream: %llu events in %llu chunks encoded, %llu events (%llu chunks) dropped for slow viewers, %llu bytes sent, %llu viewers\n",
                 static_cast<unsigned long long>(s.events_encoded), static_cast<unsigned long long>(s.chunks_encoded),
                 static_cast<unsigned long long>(s.events_dropped), static_cast<unsigned long long>(s.chunks_dropped),
                 static_cast<unsigned long long>(s.bytes_sent), static_cast<unsigned long long>(s.clients_total));
-    // Let the viewers receive the last chunks before the connection closes.
-    live->wait_until_sent(std::chrono::seconds(10));
   }
-  return 0;
+  return status;
 }

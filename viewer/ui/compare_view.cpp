@@ -152,7 +152,7 @@ void CompareView::tables(const Comparison& c, ImVec2 size, LayoutRecord* layout)
 
 void CompareView::draw(Model& a, const std::string& a_name, Model& b, const std::string& b_name, bool both_loaded,
                        ViewState& view_a, ImVec2 size) {
-  if (both_loaded && !comparison_) comparison_ = compare(a, a_name, b, b_name);
+  if (both_loaded && !comparison_) comparison_ = compare(a.analysis(), a_name, b.analysis(), b_name);
   view_b_.layout = nullptr;
   if (view_b_.fit_requested || !both_loaded) view_b_.fit_requested = true;
   const float half = std::floor((size.x - 8) / 2);

@@ -1,5 +1,5 @@
 // compare_view.hpp - `lantern-view A --compare B`: two runs side by side, the
-// differences highlighted. What is different is decided by lantern::viewer::compare
+// differences highlighted. What is different is decided by lantern::analysis::compare
 // (the comparison `lantern-trace diff` prints); this panel only draws it: both
 // timelines, both steal matrices, the state shares, task durations per label and the
 // latency figures, with notable rows marked.
@@ -10,7 +10,7 @@
 #include <memory>
 #include <optional>
 
-#include "lantern/viewer/compare.hpp"
+#include "lantern/analysis/compare.hpp"
 #include "lantern/viewer/session.hpp"
 #include "steal_matrix_view.hpp"
 #include "timeline_view.hpp"

@@ -12,12 +12,6 @@ namespace {
 constexpr std::size_t kRowsPerKind = 200;  // a table longer than this is read by its count
 }
 
-std::uint64_t HealthView::warning_count(const Model& model) {
-  std::uint64_t n = 0;
-  for (int k = 0; k < kProblemKindCount; ++k) n += model.health().count(static_cast<ProblemKind>(k));
-  return n;
-}
-
 std::uint64_t HealthView::trace_error_count(const Model& model) {
   std::uint64_t n = 0;
   for (const auto& p : model.trace_problems()) n += p.warning() ? 0 : 1;
@@ -157,6 +151,9 @@ void HealthView::problem_rows(const Model& model, ViewState& view, ProblemKind k
       case ProblemKind::queued_while_asleep: ImGui::Text("%s all asleep", v.c_str()); break;
       case ProblemKind::spinning: ImGui::Text("%s searching", v.c_str()); break;
       case ProblemKind::events_dropped: ImGui::Text("%s events", format_count(p.value).c_str()); break;
+      case ProblemKind::deadlock:
+        ImGui::Text("%s tasks unfinished, %s workers blocked", format_count(p.value).c_str(), format_count(p.detail).c_str());
+        break;
     }
     if (p.uncertain) {
       ImGui::SameLine();
@@ -234,7 +231,7 @@ void HealthView::draw(Model& model, ViewState& view, ImVec2 size) {
   // time (live, or the whole trace shown): the banner says which.
   const bool at_playhead = std::isfinite(view.limit);
   const Tick at = at_playhead ? model.abs(view.limit) : model.last_tick();
-  const std::vector<Problem> now = model.health().ongoing(model, at);
+  const std::vector<Problem> now = model.health().ongoing(model.analysis(), at);
   const bool live = model.status().kind == SourceStatus::Kind::live;
   char when[64];
   if (at_playhead) {
@@ -256,7 +253,7 @@ void HealthView::draw(Model& model, ViewState& view, ImVec2 size) {
   }
   const auto& list = model.health().problems();
   bool any = false;
-  if (const std::uint64_t total = warning_count(model)) {
+  if (const std::uint64_t total = model.warning_count()) {  // THE warning count (badge, summary line, stats)
     ImGui::TextColored(palette::vec(palette::kWarning), "%s warnings", format_count(total).c_str());
     ImGui::SameLine();
     ImGui::TextDisabled("by worker; sort:");
@@ -268,15 +265,17 @@ void HealthView::draw(Model& model, ViewState& view, ImVec2 size) {
   if (view.layout) {
     std::uint64_t listed = 0;
     for (int k = 0; k < kProblemKindCount; ++k) listed += model.health().count(static_cast<ProblemKind>(k));
-    view.layout->add("health_warnings", static_cast<int>(warning_count(model)), static_cast<int>(listed), 0, 0, 0, 0);
+    view.layout->add("health_warnings", static_cast<int>(model.warning_count()), static_cast<int>(listed), 0, 0, 0, 0);
   }
   for (int k = 0; k < kProblemKindCount; ++k) {
     const auto kind = static_cast<ProblemKind>(k);
     const std::uint64_t count = model.health().count(kind);
     if (count == 0) continue;
     any = true;
-    char header[96];
-    std::snprintf(header, sizeof header, "%s (%s)###kind%d", problem_kind_name(kind), format_count(count).c_str(), k);
+    const auto rows = static_cast<std::uint64_t>(std::count_if(list.begin(), list.end(), [&](const Problem& p) { return p.kind == kind; }));
+    char header[128];
+    std::snprintf(header, sizeof header, "%s: %s warnings, %s occurrences###kind%d", problem_kind_name(kind),
+                  format_count(rows).c_str(), format_count(count).c_str(), k);
     ImGui::PushStyleColor(ImGuiCol_Text, palette::vec(kind == ProblemKind::events_dropped ? palette::kError : palette::kWarning));
     const bool open = ImGui::CollapsingHeader(header, ImGuiTreeNodeFlags_DefaultOpen);
     ImGui::PopStyleColor();

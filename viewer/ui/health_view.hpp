@@ -13,11 +13,9 @@ namespace lantern::viewer {
 class HealthView {
  public:
   void draw(Model& model, ViewState& view, ImVec2 size);
-  // warning_count: THE number of warnings - every occurrence the Health panel counts
-  // under its headings. The status bar's badge, lantern-view's stdout summary and the
-  // Health panel's total all print this.
-  static std::uint64_t warning_count(const Model& model);
-  // trace_error_count: problems reading the trace (damage, truncation), not warnings.
+  // The warning count is Model::warning_count() (the badge, the summary line and this
+  // panel's total print it). trace_error_count: problems reading the trace (damage,
+  // truncation), not warnings.
   static std::uint64_t trace_error_count(const Model& model);
 
  private:

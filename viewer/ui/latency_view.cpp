@@ -119,8 +119,10 @@ void LatencyView::draw(const Model& model, ViewState& view, ImVec2 size) {
             ImVec2(size.x, h));
   histogram("task duration", "no tasks recorded", model.task_duration(), palette::kState[0], ImVec2(origin.x, origin.y + h),
             ImVec2(size.x, h));
-  histogram("wake latency", "no wake-ups recorded", model.wake_latency(), palette::kState[3], ImVec2(origin.x, origin.y + 2 * h),
-            ImVec2(size.x, h));
+  // IO wakes have no waker and no latency: the analysis leaves them out, and the label says so.
+  const std::string wake_title = "wake latency (IO wakes left out: " + format_count(model.io_wakes()) + ")";
+  histogram(wake_title.c_str(), "no wake-ups by a waker recorded", model.wake_latency(), palette::kState[3],
+            ImVec2(origin.x, origin.y + 2 * h), ImVec2(size.x, h));
   ImGui::Dummy(ImVec2(size.x, 3 * h));
 }
 

@@ -202,7 +202,7 @@ void ViewerApp::status_bar(Model& model) {
   }
   // Right-aligned: what the user must not miss.
   char right[160];
-  const std::uint64_t warnings = HealthView::warning_count(model), errors = HealthView::trace_error_count(model);
+  const std::uint64_t warnings = model.warning_count(), errors = HealthView::trace_error_count(model);
   const std::uint64_t attention = warnings + errors;
   std::snprintf(right, sizeof right, "%s events   %s dropped   %s warnings%s", format_count(model.events()).c_str(),
                 format_count(model.dropped_events()).c_str(), format_count(warnings).c_str(),

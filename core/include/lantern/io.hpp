@@ -68,7 +68,7 @@ struct IoTask final : IoOp {
     std::unique_ptr<IoTask> owned(self);
     Registry* registry = self->registry;
     if (!self->completion_reported) {  // reaped off the pool (condvar strategy's completer)
-      if (Worker* w = tls_worker) LANTERN_HOOK(*w, io_complete, task_id(self), self->result);
+      if (Worker* w = tls_worker) LANTERN_HOOK(*w, IoCompletePayload{task_id(self), self->result});
     }
     bool threw = false;
     try {

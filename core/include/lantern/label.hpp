@@ -70,7 +70,7 @@ inline void label_task(Label l) noexcept {
   if (!l) return;
 #if LANTERN_OBSERVER
   if (detail::Worker* w = detail::tls_worker) {
-    if (detail::Job* task = w->current_task()) LANTERN_HOOK(*w, task_label, detail::task_id(task), l.id());
+    if (detail::Job* task = w->current_task()) LANTERN_HOOK(*w, TaskLabelPayload{detail::task_id(task), l.id()});
   }
 #endif
 }

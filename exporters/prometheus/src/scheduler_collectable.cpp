@@ -114,6 +114,7 @@ std::vector<MetricFamily> SchedulerCollectable::Collect() const {
     per_worker(Metric::helps, static_cast<double>(s.helps));
     per_worker(Metric::sleeps, static_cast<double>(s.sleeps));
     per_worker(Metric::wakes, static_cast<double>(s.wakes_received));
+    per_worker(Metric::io_wakes, static_cast<double>(s.io_wakes));
     per_worker(Metric::lane_depth, static_cast<double>(scheduler_.lane_size(w)));
     // deque_size is a racy difference of two indices and can dip below zero for a moment.
     per_worker(Metric::deque_depth, static_cast<double>(std::max<std::int64_t>(0, scheduler_.deque_size(w))));

@@ -1,28 +1,35 @@
 // chrome_export.hpp - a trace as Chrome trace-event JSON (opens in ui.perfetto.dev and
-// chrome://tracing).
+// chrome://tracing), drawn from the one fold of the trace (lantern::analysis): the
+// export decodes no payload and folds no event itself.
 //
 // Layout: one process; per worker two threads (tracks), "worker N states" (tid 2N+1)
-// and "worker N tasks" (tid 2N+2). Worker states and tasks are complete ("X") slices;
-// tasks nest as they did (a join runs tasks inside the waiting one). Steals and wakes
-// are flows ("s" on the victim's / waker's innermost open slice, "f" bound to the
-// thief's next task slice / the wakee's next state slice). Lane queue depths are counter
-// tracks ("C"), +1 on a push to a lane and -1 on lane_pop, never below 0 (a trace may
-// start with tasks already queued). Drops and helps are instant events.
+// and "worker N tasks" (tid 2N+2). Worker states (category "state") and tasks (category
+// "task") are complete ("X") slices; tasks nest as they ran (a join runs tasks inside
+// the waiting one). Lane queue depths are counter tracks ("C"), from each lane pop's
+// wait (the task sat in the lane from pop - wait to pop, as the viewer draws it), and
+// the pool's not-ready tasks a counter of its own. Helps, drops and deadlock reports are
+// instant events; so is EVERY wake ("wake", on the woken worker's states track, with
+// waker, cause and latency). IO operations are async slices ("b"/"e", category "io")
+// from io_submit to io_complete, named by kind and fd ("read fd 7").
 //
-// A task slice is named by the label the task gave itself (task_label, the last one if
-// several; the trace's label names), else "task". An IO operation is an async slice
-// ("b"/"e", category "io", id = the operation id) from its io_submit to its io_complete,
-// named by kind and fd ("read fd 7"), with the result in the end's args.
+// Arrows (flow events, category "state", bound to state slices at both ends so that the
+// flow's category is the category of the slices it binds to, which Chrome DevTools'
+// trace engine requires): a wake runs FROM the waker's state slice at the time of the
+// wake call (wake time - latency) TO the woken worker's state slice at the wake; a steal
+// from the victim's state slice to the thief's at the steal. A wake has no arrow when
+// its waker is outside the pool or when it was an IO completion (no waker): the export
+// counts those (ChromeExportCounts, and "otherData" in the JSON) instead of dropping them
+// silently.
 //
-// Timestamps: microseconds with exactly three decimals (nanosecond resolution), rebased
-// so the earliest event is at 0; ticks are converted with the header's calibration.
+// Timestamps: microseconds rebased so the earliest event is at 0, in units of 1/1024 us
+// (0.98 ns), written exactly: every ts and dur parses to a double with no rounding, so
+// where one slice ends exactly where the next begins, ts + dur equals the next ts.
 #pragma once
 
 #include <cstdint>
 #include <cstdio>
-#include <vector>
 
-#include "lantern/trace/label_names.hpp"
+#include "lantern/analysis/analysis.hpp"
 #include "lantern/trace/trace_header.hpp"
 
 namespace lantern::trace::cli {
@@ -30,16 +37,23 @@ namespace lantern::trace::cli {
 struct ChromeExportCounts {
   std::uint64_t state_slices = 0;
   std::uint64_t task_slices = 0;
-  std::uint64_t flows = 0;
+  std::uint64_t flows = 0;        // steal_flows + wake_flows
+  std::uint64_t steal_flows = 0;
+  std::uint64_t wake_flows = 0;
+  std::uint64_t wakes = 0;        // wake instants: every wake
+  std::uint64_t wakes_from_outside = 0;   // no arrow: the waker is not a worker of the pool
+  std::uint64_t wakes_by_io = 0;          // no arrow: an IO completion has no waker
+  std::uint64_t wakes_unbound = 0;        // no arrow: an end has no state slice (before a worker's first event)
+  std::uint64_t steals_unbound = 0;       // the same, for steals
   std::uint64_t counter_samples = 0;
   std::uint64_t instants = 0;
   std::uint64_t io_slices = 0;
   std::uint64_t unmatched_task_ends = 0;
 };
 
-// write_chrome_trace sorts `events` by time (stable: each worker's order is kept) and
-// writes the JSON document to `out`. Returns false if writing failed (check errno).
-bool write_chrome_trace(std::FILE* out, const TraceHeader& header, const LabelTable& labels, std::vector<Event>& events,
+// write_chrome_trace writes the analysed trace to `out`. Returns false if writing failed
+// (check errno).
+bool write_chrome_trace(std::FILE* out, const TraceHeader& header, const analysis::Analysis& analysis,
                         std::size_t problem_count, ChromeExportCounts* counts);
 
 }  // namespace lantern::trace::cli

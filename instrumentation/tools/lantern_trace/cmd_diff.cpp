@@ -1,7 +1,7 @@
 // cmd_diff.cpp - `lantern-trace diff A B`: two runs compared, as a table or JSON.
 //
-// The comparison is lantern::viewer::compare (viewer/model/.../compare.hpp), the one
-// `lantern-view A --compare B` draws: both read each trace into the same model and
+// The comparison is lantern::analysis::compare (lantern/analysis/compare.hpp), the one
+// `lantern-view A --compare B` draws: both fold each trace with the one analysis and
 // print what compare() returned, so the table, the JSON and the viewer agree.
 #include <sys/stat.h>
 #include <unistd.h>
@@ -11,14 +11,13 @@
 
 #include "cli.hpp"
 #include "commands.hpp"
-#include "lantern/viewer/compare.hpp"
-#include "lantern/viewer/session.hpp"
+#include "lantern/analysis/compare.hpp"
 
 namespace lantern::trace::cli {
 namespace {
 
 constexpr const char* kHelp =
-    "usage: lantern-trace diff [--json] [--notable] A.ltrace B.ltrace\n"
+    "usage: lantern-trace diff [--no-progress] [--json] [--notable] A.ltrace B.ltrace\n"
     "\n"
     "Compares two runs (B against A) - the same program before and after a change, or\n"
     "under two sleep strategies: per-worker state shares, task durations per label,\n"
@@ -31,6 +30,7 @@ constexpr const char* kHelp =
     "options:\n"
     "  --json        JSON instead of the table\n"
     "  --notable     only the notable rows (table)\n"
+    "  --no-progress no progress bar on stderr (it is shown only on a terminal)\n"
     "  -h, --help    this text\n"
     "\n"
     "exit status: 0 compared, 1 a trace has problems (what could be read is compared),\n"
@@ -40,7 +40,7 @@ constexpr const char* kHelp =
 
 int run_diff(std::span<char* const> args) {
   std::string error;
-  auto parsed = parse_args(args, {{"--json", "", false}, {"--notable", "", false}}, &error);
+  auto parsed = parse_args(args, {{"--no-progress", "", false}, {"--json", "", false}, {"--notable", "", false}}, &error);
   if (!parsed) return usage_error("diff", error);
   if (parsed->help) {
     std::fputs(kHelp, stdout);
@@ -58,29 +58,24 @@ int run_diff(std::span<char* const> args) {
       return kExitUsage;
     }
   }
-  auto a = viewer::Session::open_file(parsed->positional[0]);
-  auto b = viewer::Session::open_file(parsed->positional[1]);
-  a->wait_until_finished();
-  b->wait_until_finished();
-  std::lock_guard<std::mutex> la(a->mutex());
-  std::lock_guard<std::mutex> lb(b->mutex());
+  analysis::Analysis runs[2];
   int status = kExitOk;
-  for (auto* s : {a.get(), b.get()}) {
-    for (const auto& p : s->model().trace_problems()) {
-      std::fprintf(stderr, "lantern-trace diff: %s\n", describe(p).c_str());
-      if (!p.warning()) status = kExitProblems;
-    }
-    if (s->model().empty()) {
-      std::fprintf(stderr, "lantern-trace diff: %s holds no events\n", s->model().status().name.c_str());
+  for (int i = 0; i < 2; ++i) {
+    const std::string& path = parsed->positional[static_cast<std::size_t>(i)];
+    const Scan scan = analyse_trace(path, !parsed->has("--no-progress"), runs[i]);
+    for (const TraceError& p : scan.problems) std::fprintf(stderr, "lantern-trace diff: %s: %s\n", path.c_str(), describe(p).c_str());
+    if (scan.io_failed) return kExitUsage;
+    if (scan.has_errors()) status = kExitProblems;
+    if (runs[i].empty()) {
+      std::fprintf(stderr, "lantern-trace diff: %s holds no events\n", path.c_str());
       return status == kExitOk ? kExitUsage : status;
     }
   }
-  const viewer::Comparison c =
-      viewer::compare(a->model(), parsed->positional[0], b->model(), parsed->positional[1]);
+  const analysis::Comparison c = analysis::compare(runs[0], parsed->positional[0], runs[1], parsed->positional[1]);
   if (parsed->has("--json")) {
-    viewer::write_json(stdout, c);
+    analysis::write_json(stdout, c);
   } else {
-    viewer::write_table(stdout, c, parsed->has("--notable"));
+    analysis::write_table(stdout, c, parsed->has("--notable"));
   }
   return status;
 }

@@ -92,8 +92,8 @@ int run_info(std::span<char* const> args) {
   const Scan scan = scan_trace(path, !parsed->has("--no-progress"), [&](const DecodedChunk& chunk) {
     for (const Event& e : chunk.events) {
       ++by_type[static_cast<int>(e.type)];
-      if (e.type == EventType::dropped) dropped += e.a;
-      if (e.type == EventType::task_label) ++label_uses[e.b];
+      if (e.type == EventType::dropped) dropped += payload<DroppedPayload>(e).count;
+      if (e.type == EventType::task_label) ++label_uses[payload<TaskLabelPayload>(e).label];
     }
   });
   if (scan.io_failed) {

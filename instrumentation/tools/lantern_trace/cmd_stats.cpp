@@ -1,28 +1,43 @@
-// cmd_stats.cpp - `lantern-trace stats FILE`: where the workers' time went.
+// cmd_stats.cpp - `lantern-trace stats FILE`: where the workers' time went. Every figure
+// comes from the one fold of the trace (lantern::analysis::Summary), the figures the
+// viewer and the Chrome export show for the same file.
 #include <algorithm>
 #include <cinttypes>
 
 #include "cli.hpp"
 #include "commands.hpp"
-#include "trace_stats.hpp"
+#include "json_out.hpp"
 
 namespace lantern::trace::cli {
 namespace {
 
+using analysis::Percentiles;
+using analysis::Summary;
+using analysis::WorkerFigures;
+
 constexpr const char* kHelp =
-    "usage: lantern-trace stats [--no-progress] FILE\n"
+    "usage: lantern-trace stats [--no-progress] [--json] FILE\n"
     "\n"
-    "Per worker: the share of time in each state (active, idle, sleepy, sleeping; from\n"
-    "the worker's first state event to the end of the trace), tasks run, steals, helps\n"
-    "and wakes. Then steals by distance (smt, l2, llc, numa, remote), and p50/p90/p99\n"
-    "latencies of the ready wait (time a task waited in a lane, from lane_pop) and of\n"
-    "task duration (task_begin to task_end on one worker; a task's duration includes the\n"
-    "tasks nested in it while it waited in a join), also per task label (the name a task\n"
-    "gave itself with lantern::label_task; 'no label' for the rest), and of IO operations\n"
-    "(io_submit to io_complete). Ticks are converted to time with the clock calibration\n"
-    "in the trace header.\n"
+    "Events by type. Per worker: the share of time in each state (active, idle, sleepy,\n"
+    "sleeping; from the worker's first event to the end of the trace), tasks run, steals,\n"
+    "helps and wakes (times it was woken). Then steals by distance (smt, l2, llc, numa,\n"
+    "remote), wakes by cause (work, latch, io), and p50/p90/p99/max of the ready wait\n"
+    "(time a task waited in a lane, from lane_pop), of task duration (task_begin to\n"
+    "task_end on one worker; a task's duration includes the tasks nested in it while it\n"
+    "waited in a join), also per task label (the name a task gave itself with\n"
+    "lantern::label_task; 'no label' for the rest), of wake latency - IO WAKES LEFT OUT:\n"
+    "an IO completion has no waker to time it from (the count of IO wakes is printed) -\n"
+    "and of IO operations (io_submit to io_complete). Last, the health warnings (the\n"
+    "viewer's Health panel: long task, lane head waited, work queued while all slept,\n"
+    "searching without work, events dropped, deadlock suspected).\n"
+    "\n"
+    "Percentiles are the midpoint of the bucket holding the value (buckets 1/8 of a\n"
+    "power of two wide: within 6.25 %), the buckets of the recorder's exact histograms,\n"
+    "Prometheus and the viewer, so all of them print the same p50 for the same run.\n"
+    "Ticks are converted to time with the clock calibration in the trace header.\n"
     "\n"
     "options:\n"
+    "  --json          the same figures as one JSON object on stdout\n"
     "  --no-progress   no progress bar (it is only drawn when stderr is a terminal)\n"
     "  -h, --help      this text\n"
     "\n"
@@ -39,20 +54,22 @@ void print_percentiles(const char* what, const Percentiles& p) {
               format_duration_ns(p.p99_ns).c_str(), format_duration_ns(p.max_ns).c_str());
 }
 
-void print_labels(const TraceStats& stats, const LabelTable& names) {
+std::string label_text(std::uint32_t label, const LabelTable& names) {
+  return label == 0 ? "(no label)" : printable(names.display_name(label));
+}
+
+void print_labels(const Summary& s, const LabelTable& names) {
   // Labelled tasks first, most frequent first; the unlabelled ones last.
-  std::vector<std::pair<std::uint64_t, const Percentiles*>> rows;
-  for (const auto& [label, p] : stats.by_label)
+  std::vector<std::pair<std::uint32_t, const Percentiles*>> rows;
+  for (const auto& [label, p] : s.duration_by_label)
     if (label != 0) rows.emplace_back(label, &p);
   if (rows.empty()) return;
   std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.second->count > b.second->count; });
-  if (auto it = stats.by_label.find(0); it != stats.by_label.end()) rows.emplace_back(0, &it->second);
-  std::printf("\ntask duration by label (inclusive of nested tasks)\n");
+  if (auto it = s.duration_by_label.find(0); it != s.duration_by_label.end()) rows.emplace_back(0, &it->second);
+  std::printf("\ntask duration by label (inclusive of nested tasks; tasks that ended)\n");
   std::printf("%-28s%10s%11s%11s%11s%11s\n", "label", "tasks", "p50", "p90", "p99", "max");
   for (const auto& [label, p] : rows) {
-    std::string name = label == 0                  ? "(no label)"
-                       : label > 0xFFFF'FFFFu      ? "label " + std::to_string(label)
-                                                   : printable(names.display_name(static_cast<std::uint32_t>(label)));
+    std::string name = label_text(label, names);
     if (name.size() > 27) name = name.substr(0, 24) + "...";
     std::printf("%-28s%10" PRIu64 "%11s%11s%11s%11s\n", name.c_str(), p->count, format_duration_ns(p->p50_ns).c_str(),
                 format_duration_ns(p->p90_ns).c_str(), format_duration_ns(p->p99_ns).c_str(),
@@ -60,25 +77,141 @@ void print_labels(const TraceStats& stats, const LabelTable& names) {
   }
 }
 
-void print_row(const std::string& label, const WorkerSummary& w) {
-  const double total = static_cast<double>(w.total_state_ticks());
+void print_row(const std::string& label, const WorkerFigures& w) {
+  std::uint64_t total = 0;
+  for (std::uint64_t t : w.state_ticks) total += t;
   std::printf("%8s", label.c_str());
   for (int s = 0; s <= kStateCount; ++s) {
-    if (s == kStateCount && w.state_ticks[s] == 0) {
+    if (s == kStateCount && w.state_ticks[static_cast<std::size_t>(s)] == 0) {
       std::printf("%9s", "-");
       continue;
     }
-    if (total > 0) std::printf("%8.1f%%", 100.0 * static_cast<double>(w.state_ticks[s]) / total);
+    if (total > 0) std::printf("%8.1f%%", 100.0 * static_cast<double>(w.state_ticks[static_cast<std::size_t>(s)]) / static_cast<double>(total));
     else std::printf("%9s", "-");
   }
   std::printf("%10" PRIu64 "%9" PRIu64 "%8" PRIu64 "%8" PRIu64 "\n", w.tasks, w.steals, w.helps, w.wakes);
+}
+
+void print_text(const Scan& scan, const Summary& s) {
+  std::printf("%" PRIu64 " events over %.6f s\n\n", scan.events, scan.duration_seconds());
+  std::printf("events by type:");
+  for (int t = 0; t < kEventTypeCount; ++t)
+    std::printf("%s %s %" PRIu64, t ? "," : "", std::string(kEventInfo[t].name).c_str(), s.events_by_type[static_cast<std::size_t>(t)]);
+  std::printf("\n\ntime share by state, tasks, steals, helps and wakes (times woken) per worker\n");
+  std::printf("%8s", "worker");
+  for (std::string_view name : kStateNames) std::printf("%9s", std::string(name).c_str());
+  std::printf("%9s%10s%9s%8s%8s\n", "unknown", "tasks", "steals", "helps", "wakes");
+  WorkerFigures all;
+  for (std::size_t id = 0; id < s.workers.size(); ++id) {
+    const WorkerFigures& w = s.workers[id];
+    print_row(std::to_string(id), w);
+    for (std::size_t k = 0; k < all.state_ticks.size(); ++k) all.state_ticks[k] += w.state_ticks[k];
+    all.tasks += w.tasks;
+    all.steals += w.steals;
+    all.helps += w.helps;
+    all.wakes += w.wakes;
+  }
+  print_row("all", all);
+
+  std::printf("\nsteals by distance:");
+  for (int d = 0; d < kDistanceCount; ++d)
+    std::printf(" %s %" PRIu64 "%s", std::string(kDistanceNames[d]).c_str(), s.steals_by_distance[static_cast<std::size_t>(d)],
+                d + 1 < kDistanceCount ? "," : "");
+  if (s.steals_by_distance[kDistanceCount] > 0) std::printf(", other %" PRIu64, s.steals_by_distance[kDistanceCount]);
+  std::printf("\nwakes: %" PRIu64 " (", s.wakes);
+  for (int c = 0; c < kWakeCauseCount; ++c)
+    std::printf("%s%s %" PRIu64, c ? ", " : "", std::string(kWakeCauseNames[c]).c_str(), s.wakes_by_cause[static_cast<std::size_t>(c)]);
+  std::printf("); %" PRIu64 " by a worker of the pool\n\n", s.wake_arrows);
+  print_percentiles("ready wait (lane_pop)", s.ready_wait);
+  print_percentiles("task duration (inclusive of nested tasks)", s.task_duration);
+  char what[128];
+  std::snprintf(what, sizeof what, "wake latency (IO wakes left out: %" PRIu64 ")", s.io_wakes);
+  print_percentiles(what, s.wake_latency);
+  if (s.unmatched_task_ends > 0 || s.unfinished_tasks > 0)
+    std::printf("(%" PRIu64 " task ends without a recorded begin, %" PRIu64 " tasks still running at the end)\n",
+                s.unmatched_task_ends, s.unfinished_tasks);
+  print_labels(s, scan.labels);
+  if (s.io_submitted > 0 || s.io_completed > 0) {
+    std::printf("\nIO: %" PRIu64 " operations submitted, %" PRIu64 " completed (%" PRIu64 " failed)\n", s.io_submitted,
+                s.io_completed, s.io_failed);
+    print_percentiles("IO latency (io_submit to io_complete)", s.io_latency);
+  }
+  std::printf("\ndropped: %" PRIu64 " events lost (%" PRIu64 " markers)\n", s.dropped_events, s.drop_markers);
+  std::printf("warnings: %" PRIu64, s.warnings);
+  bool any = false;
+  for (int k = 0; k < analysis::kProblemKindCount; ++k) {
+    if (s.warnings_by_kind[static_cast<std::size_t>(k)] == 0) continue;
+    std::printf("%s%s %" PRIu64, any ? ", " : " (", analysis::problem_kind_name(static_cast<analysis::ProblemKind>(k)),
+                s.warnings_by_kind[static_cast<std::size_t>(k)]);
+    any = true;
+  }
+  std::printf("%s\n", any ? " occurrences)" : "");
+}
+
+void json_percentiles(JsonOut& j, const char* key, const Percentiles& p) {
+  j.raw(",\"").raw(key).raw("\":{\"count\":").u64(p.count).raw(",\"p50_ns\":").f64(p.p50_ns);
+  j.raw(",\"p90_ns\":").f64(p.p90_ns).raw(",\"p99_ns\":").f64(p.p99_ns).raw(",\"max_ns\":").f64(p.max_ns).raw("}");
+}
+
+bool print_json(const Summary& s, const LabelTable& names) {
+  JsonOut j(stdout);
+  j.raw("{\"events\":").u64(s.events).raw(",\"events_by_type\":{");
+  for (int t = 0; t < kEventTypeCount; ++t) {
+    j.raw(t ? "," : "").string(std::string(kEventInfo[t].name)).raw(":").u64(s.events_by_type[static_cast<std::size_t>(t)]);
+  }
+  j.raw("},\"workers\":[");
+  for (std::size_t w = 0; w < s.workers.size(); ++w) {
+    const WorkerFigures& f = s.workers[w];
+    j.raw(w ? "," : "").raw("{\"tasks\":").u64(f.tasks).raw(",\"steals\":").u64(f.steals).raw(",\"helps\":").u64(f.helps);
+    j.raw(",\"wakes\":").u64(f.wakes).raw(",\"wakes_performed\":").u64(f.wakes_performed).raw(",\"dropped\":").u64(f.dropped);
+    j.raw("}");
+  }
+  j.raw("],\"tasks\":").u64(s.tasks).raw(",\"tasks_by_label\":{");
+  bool first = true;
+  for (const auto& [label, n] : s.tasks_by_label) {
+    j.raw(first ? "" : ",").string(label_text(label, names)).raw(":").u64(n);
+    first = false;
+  }
+  j.raw("},\"steals_by_distance\":{");
+  for (int d = 0; d <= kDistanceCount; ++d) {
+    j.raw(d ? "," : "").string(d < kDistanceCount ? std::string(kDistanceNames[d]) : "other").raw(":");
+    j.u64(s.steals_by_distance[static_cast<std::size_t>(d)]);
+  }
+  j.raw("},\"wakes\":").u64(s.wakes).raw(",\"wakes_by_cause\":{");
+  for (int c = 0; c < kWakeCauseCount; ++c) {
+    j.raw(c ? "," : "").string(std::string(kWakeCauseNames[c])).raw(":").u64(s.wakes_by_cause[static_cast<std::size_t>(c)]);
+  }
+  j.raw("},\"io_wakes_left_out_of_wake_latency\":").u64(s.io_wakes).raw(",\"wakes_by_a_worker\":").u64(s.wake_arrows);
+  j.raw(",\"lane_pops\":").u64(s.lane_pops).raw(",\"releases\":").u64(s.releases);
+  j.raw(",\"io_submitted\":").u64(s.io_submitted).raw(",\"io_completed\":").u64(s.io_completed).raw(",\"io_failed\":").u64(s.io_failed);
+  j.raw(",\"dropped_events\":").u64(s.dropped_events).raw(",\"drop_markers\":").u64(s.drop_markers);
+  j.raw(",\"unmatched_task_ends\":").u64(s.unmatched_task_ends).raw(",\"unfinished_tasks\":").u64(s.unfinished_tasks);
+  j.raw(",\"deadlocks\":").u64(s.deadlocks);
+  json_percentiles(j, "ready_wait", s.ready_wait);
+  json_percentiles(j, "task_duration", s.task_duration);
+  json_percentiles(j, "wake_latency", s.wake_latency);
+  json_percentiles(j, "io_latency", s.io_latency);
+  j.raw(",\"duration_by_label\":{");
+  first = true;
+  for (const auto& [label, p] : s.duration_by_label) {
+    j.raw(first ? "" : ",").string(label_text(label, names)).raw(":{\"count\":").u64(p.count);
+    j.raw(",\"p50_ns\":").f64(p.p50_ns).raw(",\"p90_ns\":").f64(p.p90_ns).raw(",\"p99_ns\":").f64(p.p99_ns).raw("}");
+    first = false;
+  }
+  j.raw("},\"warnings\":").u64(s.warnings).raw(",\"warnings_by_kind\":{");
+  for (int k = 0; k < analysis::kProblemKindCount; ++k) {
+    j.raw(k ? "," : "").string(analysis::problem_kind_name(static_cast<analysis::ProblemKind>(k))).raw(":");
+    j.u64(s.warnings_by_kind[static_cast<std::size_t>(k)]);
+  }
+  j.raw("}}\n");
+  return j.flush();
 }
 
 }  // namespace
 
 int run_stats(std::span<char* const> args) {
   std::string error;
-  auto parsed = parse_args(args, {{"--no-progress", "", false}}, &error);
+  auto parsed = parse_args(args, {{"--no-progress", "", false}, {"--json", "", false}}, &error);
   if (!parsed) return usage_error("stats", error);
   if (parsed->help) {
     std::fputs(kHelp, stdout);
@@ -87,10 +220,8 @@ int run_stats(std::span<char* const> args) {
   if (parsed->positional.size() != 1)
     return usage_error("stats", parsed->positional.empty() ? "missing FILE" : "expected one FILE");
 
-  StatsBuilder builder;
-  const Scan scan = scan_trace(parsed->positional[0], !parsed->has("--no-progress"), [&](const DecodedChunk& chunk) {
-    for (const Event& e : chunk.events) builder.add(e);
-  });
+  analysis::Analysis analysis;
+  const Scan scan = analyse_trace(parsed->positional[0], !parsed->has("--no-progress"), analysis);
   if (scan.io_failed) {
     for (const TraceError& p : scan.problems)
       if (p.kind == TraceErrorKind::io) std::fprintf(stderr, "lantern-trace stats: %s\n", p.message.c_str());
@@ -101,41 +232,14 @@ int run_stats(std::span<char* const> args) {
                  scan.problems.size());
     print_problems(stderr, scan.problems);
   }
-  const TraceStats stats = builder.finish(scan.header, scan.max_tick);
-
-  std::printf("%" PRIu64 " events over %.6f s\n\n", scan.events, scan.duration_seconds());
-  std::printf("time share by state, tasks, steals, helps and wakes per worker\n");
-  std::printf("%8s", "worker");
-  for (std::string_view name : kStateNames) std::printf("%9s", std::string(name).c_str());
-  std::printf("%9s%10s%9s%8s%8s\n", "other", "tasks", "steals", "helps", "wakes");
-  WorkerSummary all;
-  for (const auto& [id, w] : stats.workers) {
-    print_row(std::to_string(id), w);
-    for (int s = 0; s <= kStateCount; ++s) all.state_ticks[s] += w.state_ticks[s];
-    all.tasks += w.tasks;
-    all.steals += w.steals;
-    all.helps += w.helps;
-    all.wakes += w.wakes;
-  }
-  print_row("all", all);
-
-  std::printf("\nsteals by distance:");
-  for (int d = 0; d < kDistanceCount; ++d)
-    std::printf(" %s %" PRIu64 "%s", std::string(kDistanceNames[d]).c_str(), stats.steals_by_distance[d],
-                d + 1 < kDistanceCount ? "," : "");
-  if (stats.steals_by_distance[kDistanceCount] > 0)
-    std::printf(", other %" PRIu64, stats.steals_by_distance[kDistanceCount]);
-  std::printf("\n\n");
-  print_percentiles("ready wait (lane_pop)", stats.ready_wait);
-  print_percentiles("task duration (inclusive of nested tasks)", stats.task_duration);
-  if (stats.unmatched_task_ends > 0 || stats.unfinished_tasks > 0)
-    std::printf("(%" PRIu64 " task ends without a recorded begin, %" PRIu64 " tasks still running at the end)\n",
-                stats.unmatched_task_ends, stats.unfinished_tasks);
-  print_labels(stats, scan.labels);
-  if (stats.io_submitted > 0 || stats.io_completed > 0) {
-    std::printf("\nIO: %" PRIu64 " operations submitted, %" PRIu64 " completed (%" PRIu64 " failed)\n",
-                stats.io_submitted, stats.io_completed, stats.io_failed);
-    print_percentiles("IO latency (io_submit to io_complete)", stats.io_latency);
+  const Summary summary = analysis.summary();
+  if (parsed->has("--json")) {
+    if (!print_json(summary, scan.labels)) {
+      std::fprintf(stderr, "lantern-trace stats: cannot write to standard output\n");
+      return kExitUsage;
+    }
+  } else {
+    print_text(scan, summary);
   }
   return exit_code(scan);
 }

@@ -30,6 +30,20 @@ class JsonOut {
   JsonOut& u64(std::uint64_t v) { return number(v); }
   JsonOut& i64(std::int64_t v) { return number(v); }
   JsonOut& f64(double v);
+  // binary_micros writes q/1024 microseconds exactly (q: a count of 1/1024 us, which is
+  // what the Chrome export's times are): the decimal text has at most 10 fraction digits
+  // and parses back to exactly q/1024, so ts + dur of two such values is exact too.
+  JsonOut& binary_micros(std::uint64_t q) {
+    number(q >> 10);
+    std::uint64_t frac = (q & 1023) * 9765625ull;  // 1/1024 = 0.0009765625
+    if (frac == 0) return *this;
+    char digits[11] = {'.'};
+    for (int i = 10; i >= 1; --i, frac /= 10) digits[i] = static_cast<char>('0' + frac % 10);
+    int len = 11;
+    while (digits[len - 1] == '0') --len;
+    buffer_.append(digits, static_cast<std::size_t>(len));
+    return *this;
+  }
   // micros writes a nanosecond count as microseconds with exactly three decimals.
   JsonOut& micros(std::uint64_t ns) {
     number(ns / 1000);

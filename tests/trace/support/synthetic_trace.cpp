@@ -33,7 +33,7 @@ class WorkerSim {
     const std::uint64_t r = rng_() % 1000;
     tick_ += r < 990 ? 40 + rng_() % 700 : 10'000 + rng_() % 2'000'000;
     out_.push_back(Event{tick_, worker_, type, {0, 0, 0}, a, b});
-    if (type == EventType::state) state_ = a & 0xFF;
+    if (type == EventType::state) state_ = static_cast<std::uint64_t>(StatePayload::decode(a, b).to);
   }
   std::uint64_t alloc_task() {
     std::uint64_t slot;

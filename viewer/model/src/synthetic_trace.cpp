@@ -61,7 +61,8 @@ class Simulation {
   }
   void set_state(std::vector<Event>& out, Worker& w, std::uint64_t ns, std::uint64_t to, std::uint64_t reason) {
     if (w.state == to) return;
-    emit(out, w, ns, EventType::state, (w.state << 8) | to, reason);
+    const PayloadWords p = StatePayload{static_cast<WorkerState>(w.state), static_cast<WorkerState>(to), static_cast<StateReason>(reason)}.encode();
+    emit(out, w, ns, EventType::state, p.a, p.b);
     w.state = to;
   }
   std::uint64_t distance(std::uint32_t a, std::uint32_t b) const {
@@ -89,7 +90,10 @@ class Simulation {
     const std::uint64_t start = p * kPeriodNs + w.index * 3000;
     std::uint64_t ns = start;
     const std::uint32_t n = o_.workers;
-    if (p == 0) emit(out, w, ns, EventType::state, (idle << 8) | idle, 0);  // started
+    if (p == 0) {
+      const PayloadWords started = StatePayload{WorkerState::idle, WorkerState::idle, StateReason::started}.encode();
+      emit(out, w, ns, EventType::state, started.a, started.b);
+    }
     if (w.state == sleeping) {
       const std::uint32_t waker = w.index == 0 ? 0xffffffffu : 0;
       const std::uint64_t latency = rng_.exp_ns(15000);
@@ -117,7 +121,8 @@ class Simulation {
         const std::uint32_t victim = static_cast<std::uint32_t>((w.index + 1 + rng_.next() % (n - 1)) % n);
         source = rng_.chance(0.8) ? stolen_deque : stolen_lane;
         if (source == stolen_lane) emit(out, w, ns, EventType::lane_pop, victim, dt(rng_.exp_ns(40000)));
-        emit(out, w, ns, EventType::steal, victim, distance(w.index, victim) | (source << 8));
+        const PayloadWords p = StealPayload{victim, static_cast<StealDistance>(distance(w.index, victim)), static_cast<TaskSource>(source)}.encode();
+        emit(out, w, ns, EventType::steal, p.a, p.b);
       } else if (r < 0.15) {
         source = own_lane;
         emit(out, w, ns, EventType::lane_pop, w.index, dt(rng_.exp_ns(30000)));

@@ -100,7 +100,7 @@ struct DepNode : Job {
   void report_outside_release() noexcept {
     if (outside_releaser != 0) [[unlikely]] {
       [[maybe_unused]] Worker* me = tls_worker;
-      LANTERN_HOOK(*me, release, task_id(this), outside_releaser);
+      LANTERN_HOOK(*me, ReleasePayload{task_id(this), outside_releaser});
       outside_releaser = 0;
     }
   }
@@ -115,7 +115,7 @@ inline void make_ready(DepNode* node, std::uint64_t releaser_id, bool at_task_en
   registry->not_ready_released(me);
   if (me) {
     // Locality: the data the releaser just produced is in this core's cache.
-    if (releaser_id != 0) LANTERN_HOOK(*me, release, task_id(node), releaser_id);
+    if (releaser_id != 0) LANTERN_HOOK(*me, ReleasePayload{task_id(node), releaser_id});
     me->released_one();
     if (at_task_end) {
       me->push_continuation(node);

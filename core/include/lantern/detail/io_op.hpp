@@ -14,11 +14,12 @@
 #include <cstdint>
 
 #include "lantern/detail/job.hpp"
+#include "lantern/vocabulary.hpp"
 
 namespace lantern {
 
-// The operations lantern/io.hpp offers (io_submit's b payload: kind | fd << 8).
-enum class IoKind : std::uint8_t { read = 0, write = 1, accept = 2, connect = 3, timeout = 4 };
+// The operations lantern/io.hpp offers: IoKind, in lantern/vocabulary.hpp (io_submit's
+// payload is IoSubmitPayload).
 const char* io_kind_name(IoKind k) noexcept;
 
 namespace detail {

@@ -72,10 +72,10 @@ class alignas(64) Worker final : public SleepSink {
     Job* const outer = current_task_;  // tasks nest: a join runs others while it waits
     for (;;) {
       current_task_ = job;
-      LANTERN_HOOK(*this, task_begin, task_id(job), source);
+      LANTERN_HOOK(*this, TaskBeginPayload{task_id(job), source});
       [[maybe_unused]] const bool threw = job->execute(job);
       (void)source;
-      LANTERN_HOOK(*this, task_end, task_id(job), threw);
+      LANTERN_HOOK(*this, TaskEndPayload{task_id(job), threw});
       // A continuation kept by the task that just ended runs now, before this worker
       // looks anywhere else, so it can never be stranded in the slot.
       job = continuation_;
@@ -139,7 +139,7 @@ class alignas(64) Worker final : public SleepSink {
   void sleep_state(WorkerState s, StateReason why) noexcept override { set_state(s, why); }
   void was_woken(std::uint32_t waker, std::uint64_t why, std::uint64_t latency_ticks,
                  std::uint32_t where) noexcept override {
-    LANTERN_HOOK(*this, wake, waker | (why << 32), latency_ticks);
+    LANTERN_HOOK(*this, WakePayload{waker, static_cast<WakeCause>(why), latency_ticks});
     (void)waker;
     (void)why;
     (void)latency_ticks;
@@ -172,7 +172,7 @@ class alignas(64) Worker final : public SleepSink {
  private:
   void set_state(WorkerState s, StateReason why) noexcept {
     if (state_ == s) return;
-    LANTERN_HOOK(*this, state, (static_cast<unsigned>(state_) << 8) | static_cast<unsigned>(s), why);
+    LANTERN_HOOK(*this, StatePayload{state_, s, why});
 #if LANTERN_OBSERVER
     if (s == WorkerState::idle && observer) [[unlikely]] sample_not_ready();
 #endif

@@ -39,6 +39,8 @@ struct alignas(64) WorkerCounters {
   Counter releases;            // release: tasks this worker made ready by completing their last dependency
   Counter io_submitted;        // io_submit: asynchronous IO operations this worker submitted
   Counter io_completed;        // io_complete: IO completions this worker reaped (their tasks made ready)
+  Counter io_wakes;            // wakes caused by an IO completion: counted here, not in wake_latency
+  Counter deadlocks;           // deadlock events (every worker blocked in a wait, nothing ready)
   // Time per state, in clock ticks, up to state_since; plus the current state.
   std::array<Counter, trace::kStateCount> state_ticks;
   Counter state;               // current state (trace state number)
@@ -50,7 +52,9 @@ struct alignas(64) WorkerCounters {
   Histogram ready_wait;
   Histogram task_duration;
   // Wake latency (ns): from the wake call (by a worker or an outside thread) to the
-  // woken worker running again, measured by the woken worker.
+  // woken worker running again, measured by the woken worker. IO wakes have no waker and
+  // are not in it (io_wakes counts them): the worker's wake events are wake_latency's
+  // count plus io_wakes.
   Histogram wake_latency;
   // Event accounting: every event the level selects is either recorded (in the ring) or
   // dropped (ring full); a snapshot's events_produced is their sum. Recorded events are
@@ -70,6 +74,7 @@ struct WorkerCountersSnapshot {
   std::uint64_t events_produced, events_recorded, events_dropped;
   std::uint64_t releases;  // last, so positional initialisers written before it stay valid
   std::uint64_t io_submitted, io_completed;
+  std::uint64_t io_wakes, deadlocks;
 };
 
 WorkerCountersSnapshot snapshot(const WorkerCounters& c, std::uint64_t now_ticks) noexcept;

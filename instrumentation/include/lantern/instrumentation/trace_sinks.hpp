@@ -68,18 +68,35 @@ class FlightRecorder final : public Sink {
   void on_batch(std::span<const trace::Event> events) override;
 
   // dump writes the header and every kept chunk (plus the open one) to `path`. Returns
-  // an empty string on success, else a message naming the file and the reason.
+  // an empty string on success, else a message naming the file and the reason. The file
+  // is written under a temporary name beside `path` and renamed into place when whole,
+  // so a failed dump (unwritable directory, disk full) leaves no file at all.
   std::string dump(const std::string& path);
+  // dump_to_new_file: the same, to a new file "<prefix>-<UTC time>-<n>.trace" (n counts
+  // this recorder's dumps) that is never one that exists: a name taken by anyone else
+  // moves on to the next n. Sets *path to the file written.
+  std::string dump_to_new_file(const std::string& prefix, std::string* path);
 
   // dump_on_signal: from now on, signal `signo` (default SIGUSR2) makes a background
-  // thread dump to `path_prefix` + "-<unix seconds>.trace" and print the name on
-  // stderr. The handler only writes one byte to a pipe (async-signal-safe); the dump
-  // happens on the thread. One FlightRecorder per process can own the signal.
+  // thread dump to a new file (dump_to_new_file with `path_prefix`) and say on stderr
+  // where, or why it failed. The handler only counts the signal and writes one byte to
+  // a non-blocking pipe (async-signal-safe). Signals that arrive while a dump is being
+  // written are honoured by one more dump after it; several of them are merged into that
+  // one dump, and its line on stderr says how many requests it covers. (The kernel
+  // itself merges a signal sent while the same one is still pending: such signals were
+  // never delivered and cannot be counted.) One FlightRecorder per process can own the
+  // signal.
   std::string dump_on_signal(std::string path_prefix, int signo = 0);
 
   std::size_t kept_bytes() const;
   std::size_t kept_chunks() const;
   std::uint64_t dumps() const noexcept { return dumps_.load(std::memory_order_relaxed); }
+  // dump_failures: dumps that failed (each said why on stderr or to its caller);
+  // last_dump_error: the newest such message ("" if none).
+  std::uint64_t dump_failures() const noexcept { return dump_failures_.load(std::memory_order_relaxed); }
+  std::string last_dump_error() const;
+  // signals_merged: signal requests served by a dump that another request started.
+  std::uint64_t signals_merged() const noexcept { return signals_merged_.load(std::memory_order_relaxed); }
 
  private:
   struct Chunk {
@@ -88,6 +105,10 @@ class FlightRecorder final : public Sink {
   };
   void seal_open_chunk();  // requires mutex_
   void trim();             // requires mutex_
+  // write_dump: the kept chunks to a temporary file, renamed to `path` when whole (over
+  // an existing file only if `replace`); "exists" is returned when !replace and it does.
+  std::string write_dump(const std::string& path, bool replace);
+  std::string failed(std::string error);  // counts and keeps a failed dump's message
 
   trace::TraceHeader header_;
   FlightRecorderOptions options_;
@@ -99,6 +120,11 @@ class FlightRecorder final : public Sink {
   std::size_t bytes_ = 0;
   std::uint64_t newest_ticks_ = 0;
   std::atomic<std::uint64_t> dumps_{0};
+  std::atomic<std::uint64_t> dump_failures_{0};
+  std::atomic<std::uint64_t> dump_sequence_{0};
+  std::atomic<std::uint64_t> signals_merged_{0};
+  mutable std::mutex error_mutex_;
+  std::string last_dump_error_;
   // signal handling
   int pipe_read_ = -1;
   int pipe_write_ = -1;

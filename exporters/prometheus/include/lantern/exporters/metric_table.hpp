@@ -29,9 +29,12 @@ enum class MetricType : std::uint8_t { counter, gauge, histogram };
   X(tasks_spawned, "lantern_tasks_spawned_total", counter, "worker",                                           \
     "Tasks created on the worker (spawn, submit, task-group spawns); join's forks are not separate tasks.")    \
   X(tasks_submitted, "lantern_tasks_submitted_total", counter, "",                                             \
-    "Tasks submitted or spawned from threads outside the pool (each waits in a lane).")                        \
+    "Tasks created by threads outside the pool (submit, spawn, spawn_after, graph nodes). A ready one waits "   \
+    "in a lane; one with dependencies is queued when they complete, on the releasing worker's deque if a "     \
+    "worker released it, so this is not sum(lantern_lane_pops_total).")                                        \
   X(lane_pops, "lantern_lane_pops_total", counter, "worker",                                                   \
-    "Tasks the worker took from a lane, its own or another's: each outside submission is counted once.")       \
+    "Tasks the worker took from a lane, its own or another's: ready outside submissions, tasks submitted to "  \
+    "a chosen lane, tasks released from outside the pool and IO operations handed over by outside threads.")   \
   X(steals, "lantern_steals_total", counter, "worker, distance",                                               \
     "Tasks the worker stole, by topology distance between thief and victim.")                                  \
   X(failed_steal_rounds, "lantern_failed_steal_rounds_total", counter, "worker",                               \
@@ -39,7 +42,10 @@ enum class MetricType : std::uint8_t { counter, gauge, histogram };
   X(helps, "lantern_helps_total", counter, "worker",                                                           \
     "Times the worker helped a lane whose head had waited too long (fairness-aware helping).")                 \
   X(sleeps, "lantern_sleeps_total", counter, "worker", "Times the worker fell asleep.")                         \
-  X(wakes, "lantern_wakes_total", counter, "worker", "Times the worker was woken from sleep.")                  \
+  X(wakes, "lantern_wakes_total", counter, "worker",                                                           \
+    "Times the worker left sleeping (woken by a worker, an outside thread or an IO completion).")              \
+  X(io_wakes, "lantern_io_wakes_total", counter, "worker",                                                     \
+    "Wakes caused by an IO completion: no waker, so not in lantern_wake_latency_seconds.")                     \
   X(lane_depth, "lantern_lane_depth", gauge, "worker", "Tasks waiting in the worker's lane.")                   \
   X(deque_depth, "lantern_deque_depth", gauge, "worker", "Tasks in the worker's deque (a racy estimate).")      \
   X(releases, "lantern_releases_total", counter, "worker",                                                     \
@@ -59,7 +65,8 @@ enum class MetricType : std::uint8_t { counter, gauge, histogram };
   X(task_duration, "lantern_task_duration_seconds", histogram, "",                                             \
     "How long each task ran, including the join children it ran inline.")                                     \
   X(wake_latency, "lantern_wake_latency_seconds", histogram, "",                                               \
-    "From a wake call to the woken worker running again.")                                                     \
+    "From a wake call to the woken worker running again. IO wakes are left out (no waker: "                    \
+    "lantern_io_wakes_total counts them).")                                                                    \
   X(events_recorded, "lantern_events_recorded_total", counter, "worker",                                       \
     "Trace events written to the worker's ring (0 at recording level off).")                                   \
   X(events_dropped, "lantern_events_dropped_total", counter, "worker",                                         \

@@ -4,7 +4,10 @@
 // trace file or a live socket through the same TraceDecoder, so the views draw from the
 // same data whichever way it came, and never know which (STYLE.md item 9).
 //
-// What it keeps, per worker (events of one worker arrive in its time order):
+// Every fact below is folded by lantern::analysis::Analysis (one fold for every view:
+// lantern/analysis/analysis.hpp); the Model adds what only a viewer needs (time series,
+// the source's status, trace problems, a memory limit). What it offers,
+// per worker (events of one worker arrive in its time order):
 //   - state intervals and task slices (WorkerTrack, each slice with the label its task
 //     gave itself), steals, helps, wakes, lane pops, dependency releases (linked to the
 //     releasing and the released task's slices), IO submissions and completions, and
@@ -32,70 +35,20 @@
 #include <string>
 #include <vector>
 
+#include "lantern/analysis/analysis.hpp"
 #include "lantern/trace/chunk_decoder.hpp"
 #include "lantern/trace/label_names.hpp"
 #include "lantern/trace/trace_error.hpp"
 #include "lantern/trace/trace_header.hpp"
-#include "lantern/viewer/health.hpp"
-#include "lantern/viewer/latency_histogram.hpp"
 #include "lantern/viewer/time_series.hpp"
-#include "lantern/viewer/worker_track.hpp"
 
 namespace lantern::viewer {
 
-struct Steal {
-  Tick t;
-  std::uint32_t victim;
-  std::uint8_t distance;  // trace::kDistanceNames index
-  std::uint8_t source;    // stolen_deque or stolen_lane
-};
-struct Help {
-  Tick t;
-  std::uint32_t lane;
-  Tick head_age;
-};
-struct Wake {
-  Tick t;
-  std::uint32_t waker;  // kOutsideWaker: a thread outside the pool
-  std::uint32_t why;    // 0: work, 1: latch, 2: IO completion
-  Tick latency;
-};
-// SliceRef: one task slice, Model::track(worker).slices(depth)[index].
-struct SliceRef {
-  std::int32_t worker = -1;  // -1: none
-  std::int32_t depth = 0;
-  std::size_t index = 0;
-  bool valid() const noexcept { return worker >= 0; }
-};
-// Release: a task made ready when its last dependency completed (core's release hook),
-// reported by the worker that completed it.
-struct Release {
-  Tick t;
-  std::uint64_t released;  // the task made ready
-  std::uint64_t releaser;  // the task that completed, or a signal or IO operation id
-  SliceRef from;           // the releasing task's slice, when a task of this worker released it
-  SliceRef to;             // the released task's slice, once it began (on any worker)
-};
-// IoEvent: an asynchronous IO operation submitted or completed on this worker.
-struct IoEvent {
-  Tick t;
-  std::uint64_t op;
-  std::uint64_t value;  // submitted: kind | fd << 8; completed: the result (int64: bytes, fd or -errno)
-  bool completed;
-};
-inline constexpr std::uint32_t kOutsideWaker = 0xffffffffu;
-struct LanePop {
-  Tick t;
-  std::uint32_t lane;
-  Tick wait;
-};
-// Drop: a gap in one worker's events. The recorder writes its marker when the ring has
-// room again, so the gap runs from that worker's previous event to the marker.
-struct Drop {
-  Tick t;          // the marker: the gap ends here
-  std::uint64_t count;
-  Tick gap_start;  // the worker's last event before the gap
-};
+// The facts (WorkerTrack, TaskSlice, Steal, Wake, Release, IoEvent, LanePop, Drop, the
+// histograms, HealthChecker and its Problems) are the analysis library's: the viewer
+// draws what lantern::analysis folded, the same fold lantern-trace stats and the Chrome
+// export read, so the numbers cannot differ.
+using namespace ::lantern::analysis;
 
 // Series of Model::series(), in this order; lane l's queue depth is kSeriesFirstLane + l.
 enum SeriesId : int {
@@ -154,7 +107,7 @@ class Model {
   bool has_header() const noexcept { return has_header_; }
   bool header_ok() const noexcept { return header_ok_; }
   const trace::TraceHeader& header() const noexcept { return header_; }
-  bool empty() const noexcept { return events_ == 0; }
+  bool empty() const noexcept { return analysis_.empty(); }
   Tick origin() const noexcept { return origin_; }  // the views' time zero
   Tick first_tick() const noexcept { return first_tick_; }
   Tick last_tick() const noexcept { return last_tick_; }  // open intervals end here
@@ -165,40 +118,38 @@ class Model {
   double rel(Tick t) const noexcept { return static_cast<double>(static_cast<std::int64_t>(t - origin_)); }
   Tick abs(double rel_ticks) const noexcept;
 
-  // --- per worker ---
-  std::uint32_t worker_count() const noexcept { return static_cast<std::uint32_t>(tracks_.size()); }
-  const WorkerTrack& track(std::uint32_t w) const noexcept { return *tracks_[w]; }
-  const std::vector<Steal>& steals(std::uint32_t w) const noexcept { return per_worker_[w].steals; }
-  const std::vector<Help>& helps(std::uint32_t w) const noexcept { return per_worker_[w].helps; }
-  const std::vector<Wake>& wakes(std::uint32_t w) const noexcept { return per_worker_[w].wakes; }
-  const std::vector<LanePop>& pops(std::uint32_t w) const noexcept { return per_worker_[w].pops; }
-  const std::vector<Drop>& drops(std::uint32_t w) const noexcept { return per_worker_[w].drops; }
-  const std::vector<Release>& releases(std::uint32_t w) const noexcept { return per_worker_[w].releases; }
-  const std::vector<IoEvent>& io(std::uint32_t w) const noexcept { return per_worker_[w].io; }
-  const TaskSlice& slice(const SliceRef& r) const noexcept {
-    return track(static_cast<std::uint32_t>(r.worker)).slices(r.depth)[r.index];
-  }
-  std::uint64_t dropped(std::uint32_t w) const noexcept { return per_worker_[w].dropped; }
-  std::uint64_t failed_rounds(std::uint32_t w) const noexcept { return per_worker_[w].failed_rounds; }
-  // in_gap: whether [a, b] overlaps a gap of lost events of worker w (every worker: -1),
-  // i.e. whether what the model says about that span may be missing something.
-  bool in_gap(int w, Tick a, Tick b) const noexcept;
+  // --- per worker (the analysis' facts) ---
+  const Analysis& analysis() const noexcept { return analysis_; }
+  std::uint32_t worker_count() const noexcept { return analysis_.worker_count(); }
+  const WorkerTrack& track(std::uint32_t w) const noexcept { return analysis_.track(w); }
+  const std::vector<Steal>& steals(std::uint32_t w) const noexcept { return analysis_.steals(w); }
+  const std::vector<Help>& helps(std::uint32_t w) const noexcept { return analysis_.helps(w); }
+  const std::vector<Wake>& wakes(std::uint32_t w) const noexcept { return analysis_.wakes(w); }
+  const std::vector<LanePop>& pops(std::uint32_t w) const noexcept { return analysis_.pops(w); }
+  const std::vector<Drop>& drops(std::uint32_t w) const noexcept { return analysis_.drops(w); }
+  const std::vector<Release>& releases(std::uint32_t w) const noexcept { return analysis_.releases(w); }
+  const std::vector<IoEvent>& io(std::uint32_t w) const noexcept { return analysis_.io(w); }
+  const TaskSlice& slice(const SliceRef& r) const noexcept { return analysis_.slice(r); }
+  std::uint64_t dropped(std::uint32_t w) const noexcept { return analysis_.dropped(w); }
+  std::uint64_t failed_rounds(std::uint32_t w) const noexcept { return analysis_.failed_rounds(w); }
+  bool in_gap(int w, Tick a, Tick b) const noexcept { return analysis_.in_gap(w, a, b); }
 
   // --- whole trace ---
-  std::uint64_t events() const noexcept { return events_; }
-  std::uint64_t events_of(trace::EventType t) const noexcept { return by_type_[static_cast<int>(t)]; }
-  std::uint64_t dropped_events() const noexcept { return dropped_; }
-  std::uint64_t rejected_events() const noexcept { return rejected_; }  // impossible worker ids / states
+  std::uint64_t events() const noexcept { return analysis_.events(); }
+  std::uint64_t events_of(trace::EventType t) const noexcept { return analysis_.events_of(t); }
+  std::uint64_t dropped_events() const noexcept { return analysis_.dropped_events(); }
+  std::uint64_t rejected_events() const noexcept { return analysis_.rejected_events(); }
   std::uint64_t chunks() const noexcept { return chunks_; }
-  // The steal matrix: steals by `thief` from `victim` over the whole trace.
-  std::uint64_t steal_count(std::uint32_t thief, std::uint32_t victim) const noexcept;
-  std::uint64_t max_steal_count() const noexcept { return max_steal_count_; }
-  const std::array<std::uint64_t, trace::kDistanceCount>& steals_by_distance() const noexcept { return by_distance_; }
-  // labels: the names the trace gave its task labels; label_uses: task_label events per
-  // label id (what a legend lists, most used first).
-  const trace::LabelTable& labels() const noexcept { return labels_; }
-  const std::map<std::uint32_t, std::uint64_t>& label_uses() const noexcept { return label_uses_; }
-  std::string label_name(std::uint32_t id) const { return labels_.display_name(id); }
+  std::uint64_t steal_count(std::uint32_t thief, std::uint32_t victim) const noexcept {
+    return analysis_.steal_count(thief, victim);
+  }
+  std::uint64_t max_steal_count() const noexcept { return analysis_.max_steal_count(); }
+  const std::array<std::uint64_t, trace::kDistanceCount>& steals_by_distance() const noexcept {
+    return analysis_.steals_by_distance();
+  }
+  const trace::LabelTable& labels() const noexcept { return analysis_.labels(); }
+  const std::map<std::uint32_t, std::uint64_t>& label_uses() const noexcept { return analysis_.label_uses(); }
+  std::string label_name(std::uint32_t id) const { return analysis_.labels().display_name(id); }
   // distance between two workers from the header's topology (worker i runs on CPU
   // i % cpus), or what their steals reported; -1 when neither says.
   int distance(std::uint32_t a, std::uint32_t b) const noexcept;
@@ -209,38 +160,27 @@ class Model {
   const TimeSeries* series() const noexcept { return series_.get(); }
   void prepare_series();
 
-  const LatencyHistogram& ready_wait() const noexcept { return ready_wait_; }
-  const LatencyHistogram& task_duration() const noexcept { return task_duration_; }
-  const LatencyHistogram& wake_latency() const noexcept { return wake_latency_; }
+  const LatencyHistogram& ready_wait() const noexcept { return analysis_.ready_wait(); }
+  const LatencyHistogram& task_duration() const noexcept { return analysis_.task_duration(); }
+  // wake_latency: IO wakes left out (they have no waker: see lantern/analysis/analysis.hpp);
+  // io_wakes says how many.
+  const LatencyHistogram& wake_latency() const noexcept { return analysis_.wake_latency(); }
+  std::uint64_t io_wakes() const noexcept { return analysis_.io_wakes(); }
 
-  HealthChecker& health() noexcept { return health_; }
-  const HealthChecker& health() const noexcept { return health_; }
+  const HealthChecker& health() const noexcept { return analysis_.health(); }
   void recheck_health(const HealthThresholds& thresholds);
+  // warning_count: THE warning count (HealthChecker::warning_count), as every view shows it.
+  std::uint64_t warning_count() const { return analysis_.health().warning_count(analysis_); }
   // trace_problems: damage, truncation, version and I/O problems, in stream order.
   const std::vector<trace::TraceError>& trace_problems() const noexcept { return trace_problems_; }
   bool has_trace_errors() const noexcept;
 
  private:
-  struct PerWorker {
-    std::vector<Steal> steals;
-    std::vector<Help> helps;
-    std::vector<Wake> wakes;
-    std::vector<LanePop> pops;
-    std::vector<Drop> drops;
-    std::vector<Release> releases;
-    std::vector<IoEvent> io;
-    std::uint64_t dropped = 0;
-    std::uint64_t failed_rounds = 0;
-  };
-  void ensure_worker(std::uint32_t w);
   void ensure_series(Tick first);
   void apply_one(const trace::Event& e);
-  void on_release(std::uint32_t w, Tick t, const trace::Event& e);
-  void on_task_begun(std::uint32_t w, int depth, Tick t, std::uint64_t id);
 
   SourceStatus status_;
   std::uint64_t generation_ = 0;
-  bool finished_ = false;
   bool has_header_ = false;
   bool header_ok_ = false;
   trace::TraceHeader header_;
@@ -248,34 +188,15 @@ class Model {
   Tick origin_ = 0;
   Tick first_tick_ = 0;
   Tick last_tick_ = 0;
-
-  std::vector<std::unique_ptr<WorkerTrack>> tracks_;
-  std::vector<PerWorker> per_worker_;
-  std::uint64_t events_ = 0;
-  std::array<std::uint64_t, trace::kEventTypeCount> by_type_{};
-  Tick not_ready_since_ = 0;       // the last not_ready sample: when, and its value
-  double not_ready_value_ = -1;    // -1: none yet
-  std::uint64_t dropped_ = 0;
-  std::uint64_t rejected_ = 0;
   std::uint64_t chunks_ = 0;
   std::uint64_t event_limit_ = 100'000'000;
   std::uint64_t discarded_ = 0;
+  Tick not_ready_since_ = 0;       // the last not_ready sample: when, and its value
+  double not_ready_value_ = -1;    // -1: none yet
+  std::uint32_t series_workers_ = 0;  // lanes the series have room for
 
-  std::vector<std::uint64_t> steal_matrix_;  // [thief * matrix_side_ + victim]
-  std::vector<std::int8_t> seen_distance_;   // same layout: distance the steals reported
-  std::uint32_t matrix_side_ = 0;
-  std::uint64_t max_steal_count_ = 0;
-  std::array<std::uint64_t, trace::kDistanceCount> by_distance_{};
-  trace::LabelTable labels_;
-  std::map<std::uint32_t, std::uint64_t> label_uses_;
-  // Releases whose released task has not begun yet: its id -> (worker, index into releases).
-  std::unordered_map<std::uint64_t, std::pair<std::uint32_t, std::size_t>> waiting_releases_;
-
+  Analysis analysis_;
   std::unique_ptr<TimeSeries> series_;
-  LatencyHistogram ready_wait_;
-  LatencyHistogram task_duration_;
-  LatencyHistogram wake_latency_;
-  HealthChecker health_;
   std::vector<trace::TraceError> trace_problems_;
 };
 

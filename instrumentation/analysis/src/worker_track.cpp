@@ -1,9 +1,9 @@
 // worker_track.cpp - appending a worker's events, and the range queries the views use.
-#include "lantern/viewer/worker_track.hpp"
+#include "lantern/analysis/worker_track.hpp"
 
 #include <algorithm>
 
-namespace lantern::viewer {
+namespace lantern::analysis {
 
 Tick WorkerTrack::clamp(Tick t) noexcept {
   // A worker's events are in time order; anything else is damage or a clock glitch.
@@ -121,7 +121,8 @@ bool WorkerTrack::on_task_label(std::uint64_t id, std::uint32_t label) {
   return true;
 }
 
-void WorkerTrack::lose_open(Tick t) {
+std::size_t WorkerTrack::lose_open(Tick t) {
+  const std::size_t closed = open_.size();
   while (!open_.empty()) {
     TaskSlice& lost = slices_[static_cast<std::size_t>(open_.back().depth)][open_.back().index];
     lost.end = std::max(t, lost.start);
@@ -129,6 +130,7 @@ void WorkerTrack::lose_open(Tick t) {
     open_.pop_back();
   }
   depth_overflow_ = 0;
+  return closed;
 }
 
 bool WorkerTrack::find_open(std::uint64_t id, int* depth, std::size_t* index) const noexcept {
@@ -221,4 +223,4 @@ std::size_t WorkerTrack::first_slice_starting_at_or_after(int depth, Tick t) con
   return static_cast<std::size_t>(it - row.begin());
 }
 
-}  // namespace lantern::viewer
+}  // namespace lantern::analysis

@@ -23,7 +23,7 @@
 
 #include "lantern/trace/event_table.hpp"
 
-namespace lantern::viewer {
+namespace lantern::analysis {
 
 using Tick = std::uint64_t;
 
@@ -42,7 +42,7 @@ struct TaskSlice {
   Tick end = kOpenEnd;       // kOpenEnd while the task runs (or its end was never seen)
   std::uint64_t id = 0;      // the task id the scheduler reported (its job's address)
   std::uint32_t ready_wait = kNoReadyWait;  // ticks it waited in a lane (saturated), if it came from one
-  std::int32_t steal = -1;   // index into Model::steals(worker) of the steal that brought it
+  std::int32_t steal = -1;   // index into Analysis::steals(worker) of the steal that brought it
   std::uint32_t label = 0;   // the label the task gave itself (task_label; the last one), 0: none
   std::uint8_t source = 0;   // trace::kSourceNames index
   std::uint8_t flags = 0;    // kSliceThrew | kSliceEndLost
@@ -56,7 +56,7 @@ class WorkerTrack {
   static constexpr std::size_t kCheckpointEvery = 16;
   static constexpr int kMaxDepth = 256;  // deeper nesting is counted, not stored
 
-  // --- building (Model::apply) ---
+  // --- building (Analysis::apply) ---
   // touch: any event of this worker at `t`; opens the unknown-state interval on the first.
   void touch(Tick t);
   void on_state(Tick t, int from, int to, std::uint8_t reason);
@@ -67,7 +67,8 @@ class WorkerTrack {
   // lose_open: the record of this worker has a hole (the reader skipped a damaged chunk):
   // every open task is closed at `t`, its last event before the hole, and marked
   // kSliceEndLost, so it is not drawn across the rest of the trace.
-  void lose_open(Tick t);
+  // Returns how many slices it closed.
+  std::size_t lose_open(Tick t);
   // on_task_label: the innermost open task with this id names itself; false if none is open.
   bool on_task_label(std::uint64_t id, std::uint32_t label);
   // What the next task_begin inherits: a lane pop's wait, a steal's index.
@@ -136,4 +137,4 @@ class WorkerTrack {
   std::uint64_t out_of_order_ = 0;
 };
 
-}  // namespace lantern::viewer
+}  // namespace lantern::analysis

@@ -1,6 +1,8 @@
-// health.hpp - the warnings a user should not miss, derived from the model.
+// health.hpp - the warnings a user should not miss (health findings), derived from the
+// Analysis (lantern/analysis/analysis.hpp): the viewer's Health panel, its badge, its
+// stderr summary and lantern-trace stats all count them with warning_count().
 //
-// HealthChecker reads what the Model has stored (it never sees raw events) and keeps
+// HealthChecker reads what the Analysis has stored (it never sees raw events) and keeps
 // a cursor per worker, so each call to advance() examines only what arrived since the
 // last; changing a threshold is a reset() and one full rescan. Each Problem carries a
 // time range and a worker (or lane), which is how the health view links to the timeline.
@@ -18,20 +20,21 @@
 #include <string>
 #include <vector>
 
-#include "lantern/viewer/worker_track.hpp"
+#include "lantern/analysis/worker_track.hpp"
 
-namespace lantern::viewer {
+namespace lantern::analysis {
 
-class Model;
+class Analysis;
 
 enum class ProblemKind : std::uint8_t {
   long_task,              // a worker ran one task without a break for longer than the threshold
   lane_wait,              // a lane's head waited far longer than that lane's average
   queued_while_asleep,    // work waited in a lane while every worker slept
-  spinning,               // a worker searched (idle or sleepy) for long without finding work
+  spinning,               // a worker searched (idle or sleepy, flapping between them counts) for long without finding work
   events_dropped,         // the recorder's ring (or the live stream) lost events here
+  deadlock,               // core reported every worker blocked in a wait with nothing ready
 };
-inline constexpr int kProblemKindCount = 5;
+inline constexpr int kProblemKindCount = 6;
 const char* problem_kind_name(ProblemKind kind) noexcept;     // "long task", ...
 const char* problem_kind_advice(ProblemKind kind) noexcept;   // one sentence: what it usually means
 
@@ -64,18 +67,22 @@ class HealthChecker {
   const HealthThresholds& thresholds() const noexcept { return thresholds_; }
   void reset();
   // advance examines what the model stored since the last call.
-  void advance(const Model& model);
+  void advance(const Analysis& model);
   // finish: no more events will come; checks everything up to the newest event.
-  void finish(const Model& model);
+  void finish(const Analysis& model);
 
   const std::vector<Problem>& problems() const noexcept { return problems_; }
   std::uint64_t count(ProblemKind kind) const noexcept { return counts_[static_cast<int>(kind)]; }
   std::uint64_t suppressed() const noexcept { return suppressed_; }
+  // warning_count: THE number of warnings - every finding listed (problems()), those not
+  // listed (suppressed()) and those happening at the newest time (ongoing()). The badge,
+  // the Health panel, lantern-view's summary line and lantern-trace stats print it.
+  std::uint64_t warning_count(const Analysis& model) const { return problems_.size() + suppressed_ + ongoing(model).size(); }
   // ongoing: problems happening at time `at` (a task running too long then, a worker
-  // searching for too long then): the replay's playhead, or the newest time (live, or
-  // the whole trace). Each ends at `at`. Recomputed on each call.
-  std::vector<Problem> ongoing(const Model& model, Tick at) const;
-  std::vector<Problem> ongoing(const Model& model) const;
+  // searching for too long then): the replay's playhead, or the model's newest time
+  // (live, or the whole trace). Each ends at `at`. Recomputed on each call.
+  std::vector<Problem> ongoing(const Analysis& model, Tick at) const;
+  std::vector<Problem> ongoing(const Analysis& model) const;
 
  private:
   struct Cursor {
@@ -83,13 +90,16 @@ class HealthChecker {
     std::size_t interval = 0;
     std::size_t pop = 0;
     std::size_t drop = 0;
+    std::size_t deadlock = 0;
+    bool searching = false;  // inside a run of idle/sleepy intervals ...
+    Tick search_start = 0;   // ... that began here
   };
-  void report(const Model& m, Problem p, Tick merge_gap);
-  void check_slices(const Model& m, std::uint32_t w, Cursor& c, Tick threshold);
-  void check_intervals(const Model& m, std::uint32_t w, Cursor& c, Tick threshold);
-  void check_pops(const Model& m, std::uint32_t w, Cursor& c);
-  void sweep_asleep(const Model& m);
-  void check_candidates(const Model& m);
+  void report(const Analysis& m, Problem p, Tick merge_gap);
+  void check_slices(const Analysis& m, std::uint32_t w, Cursor& c, Tick threshold);
+  void check_intervals(const Analysis& m, std::uint32_t w, Cursor& c, Tick threshold);
+  void check_pops(const Analysis& m, std::uint32_t w, Cursor& c);
+  void sweep_asleep(const Analysis& m);
+  void check_candidates(const Analysis& m);
 
   HealthThresholds thresholds_;
   std::vector<Cursor> cursors_;
@@ -123,4 +133,4 @@ class HealthChecker {
   std::vector<Candidate> candidates_;  // lane pops waiting for the sweep to reach them
 };
 
-}  // namespace lantern::viewer
+}  // namespace lantern::analysis

@@ -1,11 +1,11 @@
 // compare.cpp - the one comparison of two runs (see compare.hpp).
-#include "lantern/viewer/compare.hpp"
+#include "lantern/analysis/compare.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <map>
 
-namespace lantern::viewer {
+namespace lantern::analysis {
 namespace {
 
 constexpr double kShareNotable = 0.05;  // 5 percentage points
@@ -26,7 +26,7 @@ bool count_notable(std::uint64_t a, std::uint64_t b) {
   return hi - lo >= 10 && static_cast<double>(hi - lo) >= 0.5 * static_cast<double>(std::max<std::uint64_t>(lo, 1));
 }
 
-Comparison::Run run_of(const Model& m, const std::string& name) {
+Comparison::Run run_of(const Analysis& m, const std::string& name) {
   Comparison::Run r;
   r.name = name;
   r.workers = m.worker_count();
@@ -35,21 +35,6 @@ Comparison::Run run_of(const Model& m, const std::string& name) {
   r.tasks = m.events_of(trace::EventType::task_begin);
   for (const auto v : m.steals_by_distance()) r.steals += v;
   return r;
-}
-
-// durations_by_label: every task slice whose start and end were both recorded.
-std::map<std::uint32_t, LatencyHistogram> durations_by_label(const Model& m) {
-  std::map<std::uint32_t, LatencyHistogram> out;
-  for (std::uint32_t w = 0; w < m.worker_count(); ++w) {
-    const WorkerTrack& t = m.track(w);
-    for (int d = 0; d < t.depth_count(); ++d) {
-      for (const TaskSlice& s : t.slices(d)) {
-        if (s.open() || (s.flags & kSliceEndLost)) continue;
-        out[s.label].record(m.ticks_to_ns(static_cast<double>(s.end - s.start)));
-      }
-    }
-  }
-  return out;
 }
 
 }  // namespace
@@ -64,12 +49,12 @@ std::size_t Comparison::notable_count() const {
   return n;
 }
 
-Comparison compare(const Model& a, const std::string& a_name, const Model& b, const std::string& b_name) {
+Comparison compare(const Analysis& a, const std::string& a_name, const Analysis& b, const std::string& b_name) {
   Comparison c;
   c.a = run_of(a, a_name);
   c.b = run_of(b, b_name);
   // State shares: of each worker's recorded time (its first to the trace's last tick).
-  auto shares = [](const Model& m, std::uint32_t w) {
+  auto shares = [](const Analysis& m, std::uint32_t w) {
     Occupancy o{};
     if (w >= m.worker_count() || !m.track(w).seen()) return o;
     const WorkerTrack& t = m.track(w);
@@ -87,9 +72,11 @@ Comparison compare(const Model& a, const std::string& a_name, const Model& b, co
     }
   }
   // Task durations per label, matched by name (ids are per trace).
-  const auto da = durations_by_label(a), db = durations_by_label(b);
+  // (the analysis' per-label histograms: every task whose begin and end were recorded)
+  const auto& da = a.duration_by_label();
+  const auto& db = b.duration_by_label();
   std::map<std::string, std::pair<std::uint32_t, std::pair<const LatencyHistogram*, const LatencyHistogram*>>> by_name;
-  auto name_of = [](const Model& m, std::uint32_t id) { return id == 0 ? std::string("(no label)") : m.label_name(id); };
+  auto name_of = [](const Analysis& m, std::uint32_t id) { return id == 0 ? std::string("(no label)") : m.labels().display_name(id); };
   for (const auto& [id, h] : da) by_name[name_of(a, id)].first = id, by_name[name_of(a, id)].second.first = &h;
   for (const auto& [id, h] : db) {
     auto& e = by_name[name_of(b, id)];
@@ -121,8 +108,8 @@ Comparison compare(const Model& a, const std::string& a_name, const Model& b, co
   // Latency histograms.
   const struct {
     const char* what;
-    const LatencyHistogram& (Model::*get)() const noexcept;
-  } kinds[] = {{"ready wait", &Model::ready_wait}, {"task duration", &Model::task_duration}, {"wake latency", &Model::wake_latency}};
+    const LatencyHistogram& (Analysis::*get)() const noexcept;
+  } kinds[] = {{"ready wait", &Analysis::ready_wait}, {"task duration", &Analysis::task_duration}, {"wake latency", &Analysis::wake_latency}};
   for (const auto& k : kinds) {
     Comparison::Latency r{k.what, figures((a.*k.get)()), figures((b.*k.get)()), 0, false};
     if (r.a.p50_ns > 0 && r.b.p50_ns > 0) r.ratio = r.b.p50_ns / r.a.p50_ns;
@@ -269,4 +256,4 @@ void write_json(std::FILE* out, const Comparison& c) {
   std::fprintf(out, "\n  ]\n}\n");
 }
 
-}  // namespace lantern::viewer
+}  // namespace lantern::analysis

@@ -1,6 +1,7 @@
 // compare.hpp - the comparison of two runs: what `lantern-view A --compare B` highlights
 // and what `lantern-trace diff A B` prints (as a table, or JSON). Both call compare() on
-// the two traces' models; neither computes a difference of its own.
+// the two traces' analyses (lantern::analysis, the one fold: the viewer passes its
+// Model's analysis()); neither computes a difference of its own.
 //
 // What is compared (B against A):
 //   - per-worker state shares: the fraction of each worker's recorded time in each
@@ -20,9 +21,9 @@
 #include <string>
 #include <vector>
 
-#include "lantern/viewer/model.hpp"
+#include "lantern/analysis/analysis.hpp"
 
-namespace lantern::viewer {
+namespace lantern::analysis {
 
 struct SideFigures {  // one side of a row
   std::uint64_t count = 0;
@@ -75,11 +76,11 @@ struct Comparison {
   std::size_t notable_count() const;
 };
 
-// compare: B against A. Both models must be complete (their sessions finished).
-Comparison compare(const Model& a, const std::string& a_name, const Model& b, const std::string& b_name);
+// compare: B against A. Both analyses must be complete (their streams finished).
+Comparison compare(const Analysis& a, const std::string& a_name, const Analysis& b, const std::string& b_name);
 
 // The two renderings of one Comparison. `notable_only` keeps the rows marked notable.
 void write_table(std::FILE* out, const Comparison& c, bool notable_only = false);
 void write_json(std::FILE* out, const Comparison& c);
 
-}  // namespace lantern::viewer
+}  // namespace lantern::analysis

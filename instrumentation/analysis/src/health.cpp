@@ -1,11 +1,11 @@
 // health.cpp - incremental health checks over the model's stored arrays.
-#include "lantern/viewer/health.hpp"
+#include "lantern/analysis/health.hpp"
 
 #include <algorithm>
 
-#include "lantern/viewer/model.hpp"
+#include "lantern/analysis/analysis.hpp"
 
-namespace lantern::viewer {
+namespace lantern::analysis {
 namespace {
 constexpr int kSleeping = 3;           // trace::kStateNames: active, idle, sleepy, sleeping
 constexpr std::uint64_t kMinLaneSamples = 8;  // no "far above average" before there is an average
@@ -18,6 +18,7 @@ const char* problem_kind_name(ProblemKind kind) noexcept {
     case ProblemKind::queued_while_asleep: return "work queued, all asleep";
     case ProblemKind::spinning: return "searching without work";
     case ProblemKind::events_dropped: return "events dropped";
+    case ProblemKind::deadlock: return "deadlock suspected";
   }
   return "?";
 }
@@ -34,6 +35,8 @@ const char* problem_kind_advice(ProblemKind kind) noexcept {
       return "A worker kept searching for work it never found, burning a CPU: too many workers for the work?";
     case ProblemKind::events_dropped:
       return "The recorder's ring (or the live stream) was full: the trace has a gap here. Counters stay exact.";
+    case ProblemKind::deadlock:
+      return "Every worker was blocked in a wait and no task was ready: tasks wait on each other (or on work never submitted).";
   }
   return "";
 }
@@ -44,7 +47,7 @@ void HealthChecker::reset() {
   thresholds_ = keep;
 }
 
-void HealthChecker::report(const Model& m, Problem p, Tick merge_gap) {
+void HealthChecker::report(const Analysis& m, Problem p, Tick merge_gap) {
   ++counts_[static_cast<int>(p.kind)];
   if (p.kind != ProblemKind::events_dropped) {
     // Work waiting while all sleep involves every worker; the others, one.
@@ -72,7 +75,7 @@ void HealthChecker::report(const Model& m, Problem p, Tick merge_gap) {
   problems_.push_back(p);
 }
 
-void HealthChecker::check_slices(const Model& m, std::uint32_t w, Cursor& c, Tick threshold) {
+void HealthChecker::check_slices(const Analysis& m, std::uint32_t w, Cursor& c, Tick threshold) {
   const WorkerTrack& track = m.track(w);
   c.slice.resize(static_cast<std::size_t>(track.depth_count()), 0);
   for (int d = 0; d < track.depth_count(); ++d) {
@@ -97,18 +100,27 @@ void HealthChecker::check_slices(const Model& m, std::uint32_t w, Cursor& c, Tic
   }
 }
 
-void HealthChecker::check_intervals(const Model& m, std::uint32_t w, Cursor& c, Tick threshold) {
+void HealthChecker::check_intervals(const Analysis& m, std::uint32_t w, Cursor& c, Tick threshold) {
   const WorkerTrack& track = m.track(w);
-  // Every interval but the last is closed.
-  for (; c.interval + 1 < track.interval_count(); ++c.interval) {
+  // A search is a run of consecutive idle and sleepy intervals: a worker flapping
+  // between idle and sleepy (never reaching sleeping, never finding work) searches for
+  // the whole run, however short each interval. A run ends where the next interval
+  // begins, even when that one is the last (still open) interval of the track.
+  for (; c.interval < track.interval_count(); ++c.interval) {
     const int s = track.interval_state(c.interval);
-    if (s != 1 && s != 2) continue;  // idle, sleepy: searching
-    const Tick a = track.interval_start(c.interval), b = track.interval_end(c.interval, a);
+    if (s == 1 || s == 2) {  // idle, sleepy: searching
+      if (c.interval + 1 == track.interval_count()) break;  // open: the run may go on
+      if (!c.searching) c.searching = true, c.search_start = track.interval_start(c.interval);
+      continue;
+    }
+    if (!c.searching) continue;
+    c.searching = false;
+    const Tick a = c.search_start, b = track.interval_start(c.interval);
     if (b - a > threshold) report(m, Problem{ProblemKind::spinning, w, a, b, b - a, 0, 1}, 0);
   }
 }
 
-void HealthChecker::check_pops(const Model& m, std::uint32_t w, Cursor& c) {
+void HealthChecker::check_pops(const Analysis& m, std::uint32_t w, Cursor& c) {
   const auto& pops = m.pops(w);
   const Tick min_wait = static_cast<Tick>(m.ns_to_ticks(thresholds_.lane_wait_min_ms * 1e6));
   const Tick asleep_min = static_cast<Tick>(m.ns_to_ticks(thresholds_.queued_asleep_min_us * 1e3));
@@ -132,7 +144,7 @@ void HealthChecker::check_pops(const Model& m, std::uint32_t w, Cursor& c) {
   }
 }
 
-void HealthChecker::sweep_asleep(const Model& m) {
+void HealthChecker::sweep_asleep(const Analysis& m) {
   const std::uint32_t n = m.worker_count();
   if (n == 0) return;
   if (n != sweep_workers_) {
@@ -188,7 +200,7 @@ void HealthChecker::sweep_asleep(const Model& m) {
   swept_to_ = std::max(swept_to_, horizon);
 }
 
-void HealthChecker::check_candidates(const Model& m) {
+void HealthChecker::check_candidates(const Analysis& m) {
   const Tick min_overlap = static_cast<Tick>(m.ns_to_ticks(thresholds_.queued_asleep_min_us * 1e3));
   std::size_t kept = 0;
   for (const Candidate& c : candidates_) {
@@ -211,7 +223,7 @@ void HealthChecker::check_candidates(const Model& m) {
   candidates_.resize(kept);
 }
 
-void HealthChecker::advance(const Model& m) {
+void HealthChecker::advance(const Analysis& m) {
   const std::uint32_t n = m.worker_count();
   if (cursors_.size() < n) cursors_.resize(n);
   const Tick long_task = static_cast<Tick>(m.ns_to_ticks(thresholds_.long_task_ms * 1e6));
@@ -227,19 +239,24 @@ void HealthChecker::advance(const Model& m) {
       const Drop& d = drops[c.drop];
       report(m, Problem{ProblemKind::events_dropped, w, d.gap_start, d.t, d.count, 0, 1}, drop_gap);
     }
+    const auto& deadlocks = m.deadlocks(w);
+    for (; c.deadlock < deadlocks.size(); ++c.deadlock) {
+      const Deadlock& d = deadlocks[c.deadlock];
+      report(m, Problem{ProblemKind::deadlock, w, d.t, d.t, d.unfinished_tasks, d.blocked_workers, 1}, drop_gap);
+    }
   }
   sweep_asleep(m);
   check_candidates(m);
 }
 
-void HealthChecker::finish(const Model& m) {
+void HealthChecker::finish(const Analysis& m) {
   finished_ = true;
   advance(m);
 }
 
-std::vector<Problem> HealthChecker::ongoing(const Model& m) const { return ongoing(m, m.last_tick()); }
+std::vector<Problem> HealthChecker::ongoing(const Analysis& m) const { return ongoing(m, m.last_tick()); }
 
-std::vector<Problem> HealthChecker::ongoing(const Model& m, Tick now) const {
+std::vector<Problem> HealthChecker::ongoing(const Analysis& m, Tick now) const {
   std::vector<Problem> out;
   const Tick long_task = static_cast<Tick>(m.ns_to_ticks(thresholds_.long_task_ms * 1e6));
   const Tick spin = static_cast<Tick>(m.ns_to_ticks(thresholds_.spin_ms * 1e6));
@@ -266,15 +283,19 @@ std::vector<Problem> HealthChecker::ongoing(const Model& m, Tick now) const {
         out.push_back(Problem{ProblemKind::long_task, w, since, now, now - since, running->id, 1});
       }
     }
+    // The search going on at `now`: the run of idle/sleepy intervals holding it, from
+    // its first interval (a run ends where the next interval begins, open or not).
     const std::ptrdiff_t k = t.interval_at(now);
     if (k < 0) continue;
-    const int state = t.interval_state(static_cast<std::size_t>(k));
-    const Tick from = t.interval_start(static_cast<std::size_t>(k));
-    if ((state == 1 || state == 2) && now > from && now - from > spin) {
+    std::size_t first = static_cast<std::size_t>(k);
+    if (t.interval_state(first) != 1 && t.interval_state(first) != 2) continue;
+    while (first > 0 && (t.interval_state(first - 1) == 1 || t.interval_state(first - 1) == 2)) --first;
+    const Tick from = t.interval_start(first);
+    if (now > from && now - from > spin) {
       out.push_back(Problem{ProblemKind::spinning, w, from, now, now - from, 0, 1});
     }
   }
   return out;
 }
 
-}  // namespace lantern::viewer
+}  // namespace lantern::analysis

@@ -12,7 +12,7 @@
 
 #include "lantern/trace/latency_buckets.hpp"
 
-namespace lantern::viewer {
+namespace lantern::analysis {
 
 class LatencyHistogram {
  public:
@@ -60,4 +60,4 @@ class LatencyHistogram {
   double max_ns_ = 0;
 };
 
-}  // namespace lantern::viewer
+}  // namespace lantern::analysis

@@ -1,0 +1,323 @@
+// analysis.hpp - THE fold of Lantern's event stream: every view's facts and figures.
+//
+// lantern-trace stats, the Chrome export, the viewer's model and its Health panel all
+// read one Analysis; none of them decodes a payload word or folds events itself (see
+// ARCHITECTURE.md, "One vocabulary, one analysis"). Feed it events from a file (a
+// TraceReader's chunks), a live stream (TraceDecoder) or the collector, in any
+// interleaving of workers as long as each worker's events come in that worker's order
+// (a ring is FIFO); it keeps:
+//   per worker (WorkerTrack and arrays, each time-sorted):
+//     - state intervals (active, idle, sleepy, sleeping; reasons),
+//     - task slices, nested as they ran, each with its label, source, ready wait, steal,
+//     - steals (victim, distance, source), helps, wakes (waker, cause, latency), lane
+//       waits (lane pops), releases (linked to the releasing and released slices), IO
+//       submissions and completions, drops (with the gap they leave), deadlock reports;
+//   for the whole stream:
+//     - events by type, the steal matrix and steals by distance, label names and uses,
+//     - IO operations paired with their completions (whichever workers reported them),
+//     - latency histograms: ready wait, task duration, wake latency, IO latency,
+//     - health findings (HealthChecker: stuck worker, starving lane, work queued while
+//       every worker sleeps, searching without work, deadlock suspected, events dropped).
+// summary() turns it into the figures every output prints (Summary below).
+//
+// Decisions made once, here, and named by every output:
+//   - Wake latency leaves IO wakes out: an IO completion has no waker to time it from
+//     (its latency is 0). Wake counts include them; Summary says how many there were.
+//     (The Recorder's histogram and lantern_wake_latency_seconds make the same choice.)
+//   - Percentiles are the midpoint of the trace::LatencyBuckets bucket holding the q-th
+//     value (within 6.25 %), the buckets of the Recorder's exact histograms and of
+//     Prometheus; ticks become nanoseconds as the Recorder converts them (truncated).
+//
+// Not thread-safe: one thread adds and reads (the viewer's Session holds its mutex).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "lantern/analysis/health.hpp"
+#include "lantern/analysis/latency_histogram.hpp"
+#include "lantern/analysis/worker_track.hpp"
+#include "lantern/trace/chunk_decoder.hpp"
+#include "lantern/trace/label_names.hpp"
+#include "lantern/trace/trace_header.hpp"
+
+namespace lantern::analysis {
+
+struct Steal {
+  Tick t;
+  std::uint32_t victim;
+  std::uint8_t distance;  // StealDistance (kDistanceCount and above: outside the table)
+  std::uint8_t source;    // TaskSource: stolen_deque or stolen_lane
+};
+struct Help {
+  Tick t;
+  std::uint32_t lane;
+  Tick head_age;
+};
+// Wake: reported by the woken worker (the wakee: the worker whose array holds it).
+struct Wake {
+  Tick t;
+  std::uint32_t waker;  // kOutsideWaker: a thread outside the pool, or none (IO)
+  std::uint32_t why;    // WakeCause: 0 work, 1 latch, 2 IO completion
+  Tick latency;
+  // timed: counted in wake latency (every cause but IO, see the header comment).
+  bool timed() const noexcept { return has_latency(static_cast<WakeCause>(why)); }
+};
+// SliceRef: one task slice, Analysis::track(worker).slices(depth)[index].
+struct SliceRef {
+  std::int32_t worker = -1;  // -1: none
+  std::int32_t depth = 0;
+  std::size_t index = 0;
+  bool valid() const noexcept { return worker >= 0; }
+};
+// Release: a task made ready when its last dependency completed (core's release hook),
+// reported by the worker that completed it.
+struct Release {
+  Tick t;
+  std::uint64_t released;  // the task made ready
+  std::uint64_t releaser;  // the task that completed, or a signal or IO operation id
+  SliceRef from;           // the releasing task's slice, when a task of this worker released it
+  SliceRef to;             // the released task's slice, once it began (on any worker)
+};
+// IoEvent: an asynchronous IO operation submitted or completed on this worker.
+struct IoEvent {
+  Tick t;
+  std::uint64_t op;
+  bool completed;
+  IoKind kind;          // submitted: the operation (completions: read from the pair)
+  std::int64_t value;   // submitted: the fd; completed: the result (bytes, fd or -errno)
+};
+// IoOp: an operation paired with its completion (whichever workers reported them).
+struct IoOp {
+  std::uint64_t op = 0;
+  IoKind kind{};
+  std::int64_t fd = -1;
+  Tick submitted = 0;
+  Tick completed = 0;  // valid when done
+  std::uint32_t submit_worker = 0, complete_worker = 0;
+  std::int64_t result = 0;
+  bool has_submit = false;
+  bool done = false;
+};
+struct LanePop {
+  Tick t;
+  std::uint32_t lane;
+  Tick wait;
+};
+// Drop: a gap in one worker's events. The recorder writes its marker when the ring has
+// room again, so the gap runs from that worker's previous event to the marker.
+struct Drop {
+  Tick t;          // the marker: the gap ends here
+  std::uint64_t count;
+  Tick gap_start;  // the worker's last event before the gap
+  DropReason reason = DropReason::ring_full;
+};
+// Deadlock: core reported that every worker is blocked in a wait and nothing is ready.
+struct Deadlock {
+  Tick t;
+  std::uint64_t blocked_workers;
+  std::uint64_t unfinished_tasks;
+};
+
+// Percentiles: one latency statistic as every output prints it (nanoseconds).
+struct Percentiles {
+  std::uint64_t count = 0;
+  double p50_ns = 0, p90_ns = 0, p99_ns = 0, max_ns = 0;
+  friend bool operator==(const Percentiles&, const Percentiles&) = default;
+};
+Percentiles percentiles(const LatencyHistogram& h) noexcept;
+
+// WorkerFigures: one worker's row.
+struct WorkerFigures {
+  std::array<std::uint64_t, kStateSlots> state_ticks{};  // last slot: before the first state event
+  std::uint64_t tasks = 0;          // task slices begun (task_begin events kept)
+  std::uint64_t steals = 0;         // tasks this worker stole
+  std::uint64_t helps = 0;
+  std::uint64_t wakes = 0;          // times this worker was woken (wake events it reported)
+  std::uint64_t wakes_performed = 0;  // wakes of other workers it caused
+  std::uint64_t dropped = 0;
+  friend bool operator==(const WorkerFigures&, const WorkerFigures&) = default;
+};
+
+// Summary: the figures the outputs show, computed one way for all of them.
+struct Summary {
+  std::uint64_t events = 0;
+  std::array<std::uint64_t, kEventCount> events_by_type{};
+  std::uint64_t rejected_events = 0;  // impossible worker ids, types or states
+  std::vector<WorkerFigures> workers;  // by worker id
+  std::array<std::uint64_t, kStealDistanceCount + 1> steals_by_distance{};  // last: outside the table
+  std::uint64_t wakes = 0;        // every wake event
+  std::array<std::uint64_t, kWakeCauseCount + 1> wakes_by_cause{};  // last: outside the table
+  std::uint64_t io_wakes = 0;     // wakes by an IO completion: left out of wake_latency
+  std::uint64_t wake_arrows = 0;  // wakes with a waker in the pool (an arrow waker -> wakee)
+  std::uint64_t tasks = 0;
+  std::map<std::uint32_t, std::uint64_t> tasks_by_label;  // 0: no label
+  std::map<std::uint32_t, Percentiles> duration_by_label;
+  std::uint64_t unmatched_task_ends = 0;
+  std::uint64_t unfinished_tasks = 0;  // begun, never ended: open at the end of the stream, or open when a chunk was skipped (lose_record)
+  std::uint64_t lane_pops = 0;
+  std::uint64_t releases = 0;
+  std::uint64_t io_submitted = 0, io_completed = 0, io_failed = 0;
+  std::uint64_t dropped_events = 0, drop_markers = 0;
+  std::uint64_t deadlocks = 0;
+  Percentiles ready_wait, task_duration, wake_latency, io_latency;
+  std::uint64_t warnings = 0;  // HealthChecker::warning_count: what the badge, stderr and Health show
+  std::array<std::uint64_t, kProblemKindCount> warnings_by_kind{};
+};
+
+class Analysis {
+ public:
+  static constexpr std::uint32_t kMaxWorkerId = 4096;  // larger ids are damage
+
+  Analysis();
+  ~Analysis();
+  Analysis(const Analysis&) = delete;
+  Analysis& operator=(const Analysis&) = delete;
+
+  // --- in ---
+  // set_header: the trace's clock (ns per tick) and worker count; `intact`: its CRC held.
+  void set_header(const trace::TraceHeader& header, bool intact);
+  // add: a chunk (its label names, then its events) or events. Returns false for an event
+  // rejected as damage (impossible worker id, type or state), which is counted.
+  void add(const trace::DecodedChunk& chunk);
+  void add(std::span<const trace::Event> events);
+  bool add(const trace::Event& e);
+  void define_label(std::uint32_t id, const std::string& name) { labels_.define(id, name); }
+  // lose_record: events were lost with a damaged or truncated chunk the reader skipped.
+  // Tasks open now may have ended in it: each is closed where its worker's record stops,
+  // flagged kSliceEndLost (WorkerTrack::lose_open). Releases still waiting for their
+  // task's begin may have lost it too: they stay unlinked, so they cannot link to a later
+  // task that reuses the id (a job's address) across the timeline.
+  void lose_record();
+  // advance_health: examine what arrived since the last call; finish: the stream ended:
+  // health checks run to the newest event. Findings close to each other are merged in
+  // the order they are found, so call advance_health after every chunk (as the viewer
+  // and lantern-trace do) to get the same warnings for the same file.
+  void advance_health();
+  void finish();
+  bool finished() const noexcept { return finished_; }
+  void recheck_health(const HealthThresholds& thresholds);
+
+  // --- time ---
+  double ns_per_tick() const noexcept { return ns_per_tick_; }
+  double ticks_to_ns(double ticks) const noexcept { return ticks * ns_per_tick_; }
+  double ns_to_ticks(double ns) const noexcept { return ns / ns_per_tick_; }
+  // to_ns: ticks as a latency sample, converted exactly as the Recorder converts them.
+  std::uint64_t to_ns(Tick ticks) const noexcept { return static_cast<std::uint64_t>(static_cast<double>(ticks) * ns_per_tick_); }
+  bool empty() const noexcept { return events_ == 0; }
+  Tick first_tick() const noexcept { return first_tick_; }
+  Tick last_tick() const noexcept { return last_tick_; }  // open intervals end here
+
+  // --- per worker ---
+  std::uint32_t worker_count() const noexcept { return static_cast<std::uint32_t>(tracks_.size()); }
+  void ensure_worker(std::uint32_t w);
+  const WorkerTrack& track(std::uint32_t w) const noexcept { return *tracks_[w]; }
+  const std::vector<Steal>& steals(std::uint32_t w) const noexcept { return per_worker_[w].steals; }
+  const std::vector<Help>& helps(std::uint32_t w) const noexcept { return per_worker_[w].helps; }
+  const std::vector<Wake>& wakes(std::uint32_t w) const noexcept { return per_worker_[w].wakes; }
+  const std::vector<LanePop>& pops(std::uint32_t w) const noexcept { return per_worker_[w].pops; }
+  const std::vector<Drop>& drops(std::uint32_t w) const noexcept { return per_worker_[w].drops; }
+  const std::vector<Release>& releases(std::uint32_t w) const noexcept { return per_worker_[w].releases; }
+  const std::vector<IoEvent>& io(std::uint32_t w) const noexcept { return per_worker_[w].io; }
+  const std::vector<Deadlock>& deadlocks(std::uint32_t w) const noexcept { return per_worker_[w].deadlocks; }
+  const TaskSlice& slice(const SliceRef& r) const noexcept {
+    return track(static_cast<std::uint32_t>(r.worker)).slices(r.depth)[r.index];
+  }
+  std::uint64_t dropped(std::uint32_t w) const noexcept { return per_worker_[w].dropped; }
+  std::uint64_t failed_rounds(std::uint32_t w) const noexcept { return per_worker_[w].failed_rounds; }
+  // in_gap: whether [a, b] overlaps a gap of lost events of worker w (every worker: -1).
+  bool in_gap(int w, Tick a, Tick b) const noexcept;
+
+  // --- whole stream ---
+  std::uint64_t events() const noexcept { return events_; }
+  std::uint64_t events_of(EventId t) const noexcept { return by_type_[static_cast<int>(t)]; }
+  std::uint64_t dropped_events() const noexcept { return dropped_; }
+  std::uint64_t rejected_events() const noexcept { return rejected_; }
+  std::uint64_t steal_count(std::uint32_t thief, std::uint32_t victim) const noexcept;
+  std::uint64_t max_steal_count() const noexcept { return max_steal_count_; }
+  // seen_distance: the distance the steals between a thief and a victim reported, or -1.
+  int seen_distance(std::uint32_t thief, std::uint32_t victim) const noexcept;
+  const std::array<std::uint64_t, kStealDistanceCount>& steals_by_distance() const noexcept { return by_distance_; }
+  const trace::LabelTable& labels() const noexcept { return labels_; }
+  trace::LabelTable& labels() noexcept { return labels_; }
+  const std::map<std::uint32_t, std::uint64_t>& label_uses() const noexcept { return label_uses_; }
+  // io_pairs: operations whose submission and completion were both seen, in the order
+  // they became complete; in_flight: submitted, no completion seen (yet).
+  const std::vector<IoOp>& io_pairs() const noexcept { return io_pairs_; }
+  const std::map<std::uint64_t, IoOp>& in_flight() const noexcept { return in_flight_; }
+
+  // Histograms (nanoseconds, trace::LatencyBuckets).
+  const LatencyHistogram& ready_wait() const noexcept { return ready_wait_; }
+  const LatencyHistogram& task_duration() const noexcept { return task_duration_; }
+  const LatencyHistogram& wake_latency() const noexcept { return wake_latency_; }  // IO wakes left out
+  const LatencyHistogram& io_latency() const noexcept { return io_latency_; }
+  const std::map<std::uint32_t, LatencyHistogram>& duration_by_label() const noexcept { return duration_by_label_; }
+  std::uint64_t io_wakes() const noexcept { return io_wakes_; }
+  // not_ready_samples: (time, the pool's not-ready tasks) as workers sampled them.
+  const std::vector<std::pair<Tick, std::uint64_t>>& not_ready_samples() const noexcept { return not_ready_; }
+
+  HealthChecker& health() noexcept { return health_; }
+  const HealthChecker& health() const noexcept { return health_; }
+
+  // summary: the figures, as every output prints them.
+  Summary summary() const;
+
+ private:
+  struct PerWorker {
+    std::vector<Steal> steals;
+    std::vector<Help> helps;
+    std::vector<Wake> wakes;
+    std::vector<LanePop> pops;
+    std::vector<Drop> drops;
+    std::vector<Release> releases;
+    std::vector<IoEvent> io;
+    std::vector<Deadlock> deadlocks;
+    std::uint64_t dropped = 0;
+    std::uint64_t failed_rounds = 0;
+  };
+  void on_release(std::uint32_t w, Tick t, const ReleasePayload& p);
+  void on_task_begun(std::uint32_t w, int depth, Tick t, std::uint64_t id);
+  void on_io(std::uint32_t w, Tick t, const trace::Event& e);
+
+  double ns_per_tick_ = 1.0;
+  bool finished_ = false;
+  Tick first_tick_ = 0;
+  Tick last_tick_ = 0;
+  std::vector<std::unique_ptr<WorkerTrack>> tracks_;
+  std::vector<PerWorker> per_worker_;
+  std::uint64_t events_ = 0;
+  std::array<std::uint64_t, kEventCount> by_type_{};
+  std::uint64_t dropped_ = 0;
+  std::uint64_t rejected_ = 0;
+  std::vector<std::uint64_t> steal_matrix_;  // [thief * matrix_side_ + victim]
+  std::vector<std::int8_t> seen_distance_;   // same layout
+  std::uint32_t matrix_side_ = 0;
+  std::uint64_t max_steal_count_ = 0;
+  std::array<std::uint64_t, kStealDistanceCount> by_distance_{};
+  std::uint64_t steals_outside_table_ = 0;
+  trace::LabelTable labels_;
+  std::map<std::uint32_t, std::uint64_t> label_uses_;
+  std::unordered_map<std::uint64_t, std::pair<std::uint32_t, std::size_t>> waiting_releases_;
+  std::vector<IoOp> io_pairs_;
+  std::map<std::uint64_t, IoOp> in_flight_;       // submitted, not completed
+  std::map<std::uint64_t, IoOp> completed_first_;  // completion seen before its submission
+  std::uint64_t io_completed_ = 0, io_failed_ = 0;
+  LatencyHistogram ready_wait_;
+  LatencyHistogram task_duration_;
+  LatencyHistogram wake_latency_;
+  LatencyHistogram io_latency_;
+  std::map<std::uint32_t, LatencyHistogram> duration_by_label_;
+  std::uint64_t io_wakes_ = 0;
+  std::uint64_t ends_lost_ = 0;  // tasks lose_record() closed: their end never arrived
+  std::vector<std::pair<Tick, std::uint64_t>> not_ready_;
+  HealthChecker health_;
+};
+
+}  // namespace lantern::analysis

@@ -1,0 +1,344 @@
+// analysis.cpp - the fold: one event at a time into per-worker arrays, pairs and histograms.
+#include "lantern/analysis/analysis.hpp"
+
+#include <algorithm>
+#include <limits>
+
+namespace lantern::analysis {
+
+Percentiles percentiles(const LatencyHistogram& h) noexcept {
+  Percentiles p;
+  p.count = h.count();
+  if (p.count == 0) return p;
+  p.p50_ns = h.quantile_ns(0.50);
+  p.p90_ns = h.quantile_ns(0.90);
+  p.p99_ns = h.quantile_ns(0.99);
+  p.max_ns = h.max_ns();
+  return p;
+}
+
+Analysis::Analysis() = default;
+Analysis::~Analysis() = default;
+
+void Analysis::set_header(const trace::TraceHeader& header, bool intact) {
+  ns_per_tick_ = header.safe_ns_per_tick();
+  if (intact && header.workers > 0 && header.workers <= kMaxWorkerId) ensure_worker(header.workers - 1);
+}
+
+void Analysis::ensure_worker(std::uint32_t w) {
+  if (w < tracks_.size()) return;
+  const std::size_t n = static_cast<std::size_t>(w) + 1;
+  while (tracks_.size() < n) tracks_.push_back(std::make_unique<WorkerTrack>());
+  per_worker_.resize(n);
+  // Re-lay the matrix out for the new side (rare: the header normally says how many).
+  const auto side = static_cast<std::uint32_t>(n);
+  std::vector<std::uint64_t> counts(static_cast<std::size_t>(side) * side, 0);
+  std::vector<std::int8_t> dist(static_cast<std::size_t>(side) * side, -1);
+  for (std::uint32_t a = 0; a < matrix_side_; ++a) {
+    for (std::uint32_t b = 0; b < matrix_side_; ++b) {
+      counts[static_cast<std::size_t>(a) * side + b] = steal_matrix_[static_cast<std::size_t>(a) * matrix_side_ + b];
+      dist[static_cast<std::size_t>(a) * side + b] = seen_distance_[static_cast<std::size_t>(a) * matrix_side_ + b];
+    }
+  }
+  steal_matrix_ = std::move(counts);
+  seen_distance_ = std::move(dist);
+  matrix_side_ = side;
+}
+
+void Analysis::add(const trace::DecodedChunk& chunk) {
+  for (const auto& [id, name] : chunk.labels) labels_.define(id, name);
+  add(std::span<const trace::Event>(chunk.events));
+}
+
+void Analysis::add(std::span<const trace::Event> events) {
+  for (const trace::Event& e : events) add(e);
+}
+
+bool Analysis::add(const trace::Event& e) {
+  if (e.worker >= kMaxWorkerId || !trace::valid_type(static_cast<std::uint32_t>(e.type))) {
+    ++rejected_;
+    return false;
+  }
+  const std::uint32_t w = e.worker;
+  ensure_worker(w);
+  if (events_ == 0) first_tick_ = last_tick_ = e.ticks;
+  ++events_;
+  ++by_type_[static_cast<int>(e.type)];
+  first_tick_ = std::min(first_tick_, e.ticks);
+  last_tick_ = std::max(last_tick_, e.ticks);
+  WorkerTrack& track = *tracks_[w];
+  PerWorker& pw = per_worker_[w];
+  const Tick previous = track.seen() ? track.last_tick() : e.ticks;  // a drop's gap starts here
+  track.touch(e.ticks);
+  const Tick t = std::max(e.ticks, track.last_tick());  // the track clamps disorder; follow it
+  switch (e.type) {
+    case EventId::state: {
+      const auto p = trace::payload<StatePayload>(e);
+      if (!valid(p.to)) {
+        ++rejected_;
+        return false;
+      }
+      track.on_state(t, valid(p.from) ? static_cast<int>(p.from) : -1, static_cast<int>(p.to),
+                     static_cast<std::uint8_t>(p.reason));
+      break;
+    }
+    case EventId::task_begin: {
+      const auto p = trace::payload<TaskBeginPayload>(e);
+      const int depth = track.on_task_begin(t, p.task, static_cast<std::uint8_t>(p.source));
+      if (depth >= 0 && !waiting_releases_.empty()) on_task_begun(w, depth, t, p.task);
+      break;
+    }
+    case EventId::task_label: {
+      const auto p = trace::payload<TaskLabelPayload>(e);
+      track.on_task_label(p.task, p.label);
+      if (p.label != 0) ++label_uses_[p.label];
+      break;
+    }
+    case EventId::io_submit:
+    case EventId::io_complete: on_io(w, t, e); break;
+    case EventId::task_end: {
+      const auto p = trace::payload<TaskEndPayload>(e);
+      const TaskSlice* closed = nullptr;
+      if (track.on_task_end(t, p.task, p.threw, &closed) && closed) {
+        const auto ns = static_cast<double>(to_ns(closed->end - closed->start));
+        task_duration_.record(ns);
+        duration_by_label_[closed->label].record(ns);
+      }
+      break;
+    }
+    case EventId::push: break;             // counted by type; queue depth comes from lane pops
+    case EventId::not_ready: not_ready_.emplace_back(t, trace::payload<NotReadyPayload>(e).tasks); break;
+    case EventId::steal_round_failed: ++pw.failed_rounds; break;
+    case EventId::release: on_release(w, t, trace::payload<ReleasePayload>(e)); break;
+    case EventId::steal: {
+      const auto p = trace::payload<StealPayload>(e);
+      const auto victim = std::min<std::uint32_t>(p.victim, kMaxWorkerId);
+      const auto distance = static_cast<std::uint8_t>(p.distance);
+      pw.steals.push_back(Steal{t, victim, distance, static_cast<std::uint8_t>(p.source)});
+      track.set_pending_steal(static_cast<std::int32_t>(std::min<std::size_t>(pw.steals.size() - 1, INT32_MAX)));
+      if (valid(p.distance)) ++by_distance_[distance];
+      else ++steals_outside_table_;
+      if (victim < kMaxWorkerId) {
+        ensure_worker(victim);
+        const std::size_t cell = static_cast<std::size_t>(w) * matrix_side_ + victim;
+        max_steal_count_ = std::max(max_steal_count_, ++steal_matrix_[cell]);
+        if (valid(p.distance)) seen_distance_[cell] = static_cast<std::int8_t>(distance);
+      }
+      break;
+    }
+    case EventId::help: {
+      const auto p = trace::payload<HelpPayload>(e);
+      pw.helps.push_back(Help{t, std::min<std::uint32_t>(p.lane, kMaxWorkerId), p.head_age_ticks});
+      break;
+    }
+    case EventId::wake: {
+      const auto p = trace::payload<WakePayload>(e);
+      const Wake wake{t, p.waker, static_cast<std::uint32_t>(p.why), p.latency_ticks};
+      pw.wakes.push_back(wake);
+      if (wake.timed()) wake_latency_.record(static_cast<double>(to_ns(p.latency_ticks)));
+      else ++io_wakes_;
+      break;
+    }
+    case EventId::lane_pop: {
+      const auto p = trace::payload<LanePopPayload>(e);
+      const auto lane = std::min<std::uint32_t>(p.lane, kMaxWorkerId);
+      pw.pops.push_back(LanePop{t, lane, p.wait_ticks});
+      ready_wait_.record(static_cast<double>(to_ns(p.wait_ticks)));
+      track.set_pending_ready_wait(p.wait_ticks);
+      if (lane < kMaxWorkerId) ensure_worker(lane);
+      break;
+    }
+    case EventId::dropped: {
+      const auto p = trace::payload<DroppedPayload>(e);
+      pw.drops.push_back(Drop{t, p.count, std::min(previous, t), p.reason});
+      pw.dropped += p.count;
+      dropped_ += p.count;
+      break;
+    }
+    case EventId::deadlock: {
+      const auto p = trace::payload<DeadlockPayload>(e);
+      pw.deadlocks.push_back(Deadlock{t, p.blocked_workers, p.unfinished_tasks});
+      break;
+    }
+  }
+  return true;
+}
+
+// on_io pairs submissions with completions by operation id. A file interleaves workers'
+// batches, so a completion reported by another worker can come before its submission.
+// Ids are addresses and are reused once an operation is done, so a pair leaves the
+// pending maps as soon as it is complete.
+void Analysis::on_io(std::uint32_t w, Tick t, const trace::Event& e) {
+  auto& io = per_worker_[w].io;
+  auto finish_pair = [this](IoOp op) {
+    if (op.completed >= op.submitted) io_latency_.record(static_cast<double>(to_ns(op.completed - op.submitted)));
+    io_pairs_.push_back(op);
+  };
+  if (e.type == EventId::io_submit) {
+    const auto p = trace::payload<IoSubmitPayload>(e);
+    io.push_back(IoEvent{t, p.op, false, p.kind, p.fd});
+    IoOp op;
+    if (auto it = completed_first_.find(p.op); it != completed_first_.end()) {
+      op = it->second;
+      completed_first_.erase(it);
+    }
+    op.op = p.op;
+    op.kind = p.kind;
+    op.fd = p.fd;
+    op.submitted = t;
+    op.submit_worker = w;
+    op.has_submit = true;
+    if (op.done) finish_pair(op);
+    else in_flight_[p.op] = op;
+  } else {
+    const auto p = trace::payload<IoCompletePayload>(e);
+    ++io_completed_;
+    if (p.failed()) ++io_failed_;
+    IoOp op;
+    if (auto it = in_flight_.find(p.op); it != in_flight_.end()) {
+      op = it->second;
+      in_flight_.erase(it);
+    }
+    io.push_back(IoEvent{t, p.op, true, op.kind, p.result});
+    op.op = p.op;
+    op.completed = t;
+    op.complete_worker = w;
+    op.result = p.result;
+    op.done = true;
+    if (op.has_submit) finish_pair(op);
+    else completed_first_[p.op] = op;
+  }
+}
+
+// on_release links a release to the releasing task's slice (open on this worker: core
+// reports the release from inside the task that completed) and to the released task's
+// slice: already begun on some worker, or when its task_begin arrives (on_task_begun).
+void Analysis::on_release(std::uint32_t w, Tick t, const ReleasePayload& p) {
+  Release r{t, p.released, p.releaser, {}, {}};
+  int depth;
+  std::size_t index;
+  if (tracks_[w]->find_open(p.releaser, &depth, &index)) r.from = SliceRef{static_cast<std::int32_t>(w), depth, index};
+  for (std::uint32_t k = 0; k < worker_count() && !r.to.valid(); ++k) {
+    if (tracks_[k]->find_started(p.released, t, 16, &depth, &index)) r.to = SliceRef{static_cast<std::int32_t>(k), depth, index};
+  }
+  auto& releases = per_worker_[w].releases;
+  releases.push_back(r);
+  if (!r.to.valid()) {
+    // Bounded: releases whose task never shows up (dropped events) must not pile up.
+    if (waiting_releases_.size() >= (1u << 20)) waiting_releases_.clear();
+    waiting_releases_[p.released] = {w, releases.size() - 1};
+  }
+}
+
+void Analysis::on_task_begun(std::uint32_t w, int depth, Tick t, std::uint64_t id) {
+  auto it = waiting_releases_.find(id);
+  if (it == waiting_releases_.end()) return;
+  Release& r = per_worker_[it->second.first].releases[it->second.second];
+  if (t >= r.t) {
+    r.to = SliceRef{static_cast<std::int32_t>(w), depth, tracks_[w]->slices(depth).size() - 1};
+    waiting_releases_.erase(it);
+  }
+}
+
+bool Analysis::in_gap(int w, Tick a, Tick b) const noexcept {
+  const std::uint32_t first = w < 0 ? 0 : static_cast<std::uint32_t>(w);
+  const std::uint32_t last = w < 0 ? worker_count() : std::min(worker_count(), first + 1);
+  for (std::uint32_t k = first; k < last; ++k) {
+    const auto& d = per_worker_[k].drops;
+    // Gaps of one worker are disjoint and time-ordered: the first ending at or after a.
+    auto it = std::lower_bound(d.begin(), d.end(), a, [](const Drop& x, Tick v) { return x.t < v; });
+    if (it != d.end() && it->gap_start <= b) return true;
+  }
+  return false;
+}
+
+std::uint64_t Analysis::steal_count(std::uint32_t thief, std::uint32_t victim) const noexcept {
+  if (thief >= matrix_side_ || victim >= matrix_side_) return 0;
+  return steal_matrix_[static_cast<std::size_t>(thief) * matrix_side_ + victim];
+}
+
+int Analysis::seen_distance(std::uint32_t thief, std::uint32_t victim) const noexcept {
+  if (thief >= matrix_side_ || victim >= matrix_side_) return -1;
+  return seen_distance_[static_cast<std::size_t>(thief) * matrix_side_ + victim];
+}
+
+void Analysis::lose_record() {
+  for (auto& track : tracks_) {
+    if (track->open_depth() > 0) ends_lost_ += track->lose_open(track->last_tick());
+  }
+  waiting_releases_.clear();
+}
+
+void Analysis::advance_health() { health_.advance(*this); }
+
+void Analysis::finish() {
+  finished_ = true;
+  health_.finish(*this);
+}
+
+void Analysis::recheck_health(const HealthThresholds& thresholds) {
+  health_.set_thresholds(thresholds);
+  health_.reset();
+  if (finished_) health_.finish(*this);
+  else health_.advance(*this);
+}
+
+Summary Analysis::summary() const {
+  Summary s;
+  s.events = events_;
+  s.events_by_type = by_type_;
+  s.rejected_events = rejected_;
+  s.workers.resize(worker_count());
+  for (std::uint32_t w = 0; w < worker_count(); ++w) {
+    const WorkerTrack& t = track(w);
+    WorkerFigures& f = s.workers[w];
+    if (t.seen()) {
+      const Occupancy o = t.occupancy(t.first_tick(), last_tick_, last_tick_);
+      for (int k = 0; k < kStateSlots; ++k) f.state_ticks[static_cast<std::size_t>(k)] = static_cast<std::uint64_t>(o[k]);
+    }
+    for (int d = 0; d < t.depth_count(); ++d) {
+      for (const TaskSlice& slice : t.slices(d)) {
+        ++f.tasks;
+        ++s.tasks_by_label[slice.label];
+        if (slice.open()) ++s.unfinished_tasks;
+      }
+    }
+    f.tasks += t.tasks_too_deep();
+    s.tasks += f.tasks;
+    s.unmatched_task_ends += t.unmatched_ends();
+    f.steals = steals(w).size();
+    f.helps = helps(w).size();
+    f.wakes = wakes(w).size();
+    f.dropped = dropped(w);
+    for (const Wake& k : wakes(w)) {
+      ++s.wakes_by_cause[std::min<std::size_t>(k.why, kWakeCauseCount)];
+      if (k.waker < worker_count()) {
+        ++s.workers[k.waker].wakes_performed;
+        ++s.wake_arrows;
+      }
+    }
+    s.wakes += wakes(w).size();
+    s.lane_pops += pops(w).size();
+    s.releases += releases(w).size();
+    s.drop_markers += drops(w).size();
+    s.deadlocks += deadlocks(w).size();
+  }
+  for (int d = 0; d < kStealDistanceCount; ++d) s.steals_by_distance[static_cast<std::size_t>(d)] = by_distance_[static_cast<std::size_t>(d)];
+  s.steals_by_distance[kStealDistanceCount] = steals_outside_table_;
+  s.io_wakes = io_wakes_;
+  s.io_submitted = by_type_[static_cast<int>(EventId::io_submit)];
+  s.io_completed = io_completed_;
+  s.unfinished_tasks += ends_lost_;  // open when a chunk was skipped: they never ended either
+  s.io_failed = io_failed_;
+  s.dropped_events = dropped_;
+  s.ready_wait = percentiles(ready_wait_);
+  s.task_duration = percentiles(task_duration_);
+  s.wake_latency = percentiles(wake_latency_);
+  s.io_latency = percentiles(io_latency_);
+  for (const auto& [label, h] : duration_by_label_) s.duration_by_label[label] = percentiles(h);
+  s.warnings = health_.warning_count(*this);
+  for (int k = 0; k < kProblemKindCount; ++k) s.warnings_by_kind[static_cast<std::size_t>(k)] = health_.count(static_cast<ProblemKind>(k));
+  return s;
+}
+
+}  // namespace lantern::analysis

@@ -1,0 +1,338 @@
+// observe.cpp - build the Scheduler with a Recorder, start the sinks the settings ask
+// for, keep every problem, and take it all down in order.
+#include "lantern/observe.hpp"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
+
+#include "lantern/host_port.hpp"
+#include "lantern/instrumentation/collector.hpp"
+#include "lantern/instrumentation/recorder.hpp"
+#include "lantern/instrumentation/stream_server.hpp"
+#include "lantern/instrumentation/trace_sinks.hpp"
+#include "lantern/scheduler.hpp"
+#include "settings.hpp"
+
+#if LANTERN_OBSERVE_PROMETHEUS
+#include "lantern/exporters/prometheus_exporter.hpp"
+#endif
+
+namespace lantern {
+
+using namespace observe_detail;
+namespace ins = instrumentation;
+
+const char* source_name(ObserveSource source) noexcept {
+  switch (source) {
+    case ObserveSource::unset: return "unset";
+    case ObserveSource::settings: return "settings";
+    case ObserveSource::environment: return "environment";
+    case ObserveSource::defaults: return "defaults";
+  }
+  return "?";
+}
+
+struct Observation::Impl {
+  ObserveOptions options;
+  ResolvedSettings resolved;
+  std::string flight_prefix;
+  // Declaration order is destruction order reversed: the Recorder outlives the Scheduler
+  // it observes, the Collector outlives the stream attached to it.
+  std::unique_ptr<ins::Recorder> recorder;
+  std::unique_ptr<Scheduler> scheduler;
+  std::unique_ptr<ins::Collector> collector;
+  std::shared_ptr<ins::TraceFileSink> trace;
+  std::shared_ptr<ins::FlightRecorder> flight;
+  ins::StreamHandle stream;
+#if LANTERN_OBSERVE_PROMETHEUS
+  std::unique_ptr<exporters::PrometheusExporter> metrics;
+#endif
+  mutable std::mutex mutex;  // guards the problem list and what poll() has seen
+  mutable std::vector<std::string> problems;
+  mutable bool trace_failure_seen = false;
+  mutable std::uint64_t flight_failures_seen = 0;
+  bool finished = false;
+  int status = 0;
+
+  ~Impl() { finish(); }
+
+  void say(const std::string& line) const {
+    if (options.log) {
+      std::fprintf(options.log, "lantern: %s\n", line.c_str());
+      std::fflush(options.log);
+    }
+  }
+  // problem: report at once and keep. `printed`: someone else already said it on stderr.
+  void problem(std::string text, bool printed = false) const {
+    if (!printed) say(text);
+    std::lock_guard<std::mutex> lock(mutex);
+    problems.push_back(std::move(text));
+  }
+  std::string origin(std::optional<std::string> ObserveSettings::*field) const {
+    return describe_origin(resolved, index_of(field));
+  }
+
+  // poll: ask the sinks for failures that happened since (a trace that failed on a full
+  // disk, a flight dump that failed on a signal).
+  void poll() const {
+    if (trace && !trace->ok()) {
+      bool first = false;
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        first = !trace_failure_seen;
+        trace_failure_seen = true;
+      }
+      if (first) {
+        problem("the trace " + trace->path() + " failed after " + std::to_string(trace->stats().bytes) +
+                " bytes: " + trace->error());
+      }
+    }
+    if (flight) {
+      const std::uint64_t failures = flight->dump_failures();
+      std::uint64_t fresh = 0;
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        fresh = failures - flight_failures_seen;
+        flight_failures_seen = failures;
+      }
+      // Each failed dump said why on stderr when it failed (the signal thread, or the
+      // caller of dump_flight): keep them without saying them twice.
+      if (fresh > 0) {
+        problem(std::to_string(fresh) + " flight recorder dump(s) failed; the last: " + flight->last_dump_error(),
+                /*printed=*/true);
+      }
+    }
+  }
+
+  int finish() {
+    if (finished) return status;
+    finished = true;
+#if LANTERN_OBSERVE_PROMETHEUS
+    metrics.reset();  // stop serving before the scheduler goes
+#endif
+    if (scheduler) scheduler->shutdown();
+    if (collector) collector->stop();  // the last events reach every sink, which flush
+    // Viewers get the end too; the stream stays up (its figures readable) until the
+    // handle goes.
+    if (stream) stream->wait_until_sent(std::chrono::seconds(5));
+    poll();
+    std::lock_guard<std::mutex> lock(mutex);
+    status = problems.empty() ? 0 : 1;
+    return status;
+  }
+
+  void start(SchedulerOptions scheduler_options);
+  void start_flight(const trace::TraceHeader& header, trace::Level level);
+};
+
+void Observation::Impl::start(SchedulerOptions scheduler_options) {
+  resolved = resolve(options);
+  const ObserveSettings& s = resolved.values;
+
+  trace::Level level = trace::Level::tasks;
+  if (s.level && !s.level->empty()) {
+    if (auto parsed = parse_level(*s.level)) {
+      level = *parsed;
+    } else {
+      problem(origin(&ObserveSettings::level) + ": not a level (off, states, tasks, full); recording at level tasks");
+    }
+  }
+  const bool want_trace = s.trace && !s.trace->empty();
+  const bool want_stream = s.stream && !s.stream->empty();
+  const bool want_flight = s.flight && !s.flight->empty();
+  const bool want_metrics = s.metrics && !s.metrics->empty();
+  const bool events_wanted = want_trace || want_stream || want_flight || options.view;
+  // Nothing that reads events: record none (the exact counters stay, for /metrics), and
+  // run no collector thread, so an idle program stays idle.
+  if (!events_wanted) level = trace::Level::off;
+
+  if (events_wanted || want_metrics || options.counters) {
+    if (scheduler_options.observer) {
+      throw std::invalid_argument(
+          "lantern::observe: SchedulerOptions::observer is already set; observe() attaches its own Recorder");
+    }
+    if (scheduler_options.workers == 0) scheduler_options.workers = std::max(1u, std::thread::hardware_concurrency());
+    ins::RecorderOptions recorder_options{.level = level};
+    if (options.ring_capacity) recorder_options.ring_capacity = options.ring_capacity;
+    recorder = std::make_unique<ins::Recorder>(scheduler_options.workers, recorder_options);
+    scheduler_options.observer = recorder.get();
+  }
+  scheduler = std::make_unique<Scheduler>(scheduler_options);
+  if (!recorder) return;
+  if (recorder->worker_count() != scheduler->worker_count()) {
+    throw std::logic_error("lantern::observe: the scheduler has " + std::to_string(scheduler->worker_count()) +
+                           " workers, the recorder " + std::to_string(recorder->worker_count()));
+  }
+  collector = std::make_unique<ins::Collector>(*recorder);
+  const trace::TraceHeader header = ins::make_trace_header(*scheduler, options.program);
+  const std::string level_name(trace::kLevelNames[static_cast<int>(level)]);
+
+  if (want_trace) {
+    auto sink = std::make_shared<ins::TraceFileSink>(*s.trace, header);
+    if (sink->ok()) {
+      trace = sink;
+      collector->attach(sink);
+      say("tracing to " + *s.trace + " (level " + level_name + ")");
+    } else {
+      problem(origin(&ObserveSettings::trace) + ": not recording a trace: " + sink->error());
+    }
+  }
+  if (want_flight) start_flight(header, level);
+  if (options.view) {
+    std::string error;
+    stream = ins::open_viewer(*collector, header, &error, options.viewer);
+    if (stream) {
+      say("lantern-view attached on " + stream->address());
+    } else {
+      problem("could not open the viewer: " + error);
+    }
+  }
+  if (want_stream && !stream) {
+    std::string why;
+    if (auto address = parse_host_port(*s.stream, &why, {.allow_port_zero = true})) {
+      ins::StreamOptions stream_options;
+      stream_options.host = address->host;
+      stream_options.port = address->port;
+      if (options.stream_client_buffer_bytes) stream_options.client_buffer_bytes = options.stream_client_buffer_bytes;
+      std::string error;
+      stream = ins::start_stream(*collector, header, stream_options, &error);
+      if (stream) {
+        say("streaming on " + stream->address() + " (watch it: lantern-view --attach " + stream->address() + ")");
+      } else {
+        problem(origin(&ObserveSettings::stream) + ": not streaming: " + error);
+      }
+    } else {
+      problem(origin(&ObserveSettings::stream) + ": " + why + "; not streaming");
+    }
+  }
+  if (events_wanted) collector->start();
+
+  if (want_metrics) {
+#if LANTERN_OBSERVE_PROMETHEUS
+    try {
+      metrics = std::make_unique<exporters::PrometheusExporter>(*scheduler, *recorder,
+                                                                exporters::PrometheusOptions{.address = *s.metrics});
+      say("serving metrics on " + metrics->url());
+    } catch (const std::exception& e) {
+      problem(origin(&ObserveSettings::metrics) + ": not serving metrics: " + e.what());
+    }
+#else
+    problem(origin(&ObserveSettings::metrics) +
+            ": this Lantern was built without the Prometheus exporter (LANTERN_BUILD_PROMETHEUS=OFF)");
+#endif
+  }
+}
+
+void Observation::Impl::start_flight(const trace::TraceHeader& header, trace::Level level) {
+  const ObserveSettings& s = resolved.values;
+  std::string why;
+  const auto spec = parse_flight(*s.flight, &why);
+  if (!spec) {
+    problem(origin(&ObserveSettings::flight) + ": " + why + "; no flight recorder");
+    return;
+  }
+  const std::string dir = s.flight_dir && !s.flight_dir->empty() ? *s.flight_dir : ".";
+  struct stat st {};
+  if (stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || access(dir.c_str(), W_OK | X_OK) != 0) {
+    problem(std::string(s.flight_dir ? origin(&ObserveSettings::flight_dir) : "the current directory") +
+            ": not a writable directory, so the flight recorder could not be dumped; no flight recorder");
+    return;
+  }
+  ins::FlightRecorderOptions flight_options;
+  flight_options.keep_seconds = spec->keep_seconds > 0 ? spec->keep_seconds : 1e6;  // by size only: ~11 days
+  if (spec->max_bytes) flight_options.max_bytes = spec->max_bytes;
+  auto recorder_sink = std::make_shared<ins::FlightRecorder>(header, flight_options);
+  flight_prefix = (dir == "." ? std::string() : dir + "/") + options.program + "-flight";
+  const std::string error = recorder_sink->dump_on_signal(flight_prefix);
+  if (!error.empty()) {
+    problem(origin(&ObserveSettings::flight) + ": the flight recorder cannot take SIGUSR2: " + error +
+            " (it can still be dumped through Observation::dump_flight)");
+  }
+  flight = recorder_sink;
+  collector->attach(recorder_sink);
+  char keeps[96];
+  if (spec->keep_seconds > 0) {
+    std::snprintf(keeps, sizeof(keeps), "the last %g s (at most %zu MiB)", flight_options.keep_seconds,
+                  flight_options.max_bytes >> 20);
+  } else {
+    std::snprintf(keeps, sizeof(keeps), "the last %zu MiB", flight_options.max_bytes >> 20);
+  }
+  say(std::string("flight recorder keeps ") + keeps + " at level " +
+      std::string(trace::kLevelNames[static_cast<int>(level)]) + "; `kill -USR2 " + std::to_string(getpid()) +
+      "` dumps it to " + flight_prefix + "-<UTC time>-<n>.trace");
+}
+
+Observation::Observation(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Observation::Observation(Observation&&) noexcept = default;
+Observation& Observation::operator=(Observation&&) noexcept = default;
+Observation::~Observation() = default;
+
+Scheduler& Observation::scheduler() noexcept { return *impl_->scheduler; }
+ins::Recorder* Observation::recorder() const noexcept { return impl_->recorder.get(); }
+ins::Collector* Observation::collector() const noexcept { return impl_->collector.get(); }
+ins::TraceFileSink* Observation::trace() const noexcept { return impl_->trace.get(); }
+ins::FlightRecorder* Observation::flight() const noexcept { return impl_->flight.get(); }
+ins::StreamServer* Observation::stream() const noexcept { return impl_->stream.get(); }
+exporters::PrometheusExporter* Observation::metrics() const noexcept {
+#if LANTERN_OBSERVE_PROMETHEUS
+  return impl_->metrics.get();
+#else
+  return nullptr;
+#endif
+}
+
+const ObserveSettings& Observation::settings() const noexcept { return impl_->resolved.values; }
+
+ObserveSource Observation::source(std::optional<std::string> ObserveSettings::*field) const noexcept {
+  const std::size_t i = index_of(field);
+  return i < kSettingCount ? impl_->resolved.sources[i] : ObserveSource::unset;
+}
+
+std::string Observation::dump_flight(const std::string& path, std::string* error) {
+  std::string why, written;
+  if (!impl_->flight) {
+    why = "no flight recorder is running (set LANTERN_FLIGHT, e.g. LANTERN_FLIGHT=30s, or ObserveSettings::flight)";
+    impl_->problem("dump_flight: " + why);
+  } else {
+    if (impl_->collector) impl_->collector->drain_now();  // the dump includes what the rings hold now
+    if (path.empty()) {
+      why = impl_->flight->dump_to_new_file(impl_->flight_prefix, &written);
+    } else {
+      why = impl_->flight->dump(path);
+      if (why.empty()) written = path;
+    }
+    if (!why.empty()) impl_->say(why);  // kept by poll(), which counts the recorder's failures
+  }
+  if (error) *error = why;
+  return written;
+}
+
+bool Observation::ok() const {
+  impl_->poll();
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  return impl_->problems.empty();
+}
+
+std::vector<std::string> Observation::problems() const {
+  impl_->poll();
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  return impl_->problems;
+}
+
+int Observation::finish() { return impl_->finish(); }
+
+Observation observe(SchedulerOptions scheduler, ObserveOptions options) {
+  auto impl = std::make_unique<Observation::Impl>();
+  impl->options = std::move(options);
+  impl->start(std::move(scheduler));
+  return Observation(std::move(impl));
+}
+
+}  // namespace lantern
