@@ -49,8 +49,8 @@ byte sleeping = 0;
 byte lane = 0;      /* jobs in the lanes */
 byte dq[NW];        /* jobs in each worker's deque */
 byte latch[NW];     /* the latch each worker waits on (worker 1: its terminate latch) */
-bool blocked[NW];   /* condvar: is_blocked, guarded by mtx */
-byte why[NW];       /* condvar: woken_why */
+bool blocked[NW];   /* condvar strategy: the slot's futex word, set/cleared under mtx */
+byte why[NW];       /* condvar strategy: woken_why, written with blocked = false */
 bool mtx[NW];       /* the slot mutex */
 byte hints = 0;     /* io_uring: hints in the pipe */
 bool io_blocked[NW];
@@ -60,7 +60,8 @@ bool outside_done = false;
 inline lock(m) { atomic { !m -> m = true } }
 inline unlock(m) { m = false }
 
-/* wake_slot (condvar): under the slot mutex, wake the worker if it is blocked. */
+/* wake_slot (condvar strategy): under the slot mutex, clear the worker's futex word if
+ * it is blocked (the futex wake itself, after the unlock, only ends the kernel wait). */
 inline wake_slot(w, reason, res) {
   lock(mtx[w]);
   if
@@ -77,8 +78,13 @@ inline wake_one(res) {
   atomic { if :: sleeping > 0 -> sleeping--; res = 1 :: else -> res = 0 fi };
   if :: res -> hints++ :: else fi
 #else
-  wake_slot(0, WHY_WORK, res);
-  if :: !res -> wake_slot(1, WHY_WORK, res) :: else fi
+  /* wake_any starts at the worker whose queue got the work: either order. */
+  if
+  :: wake_slot(0, WHY_WORK, res);
+     if :: !res -> wake_slot(1, WHY_WORK, res) :: else fi
+  :: wake_slot(1, WHY_WORK, res);
+     if :: !res -> wake_slot(0, WHY_WORK, res) :: else fi
+  fi
 #endif
 }
 
@@ -183,11 +189,9 @@ end_wait2: atomic {
         :: lane > 0 -> sleeping--; latch_wake_up(me); unlock(mtx[me])
         :: else ->
            blocked[me] = true;
-           unlock(mtx[me]);            /* condvar.wait releases the mutex ... */
+           unlock(mtx[me]);            /* then futex-wait on the word, without the mutex */
 end_blocked: (!blocked[me]);
-           lock(mtx[me]);              /* ... and takes it again */
-           res = why[me];
-           unlock(mtx[me]);
+           res = why[me];              /* written by the waker before it cleared the word */
            if :: res == WHY_WORK -> owes = true :: else fi;
            latch_wake_up(me)
         fi

@@ -4,10 +4,25 @@
 
 #include "lantern/detail/worker.hpp"
 
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 
 namespace lantern::detail {
+
+namespace {
+// A slot's futex word, private to this process. The word is the truth; a futex call only
+// blocks or wakes, so a spurious or late wake costs a re-check, never correctness.
+void futex_wait(std::atomic<std::uint32_t>& word, std::uint32_t expected) noexcept {
+  syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), FUTEX_WAIT_PRIVATE, expected, nullptr, nullptr, 0);
+}
+void futex_wake_one(std::atomic<std::uint32_t>& word) noexcept {
+  syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
+}
+}  // namespace
 
 void wake_latch_sleeper(Sleep* sleep, std::uint32_t worker) noexcept {
   if (!sleep || worker == Latch::kNoWorker) return;
@@ -75,24 +90,36 @@ bool Sleep::wake_specific(std::uint32_t worker, SleepSink* sink, std::uint64_t w
 
 bool Sleep::wake_slot(std::uint32_t worker, SleepSink* sink, std::uint64_t why, std::uint32_t where) noexcept {
   WorkerSlot& slot = slots_[worker];
-  std::lock_guard<std::mutex> lock(slot.mutex);
-  if (!slot.is_blocked) return false;
-  slot.woken_by = sink ? sink->sink_index() : SleepSink::kOutside;
-  slot.woken_why = why;
-  slot.woken_at_ticks = ticks_now();
-  slot.woken_where = where;
-  slot.is_blocked = false;
-  slot.condvar.notify_one();
-  // The waker, not the sleeper, decrements: posters see the new count without waiting
-  // for the woken thread to be scheduled.
-  counters_.sub_sleeping();
+  {
+    std::lock_guard<std::mutex> lock(slot.mutex);
+    if (slot.blocked.load(std::memory_order_relaxed) == 0) return false;
+    slot.woken_by = sink ? sink->sink_index() : SleepSink::kOutside;
+    slot.woken_why = why;
+    slot.woken_at_ticks = ticks_now();
+    slot.woken_where = where;
+    // The waker, not the sleeper, decrements: posters see the new count without waiting
+    // for the woken thread to be scheduled.
+    counters_.sub_sleeping();
+    slot.blocked.store(0, std::memory_order_release);
+  }
+  // After the unlock: the woken thread runs without queueing for the mutex we held (a
+  // condition variable notified under the mutex made it block a second time, on the
+  // mutex, until we let go). The slot outlives every waker (the destructor waits for
+  // outside threads and joins workers), and a wake that lands on a later sleep of the
+  // same worker is spurious: that sleep re-checks its word and blocks again.
+  futex_wake_one(slot.blocked);
   return true;
 }
 
 std::uint32_t Sleep::wake_any(std::uint32_t n, SleepSink* sink, std::uint32_t where) noexcept {
   if (uses_hints()) return wake_by_hints(n, sink, where);
   std::uint32_t woken = 0;
-  for (std::uint32_t i = 0; i < workers_ && woken < n; ++i) {
+  // Start at the worker whose queue got the work: if it sleeps, the work is in its own
+  // lane, which it searches first, and wakes spread over the pool instead of always
+  // falling on worker 0.
+  const std::uint32_t first = where < workers_ ? where : 0;
+  for (std::uint32_t k = 0; k < workers_ && woken < n; ++k) {
+    const std::uint32_t i = first + k < workers_ ? first + k : first + k - workers_;
     if (wake_slot(i, sink, static_cast<std::uint64_t>(WakeWhy::work), where)) ++woken;
   }
   return woken;
@@ -110,9 +137,9 @@ void Sleep::leave_sleep(IdleState& idle, Latch& latch, SleepSink& sink, StateRea
 
 void Sleep::sleep(IdleState& idle, Latch& latch, bool (*has_injected)(void*), void* ctx, SleepSink& sink) {
   WorkerSlot& slot = slots_[idle.worker];
-  // Hold the slot's mutex from before we count ourselves as sleeping until the condvar
-  // wait releases it: a waker that saw our count blocks on the mutex until we really
-  // wait, so it always finds is_blocked == true (no "counted but not findable" window).
+  // Hold the slot's mutex from before we count ourselves as sleeping until `blocked` is
+  // set: a waker that saw our count blocks on the mutex until then, so it always finds
+  // blocked == 1 (no "counted but not findable" window).
   std::unique_lock<std::mutex> lock(slot.mutex);
 
   auto back_to_idle = [&](StateReason why, std::uint32_t rounds) { leave_sleep(idle, latch, sink, why, rounds); };
@@ -142,15 +169,17 @@ void Sleep::sleep(IdleState& idle, Latch& latch, bool (*has_injected)(void*), vo
     return;
   }
   sink.sleep_state(WorkerState::sleeping, StateReason::fell_asleep);
-  slot.is_blocked = true;
-  while (slot.is_blocked) slot.condvar.wait(lock);
+  slot.blocked.store(1, std::memory_order_relaxed);
+  lock.unlock();
+  // Block on the word, not on a condition variable: the waker clears it and wakes us
+  // after releasing the mutex, so nothing stands between the futex wake and our search.
+  while (slot.blocked.load(std::memory_order_acquire) != 0) futex_wait(slot.blocked, 1);
+  // Written by our waker before its release store of 0; no other waker writes them
+  // until we set `blocked` again.
   const std::uint32_t woken_by = slot.woken_by;
   const std::uint64_t woken_why = slot.woken_why;
   const std::uint64_t woken_at = slot.woken_at_ticks;
   const std::uint32_t woken_where = slot.woken_where;
-  // The hooks below run user code (an observer): not under the slot mutex, which a
-  // latch's setter may be waiting for.
-  lock.unlock();
   const std::uint64_t now = ticks_now();
   sink.was_woken(woken_by, woken_why, now > woken_at ? now - woken_at : 0, woken_where);
   // A wake for work is a debt until this worker has searched (Worker::wait_until_cold).

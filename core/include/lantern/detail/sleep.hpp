@@ -1,7 +1,6 @@
 // sleep.hpp - when workers fall asleep and who wakes them (protocol: core/src/SLEEP.md).
 #pragma once
 
-#include <condition_variable>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -146,11 +145,16 @@ class Sleep {
   void write_hints(const WakeHint* hints, std::uint32_t n) noexcept;
 
   struct alignas(64) WorkerSlot {
+    // The sleeper holds `mutex` from before it counts itself as sleeping until it has
+    // set `blocked`; a waker tests and clears `blocked` under it (SLEEP.md, step 6).
     std::mutex mutex;
-    std::condition_variable condvar;
-    bool is_blocked = false;  // guarded by mutex
-    // Who woke the worker, why, and when (ticks): written by the waker, read by the
-    // woken worker, both under mutex.
+    // The futex word the sleeper blocks on: 1 while it is (about to be) blocked. Set by
+    // the sleeper and cleared by a waker, both under `mutex`; the sleeper waits on it
+    // without the mutex, so a woken thread never queues for the mutex its waker holds.
+    std::atomic<std::uint32_t> blocked{0};
+    // Who woke the worker, why, and when (ticks): written by the waker under `mutex`
+    // before its release store of blocked = 0, read by the woken worker after its
+    // acquire load of 0.
     std::uint32_t woken_by = SleepSink::kOutside;
     std::uint64_t woken_why = 0;
     std::uint64_t woken_at_ticks = 0;
