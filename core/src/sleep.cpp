@@ -116,8 +116,9 @@ std::uint32_t Sleep::wake_any(std::uint32_t n, SleepSink* sink, std::uint32_t wh
   std::uint32_t woken = 0;
   // Start at the worker whose queue got the work: if it sleeps, the work is in its own
   // lane, which it searches first, and wakes spread over the pool instead of always
-  // falling on worker 0.
-  const std::uint32_t first = where < workers_ ? where : 0;
+  // falling on worker 0. A worker waking for its own deque is awake: start after it.
+  std::uint32_t first = where < workers_ ? where : 0;
+  if (sink && sink->sink_index() == first) first = first + 1 < workers_ ? first + 1 : 0;
   for (std::uint32_t k = 0; k < workers_ && woken < n; ++k) {
     const std::uint32_t i = first + k < workers_ ? first + k : first + k - workers_;
     if (wake_slot(i, sink, static_cast<std::uint64_t>(WakeWhy::work), where)) ++woken;
