@@ -14,7 +14,8 @@ namespace lantern {
 class Observer;
 
 // How idle workers sleep (core/src/SLEEP.md, core/src/IO.md).
-//  * condvar: each sleeper blocks on its own condition variable. Asynchronous IO
+//  * condvar: each sleeper blocks on its own futex word (the strategy keeps its historical
+//    name; it used a condition variable per sleeper until issue 16). Asynchronous IO
 //    (lantern/io.hpp) then completes on one shared io_uring reaped by a completer thread,
 //    which hands each finished operation to the pool like a task submitted from outside.
 //  * io_uring: each worker owns an io_uring; a sleeper waits in it for a wake hint read

@@ -1,6 +1,6 @@
 // counters.hpp - the sleep protocol's one atomic word (see core/src/SLEEP.md).
 //
-//   bits  0..15  sleeping workers (blocked, or about to block, on their condvar)
+//   bits  0..15  sleeping workers (blocked, or about to block, on their slot)
 //   bits 16..31  inactive workers (idle + sleepy + sleeping)
 //   bits 32..63  jobs event counter (JEC): odd = work posted since the last worker got
 //                sleepy, even = no news since then. It wraps; see SLEEP.md for why a
