@@ -114,13 +114,10 @@ bool Sleep::wake_slot(std::uint32_t worker, SleepSink* sink, std::uint64_t why, 
 std::uint32_t Sleep::wake_any(std::uint32_t n, SleepSink* sink, std::uint32_t where) noexcept {
   if (uses_hints()) return wake_by_hints(n, sink, where);
   std::uint32_t woken = 0;
-  // Start at the worker whose queue got the work: if it sleeps, the work is in its own
-  // lane, which it searches first, and wakes spread over the pool instead of always
-  // falling on worker 0. A worker waking for its own deque is awake: start after it.
-  std::uint32_t first = where < workers_ ? where : 0;
-  if (sink && sink->sink_index() == first) first = first + 1 < workers_ ? first + 1 : 0;
-  for (std::uint32_t k = 0; k < workers_ && woken < n; ++k) {
-    const std::uint32_t i = first + k < workers_ ? first + k : first + k - workers_;
+  // Lowest index first. Starting at the worker whose queue got the work (its own lane)
+  // was measured and rejected: the idle row (a task every 10 ms, round-robin lanes) then
+  // wakes a different worker each tick and cost ~0.65 % of a core instead of ~0.4 %.
+  for (std::uint32_t i = 0; i < workers_ && woken < n; ++i) {
     if (wake_slot(i, sink, static_cast<std::uint64_t>(WakeWhy::work), where)) ++woken;
   }
   return woken;
