@@ -116,7 +116,7 @@ std::uint32_t Sleep::wake_any(std::uint32_t n, SleepSink* sink, std::uint32_t wh
   std::uint32_t woken = 0;
   // Lowest index first. Starting at the worker whose queue got the work (its own lane)
   // was measured and rejected: the idle row (a task every 10 ms, round-robin lanes) then
-  // wakes a different worker each tick and cost ~0.65 % of a core instead of ~0.4 %.
+  // wakes a different worker each tick and its idle CPU rose (bench/RESULTS.md).
   for (std::uint32_t i = 0; i < workers_ && woken < n; ++i) {
     if (wake_slot(i, sink, static_cast<std::uint64_t>(WakeWhy::work), where)) ++woken;
   }
