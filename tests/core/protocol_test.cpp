@@ -421,6 +421,122 @@ TEST_P(Strategy, LanesAreHelpedDuringForkJoin) {
   }
 }
 
+// ---------------------------------------------------------------------------------
+// Defect 6: a waiting worker runs any task, including one that waits for something set
+// only after the outer wait returns: every worker then sleeps with live jobs forever.
+// Lantern detects it (core/README.md, "Waits"): once every worker is blocked in a nested
+// wait with nothing ready, the deadlock hook fires once and describe_state() says so,
+// naming each wait. Before the detection neither happened (the bounded wait below
+// failed); the test thread then rescues the pool by setting the Signal.
+// ---------------------------------------------------------------------------------
+class CountDeadlocks final : public lantern::Observer {
+ public:
+  CountDeadlocks() { interest.store(bit(lantern::Hook::deadlock), std::memory_order_relaxed); }
+  void on_event(std::uint32_t, lantern::Hook hook, std::uint64_t a, std::uint64_t b) noexcept override {
+    if (hook != lantern::Hook::deadlock) return;
+    const auto p = lantern::DeadlockPayload::decode(a, b);
+    blocked_workers = p.blocked_workers;
+    unfinished_tasks = p.unfinished_tasks;
+    reports.fetch_add(1);
+  }
+  std::atomic<int> reports{0};
+  std::atomic<std::uint64_t> blocked_workers{0};
+  std::atomic<std::uint64_t> unfinished_tasks{0};
+};
+
+// wait_for_state polls describe_state() (yielding, bounded by the caller's watchdog)
+// until `pred` holds; returns the last dump.
+template <class Pred>
+std::string wait_for_state(const Scheduler& pool, Pred pred) {
+  for (;;) {
+    std::string s = pool.describe_state();
+    if (pred(s)) return s;
+    std::this_thread::yield();
+  }
+}
+
+bool says_deadlock(const std::string& s) { return s.find("deadlock suspected") != std::string::npos; }
+
+TEST_P(Strategy, NestedWaitsThatCanOnlyEndFromOutsideAreReportedAsASuspectedDeadlock) {
+  for (std::uint32_t workers : {1u, 2u}) {
+    CountDeadlocks observer;
+    auto o = options(workers);
+    o.observer = &observer;
+    Scheduler pool(o);
+    Watchdog dog("suspected deadlock", 60s, dump(pool));
+    lantern::Signal gate;  // the outer tasks would set it after their TaskGroup wait returns
+    std::atomic<std::uint32_t> started{0};
+    std::atomic<int> inner_done{0};
+    std::vector<lantern::Future<void>> outers;
+    for (std::uint32_t i = 0; i < workers; ++i) {
+      outers.push_back(pool.submit([&] {
+        // One outer task per worker: each holds its worker until all have started.
+        started.fetch_add(1);
+        while (started.load() < workers) std::this_thread::yield();
+        lantern::TaskGroup group(pool);
+        group.spawn([&] {
+          gate.wait();  // set only after the outer wait below returns: never, alone
+          inner_done.fetch_add(1);
+        });
+        group.wait();
+        gate.set();
+      }));
+    }
+    const std::string state = wait_for_state(pool, says_deadlock);
+    // The hook fired once (before the flag describe_state reads was published).
+    EXPECT_EQ(observer.reports.load(), 1) << state;
+    EXPECT_EQ(observer.blocked_workers.load(), workers);
+    EXPECT_GE(observer.unfinished_tasks.load(), 2u * workers) << state;  // outers and inners
+    EXPECT_NE(state.find("every worker is blocked in a wait with nothing ready"), std::string::npos) << state;
+    for (std::uint32_t i = 0; i < workers; ++i) {
+      EXPECT_NE(state.find("worker " + std::to_string(i) + " in "), std::string::npos) << state;
+    }
+    // The innermost wait is the Signal's (the inner task ran on the waiting worker) or,
+    // if another worker took the inner task, the TaskGroup's.
+    EXPECT_NE(state.find("Signal::wait"), std::string::npos) << state;
+    // Rescue from outside: everything finishes and the report ends.
+    gate.set();
+    for (auto& f : outers) f.get();
+    EXPECT_EQ(inner_done.load(), static_cast<int>(workers));
+    pool.run([] {});
+    EXPECT_FALSE(says_deadlock(pool.describe_state())) << pool.describe_state();
+    EXPECT_EQ(observer.reports.load(), 1);
+  }
+}
+
+// A task waiting on a Signal that the main thread will set is not a deadlock, but from
+// inside the pool it looks the same as one when it holds every worker: on one worker it
+// is reported as suspected (the documented limit); on two, the other worker is idle in
+// its own loop, not blocked in a wait, and nothing is reported.
+TEST_P(Strategy, AnOutsideSignalWaitIsSuspectedOnlyWhenItHoldsEveryWorker) {
+  for (std::uint32_t workers : {1u, 2u}) {
+    CountDeadlocks observer;
+    auto o = options(workers);
+    o.observer = &observer;
+    Scheduler pool(o);
+    Watchdog dog("outside signal wait", 60s, dump(pool));
+    lantern::Signal from_main;
+    auto waiter = pool.submit([&] { from_main.wait(); });
+    std::string state = wait_for_state(pool, [&](const std::string& s) {
+      if (s.find("blocked in Signal::wait") == std::string::npos) return false;
+      return workers == 1 ? says_deadlock(s) : pool.sleep_snapshot().sleeping == workers;
+    });
+    if (workers == 1) {
+      EXPECT_EQ(observer.reports.load(), 1) << state;
+    } else {
+      // Both asleep: the waiter's last search has run its check; the idle one never blocks in a wait.
+      state = pool.describe_state();
+      EXPECT_FALSE(says_deadlock(state)) << state;
+      EXPECT_EQ(observer.reports.load(), 0) << state;
+    }
+    from_main.set();
+    waiter.get();
+    pool.run([] {});
+    EXPECT_FALSE(says_deadlock(pool.describe_state())) << pool.describe_state();
+    EXPECT_EQ(observer.reports.load(), workers == 1 ? 1 : 0);
+  }
+}
+
 }  // namespace
 
 INSTANTIATE_TEST_SUITE_P(Strategies, Strategy, ::testing::Values(SleepStrategy::condvar, SleepStrategy::io_uring),

@@ -182,6 +182,22 @@ TEST(Recorder, IoOperationsAreCountedAtEveryLevelAndRecordedAtTasks) {
   }
 }
 
+// The core's suspected-deadlock report (core/README.md, "Waits") reaches the Recorder's
+// counters: one worker blocked in a Signal wait with nothing ready is reported once.
+TEST(Recorder, CountsTheSuspectedDeadlockReport) {
+  Recorder recorder(1, {.level = Level::states});
+  {
+    lantern::Scheduler pool({.workers = 1, .observer = &recorder});
+    lantern::testing::Watchdog dog("deadlock report", std::chrono::seconds(60));
+    lantern::Signal gate;
+    auto waiter = pool.submit([&] { gate.wait(); });
+    while (pool.describe_state().find("deadlock suspected") == std::string::npos) std::this_thread::yield();
+    gate.set();
+    waiter.get();
+  }
+  EXPECT_EQ(recorder.snapshot(0).deadlocks, 1u);
+}
+
 TEST(Histogram, BucketsAndQuantiles) {
   using lantern::instrumentation::Histogram;
   using lantern::instrumentation::HistogramSnapshot;

@@ -77,6 +77,10 @@ class Registry {
   // any created count, so a result of 0 means no job was live at the time of the
   // second read (a non-zero result may be stale; callers poll).
   std::uint64_t live_jobs() const noexcept;
+  // deadlock_suspected: every worker was seen blocked in a nested wait with nothing ready
+  // (Worker::check_deadlock); cleared when any worker leaves such a wait. One report per
+  // episode. core/README.md, "Waits".
+  std::atomic<bool> deadlock_suspected{false};
   bool stopping() const noexcept { return stopping_.load(std::memory_order_relaxed); }
   std::uint64_t external_jobs_created() const noexcept { return external_jobs_created_.load(std::memory_order_relaxed); }
 
