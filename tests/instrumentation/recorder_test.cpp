@@ -10,6 +10,7 @@
 #include "lantern/instrumentation/collector.hpp"
 #include "lantern/instrumentation/recorder.hpp"
 #include "lantern/instrumentation/rolling_window.hpp"
+#include "lantern/instrumentation/trace_sinks.hpp"
 #include "lantern/lantern.hpp"
 #include "support/fib.hpp"
 #include "support/watchdog.hpp"
@@ -189,11 +190,22 @@ TEST(Recorder, CountsTheSuspectedDeadlockReport) {
   {
     lantern::Scheduler pool({.workers = 1, .observer = &recorder});
     lantern::testing::Watchdog dog("deadlock report", std::chrono::seconds(60));
+    // Also written to a trace file (kept in the test temp dir: `lantern-trace stats` on
+    // it shows the "deadlock suspected" finding).
+    auto sink = std::make_shared<lantern::instrumentation::TraceFileSink>(
+        ::testing::TempDir() + "lantern_deadlock.ltrace", lantern::instrumentation::make_trace_header(pool, "recorder_test"));
+    ASSERT_TRUE(sink->ok()) << sink->error();
+    lantern::instrumentation::Collector collector(recorder);
+    collector.attach(sink);
+    collector.start();
     lantern::Signal gate;
     auto waiter = pool.submit([&] { gate.wait(); });
     while (pool.describe_state().find("deadlock suspected") == std::string::npos) std::this_thread::yield();
     gate.set();
     waiter.get();
+    pool.shutdown();
+    collector.stop();
+    EXPECT_TRUE(sink->ok()) << sink->error();
   }
   EXPECT_EQ(recorder.snapshot(0).deadlocks, 1u);
 }
