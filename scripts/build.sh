@@ -7,6 +7,13 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 name=${1:?usage: build.sh NAME [CMAKE_ARGS...]}
 shift
 mkdir -p "$root/build"
-cmake -S "$root" -B "$root/build/$name" -G Ninja "$@" > "$root/build/$name.configure.log" 2>&1 \
+# ccache (scripts/setup.sh installs it) makes a rebuild of unchanged sources cheap, also
+# from another clone of the repository: paths are hashed relative to the repository.
+launcher=()
+if command -v ccache > /dev/null; then
+  export CCACHE_BASEDIR="$root"
+  launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+fi
+cmake -S "$root" -B "$root/build/$name" -G Ninja "${launcher[@]}" "$@" > "$root/build/$name.configure.log" 2>&1 \
   || { mkdir -p "$root/build"; cat "$root/build/$name.configure.log"; exit 1; }
 cmake --build "$root/build/$name"

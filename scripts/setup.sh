@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(
-  g++ cmake ninja-build pkg-config git    # toolchain
+  g++ cmake ninja-build pkg-config git ccache   # toolchain (ccache: cheap rebuilds)
   libgtest-dev libgmock-dev               # tests
   libbenchmark-dev libtbb-dev             # benchmarks (oneTBB is the peer)
   liburing-dev                            # io_uring (core: IO sleep strategy, lantern/io.hpp)

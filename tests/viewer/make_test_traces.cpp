@@ -3,12 +3,19 @@
 //   steals.ltrace      the synthetic simulation, 4 workers on 2 sockets: steals everywhere
 //   one_worker.ltrace  the simulation with a single worker: nobody to steal from
 //   real.ltrace        a real Scheduler + Recorder run (fork-join, bursts) at level full
+//   real_default.ltrace the same (one round) at the Recorder's default level (item 9)
 //   labels.ltrace      3 workers running labelled tasks (3 labels, some tasks unlabelled),
 //                      with releases from task to task and IO submissions and completions
 //   truncated.ltrace   steals.ltrace cut in the middle of a chunk
 //   corrupt.ltrace     steals.ltrace with damaged bytes in a middle chunk
 //   newer.ltrace       steals.ltrace as written by a future format version (valid CRC)
 //   not_a_trace.ltrace a text file
+//   labels_b.ltrace    labels.ltrace changed: "render" 2.5x the others (they got shorter), worker 2
+//                      idle between tasks (the compare and diff tests' B)
+//   flood.ltrace       short tasks in clusters around one 4.07 ms task per worker (item 1)
+//   bursts.ltrace      2 s; worker 0 asleep but active 0.7% of the time in short bursts (item 3)
+//   health.ltrace      long tasks: three on worker 0, one (the longest) on worker 1 (item 7)
+//   lost_end.ltrace    a task whose end is in a damaged chunk, later tasks after it (item 5)
 #include <lantern/instrumentation/collector.hpp>
 #include <lantern/instrumentation/recorder.hpp>
 #include <lantern/instrumentation/trace_sinks.hpp>
@@ -17,7 +24,9 @@
 #include <lantern/trace/trace_writer.hpp>
 #include <lantern/viewer/synthetic_trace.hpp>
 
+#include <algorithm>
 #include <chrono>
+#include <span>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -74,7 +83,7 @@ std::vector<std::uint8_t> states_trace() {
 // labels itself with label 1 + k % 3 ("parse", "render", "compress") unless k % 4 == 3.
 // Every task of worker 0 releases the next task of worker 1 (a dependency), and every
 // second task of worker 2 submits an IO read that worker 2 completes 200 us later.
-std::vector<std::uint8_t> labels_trace() {
+std::vector<std::uint8_t> labels_trace(bool slower = false) {
   trace::TraceHeader h;
   h.producer = "viewer screenshot test (labels)";
   h.workers = 3;
@@ -99,7 +108,14 @@ std::vector<std::uint8_t> labels_trace() {
       if (w == 0 && k + 1 < kTasks) add(w, t0 + 250'000, trace::EventType::release, task_id(1, k + 1), id);
       if (w == 2 && k % 2 == 0) add(w, t0 + 50'000, trace::EventType::io_submit, 1000 + k, 0 | 9 << 8);
       if (w == 2 && k % 2 == 0) add(w, t0 + 250'000, trace::EventType::io_complete, 1000 + k, 4096);
-      add(w, t0 + kTask - 20'000, trace::EventType::task_end, id, 0);
+      // slower (the compare test's B): "render" tasks take 2.5x as long and worker 2
+      // idles between its tasks.
+      const std::uint64_t length = slower && k % 3 == 1 && k % 4 != 3 ? kTask - 20'000 : (slower ? 112'000 : kTask - 20'000);
+      add(w, t0 + (slower && k % 3 != 1 ? 112'000 : length), trace::EventType::task_end, id, 0);
+      if (slower && w == 2 && k % 3 != 1) {
+        add(w, t0 + 120'000, trace::EventType::state, 0 << 8 | 1, 2);
+        add(w, t0 + kTask - 10'000, trace::EventType::state, 1 << 8 | 0, 1);
+      }
     }
     add(w, kTasks * kTask + 1000 * w, trace::EventType::state, 0 << 8 | 1, 2);  // active -> idle
   }
@@ -111,6 +127,166 @@ std::vector<std::uint8_t> labels_trace() {
   writer.write(ev);
   writer.close();
   return out;
+}
+
+// to_bytes: a trace of hand-written events, 1 tick = 1 ns; chunks of at most
+// `max_events` events; `labels` names task labels.
+std::vector<std::uint8_t> to_bytes(std::uint32_t workers, std::vector<trace::Event> ev, const char* what,
+                                   const trace::LabelTable* labels = nullptr, std::uint32_t max_events = 0) {
+  trace::TraceHeader h;
+  h.producer = std::string("viewer screenshot test (") + what + ")";
+  h.workers = workers;
+  h.clock = trace::ClockCalibration{false, 1.0, 0, 0};
+  for (std::uint32_t i = 0; i < workers; ++i) h.cpus.push_back(trace::CpuRow{-1, static_cast<std::int32_t>(i), static_cast<std::int32_t>(i), 0, 0, 0});
+  std::stable_sort(ev.begin(), ev.end(), [](const trace::Event& x, const trace::Event& y) { return x.ticks < y.ticks; });
+  std::vector<std::uint8_t> out;
+  trace::WriterOptions options{.labels = labels};
+  if (max_events) options.chunk_limits = {.target_payload_bytes = 1 << 16, .max_events = max_events};
+  auto writer = trace::TraceWriter::to_sink([&](std::span<const std::uint8_t> b, std::string&) {
+    out.insert(out.end(), b.begin(), b.end());
+    return true;
+  }, what, h, options);
+  writer.write(ev);
+  writer.close();
+  return out;
+}
+
+// flood_trace (issue 13 item 1): 2 workers run 1 us tasks every 2 us, then one 4.07 ms
+// task (worker 0: labelled "flood"; worker 1: unlabelled) that starts 0.5 us after the
+// last short one, then short tasks again. Zoomed out, the short ones are clusters; the
+// long one must still be drawn by itself.
+std::vector<std::uint8_t> flood_trace() {
+  trace::LabelTable names;
+  names.define(1, "flood");
+  std::vector<trace::Event> ev;
+  auto add = [&](std::uint32_t w, std::uint64_t t, trace::EventType type, std::uint64_t a, std::uint64_t b) {
+    ev.push_back(trace::Event{1'000'000 + t, w, type, {0, 0, 0}, a, b});
+  };
+  for (std::uint32_t w = 0; w < 2; ++w) {
+    std::uint64_t id = 0x7f00'0000'0000ull + (std::uint64_t{w} << 24);
+    add(w, 0, trace::EventType::state, 1 << 8 | 0, 1);
+    std::uint64_t t = 0;
+    auto shorts = [&](int n) {
+      for (int k = 0; k < n; ++k, t += 2'000) {
+        add(w, t, trace::EventType::task_begin, id, 0);
+        add(w, t + 1'000, trace::EventType::task_end, id, 0);
+        id += 64;
+      }
+    };
+    shorts(1000);
+    t -= 500;  // the long task begins 0.5 us after the last short one ended... nearly
+    add(w, t, trace::EventType::task_begin, id, 0);
+    if (w == 0) add(w, t + 1'000, trace::EventType::task_label, id, 1);
+    add(w, t + 4'070'000, trace::EventType::task_end, id, 0);
+    id += 64;
+    t += 4'070'500;
+    shorts(1000);
+    add(w, t, trace::EventType::state, 0 << 8 | 1, 2);
+  }
+  return to_bytes(2, std::move(ev), "flood", &names);
+}
+
+// bursts_trace (item 3): 2 s. Worker 0 sleeps with a 7 us active burst every 1 ms (active
+// 0.7% of the time); worker 1 is idle with a 30 us burst every 5 ms.
+std::vector<std::uint8_t> bursts_trace() {
+  std::vector<trace::Event> ev;
+  auto state = [&](std::uint32_t w, std::uint64_t t, int from, int to) {
+    ev.push_back(trace::Event{1'000'000 + t, w, trace::EventType::state, {0, 0, 0}, static_cast<std::uint64_t>(from << 8 | to), 0});
+  };
+  state(0, 0, 0, 3);
+  state(1, 0, 0, 1);
+  for (std::uint64_t t = 500'000; t < 2'000'000'000; t += 1'000'000) {
+    state(0, t, 3, 0);
+    state(0, t + 7'000, 0, 3);
+  }
+  for (std::uint64_t t = 2'000'000; t < 2'000'000'000; t += 5'000'000) {
+    state(1, t, 1, 0);
+    state(1, t + 30'000, 0, 1);
+  }
+  state(0, 2'000'000'000, 3, 3);
+  state(1, 2'000'000'000, 1, 1);
+  return to_bytes(2, std::move(ev), "bursts");
+}
+
+// lost_end_trace (item 5): worker 0 runs task A from 1 ms; its end (at 2 ms) is in a chunk
+// that is damaged afterwards (chunks of 4 events, the fourth chunk's bytes flipped), then
+// tasks from 3 ms to 10 ms. Worker 1 runs tasks all along.
+std::vector<std::uint8_t> lost_end_trace() {
+  std::vector<trace::Event> ev;
+  auto add = [&](std::uint32_t w, std::uint64_t t, trace::EventType type, std::uint64_t a, std::uint64_t b) {
+    ev.push_back(trace::Event{1'000'000 + t, w, type, {0, 0, 0}, a, b});
+  };
+  add(0, 0, trace::EventType::state, 1 << 8 | 0, 1);
+  add(1, 0, trace::EventType::state, 1 << 8 | 0, 1);
+  std::uint64_t id = 0x7f00'0000'0000ull;
+  for (std::uint64_t t = 100'000; t < 10'000'000; t += 500'000, id += 64) {
+    add(1, t, trace::EventType::task_begin, id, 0);
+    add(1, t + 400'000, trace::EventType::task_end, id, 0);
+  }
+  add(0, 1'000'000, trace::EventType::task_begin, 0xA000, 0);
+  add(0, 2'000'000, trace::EventType::task_end, 0xA000, 0);
+  for (std::uint64_t t = 3'000'000; t < 10'000'000; t += 1'000'000, id += 64) {
+    add(0, t, trace::EventType::task_begin, id, 0);
+    add(0, t + 600'000, trace::EventType::task_end, id, 0);
+  }
+  add(0, 10'000'000, trace::EventType::state, 0 << 8 | 1, 2);
+  add(1, 10'000'000, trace::EventType::state, 0 << 8 | 1, 2);
+  // Three writes with a flush between: the middle chunk holds only A's end (and what
+  // shares its time), and it is the one damaged.
+  std::stable_sort(ev.begin(), ev.end(), [](const trace::Event& x, const trace::Event& y) { return x.ticks < y.ticks; });
+  const auto cut = [&](std::uint64_t t) {
+    return static_cast<std::size_t>(std::lower_bound(ev.begin(), ev.end(), 1'000'000 + t, [](const trace::Event& e, std::uint64_t v) { return e.ticks < v; }) - ev.begin());
+  };
+  const std::size_t lo = cut(1'900'000), hi = cut(2'050'000);
+  trace::TraceHeader h;
+  h.producer = "viewer screenshot test (lost end)";
+  h.workers = 2;
+  h.clock = trace::ClockCalibration{false, 1.0, 0, 0};
+  for (int i = 0; i < 2; ++i) h.cpus.push_back(trace::CpuRow{-1, i, i, 0, 0, 0});
+  std::vector<std::uint8_t> out;
+  auto writer = trace::TraceWriter::to_sink([&](std::span<const std::uint8_t> b, std::string&) {
+    out.insert(out.end(), b.begin(), b.end());
+    return true;
+  }, "lost end", h);
+  const std::span<const trace::Event> all(ev);
+  writer.write(all.subspan(0, lo));
+  writer.flush();
+  const std::size_t damage_from = out.size();
+  writer.write(all.subspan(lo, hi - lo));
+  writer.flush();
+  const std::size_t damage_to = out.size();
+  writer.write(all.subspan(hi));
+  writer.close();
+  // Flip payload bytes (past the chunk's own header) so its checksum fails.
+  for (std::size_t i = damage_from + (damage_to - damage_from) / 2; i < damage_to - 2; ++i) out[i] ^= 0x5A;
+  return out;
+}
+
+// health_trace (item 7): long tasks (over the 10 ms threshold): worker 0 at 0, 20 and
+// 60 ms lasting 12, 25 and 15 ms; worker 1 at 10 ms lasting 30 ms. Labelled "solve".
+std::vector<std::uint8_t> health_trace() {
+  trace::LabelTable names;
+  names.define(1, "solve");
+  std::vector<trace::Event> ev;
+  auto add = [&](std::uint32_t w, std::uint64_t t, trace::EventType type, std::uint64_t a, std::uint64_t b) {
+    ev.push_back(trace::Event{1'000'000 + t, w, type, {0, 0, 0}, a, b});
+  };
+  add(0, 0, trace::EventType::state, 1 << 8 | 0, 1);
+  add(1, 0, trace::EventType::state, 1 << 8 | 0, 1);
+  const struct {
+    std::uint32_t w;
+    std::uint64_t at_ms, ms;
+  } tasks[] = {{0, 0, 12}, {0, 20, 25}, {0, 60, 15}, {1, 10, 30}};
+  std::uint64_t id = 0x7f00'0000'1000ull;
+  for (const auto& t : tasks) {
+    add(t.w, t.at_ms * 1'000'000 + 1'000, trace::EventType::task_begin, id, 0);
+    add(t.w, t.at_ms * 1'000'000 + 2'000, trace::EventType::task_label, id, 1);
+    add(t.w, (t.at_ms + t.ms) * 1'000'000, trace::EventType::task_end, id, 0);
+    id += 64;
+  }
+  add(0, 80'000'000, trace::EventType::state, 0 << 8 | 3, 2);
+  add(1, 80'000'000, trace::EventType::state, 0 << 8 | 3, 2);
+  return to_bytes(2, std::move(ev), "health", &names);
 }
 
 // as_newer_version: the same trace claiming format version 99, with a valid header CRC -
@@ -132,9 +308,9 @@ long fib(int n) {
   return a + b;
 }
 
-bool real_trace(const std::string& path) {
+bool real_trace(const std::string& path, trace::Level level = trace::Level::full, int rounds = 3) {
   const std::uint32_t workers = 2;
-  instrumentation::Recorder recorder(workers, {.level = trace::Level::full, .ring_capacity = 1 << 18});
+  instrumentation::Recorder recorder(workers, {.level = level, .ring_capacity = 1 << 18});
   instrumentation::Collector collector(recorder);
   SchedulerOptions options;
   options.workers = workers;
@@ -143,7 +319,7 @@ bool real_trace(const std::string& path) {
   auto sink = std::make_shared<instrumentation::TraceFileSink>(path, instrumentation::make_trace_header(pool, "viewer tests"));
   collector.attach(sink);
   collector.start();
-  for (int round = 0; round < 3; ++round) {
+  for (int round = 0; round < rounds; ++round) {
     pool.run([] { return fib(22); });
     TaskGroup group(pool);
     for (int i = 0; i < 100; ++i) group.spawn([] { std::this_thread::sleep_for(std::chrono::microseconds(20)); });
@@ -180,8 +356,12 @@ int main(int argc, char** argv) {
                   write_bytes(dir + "/one_worker.ltrace", viewer::synthetic_trace_bytes(one)) &&
                   write_bytes(dir + "/truncated.ltrace", truncated) && write_bytes(dir + "/corrupt.ltrace", corrupt) &&
                   write_bytes(dir + "/newer.ltrace", newer) && write_bytes(dir + "/labels.ltrace", labels_trace()) &&
+                  write_bytes(dir + "/labels_b.ltrace", labels_trace(true)) &&
+                  write_bytes(dir + "/flood.ltrace", flood_trace()) && write_bytes(dir + "/bursts.ltrace", bursts_trace()) &&
+                  write_bytes(dir + "/lost_end.ltrace", lost_end_trace()) && write_bytes(dir + "/health.ltrace", health_trace()) &&
                   write_bytes(dir + "/not_a_trace.ltrace", std::vector<std::uint8_t>(text.begin(), text.end())) &&
-                  real_trace(dir + "/real.ltrace");
+                  real_trace(dir + "/real.ltrace") &&
+                  real_trace(dir + "/real_default.ltrace", instrumentation::RecorderOptions{}.level, 1);
   if (!ok) {
     std::fprintf(stderr, "make_test_traces: cannot write the traces into %s\n", dir.c_str());
     return 1;

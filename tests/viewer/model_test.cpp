@@ -299,4 +299,67 @@ TEST(Analysis, WakeLatencyLeavesIoWakesOut) {
 }
 
 }  // namespace
+// Issue 13 item 5: after a skipped chunk, a release whose task began in the lost bytes is
+// not linked to a later task that reuses the id; tasks open at the gap end there.
+TEST(Model, SkippedChunkUnlinksWaitingReleasesAndEndsOpenTasks) {
+  test::TraceBuilder before(2), after(2);
+  before.state(0, 0, 1, 0);
+  before.state(1, 0, 1, 0);
+  before.task_begin(0, 1'000'000, 0x10, 0);
+  before.event(0, 1'500'000, trace::EventType::release, 0x99, 0x10);  // releases task 0x99
+  before.task_begin(1, 1'600'000, 0x20, 0);                          // its end is lost
+  // (lost: task 0x99 begins and ends on worker 1; task 0x10 and 0x20 end)
+  after.task_begin(1, 9'000'000, 0x99, 0);  // a new task at the same address, much later
+  after.task_end(1, 9'100'000, 0x99);
+  after.state(0, 10'000'000, 0, 3);
+  Model m;
+  before.apply_to(m);
+  m.add_trace_problem(trace::TraceError{trace::TraceErrorKind::corrupt_chunk, 4096, "a damaged chunk"});
+  m.apply(after.events());
+  m.finish();
+  ASSERT_EQ(m.releases(0).size(), 1u);
+  EXPECT_FALSE(m.releases(0)[0].to.valid()) << "linked across the gap to a later task with the same id";
+  // Task 0x20 ends where worker 1's record stopped (1.6 ms), marked, and the later task
+  // is at depth 0, not nested in it.
+  const auto& row = m.track(1).slices(0);
+  ASSERT_EQ(row.size(), 2u);
+  EXPECT_EQ(row[0].end, 1'600'000u);
+  EXPECT_TRUE(row[0].flags & kSliceEndLost);
+  EXPECT_EQ(row[1].id, 0x99u);
+  // The analysis did it (Analysis::lose_record, what lantern-trace's reader calls too),
+  // and the two tasks whose ends were lost (0x10, 0x20) still count as never ended.
+  EXPECT_EQ(m.analysis().summary().unfinished_tasks, 2u);
+}
+
+// Issue 13 item 6: what is "happening now" is asked at a time - the replay's playhead -
+// not only at the end of the trace.
+TEST(Health, OngoingAtThePlayhead) {
+  test::TraceBuilder b(2);
+  b.state(0, 0, 1, 0);
+  b.state(1, 0, 1, 0);
+  b.task_begin(0, 1'000'000, 0xA, 0);   // worker 0: one task from 1 ms to 30 ms
+  b.task_end(0, 30'000'000, 0xA);
+  b.state(1, 12'000'000, 0, 1);         // worker 1: searching (idle) from 12 ms to 20 ms
+  b.state(1, 20'000'000, 1, 3);         // then asleep
+  b.state(0, 40'000'000, 0, 3);
+  Model m;
+  b.apply_to(m);
+  m.finish();
+  auto kinds = [&](Tick at) {
+    std::vector<std::pair<std::uint32_t, ProblemKind>> out;
+    for (const Problem& p : m.health().ongoing(m.analysis(), at)) out.emplace_back(p.worker, p.kind);
+    return out;
+  };
+  using K = std::vector<std::pair<std::uint32_t, ProblemKind>>;
+  EXPECT_EQ(kinds(5'000'000), K{});                                  // 4 ms into the task: under 10 ms
+  EXPECT_EQ(kinds(15'000'000), (K{{0, ProblemKind::long_task}}));   // 14 ms; worker 1 idle 3 ms
+  EXPECT_EQ(kinds(19'000'000), (K{{0, ProblemKind::long_task}, {1, ProblemKind::spinning}}));
+  EXPECT_EQ(kinds(35'000'000), K{});                                 // the task ended, worker 1 sleeps
+  // At the playhead the finding ends there and started where the task began.
+  const auto at19 = m.health().ongoing(m.analysis(), 19'000'000);
+  ASSERT_FALSE(at19.empty());
+  EXPECT_EQ(at19[0].start, 1'000'000u);
+  EXPECT_EQ(at19[0].end, 19'000'000u);
+}
+
 }  // namespace lantern::viewer

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # screenshot_test.sh - lantern-view renders pictures under Xvfb; the pictures are checked.
 #
-#   screenshot_test.sh SCENARIO LANTERN_VIEW MAKE_TEST_TRACES SCREENSHOT_CHECK WORKDIR LIVE_DEMO
+#   screenshot_test.sh SCENARIO LANTERN_VIEW MAKE_TEST_TRACES SCREENSHOT_CHECK WORKDIR LIVE_DEMO [LANTERN_TRACE]
 #
 # Scenarios: lanes_scripted, lanes_synthetic, lanes_real, matrix_steals, matrix_one_worker,
-# labels, bad_input, all_views, live. Never skips: without xvfb-run it fails and says what
+# labels, bad_input, all_views, live; issue 13: wide_slices (item 1), loading (2),
+# state_mix (3), damaged (5), layout (8). Never skips: without xvfb-run it fails and says what
 # to install.
 set -euo pipefail
-scenario=$1 view=$2 make_traces=$3 check=$4 work=$5 live_demo=$6
+scenario=$1 view=$2 make_traces=$3 check=$4 work=$5 live_demo=$6 lantern_trace=${7:-}
 
 if ! command -v xvfb-run > /dev/null; then
   echo "FAIL: xvfb-run is not installed, so lantern-view cannot render its pictures headless." >&2
@@ -86,7 +87,24 @@ case "$scenario" in
     ;;
   bad_input)
     # Every bad input: a picture with the message, exit status 3, never a crash.
-    for bad in truncated corrupt newer not_a_trace missing; do
+    # Item 10: a file that cannot be opened: the error on stderr, exit 3, no window.
+    for missing in "$traces/missing.ltrace" "$traces"; do
+      set +e
+      "$view" "$missing" > "$work/unreadable.out" 2> "$work/unreadable.err" < /dev/null
+      status=$?
+      set -e
+      cat "$work/unreadable.err"
+      [ "$status" -eq 3 ] || { echo "FAIL: lantern-view $missing exited $status, expected 3"; exit 1; }
+      grep -q "lantern-view: .*$(basename "$missing")" "$work/unreadable.err" || { echo "FAIL: the error is not on stderr"; exit 1; }
+    done
+    grep -q "No such file" "$work/unreadable.err" && { echo "FAIL: a directory reported as missing"; exit 1; }
+    # --window 0 and --at past the end are refused with a message (exit 2).
+    for args in "--window 0" "--window 0ms" "--at 5s"; do
+      shot refused "$traces/states.ltrace" $args
+      [ "$status" -eq 2 ] || { echo "FAIL: $args: exit status $status, expected 2"; exit 1; }
+      grep -q "lantern-view: --" "$work/refused.log" || { echo "FAIL: $args refused without a message"; exit 1; }
+    done
+    for bad in truncated corrupt newer not_a_trace; do
       shot "bad_$bad" "$traces/$bad.ltrace"
       if [ "$status" -ne 3 ]; then
         echo "FAIL: $bad.ltrace: exit status $status, expected 3 (trace problems)"
@@ -97,6 +115,8 @@ case "$scenario" in
     grep -q "newer" "$work/bad_newer.log" || grep -qi "version" "$work/bad_newer.log" ||
       { echo "FAIL: the newer-version message does not mention the version"; exit 1; }
     grep -qi "truncat\|ends inside" "$work/bad_truncated.log" || { echo "FAIL: truncation not reported"; exit 1; }
+    shot bad_missing "$traces/missing.ltrace"
+    [ "$status" -eq 3 ] || { echo "FAIL: missing.ltrace: exit status $status, expected 3"; exit 1; }
     grep -q "No such file" "$work/bad_missing.log" || { echo "FAIL: a missing file is not named as such"; exit 1; }
     # What could be read is still shown: the truncated trace has events.
     grep -Eq ": [1-9][0-9,]* events" "$work/bad_truncated.log" || { echo "FAIL: the truncated trace shows no events"; exit 1; }
@@ -117,6 +137,166 @@ case "$scenario" in
       exit 1
     fi
     cat "$work/live_app.log"
+    ;;
+  wide_slices)
+    # Item 1: a 4.07 ms task right after a cluster of 1 us tasks is drawn by itself, in its
+    # own colour, with its name; zoomed out (whole trace) and at --at/--window.
+    shot wide "$traces/flood.ltrace" --view timeline --size 1400x500
+    expect_ok wide
+    "$check" wide "$work/wide.png" "$work/wide.layout" "$traces/flood.ltrace"
+    shot wide-zoom "$traces/flood.ltrace" --view timeline --size 1400x500 --at 6.5ms --window 6ms
+    expect_ok wide-zoom
+    "$check" wide "$work/wide-zoom.png" "$work/wide-zoom.layout" "$traces/flood.ltrace"
+    ;;
+  state_mix)
+    # Item 3: 2 s zoomed out; a worker active 0.7% of the time in short bursts shows them.
+    for size in 1400x500 1024x640; do
+      shot "mix-$size" "$traces/bursts.ltrace" --view timeline --size "$size"
+      expect_ok "mix-$size"
+      "$check" mix "$work/mix-$size.png" "$work/mix-$size.layout" "$traces/bursts.ltrace"
+      "$check" lanes "$work/mix-$size.png" "$work/mix-$size.layout" "$traces/bursts.ltrace"
+    done
+    ;;
+  damaged)
+    # Item 5: a damaged trace is not called fine in green; a task whose end was in the
+    # damaged chunk stops where the record does, drawn open-ended.
+    shot damaged_health "$traces/lost_end.ltrace" --view health --size 1024x640
+    [ "$status" -eq 3 ] || { echo "FAIL: exit status $status, expected 3"; exit 1; }
+    "$check" damaged "$work/damaged_health.png" "$work/damaged_health.layout" "$traces/lost_end.ltrace"
+    shot damaged_all "$traces/corrupt.ltrace" --size 1600x900
+    [ "$status" -eq 3 ] || { echo "FAIL: exit status $status, expected 3"; exit 1; }
+    shot lost_end "$traces/lost_end.ltrace" --view timeline --size 1400x500
+    [ "$status" -eq 3 ] || { echo "FAIL: exit status $status, expected 3"; exit 1; }
+    "$check" lost_end "$work/lost_end.png" "$work/lost_end.layout" "$traces/lost_end.ltrace"
+    ;;
+  loading)
+    # Item 2: the trace arrives through a pipe in two parts; the viewer draws frames while
+    # it loads (a picture of the first one with data: progress shown), and when loading
+    # ends it shows the whole trace, not what had arrived by the first frame.
+    trace="$traces/steals.ltrace"
+    fifo="$work/loading.fifo"
+    rm -f "$fifo" "$work/loading-first.png" "$work/loading.status"
+    mkfifo "$fifo"
+    xvfb-run -a -f "$work/loading.xauth" -s "-screen 0 1920x1080x24" bash -c '"$@"; echo $? > "$0"' "$work/loading.status" \
+      "$view" --screenshot "$work/loading.png" --loading-screenshot "$work/loading-first.png" \
+      --layout "$work/loading.layout" --view timeline --size 1400x600 "$fifo" > "$work/loading.log" 2>&1 &
+    viewer=$!
+    size=$(stat -c %s "$trace")
+    # The writer: the first third, then (once the viewer has drawn a frame with it, at
+    # most 60 s) the rest. Bounded by timeout, should the viewer never open the pipe.
+    timeout 90 bash -c '
+      exec 3> "$1"
+      head -c $(($3 / 3)) "$2" >&3
+      for _ in $(seq 600); do
+        [ -s "$4" ] && break
+        sleep 0.1
+      done
+      tail -c +$(($3 / 3 + 1)) "$2" >&3' _ "$fifo" "$trace" "$size" "$work/loading-first.png" &
+    writer=$!
+    wait "$viewer" || true
+    # A viewer that never opened the pipe leaves the writer blocked in open: unblock it.
+    kill -0 "$writer" 2> /dev/null && { exec 4< "$fifo"; exec 4<&-; } || true
+    wait "$writer" || true
+    cat "$work/loading.log"
+    [ "$(cat "$work/loading.status" 2> /dev/null)" = 0 ] || { echo "FAIL: lantern-view exited with $(cat "$work/loading.status" 2> /dev/null)"; exit 1; }
+    [ -s "$work/loading-first.png" ] || { echo "FAIL: no picture while loading"; exit 1; }
+    "$check" progress "$work/loading-first.png" "$work/loading.layout.loading" "$trace"
+    "$check" whole "$work/loading.png" "$work/loading.layout" "$trace"
+    ;;
+  layout)
+    # Item 8, at 1600x900 and 1024x640: labels unclipped and apart, steal-matrix text in
+    # its panel, distinct legend colours; toggling the task colouring moves no lane.
+    for size in 1600x900 1024x640; do
+      for v in latency steals; do
+        shot "layout-$v-$size" "$traces/real.ltrace" --view "$v" --size "$size"
+        expect_ok "layout-$v-$size"
+        "$check" layout "$work/layout-$v-$size.png" "$work/layout-$v-$size.layout" "$traces/real.ltrace"
+      done
+      for how in label source; do
+        shot "layout-$how-$size" "$traces/labels.ltrace" --size "$size" --task-colours "$how"
+        expect_ok "layout-$how-$size"
+        "$check" layout "$work/layout-$how-$size.png" "$work/layout-$how-$size.layout" "$traces/labels.ltrace"
+        grep '^lane_band' "$work/layout-$how-$size.layout" > "$work/layout-$how-$size.lanes"
+      done
+      cmp -s "$work/layout-label-$size.lanes" "$work/layout-source-$size.lanes" ||
+        { echo "FAIL: at $size the lanes move when the task colouring changes:"; diff "$work/layout-label-$size.lanes" "$work/layout-source-$size.lanes"; exit 1; }
+      [ -s "$work/layout-label-$size.lanes" ] || { echo "FAIL: no lanes recorded"; exit 1; }
+    done
+    ;;
+  health_lists)
+    # Item 7: findings grouped per worker with a count, sorted by time (default) or by
+    # duration; long tasks named by label and id.
+    shot health_time "$traces/health.ltrace" --view health --size 1024x640
+    expect_ok health_time
+    shot health_duration "$traces/health.ltrace" --view health --size 1024x640 --health-sort duration
+    expect_ok health_duration
+    rows() { awk '$1 == "health_row" && $2 == 0 {printf "w%s@%.0fms/%.0fms ", $3, $4 / 1000, $5 / 1000}' "$work/$1.layout"; }
+    groups() { awk '$1 == "health_group" && $2 == 0 {printf "w%s(%s) ", $3, $4}' "$work/$1.layout"; }
+    echo "by time:     groups $(groups health_time)  rows $(rows health_time)"
+    echo "by duration: groups $(groups health_duration)  rows $(rows health_duration)"
+    [ "$(groups health_time)" = "w0(3) " ] || { echo "FAIL: worker 0's three long tasks are not one group of 3"; exit 1; }
+    [ "$(rows health_time)" = "w0@0ms/12ms w0@20ms/25ms w0@60ms/15ms w1@10ms/30ms " ] ||
+      { echo "FAIL: not grouped by worker and sorted by time"; exit 1; }
+    [ "$(rows health_duration)" = "w1@10ms/30ms w0@20ms/25ms w0@60ms/15ms w0@0ms/12ms " ] ||
+      { echo "FAIL: not sorted by duration"; exit 1; }
+    ;;
+  default_level)
+    # Item 9: at the Recorder's default level every panel has data, or says which level
+    # it needs and how to ask for it (queue depth and ready wait: lane pops, 'full').
+    trace="$traces/real_default.ltrace"
+    shot default_all "$trace" --size 1600x900
+    expect_ok default_all
+    shot default_latency "$trace" --view latency --size 1024x640
+    expect_ok default_latency
+    grep -q '^needs_level 0 ' "$work/default_all.layout" || { echo "FAIL: the queue-depth plot is empty without saying why"; exit 1; }
+    grep -q '^needs_level 1 ' "$work/default_latency.layout" || { echo "FAIL: the ready-wait histogram is empty without saying why"; exit 1; }
+    if grep -q '^needs_level 2 ' "$work/default_latency.layout"; then echo "FAIL: a histogram is empty at the default level"; exit 1; fi
+    ;;
+  numbers)
+    # Item 4: the badge, the stdout summary and the Health panel count the same warnings.
+    shot numbers "$traces/steals.ltrace" --size 1600x900
+    expect_ok numbers
+    badge=$(awk '$1 == "badge_warnings" {print $2}' "$work/numbers.layout" | tail -1)
+    health=$(awk '$1 == "health_warnings" {print $3}' "$work/numbers.layout" | tail -1)
+    printed=$(sed -n 's/.* \([0-9][0-9]*\) warnings;.*/\1/p' "$work/numbers.log")
+    echo "warnings: badge ${badge:-?}, Health ${health:-?}, stdout ${printed:-?}"
+    [ -n "$badge" ] && [ -n "$health" ] && [ -n "$printed" ] || { echo "FAIL: a warning count is missing"; exit 1; }
+    [ "$badge" = "$health" ] && [ "$badge" = "$printed" ] || { echo "FAIL: the warning counts differ"; exit 1; }
+    [ "$badge" -gt 0 ] || { echo "FAIL: the trace was expected to have warnings"; exit 1; }
+    ;;
+  compare)
+    # Item 11: lantern-trace diff (table and JSON) and lantern-view --compare show the one
+    # comparison: the same notable differences, the ones the trace pair was built with.
+    a="$traces/labels.ltrace" b="$traces/labels_b.ltrace"
+    "$lantern_trace" diff "$a" "$b" > "$work/diff.txt"
+    cat "$work/diff.txt"
+    "$lantern_trace" diff --json "$a" "$b" > "$work/diff.json"
+    grep -Eq '^\* 2 +active +100\.0% +76\.9%' "$work/diff.txt" || { echo "FAIL: worker 2's active share is not a notable row"; exit 1; }
+    grep -Eq '^\* parse ' "$work/diff.txt" || { echo "FAIL: parse durations are not a notable row"; exit 1; }
+    grep -Eq '^  render ' "$work/diff.txt" || { echo "FAIL: render (unchanged) is marked or missing"; exit 1; }
+    expected=$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+n = sum(r["notable"] for k in ("state_shares", "task_durations", "steals_by_distance", "steal_matrix") for r in d[k])
+lat = sum(r["notable"] for r in d["latency"])
+assert d["notable"] == n + lat, "notable total"
+assert any(r["label"] == "parse" and r["notable"] and abs(r["b"]["mean_ns"] / r["a"]["mean_ns"] - 0.68) < 0.05 for r in d["task_durations"])
+print(n + 2 * lat)  # the viewer shows a latency row per run
+' "$work/diff.json")
+    shot compare "$a" --compare "$b" --size 1600x900
+    expect_ok compare
+    shown=$(grep -c '^compare_notable' "$work/compare.layout" || true)
+    echo "notable rows: diff --json $expected (latency rows counted per run), viewer $shown"
+    [ "$shown" = "$expected" ] || { echo "FAIL: the viewer highlights $shown rows, the diff has $expected"; exit 1; }
+    "$check" highlight "$work/compare.png" "$work/compare.layout" "$a"
+    shot compare-small "$a" --compare "$b" --size 1024x640
+    expect_ok compare-small
+    # Bad input to diff: a missing file is an error on stderr, exit 2.
+    set +e
+    "$lantern_trace" diff "$a" "$traces/missing.ltrace" > /dev/null 2> "$work/diff.err"
+    status=$?
+    set -e
+    [ "$status" -eq 2 ] && grep -q "missing.ltrace" "$work/diff.err" || { echo "FAIL: diff of a missing file: exit $status"; exit 1; }
     ;;
   all_views)
     for v in all timeline steals plots latency health; do

@@ -1,6 +1,10 @@
 // main.cpp - lantern-view: open a trace file or attach to a live app; or render one
 // picture of it (--screenshot) and exit.
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include <chrono>
 #include <cmath>
@@ -34,12 +38,19 @@ constexpr const char* kUsage =
     "(started with LANTERN_STREAM=HOST:PORT or instrumentation::start_stream).\n"
     "\n"
     "  --attach HOST:PORT   live: connect (retrying until the app is up); ':7777' means 127.0.0.1\n"
+    "  --compare B.TRACE    two runs side by side (TRACE_FILE is A), differences highlighted;\n"
+    "                       lantern-trace diff A B prints the same comparison\n"
     "  --screenshot OUT.png render one picture and exit (needs X: run under 'xvfb-run -a')\n"
+    "  --loading-screenshot OUT.png  with --screenshot of a file: also a picture of the first frame\n"
+    "                       drawn while the file is still loading (with some data in it)\n"
     "  --view NAME          all (default), timeline, steals, plots, latency or health\n"
     "  --at TIME            playhead at TIME from the trace start, e.g. 12ms, 250us, 1.5s\n"
-    "  --window DURATION    timeline width, e.g. 500us (default: up to --at, or everything)\n"
+    "                       (refused when beyond the end of the trace)\n"
+    "  --window DURATION    timeline width > 0, e.g. 500us (default: up to --at, or everything)\n"
     "  --size WxH           window size in pixels (default 1600x900)\n"
     "  --rows N             task rows per worker lane (default 6)\n"
+    "  --health-sort KEY    Health lists sorted by time (default) or duration (longest first)\n"
+    "  --task-colours HOW   slices coloured by label, by source, or auto (label when the trace has labels)\n"
     "  --after DURATION     live with --screenshot: how long to collect first (default 2s)\n"
     "  --layout FILE        with --screenshot: write where lanes and steal-matrix cells are\n"
     "  --exit-when-done     live: exit when the app disconnects; print what was received\n"
@@ -48,14 +59,17 @@ constexpr const char* kUsage =
     "  -h, --help           this text\n"
     "\n"
     "Keys: wheel/W/S zoom, drag/A/D/arrows pan, Home whole trace, Space play/pause, F follow.\n"
-    "Exit status: 0 ok; 2 bad arguments; 3 (--screenshot) the trace could not be read\n"
-    "completely: the picture shows what could; 4 no display or OpenGL; 5 cannot write.\n"
+    "Exit status: 0 ok; 2 bad arguments (also --at beyond the trace's end); 3 the trace file\n"
+    "cannot be opened (nothing is shown), or with --screenshot the trace could not be read\n"
+    "completely (the picture shows what could); 4 no display or OpenGL; 5 cannot write.\n"
     "Options follow README.md, \"Command-line conventions\"; errors go to stderr.\n";
 
 struct Args {
   std::string file;
   std::string attach;
   std::string screenshot;
+  std::string loading_screenshot;
+  std::string compare;
   std::string layout;
   int width = 1600, height = 900;
   double after_ns = 2e9;
@@ -82,6 +96,11 @@ Args parse(int argc, char** argv) {
   app.add_option("--attach", a.attach)->check(lantern::tools::address_check());
   app.add_option("--screenshot", a.screenshot);
   app.add_option("--layout", a.layout);
+  app.add_option("--compare", a.compare);
+  app.add_option("--loading-screenshot", a.loading_screenshot);
+  app.add_option("--task-colours", a.app.task_colours)->check(CLI::IsMember({"auto", "label", "source"}));
+  std::string health_sort = "time";
+  app.add_option("--health-sort", health_sort)->check(CLI::IsMember({"time", "duration"}));
   app.add_option("--view", a.app.view)->check(CLI::Validator(
       [](std::string& v) -> std::string {
         return is_view_name(v) ? std::string() : "takes all, timeline, steals, plots, latency or health, not '" + v + "'";
@@ -110,6 +129,14 @@ Args parse(int argc, char** argv) {
   if (files.size() > 1) std::exit(program.usage_error("one trace file at a time ('" + files[0] + "' and '" + files[1] + "')"));
   if (!files.empty()) a.file = files[0];
   if (a.file.empty() == a.attach.empty()) std::exit(program.usage_error("give a trace file or --attach HOST:PORT"));
+  a.app.health_by_duration = health_sort == "duration";
+  if (std::isfinite(a.app.window_ns) && !(a.app.window_ns > 0)) std::exit(program.usage_error("--window must be longer than zero"));
+  if (!a.compare.empty() && a.file.empty()) {
+    std::exit(program.usage_error("--compare B.trace goes with a trace file A (lantern-view A --compare B)"));
+  }
+  if (!a.loading_screenshot.empty() && (a.screenshot.empty() || a.file.empty())) {
+    std::exit(program.usage_error("--loading-screenshot goes with --screenshot of a trace file"));
+  }
   return a;
 }
 
@@ -129,11 +156,35 @@ void print_summary(Session& s) {
   for (const auto& p : m.trace_problems()) std::fprintf(stderr, "  %s\n", lantern::trace::describe(p).c_str());
 }
 
+// check_readable: a trace file that cannot be opened is an error on stderr and exit 3,
+// before any window: there is nothing to show.
+void check_readable(const std::string& path) {
+  // stat and access, not open: opening a pipe would consume its writer's rendezvous.
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 || ::access(path.c_str(), R_OK) != 0) {
+    std::fprintf(stderr, "lantern-view: cannot open the trace '%s': %s\n", path.c_str(), std::strerror(errno));
+    std::exit(kExitTraceProblems);
+  }
+  if (S_ISDIR(st.st_mode)) {
+    std::fprintf(stderr, "lantern-view: '%s' is a directory, not a trace file\n", path.c_str());
+    std::exit(kExitTraceProblems);
+  }
+}
+
+// refuse_start: --at beyond the end of the trace, once its end is known.
+int refuse_start(const std::string& error) {
+  std::fprintf(stderr, "lantern-view: %s (see --help)\n", error.c_str());
+  return kExitUsage;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   const Args args = parse(argc, argv);
+  if (args.attach.empty()) check_readable(args.file);
+  if (!args.compare.empty()) check_readable(args.compare);
   ViewerApp app(make_session(args), args.app, [&args] { return make_session(args); });
+  if (!args.compare.empty()) app.set_compare(Session::open_file(args.compare, args.max_events), args.file, args.compare);
 
   Window window;
   std::string error;
@@ -144,12 +195,41 @@ int main(int argc, char** argv) {
 
   if (!args.screenshot.empty()) {
     // Wait for the data the picture is of: the whole file, or --after of the live stream.
+    LayoutRecord layout;
     if (args.attach.empty()) {
-      app.session().wait_until_finished();
+      // Frames from the moment the window opens, as a user sees them while the file
+      // loads; the picture is taken once it has loaded.
+      bool loading_shot_taken = args.loading_screenshot.empty();
+      while (!app.session().finished() || (app.compare_session() && !app.compare_session()->finished())) {
+        bool has_data;
+        {
+          std::lock_guard<std::mutex> lock(app.session().mutex());
+          has_data = !app.session().model().empty();
+        }
+        if (!loading_shot_taken && has_data && !app.session().finished()) {
+          LayoutRecord loading;
+          if (!args.layout.empty()) app.view().layout = &loading;
+          if (!window.screenshot([&](double dt) {
+                loading.lines.clear();
+                app.frame(dt);
+              }, 1, args.loading_screenshot, &error)) {
+            std::fprintf(stderr, "lantern-view: %s\n", error.c_str());
+            return kExitCannotWrite;
+          }
+          app.view().layout = nullptr;
+          loading_shot_taken = true;
+          if (!args.layout.empty()) {
+            std::ofstream out(args.layout + ".loading");
+            for (const auto& line : loading.lines) out << line << '\n';
+          }
+          continue;
+        }
+        window.paced_frame([&](double dt) { app.frame(dt); });
+      }
+      if (const std::string e = app.start_option_error(); !e.empty()) return refuse_start(e);
     } else {
       std::this_thread::sleep_for(std::chrono::nanoseconds(static_cast<long long>(args.after_ns)));
     }
-    LayoutRecord layout;
     if (!args.layout.empty()) app.view().layout = &layout;
     // Several frames: ImGui sizes windows, tables and tabs from the previous frame.
     if (!window.screenshot([&](double dt) {
@@ -177,12 +257,15 @@ int main(int argc, char** argv) {
     return 0;
   }
 
+  std::string start_error;
   window.run(
       [&](double seconds) {
         app.frame(seconds);
-        return !(args.exit_when_done && app.session().finished());
+        start_error = app.start_option_error();
+        return start_error.empty() && !(args.exit_when_done && app.session().finished());
       },
       [&] { return app.animating() || ImGui::IsAnyMouseDown(); });
+  if (!start_error.empty()) return refuse_start(start_error);
   if (args.exit_when_done) print_summary(app.session());
   return 0;
 }

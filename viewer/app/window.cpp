@@ -124,6 +124,13 @@ void Window::run(const std::function<bool(double)>& frame, const std::function<b
   }
 }
 
+void Window::paced_frame(const std::function<void(double)>& frame) {
+  glfwWaitEventsTimeout(1.0 / 60.0);
+  begin_frame(false);
+  frame(1.0 / 60.0);
+  end_frame(true);
+}
+
 bool Window::screenshot(const std::function<void(double)>& frame, int frames, const std::string& png, std::string* error) {
   int w = 0, h = 0;
   for (int i = 0; i < frames; ++i) {

@@ -22,6 +22,9 @@ class Window {
   // screenshot renders `frames` frames with the mouse outside the window (no hover
   // effects), then writes the last one to `png`. False and *error on failure.
   bool screenshot(const std::function<void(double)>& frame, int frames, const std::string& png, std::string* error);
+  // paced_frame renders one frame without the mouse and shows it, after waiting up to
+  // 1/60 s for window events (the interactive loop's pace while something loads).
+  void paced_frame(const std::function<void(double)>& frame);
   void set_title(const std::string& title);
 
  private:

@@ -48,5 +48,13 @@ if [ -x "$demo_full" ] && [ -x "$trace_tool" ]; then
   "$trace_tool" export --chrome "$work/demo.ltrace" -o "$work/demo.json" > /dev/null
   at=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); e=d["traceEvents"] if isinstance(d,dict) else d; t=[x["ts"] for x in e if x.get("name")=="compress"]; print("%.1fus" % max(t))' "$work/demo.json")
   shot labels "$work/demo.ltrace" --view timeline --size 1400x300 --at "$at" --window 3.4ms
+  # Two runs compared: the same demo under the two sleep strategies (lantern-view A
+  # --compare B; lantern-trace diff A B prints the same comparison).
+  (cd "$work" && "$demo_full" --quick --no-view --no-metrics --workers 4 --topology "2 sockets x 2 cores" \
+     --trace "$work/io_uring.ltrace" --sleep io_uring > /dev/null)
+  (cd "$work" && "$demo_full" --quick --no-view --no-metrics --workers 4 --topology "2 sockets x 2 cores" \
+     --trace "$work/condvar.ltrace" --sleep condvar > /dev/null)
+  shot compare "$work/io_uring.ltrace" --compare "$work/condvar.ltrace" --size 1600x900
+  "$trace_tool" diff --notable "$work/io_uring.ltrace" "$work/condvar.ltrace" > "$out/compare.txt" || true
 fi
-echo "make_pictures: wrote $out/{overview,timeline_steals,steal_matrix,latency,labels}.png"
+echo "make_pictures: wrote $out/{overview,timeline_steals,steal_matrix,latency,labels,compare}.png"

@@ -2,6 +2,7 @@
 #include "health_view.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "palette.hpp"
@@ -11,10 +12,11 @@ namespace {
 constexpr std::size_t kRowsPerKind = 200;  // a table longer than this is read by its count
 }
 
-// attention: THE warning count (Model::warning_count: the rows this panel lists, those
-// not listed, and what is happening now), the number lantern-view's summary line and
-// lantern-trace stats print too.
-std::uint64_t HealthView::attention(const Model& model) { return model.warning_count(); }
+std::uint64_t HealthView::trace_error_count(const Model& model) {
+  std::uint64_t n = 0;
+  for (const auto& p : model.trace_problems()) n += p.warning() ? 0 : 1;
+  return n;
+}
 
 void HealthView::focus(const Model& model, ViewState& view, const Problem& p) {
   const double a = model.rel(p.start), b = model.rel(std::max(p.end, p.start));
@@ -39,11 +41,26 @@ void HealthView::data_section(const Model& model) {
   }
   if (model.has_header() && model.header_ok()) {
     const trace::TraceHeader& h = model.header();
-    ImGui::TextDisabled("%s on %s, %u workers; %s", h.producer.c_str(), h.hostname.c_str(), h.workers, h.topology.c_str());
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    ImGui::TextWrapped("%s on %s, %u workers; %s", h.producer.c_str(), h.hostname.c_str(), h.workers, h.topology.c_str());
+    ImGui::PopStyleColor();
   }
   const std::uint64_t dropped = model.dropped_events();
-  if (dropped == 0) {
+  std::size_t damaged = 0;
+  for (const auto& p : model.trace_problems()) damaged += !p.warning();
+  if (damaged > 0) {
+    // Events lost in skipped bytes were never counted anywhere: the trace cannot be
+    // called complete, whatever the drop counters say.
+    ImGui::PushStyleColor(ImGuiCol_Text, palette::vec(palette::kError));
+    ImGui::TextWrapped("The trace is damaged (%zu problem%s below): events in the bytes the reader had to skip are "
+                       "lost and not counted, so every count here is a lower bound.",
+                       damaged, damaged == 1 ? "" : "s");
+    ImGui::PopStyleColor();
+  }
+  if (dropped == 0 && damaged == 0) {
     ImGui::TextColored(palette::vec(palette::kGood), "No events dropped.");
+  } else if (dropped == 0) {
+    ImGui::TextDisabled("No drop markers in what could be read.");
   } else {
     ImGui::TextColored(palette::vec(palette::kError), "%s events dropped (the trace has gaps; counters stay exact):",
                        format_count(dropped).c_str());
@@ -70,35 +87,81 @@ void HealthView::data_section(const Model& model) {
   }
 }
 
+namespace {
+
+// task_name: "render #3fa0c0" (its label and id), or "#3fa0c0" - never an address alone.
+std::string task_name(const Model& model, std::uint32_t worker, std::uint64_t id, Tick at) {
+  char buf[96];
+  std::uint32_t label = 0;
+  if (worker < model.worker_count()) {
+    const WorkerTrack& t = model.track(worker);
+    for (int d = 0; d < t.depth_count() && label == 0; ++d) {
+      const std::size_t i = t.first_slice_ending_after(d, at);
+      if (i < t.slices(d).size() && t.slices(d)[i].id == id) label = t.slices(d)[i].label;
+    }
+  }
+  if (label != 0) {
+    std::snprintf(buf, sizeof buf, "%s #%llx", model.label_name(label).c_str(), static_cast<unsigned long long>(id & 0xffffff));
+  } else {
+    std::snprintf(buf, sizeof buf, "task #%llx", static_cast<unsigned long long>(id & 0xffffff));
+  }
+  return buf;
+}
+
+}  // namespace
+
 void HealthView::problem_rows(const Model& model, ViewState& view, ProblemKind kind, const std::vector<Problem>& list) {
+  // One group per worker (or lane), with its count; rows sorted by time or by duration,
+  // and groups in the order of their first row.
+  std::vector<std::size_t> items;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    if (list[i].kind == kind) items.push_back(i);
+  }
+  auto before = [&](std::size_t x, std::size_t y) {
+    const Problem &p = list[x], &q = list[y];
+    if (sort_by_duration_ && p.value != q.value) return p.value > q.value;
+    return p.start < q.start;
+  };
+  std::stable_sort(items.begin(), items.end(), before);
+  std::vector<std::pair<std::uint32_t, std::vector<std::size_t>>> groups;
+  for (const std::size_t i : items) {
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == list[i].worker; });
+    if (it == groups.end()) {
+      groups.emplace_back(list[i].worker, std::vector<std::size_t>{});
+      it = groups.end() - 1;
+    }
+    it->second.push_back(i);
+  }
   if (!ImGui::BeginTable("##problems", 4, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp)) return;
-  ImGui::TableSetupColumn("where", ImGuiTableColumnFlags_WidthStretch, 0.8f);
+  ImGui::TableSetupColumn("where", ImGuiTableColumnFlags_WidthStretch, 0.9f);
   ImGui::TableSetupColumn("at", ImGuiTableColumnFlags_WidthStretch, 0.8f);
   ImGui::TableSetupColumn("how long / how many", ImGuiTableColumnFlags_WidthStretch, 2.0f);
   ImGui::TableSetupColumn("times", ImGuiTableColumnFlags_WidthStretch, 0.45f);
   ImGui::TableHeadersRow();
+  const bool lane = kind == ProblemKind::lane_wait || kind == ProblemKind::queued_while_asleep;
   std::size_t shown = 0;
-  char label[96];
-  for (std::size_t i = 0; i < list.size() && shown < kRowsPerKind; ++i) {
+  char label[128];
+  auto row = [&](std::size_t i, bool child) {
     const Problem& p = list[i];
-    if (p.kind != kind) continue;
     ++shown;
     ImGui::TableNextRow();
     ImGui::TableNextColumn();
-    const bool lane = kind == ProblemKind::lane_wait || kind == ProblemKind::queued_while_asleep;
-    std::snprintf(label, sizeof label, "%s %u##%zu", lane ? "lane" : "worker", p.worker, i);
+    std::snprintf(label, sizeof label, "%s%s %u##%zu", child ? "    " : "", lane ? "lane" : "worker", p.worker, i);
     if (ImGui::Selectable(label, false, ImGuiSelectableFlags_SpanAllColumns)) focus(model, view, p);
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("show on the timeline");
     ImGui::TableNextColumn();
-    ImGui::TextUnformatted(format_duration(model.ticks_to_ns(model.rel(p.start))).c_str());
+    ImGui::TextUnformatted(format_duration(model.ticks_to_ns(model.rel(p.start) - model.rel(model.first_tick()))).c_str());
     ImGui::TableNextColumn();
     const std::string v = format_duration(model.ticks_to_ns(static_cast<double>(p.value)));
     switch (kind) {
-      case ProblemKind::long_task: ImGui::Text("%s  task #%llx", v.c_str(), static_cast<unsigned long long>(p.detail)); break;
+      case ProblemKind::long_task: ImGui::Text("%s  %s", v.c_str(), task_name(model, p.worker, p.detail, p.start).c_str()); break;
       case ProblemKind::lane_wait: ImGui::Text("%s  (lane avg %s)", v.c_str(), format_duration(model.ticks_to_ns(static_cast<double>(p.detail))).c_str()); break;
       case ProblemKind::queued_while_asleep: ImGui::Text("%s all asleep", v.c_str()); break;
       case ProblemKind::spinning: ImGui::Text("%s searching", v.c_str()); break;
       case ProblemKind::events_dropped: ImGui::Text("%s events", format_count(p.value).c_str()); break;
+      case ProblemKind::deadlock:
+        ImGui::Text("%s tasks unfinished, %s workers blocked", format_count(p.value).c_str(), format_count(p.detail).c_str());
+        break;
     }
     if (p.uncertain) {
       ImGui::SameLine();
@@ -107,10 +170,51 @@ void HealthView::problem_rows(const Model& model, ViewState& view, ProblemKind k
     }
     ImGui::TableNextColumn();
     ImGui::Text("%u", p.occurrences);
+    if (view.layout) {
+      view.layout->add("health_row", static_cast<int>(kind), static_cast<int>(p.worker),
+                       static_cast<float>(model.ticks_to_ns(model.rel(p.start) - model.rel(model.first_tick())) / 1e3),
+                       static_cast<float>(model.ticks_to_ns(static_cast<double>(p.value)) / 1e3), static_cast<float>(child), 0);
+    }
+  };
+  for (const auto& [worker, rows] : groups) {
+    if (shown >= kRowsPerKind) break;
+    if (rows.size() == 1) {
+      row(rows.front(), false);
+      continue;
+    }
+    // The group's row: how many findings, and the worst; its rows below when open.
+    std::uint64_t times = 0, worst = 0;
+    Tick first = list[rows.front()].start;
+    for (const std::size_t i : rows) {
+      times += list[i].occurrences, worst = std::max<std::uint64_t>(worst, list[i].value);
+      first = std::min(first, list[i].start);
+    }
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    std::snprintf(label, sizeof label, "%s %u (%zu)###g%u", lane ? "lane" : "worker", worker, rows.size(), worker);
+    const bool open = ImGui::TreeNodeEx(label, ImGuiTreeNodeFlags_SpanFullWidth | ImGuiTreeNodeFlags_DefaultOpen);
+    ImGui::TableNextColumn();
+    ImGui::TextDisabled("from %s", format_duration(model.ticks_to_ns(model.rel(first) - model.rel(model.first_tick()))).c_str());
+    ImGui::TableNextColumn();
+    if (kind == ProblemKind::events_dropped) {
+      ImGui::TextDisabled("%zu findings", rows.size());
+    } else {
+      ImGui::TextDisabled("%zu findings, longest %s", rows.size(), format_duration(model.ticks_to_ns(static_cast<double>(worst))).c_str());
+    }
+    ImGui::TableNextColumn();
+    ImGui::Text("%llu", static_cast<unsigned long long>(times));
+    if (view.layout) view.layout->add("health_group", static_cast<int>(kind), static_cast<int>(worker), static_cast<float>(rows.size()), 0, 0, 0);
+    if (open) {
+      for (const std::size_t i : rows) {
+        if (shown >= kRowsPerKind) break;
+        row(i, true);
+      }
+      ImGui::TreePop();
+    }
   }
   ImGui::EndTable();
   if (model.health().count(kind) > shown) {
-    ImGui::TextDisabled("(%s occurrences in all, merged where close together; first %zu rows shown)",
+    ImGui::TextDisabled("(%s occurrences in all, merged where close together; %zu rows shown)",
                         format_count(model.health().count(kind)).c_str(), shown);
   }
 }
@@ -131,12 +235,25 @@ void HealthView::draw(Model& model, ViewState& view, ImVec2 size) {
   ImGui::BeginChild("##health", size, false);
   data_section(model);
   ImGui::Separator();
-  const std::vector<Problem> now = model.health().ongoing(model.analysis());
-  ImGui::Text("%s warnings", format_count(model.warning_count()).c_str());
+  // What is happening at the playhead (a replay paused or playing), or at the newest
+  // time (live, or the whole trace shown): the banner says which.
+  const bool at_playhead = std::isfinite(view.limit);
+  const Tick at = at_playhead ? model.abs(view.limit) : model.last_tick();
+  const std::vector<Problem> now = model.health().ongoing(model.analysis(), at);
+  const bool live = model.status().kind == SourceStatus::Kind::live;
+  char when[64];
+  if (at_playhead) {
+    std::snprintf(when, sizeof when, "AT THE PLAYHEAD (%s)", format_duration(model.ticks_to_ns(model.rel(at) - model.rel(model.first_tick()))).c_str());
+  } else {
+    std::snprintf(when, sizeof when, "%s", live ? "NOW" : "AT THE END");
+  }
+  if (view.layout) {
+    for (const Problem& p : now) view.layout->add("ongoing", static_cast<int>(p.worker), static_cast<int>(p.kind), static_cast<float>(model.ticks_to_ns(model.rel(at) - model.rel(model.first_tick())) / 1e3), 0, 0, 0);
+  }
   for (const Problem& p : now) {
     ImGui::PushStyleColor(ImGuiCol_Text, palette::vec(palette::kWarning));
-    char label[160];
-    std::snprintf(label, sizeof label, "NOW: worker %u %s for %s##now%u", p.worker,
+    char label[200];
+    std::snprintf(label, sizeof label, "%s: worker %u %s for %s##now%u", when, p.worker,
                   p.kind == ProblemKind::long_task ? "busy on one task" : "searching without work",
                   format_duration(model.ticks_to_ns(static_cast<double>(p.value))).c_str(), p.worker);
     if (ImGui::Selectable(label)) focus(model, view, p);
@@ -144,6 +261,20 @@ void HealthView::draw(Model& model, ViewState& view, ImVec2 size) {
   }
   const auto& list = model.health().problems();
   bool any = false;
+  if (const std::uint64_t total = model.warning_count()) {  // THE warning count (badge, summary line, stats)
+    ImGui::TextColored(palette::vec(palette::kWarning), "%s warnings", format_count(total).c_str());
+    ImGui::SameLine();
+    ImGui::TextDisabled("by worker; sort:");
+    ImGui::SameLine();
+    if (ImGui::RadioButton("time", !sort_by_duration_)) sort_by_duration_ = false;
+    ImGui::SameLine();
+    if (ImGui::RadioButton("duration", sort_by_duration_)) sort_by_duration_ = true;
+  }
+  if (view.layout) {
+    std::uint64_t listed = 0;
+    for (int k = 0; k < kProblemKindCount; ++k) listed += model.health().count(static_cast<ProblemKind>(k));
+    view.layout->add("health_warnings", static_cast<int>(model.warning_count()), static_cast<int>(listed), 0, 0, 0, 0);
+  }
   for (int k = 0; k < kProblemKindCount; ++k) {
     const auto kind = static_cast<ProblemKind>(k);
     const std::uint64_t count = model.health().count(kind);
@@ -164,7 +295,13 @@ void HealthView::draw(Model& model, ViewState& view, ImVec2 size) {
     problem_rows(model, view, kind, list);
     ImGui::PopID();
   }
-  if (!any && now.empty()) ImGui::TextColored(palette::vec(palette::kGood), "No warnings.");
+  if (!any && now.empty()) {
+    if (model.has_trace_errors()) {
+      ImGui::TextDisabled("No warnings in what could be read.");
+    } else {
+      ImGui::TextColored(palette::vec(palette::kGood), "No warnings.");
+    }
+  }
   if (model.health().suppressed()) ImGui::TextDisabled("%s further warnings not listed", format_count(model.health().suppressed()).c_str());
   ImGui::Spacing();
   if (ImGui::CollapsingHeader("Thresholds")) thresholds_section(model);

@@ -13,8 +13,10 @@ namespace lantern::viewer {
 class HealthView {
  public:
   void draw(Model& model, ViewState& view, ImVec2 size);
-  // attention: how many things the top bar should flag (problems + trace errors + drops).
-  static std::uint64_t attention(const Model& model);
+  // The warning count is Model::warning_count() (the badge, the summary line and this
+  // panel's total print it). trace_error_count: problems reading the trace (damage,
+  // truncation), not warnings.
+  static std::uint64_t trace_error_count(const Model& model);
 
  private:
   void data_section(const Model& model);
@@ -24,6 +26,10 @@ class HealthView {
 
   HealthThresholds edit_;
   bool edit_loaded_ = false;
+  bool sort_by_duration_ = false;  // Health lists: by time (default) or longest first
+
+ public:
+  void set_sort_by_duration(bool on) noexcept { sort_by_duration_ = on; }
 };
 
 }  // namespace lantern::viewer

@@ -10,6 +10,7 @@
 namespace lantern::viewer {
 namespace {
 constexpr float kMinSliceWidth = 3.0f;  // narrower slices are drawn as clusters
+constexpr float kMinMark = 2.0f;        // least height of a state present in a mixed column
 }
 
 Tick LanePainter::open_end() const noexcept {
@@ -67,18 +68,48 @@ void LanePainter::states(std::uint32_t worker, float y0, float y1) {
       x = std::max(x + 1.0f, std::floor(x_end - map_.x0) + map_.x0);
       continue;
     }
-    // Several intervals inside this column: its dominant state, from the cumulative
-    // occupancy (a range query, not a walk over the intervals).
+    // Several intervals inside this column: the time spent in each state over exactly
+    // this column, from the cumulative occupancy (a range query, not a walk over the
+    // intervals). The column is drawn as a stack of those shares, so a state present in
+    // the column is never hidden by the dominant one: every non-dominant state present
+    // gets at least kMinMark pixels (together at most 40% of the band), the dominant
+    // state the rest.
     ++stats_.queries;
     const Occupancy before = track.cumulative(a, end_abs, &hint);
     const Occupancy after = track.cumulative(b, end_abs, &hint);
     int best = -1;
-    double best_ticks = 0;
+    double best_ticks = 0, total = 0;
     for (int s = 0; s < trace::kStateCount; ++s) {
       const double v = after[s] - before[s];
+      total += std::max(v, 0.0);
       if (v > best_ticks) best_ticks = v, best = s;
     }
-    if (best >= 0) add(x, x + 1.0f, palette::state(best));
+    if (best >= 0) {
+      const float h = y1 - y0;
+      float marks[trace::kStateCount] = {};
+      float used = 0;
+      for (int s = 0; s < trace::kStateCount; ++s) {
+        const double v = after[s] - before[s];
+        if (s == best || !(v > 0)) continue;
+        marks[s] = std::max(kMinMark, static_cast<float>(v / total) * h);
+        used += marks[s];
+      }
+      if (used > 0) {
+        const float fit = std::min(1.0f, 0.4f * h / used);
+        flush_run(y0, y1);
+        float top = y0;
+        draw_->AddRectFilled(ImVec2(x, y0), ImVec2(x + 1.0f, y1), palette::state(best));
+        for (int s = 0; s < trace::kStateCount; ++s) {
+          if (marks[s] <= 0) continue;
+          const float m = std::max(1.0f, marks[s] * fit);
+          draw_->AddRectFilled(ImVec2(x, top), ImVec2(x + 1.0f, top + m), palette::state(s));
+          top += m;
+        }
+        ++stats_.runs;
+      } else {
+        add(x, x + 1.0f, palette::state(best));
+      }
+    }
     x += 1.0f;
   }
   (void)tpp;
@@ -116,14 +147,28 @@ void LanePainter::tasks(std::uint32_t worker, int depth, float y0, float y1) {
       const float a = std::max(x0, x_left), b = std::min(x1, x_right);
       if (b > a) {
         const ImU32 fill = by_label_ ? palette::label(s.label) : palette::source(s.source);
-        draw_->AddRectFilled(ImVec2(a, y0), ImVec2(b, y1), fill);
-        draw_->AddRect(ImVec2(a, y0), ImVec2(b, y1), palette::scale(fill, 0.55f));
+        if (s.flags & kSliceEndLost) {
+          // Its end was lost (dropped events, or a chunk the reader had to skip): drawn
+          // faded and hatched, open on the right, up to where the worker's record stops.
+          draw_->AddRectFilled(ImVec2(a, y0), ImVec2(b, y1), palette::scale(fill, 0.45f));
+          draw_->PushClipRect(ImVec2(a, y0), ImVec2(b, y1), true);
+          for (float hx = a - (y1 - y0); hx < b; hx += 7.0f) {
+            draw_->AddLine(ImVec2(hx, y1), ImVec2(hx + (y1 - y0), y0), palette::scale(fill, 0.8f), 1.5f);
+          }
+          draw_->PopClipRect();
+          draw_->AddLine(ImVec2(a, y0), ImVec2(b, y0), palette::scale(fill, 0.8f));
+          draw_->AddLine(ImVec2(a, y1 - 1), ImVec2(b, y1 - 1), palette::scale(fill, 0.8f));
+        } else {
+          draw_->AddRectFilled(ImVec2(a, y0), ImVec2(b, y1), fill);
+          draw_->AddRect(ImVec2(a, y0), ImVec2(b, y1), palette::scale(fill, 0.55f));
+        }
         ++stats_.runs;
         if (b - a > 46) {
-          // A task that named itself shows its label; others their id, which is what a
-          // user matches against push/steal events and their own logs.
+          // A task that named itself shows its label and its id; others their id, which
+          // is what a user matches against push/steal events and their own logs.
           if (s.label != 0) {
-            std::snprintf(label, sizeof label, "%s", model_.label_name(s.label).c_str());
+            std::snprintf(label, sizeof label, "%s #%llx", model_.label_name(s.label).c_str(),
+                          static_cast<unsigned long long>(s.id & 0xffffff));
           } else {
             std::snprintf(label, sizeof label, "#%llx", static_cast<unsigned long long>(s.id & 0xffffff));
           }
@@ -142,6 +187,14 @@ void LanePainter::tasks(std::uint32_t worker, int depth, float y0, float y1) {
     // binary search. Its extent is from the first start to the last end.
     const Tick limit_tick = model_.abs(map_.t(x0 + kMinSliceWidth));
     std::size_t j = std::max(i + 1, track.first_slice_starting_at_or_after(depth, limit_tick));
+    // Slices of one depth never overlap, so only the last slice starting inside the
+    // cluster can reach past it. If that one is wide enough to draw by itself it is not
+    // part of the cluster: it is drawn next, in its own colour, with its name.
+    if (j - 1 > i) {
+      const TaskSlice& tail = row[j - 1];
+      const Tick tail_end = tail.open() ? end_abs : tail.end;
+      if (map_.x(model_.rel(std::max(tail_end, tail.start))) - map_.x(model_.rel(tail.start)) >= kMinSliceWidth) --j;
+    }
     const TaskSlice& last = row[j - 1];
     const Tick last_end = last.open() ? end_abs : last.end;
     const float cx1 = std::max(map_.x(model_.rel(std::max(last_end, last.start))), x0 + 1.0f);

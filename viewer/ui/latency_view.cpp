@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 
 #include "palette.hpp"
 
@@ -16,14 +17,20 @@ void LatencyView::histogram(const char* title, const char* what, const LatencyHi
   char text[200];
   draw->AddText(origin, palette::kText, title);
   if (h.count() == 0) {
-    std::snprintf(text, sizeof text, "no %s recorded", what);
-    draw->AddText(ImVec2(origin.x, origin.y + text_h + 4), palette::kDimText, text);
+    if (layout_) layout_->add("needs_level", std::strstr(what, "'full'") ? 1 : 2, 0, 0, 0, 0, 0);
+    std::snprintf(text, sizeof text, "%s", what);
+    draw->AddText(ImGui::GetFont(), ImGui::GetFontSize(), ImVec2(origin.x, origin.y + text_h + 4), palette::kDimText, text,
+                  nullptr, size.x - 8);
     return;
   }
   const double p50 = h.quantile_ns(0.5), p90 = h.quantile_ns(0.9), p99 = h.quantile_ns(0.99);
   std::snprintf(text, sizeof text, "n=%s   mean %s   max %s", format_count(h.count()).c_str(),
                 format_duration(h.mean_ns()).c_str(), format_duration(h.max_ns()).c_str());
   draw->AddText(ImVec2(origin.x + ImGui::CalcTextSize(title).x + 16, origin.y), palette::kDimText, text);
+  if (layout_) {
+    layout_->add("latency_panel", 0, 0, origin.x, origin.y, origin.x + size.x, origin.y + size.y);
+    layout_->add("latency_text", 2, 0, origin.x, origin.y, origin.x + ImGui::CalcTextSize(title).x + 16 + ImGui::CalcTextSize(text).x, origin.y + text_h);
+  }
 
   const ImVec2 p0(origin.x + 8, origin.y + text_h + 6);
   const ImVec2 p1(origin.x + size.x - 8, origin.y + size.y - text_h - 6);
@@ -51,13 +58,23 @@ void LatencyView::histogram(const char* title, const char* what, const LatencyHi
     const float x0 = x_of(LatencyHistogram::lower_bound(i)), x1 = std::max(x_of(LatencyHistogram::upper_bound(i)), x0 + 1);
     draw->AddRectFilled(ImVec2(x0, y_of(density(i))), ImVec2(x1 - 0.5f, p1.y), colour);
   }
-  // Decade-ish ticks at powers of ten that fall inside the axis.
-  for (double ns = 1; ns < 1e13; ns *= 10) {
+  // Ticks at powers of ten inside the axis, each labelled with its unit ("10 us"). A
+  // label that would touch the previous one (a narrow panel, many decades) is left out;
+  // its tick stays. Labels stay inside the panel.
+  float last_label_end = -1e9f;
+  for (double ns = 1, k = 0; ns < 1e13; ns *= 10, ++k) {
     const float x = x_of(ns);
     if (x < p0.x || x > p1.x) continue;
     draw->AddLine(ImVec2(x, p1.y), ImVec2(x, p1.y + 4), palette::kDimText);
-    const std::string label = format_duration(ns);
-    draw->AddText(ImVec2(x - ImGui::CalcTextSize(label.c_str()).x / 2, p1.y + 4), palette::kDimText, label.c_str());
+    static const char* const kUnits[] = {"ns", "us", "ms", "s"};
+    const int unit = std::min(static_cast<int>(k) / 3, 3);
+    std::snprintf(text, sizeof text, "%.0f %s", ns / std::pow(10.0, 3 * unit), kUnits[unit]);
+    const float tw = ImGui::CalcTextSize(text).x;
+    const float tx = std::clamp(x - tw / 2, origin.x, origin.x + size.x - tw);
+    if (tx < last_label_end + 8) continue;
+    draw->AddText(ImVec2(tx, p1.y + 4), palette::kDimText, text);
+    if (layout_) layout_->add("latency_text", 0, 0, tx, p1.y + 4, tx + tw, p1.y + 4 + text_h);
+    last_label_end = tx + tw;
   }
   const struct {
     double ns;
@@ -69,10 +86,15 @@ void LatencyView::histogram(const char* title, const char* what, const LatencyHi
     draw->AddLine(ImVec2(x, p0.y), ImVec2(x, p1.y), IM_COL32(255, 255, 255, 200), 1.5f);
     std::snprintf(text, sizeof text, "%s %s", m.name, format_duration(m.ns).c_str());
     // Labels of close percentiles (p90 and p99 often are) go to the next free row.
+    // Right of its line, or left of it where the panel ends.
+    const float tw = ImGui::CalcTextSize(text).x;
+    const float tx = x + 4 + tw <= p1.x ? x + 4 : x - 4 - tw;
     int row = 0;
-    while (row < 2 && row_end[row] > x) ++row;
-    draw->AddText(ImVec2(x + 4, p0.y + 2 + static_cast<float>(row) * (text_h + 2)), palette::kText, text);
-    row_end[row] = x + 8 + ImGui::CalcTextSize(text).x;
+    while (row < 2 && row_end[row] > tx) ++row;
+    const float ty = p0.y + 2 + static_cast<float>(row) * (text_h + 2);
+    draw->AddText(ImVec2(tx, ty), palette::kText, text);
+    if (layout_) layout_->add("latency_text", 1, 0, tx, ty, tx + tw, ty + text_h);
+    row_end[row] = std::max(row_end[row], tx + tw + 4);
   }
   if (ImGui::IsMouseHoveringRect(p0, p1)) {
     const double ns = std::exp2(lo + (hi - lo) * (ImGui::GetIO().MousePos.x - p0.x) / width);
@@ -84,19 +106,22 @@ void LatencyView::histogram(const char* title, const char* what, const LatencyHi
   }
 }
 
-void LatencyView::draw(const Model& model, ViewState&, ImVec2 size) {
+void LatencyView::draw(const Model& model, ViewState& view, ImVec2 size) {
+  layout_ = view.layout;
   ImGui::Checkbox("log counts", &log_counts_);
   ImGui::SameLine();
   ImGui::TextDisabled("(whole trace; hover a bar for its bucket)");
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   const float h = (size.y - ImGui::GetFrameHeightWithSpacing()) / 3;
-  histogram("ready wait", "lane pops (needs the 'full' level)", model.ready_wait(), palette::kSource[1], origin,
+  histogram("ready wait",
+            "no lane pops recorded: they are recorded at the 'full' level only (Recorder options "
+            ".level = Level::full; the demo: lantern_demo --level full)", model.ready_wait(), palette::kSource[1], origin,
             ImVec2(size.x, h));
-  histogram("task duration", "tasks", model.task_duration(), palette::kState[0], ImVec2(origin.x, origin.y + h),
+  histogram("task duration", "no tasks recorded", model.task_duration(), palette::kState[0], ImVec2(origin.x, origin.y + h),
             ImVec2(size.x, h));
   // IO wakes have no waker and no latency: the analysis leaves them out, and the label says so.
   const std::string wake_title = "wake latency (IO wakes left out: " + format_count(model.io_wakes()) + ")";
-  histogram(wake_title.c_str(), "wake-ups by a waker", model.wake_latency(), palette::kState[3],
+  histogram(wake_title.c_str(), "no wake-ups by a waker recorded", model.wake_latency(), palette::kState[3],
             ImVec2(origin.x, origin.y + 2 * h), ImVec2(size.x, h));
   ImGui::Dummy(ImVec2(size.x, 3 * h));
 }

@@ -33,7 +33,9 @@ inline constexpr ImU32 kTaskCluster = rgb(150, 156, 172);  // many tasks inside 
 
 // Topology distances, near to far: pale to hot. None is near a state colour, so an
 // arrow over a state band is never mistaken for a state.
-inline constexpr ImU32 kDistance[] = {rgb(175, 232, 238), rgb(120, 170, 255), rgb(185, 140, 255), rgb(255, 130, 200),
+// l2 and llc are deeper than the label palette's light blue and lavender: no legend
+// key shares a colour with another (the layout screenshot test checks every pair).
+inline constexpr ImU32 kDistance[] = {rgb(175, 232, 238), rgb(60, 120, 255), rgb(150, 90, 255), rgb(255, 130, 200),
                                       rgb(255, 70, 70)};
 static_assert(sizeof(kDistance) / sizeof(kDistance[0]) == static_cast<std::size_t>(trace::kDistanceCount),
               "one colour per topology distance in event_table.hpp");

@@ -97,13 +97,14 @@ void PlotsView::draw_states(const Model& model, const ViewState& view, const Tim
 }
 
 void PlotsView::draw_lines(const Model& model, const ViewState& view, const TimeMapping& map, const char* title,
-                           const std::vector<std::pair<int, const char*>>& series, bool rate, ImVec2 origin, ImVec2 size) {
+                           const std::vector<std::pair<int, const char*>>& series, bool rate, ImVec2 origin, ImVec2 size,
+                           int second_axis) {
   const TimeSeries* ts = model.series();
   const float step = 2.0f;
   const double hi = std::min({map.end, view.limit, model.rel(model.last_tick())});
   const float x0 = map.x0, x_end = std::min(map.x0 + map.width, map.x(hi));
   std::vector<Line> lines;
-  double max = 0;
+  double max = 0, max_second = 0;  // the left axis; the right axis (series from second_axis on)
   for (std::size_t k = 0; k < series.size(); ++k) {
     const int id = series[k].first;
     Line line{{}, k == 0 ? palette::kText : palette::series(static_cast<int>(k) - 1), k == 0 ? 2.0f : 1.2f, series[k].second};
@@ -111,7 +112,8 @@ void PlotsView::draw_lines(const Model& model, const ViewState& view, const Time
       const double a = map.t(x), b = map.t(std::min(x + step, x_end));
       const double sum = ts->sum(id, a, b);
       const double v = rate ? sum / (model.ticks_to_ns(b - a) * 1e-9) : sum / (b - a);
-      max = std::max(max, v);
+      double& axis_max = static_cast<int>(k) >= second_axis ? max_second : max;
+      axis_max = std::max(axis_max, v);
       line.points.emplace_back(x, static_cast<float>(v));
       if (std::isfinite(view.hover) && view.hover >= a && view.hover < b) line.last = v;
     }
@@ -122,9 +124,13 @@ void PlotsView::draw_lines(const Model& model, const ViewState& view, const Time
   const float height = f.p1.y - f.p0.y;
   draw->PushClipRect(f.p0, f.p1, true);
   // Thin lines first, the total (k == 0) last so it stays on top.
+  // A series of another magnitude (steals beside tasks) gets its own axis on the right,
+  // in its colour, instead of plotting as zero on the left one.
+  const double second_max = nice_max(max_second);
   for (std::size_t k = lines.size(); k-- > 0;) {
     auto& pts = lines[k].points;
-    for (auto& p : pts) p.y = f.p1.y - height * static_cast<float>(p.y / f.max);
+    const double scale = static_cast<int>(k) >= second_axis ? second_max : f.max;
+    for (auto& p : pts) p.y = f.p1.y - height * static_cast<float>(p.y / scale);
     if (pts.size() >= 2) draw->AddPolyline(pts.data(), static_cast<int>(pts.size()), lines[k].colour, 0, lines[k].thickness);
   }
   draw->PopClipRect();
@@ -134,6 +140,11 @@ void PlotsView::draw_lines(const Model& model, const ViewState& view, const Time
     const ImVec2 ts_size = ImGui::CalcTextSize(lines[k].name);
     lx -= ts_size.x + 14;
     draw->AddText(ImVec2(lx, f.p0.y + 2), lines[k].colour, lines[k].name);
+  }
+  if (second_axis < static_cast<int>(lines.size())) {
+    const std::string right = short_number(second_max) + (rate ? " /s" : "");
+    const ImVec2 rs = ImGui::CalcTextSize(right.c_str());
+    draw->AddText(ImVec2(f.p1.x - rs.x - 6, f.p0.y + 4 + rs.y), lines[static_cast<std::size_t>(second_axis)].colour, right.c_str());
   }
   cursor(view, map, f, lines);
 }
@@ -152,8 +163,8 @@ void PlotsView::draw(const Model& model, ViewState& view, ImVec2 size) {
   static const char* kLaneNames[] = {"lane 0", "lane 1", "lane 2", "lane 3", "lane 4", "lane 5", "lane 6", "lane 7"};
   for (std::uint32_t l = 0; l < std::min<std::uint32_t>(model.worker_count(), 8); ++l) queues.emplace_back(kSeriesFirstLane + static_cast<int>(l), kLaneNames[l]);
   draw_lines(model, view, map, "queue depth", queues, false, ImVec2(origin.x, origin.y + h), ImVec2(size.x, h));
-  draw_lines(model, view, map, "tasks / s", {{kSeriesTasks, "tasks"}, {kSeriesSteals, "steals"}}, true,
-             ImVec2(origin.x, origin.y + 2 * h), ImVec2(size.x, h));
+  draw_lines(model, view, map, "tasks / s", {{kSeriesTasks, "tasks"}, {kSeriesSteals, "steals (right axis)"}}, true,
+             ImVec2(origin.x, origin.y + 2 * h), ImVec2(size.x, h), 1);
   draw_lines(model, view, map, "helps / s", {{kSeriesHelps, "helps"}, {kSeriesWakes, "wakes"}}, true, ImVec2(origin.x, origin.y + 3 * h), ImVec2(size.x, h));
   if (dependencies) {
     // Shown once the trace has any: dependency releases, IO submitted and completed.
@@ -162,8 +173,9 @@ void PlotsView::draw(const Model& model, ViewState& view, ImVec2 size) {
                true, ImVec2(origin.x, origin.y + 4 * h), ImVec2(size.x, h));
   }
   if (model.events_of(trace::EventType::lane_pop) == 0 && !model.empty()) {
+    if (view.layout) view.layout->add("needs_level", 0, 0, 0, 0, 0, 0);  // queue depth: 'full
     ImGui::GetWindowDrawList()->AddText(ImVec2(origin.x + TimelineView::kLabelWidth + 8, origin.y + h + 20), palette::kDimText,
-                                        "no lane pops recorded: queue depth needs the 'full' recording level");
+                                        "no lane pops recorded: queue depth needs the 'full' recording level (lantern_demo --level full)");
   }
   ImGui::Dummy(size);
 }

@@ -144,8 +144,10 @@ void StealMatrixView::draw_totals(const Model& model, float width) {
   for (auto v : by) total += v;
   ImGui::Text("Steals: %s", format_count(total).c_str());
   if (total == 0) {
-    ImGui::TextDisabled(model.worker_count() <= 1 ? "one worker: there is nobody to steal from"
-                                                  : "no steals in this trace (or it was recorded below the 'tasks' level)");
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    ImGui::TextWrapped("%s", model.worker_count() <= 1 ? "one worker: there is nobody to steal from"
+                                                       : "no steals in this trace (or it was recorded below the 'tasks' level)");
+    ImGui::PopStyleColor();
   }
   ImGui::Spacing();
   for (int d = 0; d < trace::kDistanceCount; ++d) {
@@ -154,7 +156,7 @@ void StealMatrixView::draw_totals(const Model& model, float width) {
     ImGui::Dummy(ImVec2(16, 16));
     ImGui::SameLine();
     const double share = total ? 100.0 * static_cast<double>(by[d]) / static_cast<double>(total) : 0.0;
-    ImGui::Text("%-7s %12s  %5.1f%%", trace::kDistanceNames[d].data(), format_count(by[d]).c_str(), share);
+    ImGui::Text("%-6s %s  %.1f%%", trace::kDistanceNames[d].data(), format_count(by[d]).c_str(), share);
     ImGui::SameLine();
     const ImVec2 q = ImGui::GetCursorScreenPos();
     const float bar = std::max(0.0f, width - (q.x - p.x) - 8) * static_cast<float>(share / 100.0);
@@ -164,20 +166,36 @@ void StealMatrixView::draw_totals(const Model& model, float width) {
   std::uint64_t helps = 0;
   for (std::uint32_t w = 0; w < model.worker_count(); ++w) helps += model.helps(w).size();
   ImGui::Spacing();
-  ImGui::Text("Helps (lane tasks taken for fairness): %s", format_count(helps).c_str());
-  ImGui::TextDisabled("Rows: thieves; columns: victims; ordered and grouped by topology.");
+  ImGui::TextWrapped("Helps (lane tasks taken for fairness): %s", format_count(helps).c_str());
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+  ImGui::TextWrapped("Rows: thieves; columns: victims; ordered and grouped by topology.");
+  ImGui::PopStyleColor();
 }
 
 void StealMatrixView::draw(const Model& model, ViewState& view, ImVec2 size) {
   order_workers(model);
   const ImVec2 origin = ImGui::GetCursorScreenPos();
-  const float side = std::max(40.0f, std::min(size.y - 44.0f, size.x * 0.55f - 120.0f));
+  // The totals go right of the matrix when both fit side by side, else below it: their
+  // text is never clipped by the panel's edge.
+  constexpr float kTotalsWidth = 330.0f, kMatrixExtra = 44.0f + 80.0f;
+  const float totals_h = 11.0f * ImGui::GetTextLineHeightWithSpacing();
+  const bool beside = size.x >= kMatrixExtra + 160.0f + kTotalsWidth;
+  const float side = beside ? std::max(40.0f, std::min(size.y - 44.0f, size.x - kMatrixExtra - kTotalsWidth - 20.0f))
+                            : std::max(40.0f, std::min(size.y - 44.0f - totals_h, size.x - kMatrixExtra - 10.0f));
   if (!order_.empty()) draw_matrix(model, view, origin, side);
-  const float used = side + 44.0f + 80.0f;
-  ImGui::SetCursorScreenPos(ImVec2(origin.x + used + 10, origin.y));
+  const ImVec2 at = beside ? ImVec2(origin.x + side + kMatrixExtra + 10, origin.y) : ImVec2(origin.x, origin.y + side + 44.0f);
+  const float width = beside ? size.x - side - kMatrixExtra - 20 : size.x - 10;
+  ImGui::SetCursorScreenPos(at);
   ImGui::BeginGroup();
-  draw_totals(model, std::max(120.0f, size.x - used - 20));
+  ImGui::PushTextWrapPos(at.x + width - ImGui::GetWindowPos().x);
+  draw_totals(model, std::max(120.0f, width));
+  ImGui::PopTextWrapPos();
   ImGui::EndGroup();
+  if (view.layout) {
+    const ImVec2 q = ImGui::GetItemRectMax();
+    view.layout->add("matrix_panel", 0, 0, origin.x, origin.y, origin.x + size.x, origin.y + size.y);
+    view.layout->add("matrix_totals", 0, 0, at.x, at.y, q.x, q.y);
+  }
   ImGui::SetCursorScreenPos(ImVec2(origin.x, origin.y + size.y));
 }
 

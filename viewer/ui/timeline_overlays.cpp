@@ -244,7 +244,7 @@ void TimelineView::tooltip(const Model& model, const ViewState& view, const Time
       ImGui::Text("stolen from worker %u (%s)", st.victim, st.distance < trace::kDistanceCount ? trace::kDistanceNames[st.distance].data() : "?");
     }
     if (s.flags & kSliceThrew) ImGui::TextColored(palette::vec(palette::kError), "threw an exception");
-    if (s.flags & kSliceEndLost) ImGui::TextColored(palette::vec(palette::kWarning), "end not recorded (events dropped)");
+    if (s.flags & kSliceEndLost) ImGui::TextColored(palette::vec(palette::kWarning), "end not recorded (events dropped, or in a damaged chunk)");
   }
   ImGui::EndTooltip();
 }

@@ -109,7 +109,11 @@ void TimelineView::draw_ruler(const Model& model, const TimeMapping& map, ImDraw
     } else {
       std::snprintf(text, sizeof text, "%.0f ns", t);
     }
-    draw->AddText(ImVec2(x + 3, y0 + 3), palette::kText, text);
+    // Right of its tick, or left of it at the right edge: never clipped.
+    const float tw = ImGui::CalcTextSize(text).x;
+    const float tx = x + 3 + tw <= right ? x + 3 : x - 3 - tw;
+    draw->AddText(ImVec2(tx, y0 + 3), palette::kText, text);
+    if (layout_ruler_) layout_ruler_->add("ruler_label", 0, 0, tx, y0 + 3, tx + tw, y0 + 3 + ImGui::GetTextLineHeight());
   }
   std::snprintf(text, sizeof text, "%s / div", format_duration(step_ns).c_str());
   draw->AddText(ImVec2(map.x0 - kLabelWidth + 6, y0 + 4), palette::kDimText, text);
@@ -164,7 +168,9 @@ void TimelineView::draw(const Model& model, ViewState& view, ImVec2 size) {
   if (view.layout) view.layout->add_window(map.start, map.end, view.limit);
   const float clip_top = ImGui::GetWindowPos().y, clip_bottom = clip_top + ImGui::GetWindowSize().y;
   const float right = map.x0 + map.width;
-  LanePainter painter(model, map, view.limit, draw, view.colour_by_label(!model.label_uses().empty()));
+  const bool by_label = view.colour_by_label(!model.label_uses().empty());
+  LanePainter painter(model, map, view.limit, draw, by_label);
+  if (view.layout) view.layout->add("task_colours", by_label ? 1 : 0, 0, 0, 0, 0, 0);
   char text[96];
   for (std::uint32_t w = 0; w < model.worker_count(); ++w) {
     const float y = lanes.y(w);
@@ -201,6 +207,8 @@ void TimelineView::draw(const Model& model, ViewState& view, ImVec2 size) {
   ImGui::EndChild();
 
   // The ruler last, over the lanes' child, so that it reflects this frame's zoom.
+  layout_ruler_ = view.layout;
+  if (view.layout) view.layout->add("ruler", 0, 0, map.x0 - kLabelWidth, origin.y, right, origin.y + kRulerHeight);
   draw_ruler(model, map, ImGui::GetWindowDrawList(), origin.y, origin.y + kRulerHeight);
   if (arrows_hidden_ > 0) {
     std::snprintf(text, sizeof text, "zoom in to see %s steals/wakes as arrows", format_count(arrows_hidden_).c_str());

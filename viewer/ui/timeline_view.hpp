@@ -57,6 +57,7 @@ class TimelineView {
   bool dragging_ = false;
   PaintStats stats_;
   std::uint64_t arrows_hidden_ = 0;  // steals/wakes/releases in view, too many to draw as arrows
+  mutable LayoutRecord* layout_ruler_ = nullptr;  // this frame's, when recording
 };
 
 }  // namespace lantern::viewer

@@ -33,13 +33,21 @@ ImU32 phase_colour(SourceStatus::Phase p) {
 }
 
 // swatch draws a colour key and its name; `layout` (when recording) gets the key's box.
-void swatch(ImU32 colour, const char* name, LayoutRecord* layout = nullptr, const char* what = nullptr, int id = 0) {
+void swatch(ImU32 colour, const char* name, LayoutRecord* layout = nullptr, const char* what = nullptr, int id = 0,
+            int group = 0) {
   // Wrap to a new line rather than run off the window's edge.
   if (ImGui::GetContentRegionAvail().x < 15 + ImGui::CalcTextSize(name).x + 4) ImGui::NewLine();
   const ImVec2 p = ImGui::GetCursorScreenPos();
   const float h = ImGui::GetTextLineHeight();
   ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(p.x, p.y + 3), ImVec2(p.x + 12, p.y + h - 2), colour);
   if (layout && what) layout->add(what, id, 0, p.x, p.y + 3, p.x + 12, p.y + h - 2);
+  if (layout) {
+    // Every key, with its group (0 lane fills, 1 arrows) and colour: no two may be alike.
+    char line[160];
+    std::snprintf(line, sizeof line, "legend_key %d %u %u %u %.0f %.0f %s", group, colour & 0xFF, (colour >> 8) & 0xFF,
+                  (colour >> 16) & 0xFF, p.x, p.y, name);
+    layout->lines.emplace_back(line);
+  }
   ImGui::Dummy(ImVec2(15, h));
   ImGui::SameLine(0, 2);
   ImGui::TextUnformatted(name);
@@ -55,12 +63,32 @@ bool is_view_name(const std::string& name) {
 ViewerApp::ViewerApp(std::unique_ptr<Session> session, AppOptions options, Reconnect reconnect)
     : session_(std::move(session)), options_(std::move(options)), reconnect_(std::move(reconnect)) {
   timeline_.set_max_rows(options_.max_rows);
+  health_.set_sort_by_duration(options_.health_by_duration);
+  if (options_.task_colours == "label") view_.task_colours = ViewState::TaskColours::label;
+  if (options_.task_colours == "source") view_.task_colours = ViewState::TaskColours::source;
   view_.follow = session_->live();
 }
 
 std::string ViewerApp::title() {
   std::lock_guard<std::mutex> lock(session_->mutex());
   return "lantern-view - " + session_->model().status().name;
+}
+
+void ViewerApp::set_compare(std::unique_ptr<Session> b, std::string a_name, std::string b_name) {
+  compare_ = std::move(b);
+  a_name_ = std::move(a_name);
+  b_name_ = std::move(b_name);
+}
+
+std::string ViewerApp::start_option_error() {
+  if (session_->live() || !session_->finished() || !std::isfinite(options_.at_ns)) return {};
+  std::lock_guard<std::mutex> lock(session_->mutex());
+  const Model& model = session_->model();
+  if (model.empty()) return {};
+  const double span_ns = model.ticks_to_ns(model.rel(model.last_tick()) - model.rel(model.first_tick()));
+  if (options_.at_ns <= span_ns) return {};
+  return "--at " + format_duration(options_.at_ns) + " is beyond the end of the trace (it spans " +
+         format_duration(span_ns) + ")";
 }
 
 void ViewerApp::apply_start_options(const Model& model) {
@@ -71,6 +99,7 @@ void ViewerApp::apply_start_options(const Model& model) {
   const double first = model.rel(model.first_tick());
   const bool at = std::isfinite(options_.at_ns), window = std::isfinite(options_.window_ns);
   if (!at && !window) return;
+  user_moved_ = true;  // the command line chose the window
   view_.fit_requested = false;
   view_.follow = false;
   if (at) view_.limit = first + model.ns_to_ticks(options_.at_ns);
@@ -88,52 +117,68 @@ void ViewerApp::global_keys(const Model& model) {
 }
 
 void ViewerApp::legend(const Model& model) {
-  // Every name comes from the event table (trace::kStateNames and friends), or from the
-  // trace itself (its task label names).
+  // Two fixed rows, whatever the colouring, so toggling "colour by label" never moves
+  // the lanes: row 1 what fills the lanes (states, then task colours); row 2 what is
+  // drawn over them (arrows and marks). A key that does not fit its row is counted
+  // ("+N more"), not wrapped. Every name comes from the event table or the trace.
+  const float line_y = ImGui::GetCursorPosY();
+  const float row_h = ImGui::GetTextLineHeightWithSpacing();
+  std::size_t more = 0;
+  int group = 0;
+  auto key = [&](ImU32 colour, const char* name, const char* what = nullptr, int id = 0) {
+    if (more > 0 || ImGui::GetContentRegionAvail().x < 15 + ImGui::CalcTextSize(name).x + 70) {
+      ++more;
+      return;
+    }
+    swatch(colour, name, view_.layout, what, id, group);
+  };
+  auto end_row = [&](float y) {
+    if (more > 0) {
+      ImGui::TextDisabled("+%zu more", more);
+      ImGui::SameLine();
+    }
+    more = 0;
+    ImGui::SetCursorPosY(y);
+    ImGui::NewLine();
+  };
   ImGui::TextDisabled("states");
   ImGui::SameLine();
-  for (int s = 0; s < trace::kStateCount; ++s) swatch(palette::state(s), trace::kStateNames[s].data());
-  if (ImGui::GetContentRegionAvail().x < 200) ImGui::NewLine();
+  for (int s = 0; s < trace::kStateCount; ++s) swatch(palette::state(s), trace::kStateNames[s].data(), view_.layout);
   const bool has_labels = !model.label_uses().empty();
-  if (view_.colour_by_label(has_labels)) {
-    // Labels, most used first; the rest are counted.
-    std::vector<std::pair<std::uint64_t, std::uint32_t>> by_use;
-    for (const auto& [id, uses] : model.label_uses()) by_use.emplace_back(uses, id);
-    std::stable_sort(by_use.begin(), by_use.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
-    ImGui::TextDisabled("  task labels");
-    ImGui::SameLine();
-    constexpr std::size_t kShown = 12;
-    for (std::size_t i = 0; i < by_use.size() && i < kShown; ++i) {
-      const std::uint32_t id = by_use[i].second;
-      swatch(palette::label(id), model.label_name(id).c_str(), view_.layout, "label_swatch", static_cast<int>(id));
-    }
-    if (by_use.size() > kShown) {
-      ImGui::TextDisabled("+%zu more", by_use.size() - kShown);
-      ImGui::SameLine(0, 12);
-    }
-    swatch(palette::kUnlabelled, "no label");
-  } else {
-    ImGui::TextDisabled("  tasks from");
-    ImGui::SameLine();
-    for (std::size_t s = 0; s + 1 < std::size(trace::kSourceNames); ++s) swatch(palette::source(static_cast<int>(s)), trace::kSourceNames[s].data());
-  }
-  swatch(palette::kTaskCluster, "many");
   if (has_labels) {
     // The switch between the two colourings (source stays one click away).
     bool by_label = view_.colour_by_label(true);
-    if (ImGui::GetContentRegionAvail().x < 140) ImGui::NewLine();
     if (ImGui::Checkbox("colour by label", &by_label)) {
       view_.task_colours = by_label ? ViewState::TaskColours::label : ViewState::TaskColours::source;
     }
     ImGui::SameLine(0, 12);
   }
-  if (ImGui::GetContentRegionAvail().x < 200) ImGui::NewLine();
-  ImGui::TextDisabled("  steals");
+  if (view_.colour_by_label(has_labels)) {
+    // Labels, most used first.
+    std::vector<std::pair<std::uint64_t, std::uint32_t>> by_use;
+    for (const auto& [id, uses] : model.label_uses()) by_use.emplace_back(uses, id);
+    std::stable_sort(by_use.begin(), by_use.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
+    ImGui::TextDisabled("tasks by label");
+    ImGui::SameLine();
+    key(palette::kTaskCluster, "many");
+    key(palette::kUnlabelled, "no label");
+    for (const auto& [uses, id] : by_use) key(palette::label(id), model.label_name(id).c_str(), "label_swatch", static_cast<int>(id));
+  } else {
+    ImGui::TextDisabled("tasks from");
+    ImGui::SameLine();
+    key(palette::kTaskCluster, "many");
+    for (std::size_t s = 0; s + 1 < std::size(trace::kSourceNames); ++s) key(palette::source(static_cast<int>(s)), trace::kSourceNames[s].data());
+  }
+  end_row(line_y);
+  group = 1;
+  ImGui::TextDisabled("arrows: steal by distance");
   ImGui::SameLine();
-  for (int d = 0; d < trace::kDistanceCount; ++d) swatch(palette::distance(d), trace::kDistanceNames[d].data());
-  if (model.events_of(trace::EventType::release) > 0) swatch(palette::kRelease, "release");
-  if (model.events_of(trace::EventType::io_complete) > 0) swatch(palette::kIoCompletion, "IO done");
-  ImGui::NewLine();
+  for (int d = 0; d < trace::kDistanceCount; ++d) key(palette::distance(d), trace::kDistanceNames[d].data());
+  key(palette::kWake, "wake");
+  if (model.events_of(trace::EventType::release) > 0) key(palette::kRelease, "release");
+  if (model.events_of(trace::EventType::io_complete) > 0) key(palette::kIoCompletion, "IO done");
+  end_row(line_y + row_h);
+  ImGui::SetCursorPosY(line_y + 2 * row_h);
 }
 
 void ViewerApp::status_bar(Model& model) {
@@ -142,17 +187,40 @@ void ViewerApp::status_bar(Model& model) {
   ImGui::SameLine();
   ImGui::TextUnformatted(s.name.c_str());
   ImGui::SameLine();
-  if (s.phase == SourceStatus::Phase::loading && s.total_bytes > 0) {
-    ImGui::ProgressBar(static_cast<float>(static_cast<double>(s.bytes) / static_cast<double>(s.total_bytes)), ImVec2(160, 0));
+  if (s.phase == SourceStatus::Phase::loading || (!session_->live() && !session_->finished())) {
+    // Progress while a file loads: a bar when its size is known (a pipe's is not).
+    char read[64];
+    std::snprintf(read, sizeof read, "%.1f MB read", static_cast<double>(s.bytes) / 1e6);
+    const float fraction = s.total_bytes > 0 ? static_cast<float>(static_cast<double>(s.bytes) / static_cast<double>(s.total_bytes)) : -1.0f;
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    ImGui::ProgressBar(fraction >= 0 ? fraction : 0.0f, ImVec2(160, 0), fraction >= 0 ? nullptr : read);
+    if (view_.layout) {
+      const ImVec2 q = ImGui::GetItemRectMax();
+      view_.layout->add("loading_progress", static_cast<int>(fraction * 1000), 0, p.x, p.y, q.x, q.y);
+    }
     ImGui::SameLine();
   }
-  ImGui::TextColored(palette::vec(palette::kDimText), "%s", s.message.c_str());
   // Right-aligned: what the user must not miss.
   char right[160];
-  const std::uint64_t attention = HealthView::attention(model);
-  std::snprintf(right, sizeof right, "%s events   %s dropped   %s warnings", format_count(model.events()).c_str(),
-                format_count(model.dropped_events()).c_str(), format_count(attention).c_str());
+  const std::uint64_t warnings = model.warning_count(), errors = HealthView::trace_error_count(model);
+  const std::uint64_t attention = warnings + errors;
+  std::snprintf(right, sizeof right, "%s events   %s dropped   %s warnings%s", format_count(model.events()).c_str(),
+                format_count(model.dropped_events()).c_str(), format_count(warnings).c_str(),
+                errors ? ("   " + format_count(errors) + (errors == 1 ? " trace error" : " trace errors")).c_str() : "");
+  if (view_.layout) view_.layout->add("badge_warnings", static_cast<int>(warnings), static_cast<int>(errors), 0, 0, 0, 0);
   const float w = ImGui::CalcTextSize(right).x + ImGui::GetStyle().FramePadding.x * 2;
+  // The message gets what is left of the line (shortened with "...", whole in a tooltip),
+  // so it never runs under the counts.
+  {
+    const float room = ImGui::GetWindowContentRegionMax().x - w - 16 - ImGui::GetCursorPosX();
+    std::string shown = s.message;
+    if (ImGui::CalcTextSize(shown.c_str()).x > room) {
+      while (!shown.empty() && ImGui::CalcTextSize((shown + "...").c_str()).x > room) shown.pop_back();
+      shown += "...";
+    }
+    ImGui::TextColored(palette::vec(palette::kDimText), "%s", shown.c_str());
+    if (shown != s.message && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", s.message.c_str());
+  }
   ImGui::SameLine(std::max(ImGui::GetCursorPosX() + 10, ImGui::GetWindowContentRegionMax().x - w));
   ImGui::PushStyleColor(ImGuiCol_Text, palette::vec(attention || model.dropped_events() ? palette::kWarning : palette::kText));
   if (ImGui::SmallButton(right)) show_health_ = true;
@@ -221,7 +289,21 @@ void ViewerApp::frame(double seconds) {
   model.prepare_series();
   if (!start_applied_) apply_start_options(model);
   controls_.advance(model, view_, session_->live(), seconds);
+  if (!session_->live() && !user_moved_) {
+    // A moved window (zoom, pan, seek, play, a Health row) is the user's from then on.
+    if (fitted_ && (view_.start != fitted_start_ || view_.end != fitted_end_ || !(view_.limit == fitted_limit_))) {
+      user_moved_ = true;
+    } else if (!final_fit_done_ && !model.empty()) {
+      // Still loading, or loading just ended: show everything read so far.
+      view_.fit_requested = true;
+      if (session_->finished()) final_fit_done_ = true;
+    }
+  }
   timeline_.fit_if_requested(model, view_);
+  if (!user_moved_) {
+    fitted_ = !model.empty();
+    fitted_start_ = view_.start, fitted_end_ = view_.end, fitted_limit_ = view_.limit;
+  }
 
   const ImGuiViewport* vp = ImGui::GetMainViewport();
   ImGui::SetNextWindowPos(vp->WorkPos);
@@ -243,6 +325,10 @@ void ViewerApp::frame(double seconds) {
     ImGui::PushTextWrapPos(avail.x - 40);
     ImGui::TextColored(palette::vec(s.phase == SourceStatus::Phase::failed ? palette::kError : palette::kText), "%s", text.c_str());
     ImGui::PopTextWrapPos();
+  } else if (compare_) {
+    std::lock_guard<std::mutex> lock_b(compare_->mutex());  // always after A's: one order
+    compare_->model().prepare_series();
+    compare_view_.draw(model, a_name_, compare_->model(), b_name_, session_->finished() && compare_->finished(), view_, avail);
   } else if (options_.view == "timeline") {
     timeline_.draw(model, view_, avail);
   } else if (options_.view == "plots") {

@@ -11,6 +11,7 @@
 #include <memory>
 #include <string>
 
+#include "compare_view.hpp"
 #include "health_view.hpp"
 #include "latency_view.hpp"
 #include "lantern/viewer/session.hpp"
@@ -26,6 +27,8 @@ struct AppOptions {
   double at_ns = std::numeric_limits<double>::quiet_NaN();      // --at: playhead, from the trace start
   double window_ns = std::numeric_limits<double>::quiet_NaN();  // --window: timeline width
   int max_rows = 6;          // task rows per lane
+  std::string task_colours = "auto";  // --task-colours: auto, label or source
+  bool health_by_duration = false;    // --health-sort duration
 };
 
 // is_view_name: whether `name` is one of AppOptions::view's values.
@@ -42,8 +45,18 @@ class ViewerApp {
   ViewState& view() noexcept { return view_; }
   TimelineView& timeline() noexcept { return timeline_; }
   std::string title();
+  // set_compare: a second run (lantern-view A --compare B): the window shows both side
+  // by side, with the comparison's notable differences highlighted.
+  void set_compare(std::unique_ptr<Session> b, std::string a_name, std::string b_name);
+  Session* compare_session() noexcept { return compare_.get(); }
+  const CompareView& compare_view() const noexcept { return compare_view_; }
+  // start_option_error: once a file has loaded, why --at cannot be honoured (beyond the
+  // end of the trace); empty otherwise.
+  std::string start_option_error();
   // animating: something moves without input (live data, loading, playback).
-  bool animating() const noexcept { return session_->live() || !session_->finished() || controls_.playing(); }
+  bool animating() const noexcept {
+    return session_->live() || !session_->finished() || (compare_ && !compare_->finished()) || controls_.playing();
+  }
 
  private:
   void status_bar(Model& model);
@@ -53,6 +66,9 @@ class ViewerApp {
   void global_keys(const Model& model);
 
   std::unique_ptr<Session> session_;
+  std::unique_ptr<Session> compare_;  // B, with --compare
+  std::string a_name_, b_name_;
+  CompareView compare_view_;
   AppOptions options_;
   Reconnect reconnect_;
   ViewState view_;
@@ -63,6 +79,13 @@ class ViewerApp {
   HealthView health_;
   ReplayControls controls_;
   bool start_applied_ = false;
+  // Opening a file: the window follows the data as it loads (whole trace so far), and
+  // once more when loading ends, until the user moves it (any change of the window that
+  // the automatic fit did not make).
+  bool user_moved_ = false;
+  bool final_fit_done_ = false;
+  double fitted_start_ = 0, fitted_end_ = 0, fitted_limit_ = 0;
+  bool fitted_ = false;
   bool show_health_ = false;  // select the Health tab on the next frame
 };
 

@@ -263,6 +263,13 @@ int Analysis::seen_distance(std::uint32_t thief, std::uint32_t victim) const noe
   return seen_distance_[static_cast<std::size_t>(thief) * matrix_side_ + victim];
 }
 
+void Analysis::lose_record() {
+  for (auto& track : tracks_) {
+    if (track->open_depth() > 0) ends_lost_ += track->lose_open(track->last_tick());
+  }
+  waiting_releases_.clear();
+}
+
 void Analysis::advance_health() { health_.advance(*this); }
 
 void Analysis::finish() {
@@ -322,6 +329,7 @@ Summary Analysis::summary() const {
   s.io_wakes = io_wakes_;
   s.io_submitted = by_type_[static_cast<int>(EventId::io_submit)];
   s.io_completed = io_completed_;
+  s.unfinished_tasks += ends_lost_;  // open when a chunk was skipped: they never ended either
   s.io_failed = io_failed_;
   s.dropped_events = dropped_;
   for (int r = 0; r < kDropReasonCount; ++r) s.dropped_by_reason[r] = dropped_by_reason_[r];

@@ -254,32 +254,45 @@ void HealthChecker::finish(const Analysis& m) {
   advance(m);
 }
 
-std::vector<Problem> HealthChecker::ongoing(const Analysis& m) const {
+std::vector<Problem> HealthChecker::ongoing(const Analysis& m) const { return ongoing(m, m.last_tick()); }
+
+std::vector<Problem> HealthChecker::ongoing(const Analysis& m, Tick now) const {
   std::vector<Problem> out;
-  const Tick now = m.last_tick();
   const Tick long_task = static_cast<Tick>(m.ns_to_ticks(thresholds_.long_task_ms * 1e6));
   const Tick spin = static_cast<Tick>(m.ns_to_ticks(thresholds_.spin_ms * 1e6));
   for (std::uint32_t w = 0; w < m.worker_count(); ++w) {
     const WorkerTrack& t = m.track(w);
-    if (!t.seen()) continue;
-    const int depth = t.open_depth();
-    if (depth > 0 && depth - 1 < t.depth_count() && !t.slices(depth - 1).empty()) {
-      // The innermost open task: busy since it began or since its last child ended.
-      const TaskSlice& s = t.slices(depth - 1).back();
-      Tick since = s.start;
-      if (depth < t.depth_count() && !t.slices(depth).empty() && t.slices(depth).back().start >= s.start) {
-        since = std::max(since, t.slices(depth).back().end == kOpenEnd ? now : t.slices(depth).back().end);
+    if (!t.seen() || now < t.first_tick()) continue;
+    // The innermost task running at `now`: busy since it began or since its last child
+    // (one depth deeper, inside it) ended before `now`.
+    const TaskSlice* running = nullptr;
+    int depth = 0;
+    for (int d = 0; d < t.depth_count(); ++d) {
+      const std::size_t i = t.first_slice_ending_after(d, now);
+      if (i >= t.slices(d).size() || t.slices(d)[i].start > now) break;
+      running = &t.slices(d)[i], depth = d;
+    }
+    if (running) {
+      Tick since = running->start;
+      if (depth + 1 < t.depth_count()) {
+        const auto& inner = t.slices(depth + 1);
+        std::size_t i = t.first_slice_ending_after(depth + 1, now);  // the first inner one still running or after
+        if (i > 0 && inner[i - 1].start >= running->start) since = std::max(since, inner[i - 1].end);
       }
-      if (s.open() && now > since && now - since > long_task) {
-        out.push_back(Problem{ProblemKind::long_task, w, since, now, now - since, s.id, 1});
+      if (now > since && now - since > long_task) {
+        out.push_back(Problem{ProblemKind::long_task, w, since, now, now - since, running->id, 1});
       }
     }
-    // The search still going on: the run of idle/sleepy intervals that ends the track.
-    std::size_t first = t.interval_count();
+    // The search going on at `now`: the run of idle/sleepy intervals holding it, from
+    // its first interval (a run ends where the next interval begins, open or not).
+    const std::ptrdiff_t k = t.interval_at(now);
+    if (k < 0) continue;
+    std::size_t first = static_cast<std::size_t>(k);
+    if (t.interval_state(first) != 1 && t.interval_state(first) != 2) continue;
     while (first > 0 && (t.interval_state(first - 1) == 1 || t.interval_state(first - 1) == 2)) --first;
-    if (first < t.interval_count()) {
-      const Tick from = t.interval_start(first);
-      if (now > from && now - from > spin) out.push_back(Problem{ProblemKind::spinning, w, from, now, now - from, 0, 1});
+    const Tick from = t.interval_start(first);
+    if (now > from && now - from > spin) {
+      out.push_back(Problem{ProblemKind::spinning, w, from, now, now - from, 0, 1});
     }
   }
   return out;

@@ -121,6 +121,18 @@ bool WorkerTrack::on_task_label(std::uint64_t id, std::uint32_t label) {
   return true;
 }
 
+std::size_t WorkerTrack::lose_open(Tick t) {
+  const std::size_t closed = open_.size();
+  while (!open_.empty()) {
+    TaskSlice& lost = slices_[static_cast<std::size_t>(open_.back().depth)][open_.back().index];
+    lost.end = std::max(t, lost.start);
+    lost.flags |= kSliceEndLost;
+    open_.pop_back();
+  }
+  depth_overflow_ = 0;
+  return closed;
+}
+
 bool WorkerTrack::find_open(std::uint64_t id, int* depth, std::size_t* index) const noexcept {
   for (std::size_t k = open_.size(); k-- > 0;) {
     if (slices_[static_cast<std::size_t>(open_[k].depth)][open_[k].index].id == id) {

@@ -72,13 +72,22 @@ double Scan::duration_seconds() const {
 }
 
 Scan scan_trace(const std::string& path, bool progress, const std::function<void(const DecodedChunk&)>& on_chunk,
-                const std::function<void(const TraceHeader&, bool header_ok)>& on_header) {
+                const std::function<void(const TraceHeader&, bool header_ok)>& on_header,
+                const std::function<void(const TraceError&)>& on_problem) {
   TraceReader reader = TraceReader::open(path);
   Scan scan;
   Progress bar("reading " + path, reader.total_bytes(), progress);
   reader.read_header();
   if (on_header) on_header(reader.header(), reader.header_ok());
+  std::size_t problems_seen = 0;
+  auto report_problems = [&] {  // in stream order: those found before the chunk just read
+    for (; problems_seen < reader.problems().size(); ++problems_seen) {
+      if (on_problem) on_problem(reader.problems()[problems_seen]);
+    }
+  };
+  report_problems();
   while (reader.next_chunk()) {
+    report_problems();
     const DecodedChunk& chunk = reader.chunk();
     ++scan.chunks;
     scan.events += chunk.events.size();
@@ -91,6 +100,7 @@ Scan scan_trace(const std::string& path, bool progress, const std::function<void
     if (on_chunk) on_chunk(chunk);
     bar.update(reader.bytes_read());
   }
+  report_problems();
   bar.finish();
   scan.header = reader.header();
   scan.header_ok = reader.header_ok();
@@ -108,7 +118,10 @@ Scan analyse_trace(const std::string& path, bool progress, analysis::Analysis& o
         out.add(chunk);
         out.advance_health();  // per chunk, as the viewer does: the same findings, merged the same way
       },
-      [&](const TraceHeader& header, bool ok) { out.set_header(header, ok); });
+      [&](const TraceHeader& header, bool ok) { out.set_header(header, ok); },
+      [&](const TraceError& p) {
+        if (!p.warning()) out.lose_record();  // events lost in a skipped chunk: as the viewer's Model does
+      });
   out.finish();
   return scan;
 }

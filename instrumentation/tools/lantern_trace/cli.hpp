@@ -67,11 +67,15 @@ struct Scan {
 // scan_trace reads `path` chunk by chunk, calling on_header once the header has been
 // read (with whether it was intact), then on_chunk for each intact chunk. A progress bar
 // goes to stderr when `progress` is set and stderr is a terminal.
+// on_problem gets each problem the reader found, in stream order (before the chunk read
+// after it).
 Scan scan_trace(const std::string& path, bool progress, const std::function<void(const DecodedChunk&)>& on_chunk,
-                const std::function<void(const TraceHeader&, bool header_ok)>& on_header = {});
+                const std::function<void(const TraceHeader&, bool header_ok)>& on_header = {},
+                const std::function<void(const TraceError&)>& on_problem = {});
 
 // analyse_trace: scan_trace into `out` (the one fold, lantern/analysis), finished: every
-// figure stats and export print comes from it.
+// figure stats, export and diff print comes from it. A damaged chunk skipped ends the tasks
+// open then (Analysis::lose_record), as the viewer's Model does.
 Scan analyse_trace(const std::string& path, bool progress, analysis::Analysis& out);
 
 // print_problems writes one line per problem ("  error: ...", "  warning: ...").

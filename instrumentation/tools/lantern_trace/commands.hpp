@@ -10,5 +10,6 @@ int run_info(std::span<char* const> args);
 int run_stats(std::span<char* const> args);
 int run_export(std::span<char* const> args);
 int run_validate(std::span<char* const> args);
+int run_diff(std::span<char* const> args);
 
 }  // namespace lantern::trace::cli

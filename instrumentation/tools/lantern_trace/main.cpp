@@ -21,6 +21,8 @@ constexpr const char* kHelp =
     "                                 ready-wait and task-duration percentiles\n"
     "  export --chrome FILE -o OUT    Chrome trace-event JSON for ui.perfetto.dev\n"
     "  validate FILE                  check everything; exit 1 if anything is wrong\n"
+    "  diff A B [--json]              compare two runs: state shares, task durations per\n"
+    "                                 label, steal matrices, latency histograms\n"
     "\n"
     "'lantern-trace COMMAND --help' describes a command; 'lantern-trace --version' prints\n"
     "the version and the trace format version it reads and writes.\n"
@@ -49,6 +51,7 @@ int main(int argc, char** argv) {
         if (sub == "stats") return run_stats(args);
         if (sub == "export") return run_export(args);
         if (sub == "validate") return run_validate(args);
+        if (sub == "diff") return run_diff(args);
       }
       std::fputs(kHelp, stdout);
       return kExitOk;
@@ -61,7 +64,8 @@ int main(int argc, char** argv) {
     if (command == "stats") return run_stats(rest);
     if (command == "export") return run_export(rest);
     if (command == "validate") return run_validate(rest);
-    std::fprintf(stderr, "lantern-trace: unknown command '%s' (commands: info, stats, export, validate; see --help)\n",
+    if (command == "diff") return run_diff(rest);
+    std::fprintf(stderr, "lantern-trace: unknown command '%s' (commands: info, stats, export, validate, diff; see --help)\n",
                  command.c_str());
     return kExitUsage;
   } catch (const std::bad_alloc&) {

@@ -36,6 +36,9 @@ void Model::apply_header(const trace::TraceHeader& header, bool intact) {
 void Model::add_trace_problem(const trace::TraceError& problem) {
   // A stream that is damaged everywhere would otherwise grow this without bound.
   if (trace_problems_.size() < 10000) trace_problems_.push_back(problem);
+  // Events were lost with a damaged or truncated chunk: the analysis ends the tasks open
+  // now where each worker's record stops and unlinks waiting releases.
+  if (!problem.warning()) analysis_.lose_record();
   ++generation_;
 }
 

@@ -161,7 +161,7 @@ struct Summary {
   std::map<std::uint32_t, std::uint64_t> tasks_by_label;  // 0: no label
   std::map<std::uint32_t, Percentiles> duration_by_label;
   std::uint64_t unmatched_task_ends = 0;
-  std::uint64_t unfinished_tasks = 0;  // begun, not ended by the end of the stream
+  std::uint64_t unfinished_tasks = 0;  // begun, never ended: open at the end of the stream, or open when a chunk was skipped (lose_record)
   std::uint64_t lane_pops = 0;
   std::uint64_t releases = 0;
   std::uint64_t io_submitted = 0, io_completed = 0, io_failed = 0;
@@ -191,6 +191,12 @@ class Analysis {
   void add(std::span<const trace::Event> events);
   bool add(const trace::Event& e);
   void define_label(std::uint32_t id, const std::string& name) { labels_.define(id, name); }
+  // lose_record: events were lost with a damaged or truncated chunk the reader skipped.
+  // Tasks open now may have ended in it: each is closed where its worker's record stops,
+  // flagged kSliceEndLost (WorkerTrack::lose_open). Releases still waiting for their
+  // task's begin may have lost it too: they stay unlinked, so they cannot link to a later
+  // task that reuses the id (a job's address) across the timeline.
+  void lose_record();
   // advance_health: examine what arrived since the last call; finish: the stream ended:
   // health checks run to the newest event. Findings close to each other are merged in
   // the order they are found, so call advance_health after every chunk (as the viewer
@@ -317,6 +323,7 @@ class Analysis {
   LatencyHistogram io_latency_;
   std::map<std::uint32_t, LatencyHistogram> duration_by_label_;
   std::uint64_t io_wakes_ = 0;
+  std::uint64_t ends_lost_ = 0;  // tasks lose_record() closed: their end never arrived
   std::vector<std::pair<Tick, std::uint64_t>> not_ready_;
   HealthChecker health_;
 };

@@ -78,8 +78,10 @@ class HealthChecker {
   // listed (suppressed()) and those happening at the newest time (ongoing()). The badge,
   // the Health panel, lantern-view's summary line and lantern-trace stats print it.
   std::uint64_t warning_count(const Analysis& model) const { return problems_.size() + suppressed_ + ongoing(model).size(); }
-  // ongoing: problems happening at the model's newest time (a task running too long
-  // right now, a worker searching for too long right now). Recomputed on each call.
+  // ongoing: problems happening at time `at` (a task running too long then, a worker
+  // searching for too long then): the replay's playhead, or the model's newest time
+  // (live, or the whole trace). Each ends at `at`. Recomputed on each call.
+  std::vector<Problem> ongoing(const Analysis& model, Tick at) const;
   std::vector<Problem> ongoing(const Analysis& model) const;
 
  private:

@@ -49,7 +49,7 @@ struct TaskSlice {
   bool open() const noexcept { return end == kOpenEnd; }
 };
 inline constexpr std::uint8_t kSliceThrew = 1;
-inline constexpr std::uint8_t kSliceEndLost = 2;  // closed because an outer task ended (events were dropped)
+inline constexpr std::uint8_t kSliceEndLost = 2;  // its end was lost: an outer task ended first, or a chunk was skipped
 
 class WorkerTrack {
  public:
@@ -64,6 +64,11 @@ class WorkerTrack {
   int on_task_begin(Tick t, std::uint64_t id, std::uint8_t source);
   // on_task_end: stack-matches `id` against the open tasks; *closed gets the slice.
   bool on_task_end(Tick t, std::uint64_t id, bool threw, const TaskSlice** closed);
+  // lose_open: the record of this worker has a hole (the reader skipped a damaged chunk):
+  // every open task is closed at `t`, its last event before the hole, and marked
+  // kSliceEndLost, so it is not drawn across the rest of the trace.
+  // Returns how many slices it closed.
+  std::size_t lose_open(Tick t);
   // on_task_label: the innermost open task with this id names itself; false if none is open.
   bool on_task_label(std::uint64_t id, std::uint32_t label);
   // What the next task_begin inherits: a lane pop's wait, a steal's index.

@@ -1,0 +1,86 @@
+// compare.hpp - the comparison of two runs: what `lantern-view A --compare B` highlights
+// and what `lantern-trace diff A B` prints (as a table, or JSON). Both call compare() on
+// the two traces' analyses (lantern::analysis, the one fold: the viewer passes its
+// Model's analysis()); neither computes a difference of its own.
+//
+// What is compared (B against A):
+//   - per-worker state shares: the fraction of each worker's recorded time in each
+//     state (percentage points apart);
+//   - task durations per label (count, mean, p50, p90, max; B/A of the mean);
+//   - the steal matrix, cell by cell, and steals by topology distance;
+//   - the latency histograms (ready wait, task duration, wake latency): count and
+//     percentiles, B/A.
+// A row is `notable` when the difference is one a reader should look at: a state share
+// 5 percentage points or more apart; a duration or latency figure (with at least 10
+// samples on each side) 1.25x or more apart either way; a steal count that changed by
+// half or more and by at least 10 steals.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "lantern/analysis/analysis.hpp"
+
+namespace lantern::analysis {
+
+struct SideFigures {  // one side of a row
+  std::uint64_t count = 0;
+  double mean_ns = 0, p50_ns = 0, p90_ns = 0, p99_ns = 0, max_ns = 0;
+};
+
+struct Comparison {
+  struct Run {
+    std::string name;
+    std::uint32_t workers = 0;
+    std::uint64_t events = 0;
+    double duration_ns = 0;
+    std::uint64_t tasks = 0;
+    std::uint64_t steals = 0;
+  } a, b;
+  struct StateShare {  // worker w's share of its time in `state`, in [0, 1]
+    std::uint32_t worker;
+    int state;
+    double a, b;
+    bool notable;
+  };
+  std::vector<StateShare> state_shares;  // by worker, then state
+  struct LabelDurations {
+    std::uint32_t label;  // 0: tasks without a label
+    std::string name;
+    SideFigures a, b;
+    double ratio;  // b.mean / a.mean (0 when either side has none)
+    bool notable;
+  };
+  std::vector<LabelDurations> durations;  // by label name
+  struct StealCell {
+    std::uint32_t thief, victim;
+    std::uint64_t a, b;
+    bool notable;
+  };
+  std::vector<StealCell> steal_cells;  // every cell with a steal on either side
+  struct DistanceSteals {
+    int distance;
+    std::uint64_t a, b;
+    bool notable;
+  };
+  std::vector<DistanceSteals> steals_by_distance;
+  struct Latency {
+    std::string what;  // "ready wait", "task duration", "wake latency"
+    SideFigures a, b;
+    double ratio;  // b.p50 / a.p50
+    bool notable;
+  };
+  std::vector<Latency> latencies;
+  std::size_t notable_count() const;
+};
+
+// compare: B against A. Both analyses must be complete (their streams finished).
+Comparison compare(const Analysis& a, const std::string& a_name, const Analysis& b, const std::string& b_name);
+
+// The two renderings of one Comparison. `notable_only` keeps the rows marked notable.
+void write_table(std::FILE* out, const Comparison& c, bool notable_only = false);
+void write_json(std::FILE* out, const Comparison& c);
+
+}  // namespace lantern::analysis

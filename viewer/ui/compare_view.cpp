@@ -1,0 +1,202 @@
+// compare_view.cpp - two runs side by side (see the header).
+#include "compare_view.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "palette.hpp"
+
+namespace lantern::viewer {
+namespace {
+
+constexpr ImU32 kRunA = IM_COL32(110, 190, 255, 255);  // A's figures: the label palette's blue
+constexpr ImU32 kRunB = IM_COL32(250, 150, 120, 255);  // B's: its salmon
+constexpr ImU32 kNotableRow = IM_COL32(255, 170, 40, 55);
+
+// row_start: a table row; a notable one gets the highlight background and is recorded.
+void row_start(bool notable, LayoutRecord* layout, int kind, int index) {
+  ImGui::TableNextRow();
+  if (notable) ImGui::TableSetBgColor(ImGuiTableBgTarget_RowBg0, kNotableRow);
+  ImGui::TableSetColumnIndex(0);
+  if (layout) {
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    layout->add(notable ? "compare_notable" : "compare_row", kind, index, p.x, p.y, p.x + 4, p.y + ImGui::GetTextLineHeight());
+  }
+}
+
+std::string ratio_text(double r) {
+  if (!(r > 0)) return "-";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2fx", r);
+  return buf;
+}
+
+}  // namespace
+
+void CompareView::tables(const Comparison& c, ImVec2 size, LayoutRecord* layout) {
+  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_ScrollY |
+                                ImGuiTableFlags_SizingStretchProp;
+  const float half = std::floor((size.x - 8) / 2);
+  // Left: state shares and task durations per label.
+  ImGui::BeginChild("##cmp_left", ImVec2(half, size.y), false);
+  ImGui::Text("%zu notable differences", c.notable_count());
+  ImGui::SameLine();
+  ImGui::TextDisabled("(highlighted; = lantern-trace diff)");
+  const float table_h = (size.y - 2 * ImGui::GetFrameHeightWithSpacing()) / 2;
+  ImGui::TextDisabled("state shares of each worker's time");
+  if (ImGui::BeginTable("##shares", 5, flags, ImVec2(half, table_h))) {
+    ImGui::TableSetupScrollFreeze(0, 1);
+    for (const char* h : {"worker", "state", "A", "B", "B - A"}) ImGui::TableSetupColumn(h);
+    ImGui::TableHeadersRow();
+    for (std::size_t i = 0; i < c.state_shares.size(); ++i) {
+      const auto& r = c.state_shares[i];
+      if (r.a == 0 && r.b == 0) continue;
+      row_start(r.notable, layout, 0, static_cast<int>(i));
+      ImGui::Text("%u", r.worker);
+      ImGui::TableNextColumn();
+      ImGui::ColorButton("##s", palette::vec(palette::state(r.state)), ImGuiColorEditFlags_NoTooltip, ImVec2(10, 10));
+      ImGui::SameLine();
+      ImGui::TextUnformatted(trace::kStateNames[r.state].data());
+      ImGui::TableNextColumn();
+      ImGui::TextColored(palette::vec(kRunA), "%.1f%%", 100 * r.a);
+      ImGui::TableNextColumn();
+      ImGui::TextColored(palette::vec(kRunB), "%.1f%%", 100 * r.b);
+      ImGui::TableNextColumn();
+      ImGui::Text("%+.1f pp", std::fabs(r.b - r.a) < 5e-4 ? 0.0 : 100 * (r.b - r.a));
+    }
+    ImGui::EndTable();
+  }
+  ImGui::TextDisabled("task durations by label");
+  if (ImGui::BeginTable("##durations", 6, flags, ImVec2(half, table_h))) {
+    ImGui::TableSetupScrollFreeze(0, 1);
+    for (const char* h : {"label", "A tasks", "B tasks", "A mean", "B mean", "B/A"}) ImGui::TableSetupColumn(h);
+    ImGui::TableHeadersRow();
+    for (std::size_t i = 0; i < c.durations.size(); ++i) {
+      const auto& r = c.durations[i];
+      row_start(r.notable, layout, 1, static_cast<int>(i));
+      ImGui::TextUnformatted(r.name.c_str());
+      ImGui::TableNextColumn();
+      ImGui::TextColored(palette::vec(kRunA), "%s", format_count(r.a.count).c_str());
+      ImGui::TableNextColumn();
+      ImGui::TextColored(palette::vec(kRunB), "%s", format_count(r.b.count).c_str());
+      ImGui::TableNextColumn();
+      ImGui::TextColored(palette::vec(kRunA), "%s", r.a.count ? format_duration(r.a.mean_ns).c_str() : "-");
+      ImGui::TableNextColumn();
+      ImGui::TextColored(palette::vec(kRunB), "%s", r.b.count ? format_duration(r.b.mean_ns).c_str() : "-");
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(ratio_text(r.ratio).c_str());
+    }
+    ImGui::EndTable();
+  }
+  ImGui::EndChild();
+  ImGui::SameLine();
+  // Right: latency figures, steals by distance.
+  ImGui::BeginChild("##cmp_right", ImVec2(0, size.y), false);
+  ImGui::TextDisabled("latency histograms (p50 / p90 / p99)");
+  if (ImGui::BeginTable("##latency", 5, flags, ImVec2(0, table_h))) {
+    ImGui::TableSetupScrollFreeze(0, 1);
+    for (const char* h : {"what", "run", "n", "p50 / p90 / p99", "B/A p50"}) ImGui::TableSetupColumn(h);
+    ImGui::TableHeadersRow();
+    for (std::size_t i = 0; i < c.latencies.size(); ++i) {
+      const auto& r = c.latencies[i];
+      for (int side = 0; side < 2; ++side) {
+        const SideFigures& f = side ? r.b : r.a;
+        row_start(r.notable, layout, 2, static_cast<int>(2 * i + side));
+        ImGui::TextUnformatted(side ? "" : r.what.c_str());
+        ImGui::TableNextColumn();
+        ImGui::TextColored(palette::vec(side ? kRunB : kRunA), side ? "B" : "A");
+        ImGui::TableNextColumn();
+        ImGui::TextColored(palette::vec(side ? kRunB : kRunA), "%s", format_count(f.count).c_str());
+        ImGui::TableNextColumn();
+        if (f.count) {
+          ImGui::TextColored(palette::vec(side ? kRunB : kRunA), "%s / %s / %s", format_duration(f.p50_ns).c_str(),
+                             format_duration(f.p90_ns).c_str(), format_duration(f.p99_ns).c_str());
+        } else {
+          ImGui::TextDisabled("none recorded");
+        }
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(side ? ratio_text(r.ratio).c_str() : "");
+      }
+    }
+    ImGui::EndTable();
+  }
+  ImGui::TextDisabled("steals by distance, and cells of the matrices below that changed");
+  if (ImGui::BeginTable("##steals", 3, flags, ImVec2(0, table_h))) {
+    ImGui::TableSetupScrollFreeze(0, 1);
+    for (const char* h : {"steals", "A", "B"}) ImGui::TableSetupColumn(h);
+    ImGui::TableHeadersRow();
+    for (std::size_t i = 0; i < c.steals_by_distance.size(); ++i) {
+      const auto& r = c.steals_by_distance[i];
+      row_start(r.notable, layout, 3, static_cast<int>(i));
+      ImGui::TextUnformatted(trace::kDistanceNames[r.distance].data());
+      ImGui::TableNextColumn();
+      ImGui::TextColored(palette::vec(kRunA), "%s", format_count(r.a).c_str());
+      ImGui::TableNextColumn();
+      ImGui::TextColored(palette::vec(kRunB), "%s", format_count(r.b).c_str());
+    }
+    for (std::size_t i = 0; i < c.steal_cells.size(); ++i) {
+      const auto& r = c.steal_cells[i];
+      if (!r.notable) continue;
+      row_start(true, layout, 4, static_cast<int>(i));
+      ImGui::Text("worker %u from %u", r.thief, r.victim);
+      ImGui::TableNextColumn();
+      ImGui::TextColored(palette::vec(kRunA), "%s", format_count(r.a).c_str());
+      ImGui::TableNextColumn();
+      ImGui::TextColored(palette::vec(kRunB), "%s", format_count(r.b).c_str());
+    }
+    ImGui::EndTable();
+  }
+  ImGui::EndChild();
+}
+
+void CompareView::draw(Model& a, const std::string& a_name, Model& b, const std::string& b_name, bool both_loaded,
+                       ViewState& view_a, ImVec2 size) {
+  if (both_loaded && !comparison_) comparison_ = compare(a.analysis(), a_name, b.analysis(), b_name);
+  view_b_.layout = nullptr;
+  if (view_b_.fit_requested || !both_loaded) view_b_.fit_requested = true;
+  const float half = std::floor((size.x - 8) / 2);
+  const float top_h = std::floor(size.y * 0.42f);
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  // Row 1: the two timelines, A left, B right, each fitted to its own run.
+  for (int side = 0; side < 2; ++side) {
+    ImGui::SetCursorScreenPos(ImVec2(origin.x + static_cast<float>(side) * (half + 8), origin.y));
+    ImGui::BeginChild(side ? "##run_b" : "##run_a", ImVec2(half, top_h), true);
+    ImGui::TextColored(palette::vec(side ? kRunB : kRunA), "%s", side ? "B" : "A");
+    ImGui::SameLine();
+    ImGui::TextUnformatted((side ? b_name : a_name).c_str());
+    Model& m = side ? b : a;
+    ViewState& v = side ? view_b_ : view_a;
+    LayoutRecord* saved = view_a.layout;
+    if (side) v.layout = nullptr;
+    if (!m.empty()) (side ? timeline_b_ : timeline_a_).draw(m, v, ImGui::GetContentRegionAvail());
+    view_a.layout = saved;
+    ImGui::EndChild();
+  }
+  // Row 2: both steal matrices, and the comparison's tables.
+  const float mid_y = origin.y + top_h + 6;
+  const float matrix_w = std::floor(size.x * 0.4f);
+  for (int side = 0; side < 2; ++side) {
+    ImGui::SetCursorScreenPos(ImVec2(origin.x + static_cast<float>(side) * (matrix_w / 2 + 4), mid_y));
+    ImGui::BeginChild(side ? "##steals_b" : "##steals_a", ImVec2(matrix_w / 2, size.y - top_h - 8), true);
+    ImGui::TextColored(palette::vec(side ? kRunB : kRunA), "%s: steal matrix", side ? "B" : "A");
+    Model& m = side ? b : a;
+    if (!m.empty()) {
+      LayoutRecord* saved = view_a.layout;
+      view_a.layout = nullptr;  // the layout records A's main matrix only in the usual view
+      (side ? steals_b_ : steals_a_).draw(m, side ? view_b_ : view_a, ImGui::GetContentRegionAvail());
+      view_a.layout = saved;
+    }
+    ImGui::EndChild();
+  }
+  ImGui::SetCursorScreenPos(ImVec2(origin.x + matrix_w + 12, mid_y));
+  ImGui::BeginChild("##cmp_tables", ImVec2(size.x - matrix_w - 12, size.y - top_h - 8), false);
+  if (comparison_) {
+    tables(*comparison_, ImGui::GetContentRegionAvail(), view_a.layout);
+  } else {
+    ImGui::TextDisabled("Loading both runs...");
+  }
+  ImGui::EndChild();
+}
+
+}  // namespace lantern::viewer
