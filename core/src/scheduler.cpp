@@ -37,7 +37,7 @@ std::string Scheduler::describe_state() const {
   }
   // The episode flag says a worker's final search found nothing while every worker was
   // blocked; the flags re-read here say it still holds (core/README.md, "Waits").
-  if (registry_->deadlock_suspected.load(std::memory_order_relaxed) && blocked == n) {
+  if (registry_->deadlock_suspected() && blocked == n) {
     out << "  deadlock suspected: every worker is blocked in a wait with nothing ready (";
     for (std::uint32_t i = 0; i < n; ++i) {
       const detail::Worker& w = registry_->worker(i);

@@ -119,13 +119,18 @@ void Worker::wait_until_cold(Latch& latch, WaitKind kind) {
       sleep_->no_work_found(idle, latch, [this] { return registry_->has_injected_work(); }, *this);
     }
     if (blocked) {
-      blocked_in_wait_.store(false, std::memory_order_seq_cst);
       // The episode ends when any worker leaves its wait's idle section (work or latch).
-      if (registry_->deadlock_suspected.load(std::memory_order_relaxed)) {
-        registry_->deadlock_suspected.store(false, std::memory_order_relaxed);
+      // Dekker pair with check_deadlock (both seq-cst): either we see the claim here and
+      // end it, or the claimer's re-check sees our flag down and withdraws it.
+      blocked_in_wait_.store(false, std::memory_order_seq_cst);
+      std::uint64_t e = registry_->deadlock_episode.load(std::memory_order_seq_cst);
+      if ((e & 3) != Registry::kEpisodeNone) {
+        // Only the episode we saw (a failed CAS: someone already ended it).
+        registry_->deadlock_episode.compare_exchange_strong(e, (e | 3) + 1, std::memory_order_seq_cst);
       }
     }
-    sleep_->work_found(found && more_left, found_at_, *this);
+    sleep_->work_found(found != nullptr, found && more_left, found_at_, [this] { return registry_->has_injected_work(); },
+                       *this);
     // Leaving for our latch, not for work: a poster may have counted on us (woken us for
     // work we never searched for, or skipped a wake because we were idle and awake), and
     // the work is someone else's to find now - who may be asleep (SLEEP.md).
@@ -172,18 +177,44 @@ Job* Worker::find_work(TaskSource* source, bool* more_left) {
 
 void Worker::check_deadlock() noexcept {
   Registry& r = *registry_;
-  if (r.deadlock_suspected.load(std::memory_order_relaxed)) return;  // reported this episode
   const std::uint32_t n = r.worker_count();
-  // seq-cst flag stores and loads: of the workers blocking last, at least one sees all flags.
-  for (std::uint32_t i = 0; i < n; ++i) {
-    if (!r.worker(i).blocked_in_wait()) return;
+  auto all_blocked = [&r, n] {
+    for (std::uint32_t i = 0; i < n; ++i) {
+      if (!r.worker(i).blocked_in_wait()) return false;
+    }
+    return true;
+  };
+  for (;;) {
+    // seq-cst flag stores and loads: of the workers blocking last, at least one sees all flags.
+    if (!all_blocked()) return;
+    for (std::uint32_t i = 0; i < n; ++i) {
+      if (r.worker(i).deque.size() > 0 || r.worker(i).lane.size() > 0) return;
+    }
+    if (r.has_injected_work()) return;
+    std::uint64_t e = r.deadlock_episode.load(std::memory_order_seq_cst);
+    // Claimed or reported: its claimer re-checks (and retries if it must withdraw).
+    if ((e & 3) != Registry::kEpisodeNone) return;
+    if (!r.deadlock_episode.compare_exchange_strong(e, e | Registry::kEpisodeClaimed, std::memory_order_seq_cst)) {
+      continue;  // another claim or end came first: look again
+    }
+    const std::uint64_t claimed = e | Registry::kEpisodeClaimed;
+    // Re-check after the claim: a worker that left before seeing it has its flag down
+    // now (Dekker with the leaver's store-then-load), so no stale claim survives.
+    if (all_blocked()) {
+      // The hook first, then "reported": describe_state's line implies the hook fired.
+      LANTERN_HOOK(*this, DeadlockPayload{n, r.live_jobs()});
+      std::uint64_t c = claimed;
+      // Fails only if a worker left meanwhile and ended the episode: it re-checks itself
+      // when it blocks again.
+      r.deadlock_episode.compare_exchange_strong(c, (claimed & ~std::uint64_t{3}) | Registry::kEpisodeReported,
+                                                 std::memory_order_seq_cst);
+      return;
+    }
+    // Withdraw our own claim only (a leaver may have ended it already), then look again:
+    // a worker that blocked again meanwhile may have seen our claim and stood down.
+    std::uint64_t c = claimed;
+    r.deadlock_episode.compare_exchange_strong(c, (claimed | 3) + 1, std::memory_order_seq_cst);
   }
-  for (std::uint32_t i = 0; i < n; ++i) {
-    if (r.worker(i).deque.size() > 0 || r.worker(i).lane.size() > 0) return;
-  }
-  if (r.has_injected_work()) return;
-  if (r.deadlock_suspected.exchange(true, std::memory_order_relaxed)) return;
-  LANTERN_HOOK(*this, DeadlockPayload{n, r.live_jobs()});
 }
 
 void Worker::help_from_join() {

@@ -422,6 +422,41 @@ TEST_P(Strategy, LanesAreHelpedDuringForkJoin) {
 }
 
 // ---------------------------------------------------------------------------------
+// A worker that new_jobs counted on must not leave the job to a sleeper's dreams. Two
+// workers asleep; an outside thread submits A then B at once. A's post wakes one
+// worker; B's post sees that worker idle and awake and wakes nobody ("the searchers
+// will find it"). The woken worker takes A from its own lane, and A holds it (as any
+// long task does) until B starts. B sits in the other lane while the other worker
+// sleeps: before the fix work_found woke a sleeper only when the queue it took from
+// held more, so B waited for A to end (here: A's 1 s bound, every repetition; the
+// full deadlock test below hung under TSan on exactly this, with "worker 0: sleeping,
+// lane=1" and worker 1 running). SLEEP.md, "A worker counted on that takes other work".
+// ---------------------------------------------------------------------------------
+TEST_P(Strategy, AWorkerCountedOnThatTakesOtherWorkWakesASleeperForTheRest) {
+  const long reps = scaled(20, 4);
+  for (long rep = 0; rep < reps; ++rep) {
+    Scheduler pool(options(2));
+    Watchdog dog("counted-on worker takes other work", 30s, dump(pool));
+    wait_all_asleep(pool);
+    std::atomic<int> started{0};
+    std::atomic<int> saw_both{0};
+    auto task = [&] {
+      started.fetch_add(1);
+      // Bounded: without the fix the other job would start only after this one ends.
+      const auto deadline = std::chrono::steady_clock::now() + 1s * lantern::testing::sanitizer_slowdown();
+      while (started.load() < 2 && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
+      if (started.load() == 2) saw_both.fetch_add(1);
+    };
+    auto a = pool.submit(task);
+    auto b = pool.submit(task);
+    a.get();
+    b.get();
+    // Whichever started first saw the other start while it ran (the second always does).
+    ASSERT_EQ(saw_both.load(), 2) << "repetition " << rep << ": the second job waited for the first to end";
+  }
+}
+
+// ---------------------------------------------------------------------------------
 // Defect 6: a waiting worker runs any task, including one that waits for something set
 // only after the outer wait returns: every worker then sleeps with live jobs forever.
 // Lantern detects it (core/README.md, "Waits"): once every worker is blocked in a nested
@@ -463,14 +498,17 @@ TEST_P(Strategy, NestedWaitsThatCanOnlyEndFromOutsideAreReportedAsASuspectedDead
     auto o = options(workers);
     o.observer = &observer;
     Scheduler pool(o);
-    Watchdog dog("suspected deadlock", 60s, dump(pool));
+    // 10 s (100 s under TSan): fails loudly with the dump well inside ctest's 600 s.
+    Watchdog dog("suspected deadlock", 10s, dump(pool));
     lantern::Signal gate;  // the outer tasks would set it after their TaskGroup wait returns
     std::atomic<std::uint32_t> started{0};
     std::atomic<int> inner_done{0};
     std::vector<lantern::Future<void>> outers;
     for (std::uint32_t i = 0; i < workers; ++i) {
       outers.push_back(pool.submit([&] {
-        // One outer task per worker: each holds its worker until all have started.
+        // One outer task per worker: each holds its worker until all have started (a
+        // sleeper is woken for the others even if the worker counted on for them took
+        // this one: AWorkerCountedOnThatTakesOtherWorkWakesASleeperForTheRest).
         started.fetch_add(1);
         while (started.load() < workers) std::this_thread::yield();
         lantern::TaskGroup group(pool);
@@ -514,7 +552,7 @@ TEST_P(Strategy, AnOutsideSignalWaitIsSuspectedOnlyWhenItHoldsEveryWorker) {
     auto o = options(workers);
     o.observer = &observer;
     Scheduler pool(o);
-    Watchdog dog("outside signal wait", 60s, dump(pool));
+    Watchdog dog("outside signal wait", 10s, dump(pool));
     lantern::Signal from_main;
     auto waiter = pool.submit([&] { from_main.wait(); });
     std::string state = wait_for_state(pool, [&](const std::string& s) {

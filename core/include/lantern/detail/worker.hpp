@@ -248,7 +248,7 @@ class alignas(64) Worker final : public SleepSink {
   }
   void wait_until_cold(Latch& latch, WaitKind kind);
   // check_deadlock: every worker blocked in a nested wait and nothing ready -> report
-  // once per episode (the deadlock hook; Registry::deadlock_suspected for describe_state).
+  // once per episode (the deadlock hook; Registry::deadlock_episode for describe_state).
   [[gnu::noinline]] void check_deadlock() noexcept;
   [[noreturn, gnu::noinline]] void throw_wait_depth() const;
   // report_push: the push hook for a sampled own-deque push (depth: the deque's depth
