@@ -5,17 +5,19 @@
 // loopback port (and a trace at level full through a deliberately small ring, so events
 // are dropped and the drop counters are not 0), a demo-like workload under each sleep
 // strategy (fork-join steals across a 2-socket topology, outside bursts with workers
-// asleep in between, lane tasks, a dependency chain, a task that throws and one that
-// throws unobserved, the echo server's IO), then the end of the run: every worker asleep,
-// the collector drained. Then one GET /metrics over a real socket, parsed as text.
+// asleep in between, lane tasks, a dependency chain, tasks that throw to a Future, a
+// TaskGroup, a TaskHandle and nobody, the echo server's IO and, under io_uring, IO
+// wakes), then the end of the run: every worker asleep, the collector drained. Then one
+// GET /metrics over a real socket, parsed as text.
 //
 // Every sample of every family the exporter publishes is compared with what it is made
 // from, exactly: the Recorder's counters and histograms (every bucket, _count, _sum in
 // whole nanoseconds), and for the families that are not Recorder counters the
-// Scheduler's own figures (kSchedulerFamilies says which and why). A family on /metrics
-// that this test does not know fails it, and so does a Recorder counter the exporter
-// does not publish (kUnpublished). On a mismatch the failure is a diff, one line per
-// sample.
+// Scheduler's own figures (kSchedulerFamilies says which and why); the comparison lives
+// in support/scrape_check.hpp, shared with server_e2e_test.cpp. A family on /metrics that
+// the check does not know fails it, and a counter added to the Recorder's snapshot fails
+// to compile there until it is published or listed as left out. On a mismatch the
+// failure is a diff, one line per sample.
 #include <gtest/gtest.h>
 
 #include <arpa/inet.h>
@@ -26,8 +28,6 @@
 
 #include <cerrno>
 #include <cstring>
-
-#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
