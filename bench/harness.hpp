@@ -18,8 +18,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
+
+#include "lantern/tools/program_cli.hpp"
 
 extern char** environ;  // posix_spawn passes it on (Child)
 
@@ -344,10 +347,16 @@ struct Flag {
 
 // split_flags turns argv into Flags. takes_value(name) says which options read the next
 // argument; a missing value calls usage_error(message), which must not return.
+// --version is answered here, as every Lantern program answers it (program_cli.hpp).
 template <class TakesValue, class UsageError>
 std::vector<Flag> split_flags(int argc, char** argv, TakesValue takes_value, UsageError usage_error) {
   std::vector<Flag> flags;
   for (int i = 1; i < argc; ++i) {
+    if (std::string_view(argv[i]) == "--version") {
+      const std::string_view path = argv[0];
+      std::printf("%s\n", lantern::tools::version_text(path.substr(path.find_last_of('/') + 1)).c_str());
+      std::exit(0);
+    }
     Flag f{argv[i], {}};
     if (const auto eq = f.name.find('='); eq != std::string::npos && f.name.rfind("--", 0) == 0) {
       f.value = f.name.substr(eq + 1);
