@@ -305,8 +305,10 @@ sections:
              one repetition per request), no observer attached, and a Recorder at off,
              states, tasks and full (one Recorder, set_level; its Collector with a
              counting sink is started before and stopped after each repetition).
-             Figures: ms; baseline: compiled out. Targets: states <= 1.03 (3 %),
-             full <= 1.15 (15 %); the others are info.
+             Figures: ms; baseline: no observer (same run) for Recorder off and
+             states (rows "... / no observer"), compiled out for the others (each
+             note gives both). Targets: states <= 1.03 x no observer (issue 16),
+             full <= 1.15 x compiled out on the join workloads; the others are info.
   collector  C. fib(32) 10 times back to back at level full, Collector running: events
              drained (collector.events_collected()) per second of wall time against
              events produced per second (Recorder counters); "L/TBB" is then the fraction
@@ -812,13 +814,21 @@ void bench_ring(Context& ctx) {
 struct VariantInfo {
   const char* label;
   Level level;      // for the recorded variants
-  Target target;    // against compiled out
+  Target target;
+  bool vs_bare;     // baseline: no observer (same run) instead of compiled out
 };
 
+// Issue 16's target: a Recorder at level states with its Collector running is at most 3 %
+// slower than the same pool with no observer attached, in the same run: the states row's
+// baseline is the no-observer variant. The full level's target (issue 12) stays against
+// compiled out; every variant's figure against compiled out is in its note.
 const VariantInfo kVariantInfo[kVariantCount] = {
-    {"compiled out", Level::off, Target::info()},        {"no observer", Level::off, Target::info()},
-    {"Recorder off", Level::off, Target::info()},        {"Recorder states", Level::states, Target::ratio(1.03)},
-    {"Recorder tasks", Level::tasks, Target::info()},    {"Recorder full", Level::full, Target::ratio(1.15)},
+    {"compiled out", Level::off, Target::info(), false},
+    {"no observer", Level::off, Target::info(), false},
+    {"Recorder off", Level::off, Target::info(), true},
+    {"Recorder states", Level::states, Target::ratio(1.03), true},
+    {"Recorder tasks", Level::tasks, Target::info(), false},
+    {"Recorder full", Level::full, Target::ratio(1.15), false},
 };
 
 // ObserverPools: the pools of B and C, all of the same width, and the Recorder's side.
@@ -898,13 +908,26 @@ void bench_overhead(Context& ctx, ObserverPools& pools) {
       std::string note;
       if (v != kCompiledOut) note = "overhead " + percent(t / base - 1.0) + " vs compiled out";
       if (v > kNoObserver) note += ", " + percent(t / bare - 1.0) + " vs no observer";
+      if (kVariantInfo[v].vs_bare) {
+        // Load on a shared machine drifts between rounds: the ratio to no observer within
+        // each round of the rotation (the two ran within a few hundred ms) is steadier
+        // than the ratio of the two medians.
+        std::vector<double> ratios;
+        for (std::size_t r = 0; r < samples[v].size() && r < samples[kNoObserver].size(); ++r) {
+          ratios.push_back(samples[v][r] / samples[kNoObserver][r]);
+        }
+        const auto [lo, hi] = std::minmax_element(ratios.begin(), ratios.end());
+        note += "; per round vs no observer: median " + percent(bench::median(ratios) - 1.0) + ", range " +
+                percent(*lo - 1.0) + " .. " + percent(*hi - 1.0);
+      }
       if (v == kFull) note += "; dropped " + percent(bench::median(dropped_full)) + " of the events produced (median)";
       // The full level's target is for the join workloads (pushes sampled); on the
       // spawn-heavy ones it records two timed events per task of a few ns: info only.
       const bool join_workload = std::string(w.name) == "fib" || std::string(w.name) == "skynet";
       const Target target = (v == kFull && !join_workload) ? Target::info() : kVariantInfo[v].target;
-      ctx.rows.push_back({std::string(w.label) + ", " + kVariantInfo[v].label, ctx.workers, "ms", t * 1e3,
-                          base * 1e3, target, note});
+      const char* against = kVariantInfo[v].vs_bare ? " / no observer" : "";
+      ctx.rows.push_back({std::string(w.label) + ", " + kVariantInfo[v].label + against, ctx.workers, "ms", t * 1e3,
+                          (kVariantInfo[v].vs_bare ? bare : base) * 1e3, target, note});
     }
   }
 }
@@ -1076,7 +1099,7 @@ int main(int argc, char** argv) {
     bench_trace(ctx);
     progress.clear();
   }
-  std::printf("\ncolumns: \"Lantern\" = the variant measured, \"TBB\" = its baseline (one rdtsc; compiled out; "
+  std::printf("\ncolumns: \"Lantern\" = the variant measured, \"TBB\" = its baseline (one rdtsc; compiled out, or no observer where the row says so; "
               "events produced/s), \"L/TBB\" = variant / baseline\n\n");
   bench::print_table(rows, config.markdown);
   int misses = 0, targets = 0;

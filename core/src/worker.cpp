@@ -23,7 +23,10 @@ Worker::Worker(Registry& registry, std::uint32_t idx, LaneMirror* mirror, Observ
       sleep_(&registry.sleep()),
       owner_(deque),
       rng_(0x9E3779B97F4A7C15ULL * (idx + 1)),
-      task_counter_(obs ? obs->task_counter(idx) : nullptr),
+      task_counter_([&]() -> std::atomic<std::uint64_t>* {
+        std::atomic<std::uint64_t>* c = obs ? obs->task_counter(idx) : nullptr;
+        return c ? c : &uncounted_tasks_;
+      }()),
 max_wait_depth_(registry.options().max_wait_depth) {}
 
 void Worker::throw_wait_depth() const {

@@ -71,7 +71,14 @@ void Recorder::on_event(std::uint32_t worker, Hook hook, std::uint64_t a, std::u
   if (worker >= workers_.size()) [[unlikely]] return;
   PerWorker& p = *workers_[worker];
   const int h = static_cast<int>(hook);
-  const bool record_it = hook_level(h) <= level_.load(std::memory_order_relaxed);
+  bool record_it = hook_level(h) <= level_.load(std::memory_order_relaxed);
+  // A task's end is recorded exactly when its begin was, whatever the level is now: a
+  // level switched while the task ran must not leave half a pair in the trace.
+  if (hook == Hook::task_begin) {
+    if (p.depth < PerWorker::kMaxDepth) p.begin_recorded[p.depth] = record_it;
+  } else if (hook == Hook::task_end && p.depth > 0 && p.depth <= PerWorker::kMaxDepth) {
+    record_it = p.begin_recorded[p.depth - 1];
+  }
   // The clock is the largest part of a hook's cost: read it only for an event that is
   // recorded or a counter that needs it (time per state, task durations).
   const bool needs_clock = record_it || hook == Hook::state || hook == Hook::task_begin || hook == Hook::task_end;

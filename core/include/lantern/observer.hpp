@@ -45,7 +45,10 @@ class Observer {
   // interest: bit (1 << hook) set means "call on_event for this hook". Workers read it
   // with a relaxed load before each hook, so a hook nobody wants costs a load and a
   // branch, not a virtual call: the fork-join push hook fires once per join, and an
-  // observer recording only states should not pay for it. May change at any time.
+  // observer recording only states should not pay for it. May change at any time. For
+  // the two task hooks it is read once per task, at its begin: task_end is called for a
+  // task exactly when that read wanted it (or the task threw), so a change while a task
+  // runs takes effect from the next task and never splits a task's begin and end.
   std::atomic<std::uint32_t> interest{~0u};
   static constexpr std::uint32_t bit(Hook h) noexcept { return 1u << static_cast<unsigned>(h); }
 

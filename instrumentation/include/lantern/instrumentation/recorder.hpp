@@ -93,6 +93,7 @@ class Recorder final : public Observer {
     // tasks on one worker). Deeper nesting than this is not timed.
     static constexpr int kMaxDepth = 256;
     std::array<std::uint64_t, kMaxDepth> task_begin_ticks{};
+    std::array<bool, kMaxDepth> begin_recorded{};  // ... and whether each one's task_begin was recorded
     int depth = 0;
     bool core_counts_tasks = false;  // set before the worker starts (task_counter)
   };
