@@ -138,11 +138,16 @@ class TaskGroup {
   void spawn_other(detail::Worker* w, F&& fn) {
     remote_.fetch_add(1, std::memory_order_relaxed);
     try {
-      detail::Job* job = detail::make_heap_job(*registry_, task(std::forward<F>(fn)));
       if (w && &w->registry() == registry_) {
-        w->push(job);
+        auto* const job = detail::make_heap_job_on(*w, task(std::forward<F>(fn)));
+        try {
+          w->push(job);
+        } catch (...) {
+          detail::discard_heap_job(*w, job);
+          throw;
+        }
       } else {
-        registry_->inject(job);
+        registry_->inject(detail::make_heap_job(*registry_, task(std::forward<F>(fn))));
       }
     } catch (...) {
       // never queued: nobody else saw it
