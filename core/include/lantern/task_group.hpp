@@ -49,7 +49,7 @@ class TaskGroup {
       auto* const job = detail::make_heap_job_on(*w, task(std::forward<F>(fn)));
       ++local_;
       try {
-        w->push(job);
+        w->push_inline(job);
       } catch (...) {  // the deque could not grow: never queued, nobody else saw it
         --local_;
         detail::discard_heap_job(*w, job);
