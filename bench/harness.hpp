@@ -3,18 +3,28 @@
 // and a hang watchdog.
 #pragma once
 
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
+
+#include "lantern/tools/program_cli.hpp"
+
+extern char** environ;  // posix_spawn passes it on (Child)
 
 namespace bench {
 
@@ -250,6 +260,70 @@ class Watchdog {
   std::thread thread_;
 };
 
+// ------------------------------------------------------------------ child process
+
+// Child: another benchmark binary started with `args`, spoken to one line at a time
+// (a request on its stdin, one reply line on its stdout). For a comparison that needs
+// a second build of the library (a compile-time variant), in the same run: the parent
+// alternates its own repetitions with the child's. Any failure ends the parent with
+// status 4 and the reason on stderr.
+class Child {
+ public:
+  Child(const std::string& program, const std::string& path, std::vector<std::string> args) : program_(program) {
+    std::signal(SIGPIPE, SIG_IGN);  // a child that died is reported by the next read
+    int to_child[2], from_child[2];
+    if (pipe2(to_child, O_CLOEXEC) != 0 || pipe2(from_child, O_CLOEXEC) != 0) fail("pipe2 failed");
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, to_child[0], STDIN_FILENO);
+    posix_spawn_file_actions_adddup2(&actions, from_child[1], STDOUT_FILENO);
+    args.insert(args.begin(), path);
+    std::vector<char*> argv;
+    for (std::string& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    const int err = posix_spawn(&pid_, path.c_str(), &actions, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    close(to_child[0]);
+    close(from_child[1]);
+    if (err != 0) fail("cannot start '" + path + "': " + std::strerror(err));
+    to_ = fdopen(to_child[1], "w");
+    from_ = fdopen(from_child[0], "r");
+  }
+  ~Child() {
+    std::fclose(to_);  // end of input: the child exits
+    std::fclose(from_);
+    int status = 0;
+    waitpid(pid_, &status, 0);
+  }
+  Child(const Child&) = delete;
+  Child& operator=(const Child&) = delete;
+
+  // ask sends one request line and returns the child's reply line.
+  std::string ask(const std::string& request) {
+    std::fprintf(to_, "%s\n", request.c_str());
+    std::fflush(to_);
+    return read_line();
+  }
+  std::string read_line() {
+    char line[512];
+    if (!std::fgets(line, sizeof line, from_)) fail("it exited or closed its output (see its message above)");
+    std::string s(line);
+    s.erase(s.find_last_not_of("\r\n") + 1);
+    return s;
+  }
+  [[noreturn]] void fail(const std::string& what) const {
+    std::fflush(stdout);
+    std::fprintf(stderr, "\n%s: child process: %s\n", program_.c_str(), what.c_str());
+    std::_Exit(4);
+  }
+
+ private:
+  std::string program_;
+  pid_t pid_ = -1;
+  FILE* to_ = nullptr;
+  FILE* from_ = nullptr;
+};
+
 // split_commas: "1,2,,4" -> {"1", "2", "4"}.
 inline std::vector<std::string> split_commas(const std::string& list) {
   std::vector<std::string> items;
@@ -273,10 +347,16 @@ struct Flag {
 
 // split_flags turns argv into Flags. takes_value(name) says which options read the next
 // argument; a missing value calls usage_error(message), which must not return.
+// --version is answered here, as every Lantern program answers it (program_cli.hpp).
 template <class TakesValue, class UsageError>
 std::vector<Flag> split_flags(int argc, char** argv, TakesValue takes_value, UsageError usage_error) {
   std::vector<Flag> flags;
   for (int i = 1; i < argc; ++i) {
+    if (std::string_view(argv[i]) == "--version") {
+      const std::string_view path = argv[0];
+      std::printf("%s\n", lantern::tools::version_text(path.substr(path.find_last_of('/') + 1)).c_str());
+      std::exit(0);
+    }
     Flag f{argv[i], {}};
     if (const auto eq = f.name.find('='); eq != std::string::npos && f.name.rfind("--", 0) == 0) {
       f.value = f.name.substr(eq + 1);

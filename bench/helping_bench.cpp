@@ -1,32 +1,43 @@
 // helping_bench - lanes served during fork-join (core/src/HELPING.md, "On the join
-// path"; issue 11 defect 5), and what the join-path help check costs fib.
+// path"; issue 11 defect 5), and what the join-path help check costs fib, in one run.
 //
 // Built twice: lantern_helping_bench (the check every LANTERN_JOIN_HELP_INTERVAL joins)
 // and lantern_helping_bench_nocheck (-DLANTERN_JOIN_HELP_INTERVAL=0: join without it,
-// the code before the fix). Run both, alternately, several times; compare medians.
+// the code before the fix). lantern_helping_bench runs the nocheck build as a child
+// process and alternates repetitions between the two (the check's first), so both
+// variants are measured in the same run, under the same load.
 //
 //   lane:  fib(36) by join on W workers (1, 2); 20 ms in, an outside thread submits a
-//          task into lane 0 (help_min_wait 50 us). Reports how long after becoming
-//          eligible (submit + 50 us) it started, in ms.
-//   fib:   fib(32) by lantern::join on 2 workers, and by tbb::parallel_invoke in a
-//          2-thread arena, median of 7 runs each, ms; and the ratio.
-#include <tbb/global_control.h>
+//          task into lane 0 (help_min_wait 50 us). Figure: how long after becoming
+//          eligible (submit + 50 us) it started, ms. Target: <= 1 ms with the check.
+//          Without the check the task waits for fib's end (about a second): one
+//          repetition of that variant per worker count unless --reps-nocheck says more.
+//   fib:   fib(32) by lantern::join on W workers, with the check / without it.
+//          Target: ratio <= 1.02. And oneTBB's parallel_invoke in a W-thread arena,
+//          for scale (info).
 #include <tbb/parallel_invoke.h>
 #include <tbb/task_arena.h>
 
-#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <memory>
+#include <optional>
+#include <string>
 #include <thread>
 #include <vector>
 
+#include "harness.hpp"
 #include "lantern/lantern.hpp"
+#include "lantern/tools/program_cli.hpp"
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using bench::Clock;
+
+constexpr const char* kProgram = "lantern_helping_bench";
+constexpr bool kHasCheck = lantern::detail::Worker::kJoinHelpInterval != 0;
 
 std::uint64_t fib(int n) {
   if (n < 2) return static_cast<std::uint64_t>(n);
@@ -42,11 +53,10 @@ std::uint64_t tbb_fib(int n) {
   return a + b;
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
+constexpr std::uint64_t kFib32 = 2178309;
+constexpr std::uint64_t kFib36 = 14930352;
 
+// lane_delay_ms: the lane scenario once; ms from eligible to start.
 double lane_delay_ms(std::uint32_t workers) {
   lantern::SchedulerOptions o;
   o.workers = workers;
@@ -64,45 +74,164 @@ double lane_delay_ms(std::uint32_t workers) {
       done = true;
     });
   });
-  pool.run([&] {
+  const std::uint64_t r = pool.run([&] {
     started = true;
-    volatile std::uint64_t r = fib(36);
-    (void)r;
+    return fib(36);
   });
   outside.join();
-  while (!done.load()) std::this_thread::yield();
+  while (!done.load()) std::this_thread::yield();  // the lane task runs before the pool idles
+  bench::check_equal("fib(36) in the lane scenario", static_cast<long long>(r), static_cast<long long>(kFib36));
   const auto eligible = submitted + std::chrono::microseconds(50);
   return std::chrono::duration<double, std::milli>(ran - eligible).count();
 }
 
+// FibPool: fib(32) by join on a pool of W workers, once per call; seconds.
+struct FibPool {
+  explicit FibPool(std::uint32_t workers) : pool(lantern::SchedulerOptions{.workers = workers}) {}
+  double once() {
+    bench::settle();
+    const auto t0 = Clock::now();
+    const std::uint64_t r = pool.run([] { return fib(32); });
+    const double s = bench::seconds_between(t0, Clock::now());
+    bench::check_equal("fib(32) by join", static_cast<long long>(r), static_cast<long long>(kFib32));
+    return s;
+  }
+  lantern::Scheduler pool;
+};
+
+// serve: the child side. Requests, one per line: "fib W" (one fib(32) repetition on a
+// W-worker pool, kept between requests), "lane W" (the lane scenario once). Replies:
+// "seconds=S" / "ms=M". Ends at end of input.
+int serve() {
+  std::unique_ptr<FibPool> pool;
+  char line[128];
+  while (std::fgets(line, sizeof line, stdin)) {
+    unsigned w = 0;
+    if (std::sscanf(line, "fib %u", &w) == 1) {
+      if (!pool || pool->pool.worker_count() != w) pool = std::make_unique<FibPool>(w);
+      std::printf("seconds=%.9f\n", pool->once());
+    } else if (std::sscanf(line, "lane %u", &w) == 1) {
+      std::printf("ms=%.6f\n", lane_delay_ms(w));
+    } else {
+      std::fprintf(stderr, "%s --serve: unknown request '%s'\n", kProgram, line);
+      return 2;
+    }
+    std::fflush(stdout);
+  }
+  return 0;
+}
+
+double reply_number(bench::Child& child, const std::string& request, const char* format) {
+  const std::string reply = child.ask(request);
+  double v = 0;
+  if (std::sscanf(reply.c_str(), format, &v) != 1) child.fail("unexpected reply '" + reply + "' to '" + request + "'");
+  return v;
+}
+
+const char* kUsage = R"(usage: lantern_helping_bench [options]
+
+Lanes served during fork-join (core/src/HELPING.md, "On the join path"), and what the
+join path's help check costs, in one run: this program has the check (every
+LANTERN_JOIN_HELP_INTERVAL joins), lantern_helping_bench_nocheck is the same source
+built without it; this program starts it as a child process and alternates
+repetitions with it. Prints one table (medians); "Lantern" is the variant with the
+check, "TBB" the column of its baseline (named for lantern_bench's table).
+
+  lane   fib(36) by join on W workers; 20 ms in an outside thread submits a task into
+         lane 0 (help_min_wait 50 us). Figure: ms from eligible (submit + 50 us) to
+         its start. Target: <= 1 ms with the check. The baseline (no check) waits for
+         fib's end, about a second, so it runs --reps-nocheck times.
+  fib    fib(32) by lantern::join, with the check / without. Target: ratio <= 1.02.
+         Also oneTBB's parallel_invoke in a W-thread arena against the check (info).
+
+options:
+  -h, --help            this text
+  --version             print the version
+  --reps N              repetitions per variant (default 7)
+  --reps-nocheck N      lane repetitions of the variant without the check (default 1)
+  --workers LIST        worker counts, e.g. 1,2 (default 1,2)
+  --markdown            print the table as Markdown (for bench/RESULTS.md)
+  --nocheck-path PATH   lantern_helping_bench_nocheck to run (default: beside this one)
+
+Exit status: 0 when every answer was right (even if targets were missed), 1 on a
+failed child, 2 on bad usage or a wrong answer, 3 on a hang (no progress for 300 s).
+)";
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  const int reps = argc > 1 ? std::atoi(argv[1]) : 5;
-  std::printf("variant: %s (LANTERN_JOIN_HELP_INTERVAL=%u)\n",
-              lantern::detail::Worker::kJoinHelpInterval ? "join-path help check" : "no join-path check",
-              lantern::detail::Worker::kJoinHelpInterval);
-  for (std::uint32_t w : {1u, 2u}) {
-    std::vector<double> d;
-    for (int i = 0; i < reps; ++i) d.push_back(lane_delay_ms(w));
-    std::printf("lane task start after eligible, fib(36) on %u worker(s): median %.3f ms (min %.3f, max %.3f, %d runs)\n",
-                w, median(d), *std::min_element(d.begin(), d.end()), *std::max_element(d.begin(), d.end()), reps);
+  lantern::tools::Program program(kProgram, kUsage);
+  unsigned reps = 7, reps_nocheck = 1;
+  bool markdown = false, serve_mode = false;
+  std::string workers_list = "1,2";
+  std::string nocheck_path = LANTERN_HELPING_NOCHECK_PATH;
+  auto& app = program.app();
+  lantern::tools::number_option(app, "--reps", &reps, 1u, 1000u);
+  lantern::tools::number_option(app, "--reps-nocheck", &reps_nocheck, 1u, 1000u);
+  app.add_option("--workers", workers_list);
+  app.add_flag("--markdown", markdown);
+  app.add_option("--nocheck-path", nocheck_path);
+  app.add_flag("--serve", serve_mode)->group("");  // the child's side (internal)
+  if (const auto exit = program.parse(argc, argv)) return *exit;
+  if (serve_mode) return serve();
+  if (!kHasCheck) return program.usage_error("this is the variant without the check; run lantern_helping_bench");
+  std::vector<std::uint32_t> worker_counts;
+  for (const std::string& item : bench::split_commas(workers_list)) {
+    const auto w = lantern::tools::parse_number<std::uint32_t>(item, 1, 1024);
+    if (!w) return program.usage_error("--workers takes a list of numbers from 1 to 1024, not '" + workers_list + "'");
+    worker_counts.push_back(*w);
   }
-  std::vector<double> lt, tt;
-  {
-    lantern::Scheduler pool({.workers = 2});
-    tbb::task_arena arena(2);
-    for (int i = 0; i < 7; ++i) {
-      auto t0 = Clock::now();
-      volatile std::uint64_t r = pool.run([] { return fib(32); });
-      lt.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
-      t0 = Clock::now();
-      arena.execute([&] { r = tbb_fib(32); });
-      tt.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
-      (void)r;
+  if (worker_counts.empty()) return program.usage_error("--workers needs at least one worker count");
+
+  bench::Child nocheck(kProgram, nocheck_path, {"--serve"});
+  bench::Watchdog watchdog(std::chrono::seconds(300));
+  bench::Progress progress;
+  std::vector<bench::Row> rows;
+  std::printf("%s: %u repetitions per variant, alternating with %s; join-path help check every %u joins\n\n",
+              kProgram, reps, nocheck_path.c_str(), lantern::detail::Worker::kJoinHelpInterval);
+  for (const std::uint32_t w : worker_counts) {
+    std::vector<double> with, without;
+    for (unsigned i = 0; i < std::max(reps, reps_nocheck); ++i) {
+      progress.show("lane", w, std::to_string(i) + "/" + std::to_string(reps));
+      if (i < reps) with.push_back(lane_delay_ms(w));
+      if (i < reps_nocheck) without.push_back(reply_number(nocheck, "lane " + std::to_string(w), "ms=%lf"));
+      watchdog.beat("lane");
     }
+    char note[160];
+    std::snprintf(note, sizeof note, "with the check: min %.3f, max %.3f ms over %zu runs", bench::percentile(with, 0),
+                  bench::percentile(with, 100), with.size());
+    rows.push_back({"lane task start after eligible (check / none)", w, "ms", bench::median(with),
+                    bench::median(without), bench::Target::lantern(1.0), note});
   }
-  std::printf("fib(32) 2 workers: lantern join median %.2f ms, oneTBB parallel_invoke median %.2f ms, ratio %.3f\n",
-              median(lt), median(tt), median(lt) / median(tt));
+  for (const std::uint32_t w : worker_counts) {
+    FibPool pool(w);
+    tbb::task_arena arena(static_cast<int>(w));
+    std::vector<double> with, without, tbb_times;
+    pool.once();  // warm-up, both sides
+    reply_number(nocheck, "fib " + std::to_string(w), "seconds=%lf");
+    for (unsigned i = 0; i < reps; ++i) {
+      progress.show("fib", w, std::to_string(i) + "/" + std::to_string(reps));
+      if (i % 2 == 0) {
+        with.push_back(pool.once());
+        without.push_back(reply_number(nocheck, "fib " + std::to_string(w), "seconds=%lf"));
+      } else {
+        without.push_back(reply_number(nocheck, "fib " + std::to_string(w), "seconds=%lf"));
+        with.push_back(pool.once());
+      }
+      bench::settle();
+      const auto t0 = Clock::now();
+      std::uint64_t r = 0;
+      arena.execute([&] { r = tbb_fib(32); });
+      tbb_times.push_back(bench::seconds_between(t0, Clock::now()));
+      bench::check_equal("fib(32) by tbb::parallel_invoke", static_cast<long long>(r), static_cast<long long>(kFib32));
+      watchdog.beat("fib");
+    }
+    rows.push_back({"fib(32) join: check / none", w, "ms", bench::median(with) * 1e3, bench::median(without) * 1e3,
+                    bench::Target::ratio(1.02)});
+    rows.push_back({"fib(32) join with check / oneTBB", w, "ms", bench::median(with) * 1e3,
+                    bench::median(tbb_times) * 1e3, bench::Target::info()});
+  }
+  progress.clear();
+  bench::print_table(rows, markdown);
   return 0;
 }

@@ -34,6 +34,7 @@
 #include <fstream>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -47,6 +48,7 @@
 #include "lantern/instrumentation/stream_server.hpp"
 #include "lantern/instrumentation/trace_sinks.hpp"
 #include "lantern/lantern.hpp"
+#include "lantern/tools/program_cli.hpp"
 #include "lantern/trace/trace_reader.hpp"
 #include "lantern/viewer/session.hpp"
 
@@ -64,48 +66,30 @@ struct Options {
   unsigned workers = 2;
 };
 
-[[noreturn]] void usage(int code) {
-  std::fprintf(code ? stderr : stdout,
-               "usage: lantern_soak [--seconds S] [--sample S] [--warmup S] [--workers N]\n\n"
-               "Runs the demo's workloads, the echo server under load, /metrics scraped every second, a\n"
-               "viewer attached 15 s of every 30 s and a flight-recorder dump every minute, for S seconds\n"
-               "(default 600). Prints RSS, descriptors and threads every --sample seconds (default 10);\n"
-               "after --warmup seconds (default 30) they must stay flat. Exit 0: every check held.\n");
-  std::exit(code);
-}
+const char* kUsage =
+    "usage: lantern_soak [--seconds S] [--sample S] [--warmup S] [--workers N]\n\n"
+    "Runs the demo's workloads, the echo server under load, /metrics scraped every second, a\n"
+    "viewer attached 15 s of every 30 s and a flight-recorder dump every minute, for S seconds\n"
+    "(default 600). Prints RSS, descriptors and threads every --sample seconds (default 10);\n"
+    "after --warmup seconds (default 30) they must stay flat.\n\n"
+    "options:\n"
+    "  -h, --help       this text\n"
+    "  --version        print the version\n"
+    "  --seconds S      how long (from 1; default 600)\n"
+    "  --sample S       seconds between samples (from 0.1; default 10)\n"
+    "  --warmup S       seconds before the flatness checks start (default 30)\n"
+    "  --workers N      the pool's workers (1 to 1024; default 2)\n\n"
+    "Exit status: 0 when every check held, 1 when one failed, 2 on bad usage.\n";
 
-Options parse(int argc, char** argv) {
-  Options o;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    auto number = [&](double min) {
-      if (i + 1 >= argc) {
-        std::fprintf(stderr, "lantern_soak: %s needs a value\n", arg.c_str());
-        usage(2);
-      }
-      char* end = nullptr;
-      const double v = std::strtod(argv[++i], &end);
-      if (*end != '\0' || !(v >= min)) {
-        std::fprintf(stderr, "lantern_soak: %s %s: expected a number >= %g\n", arg.c_str(), argv[i], min);
-        usage(2);
-      }
-      return v;
-    };
-    if (arg == "--help") usage(0);
-    if (arg == "--seconds") {
-      o.seconds = number(1);
-    } else if (arg == "--sample") {
-      o.sample_seconds = number(0.1);
-    } else if (arg == "--warmup") {
-      o.warmup_seconds = number(0);
-    } else if (arg == "--workers") {
-      o.workers = static_cast<unsigned>(number(1));
-    } else {
-      std::fprintf(stderr, "lantern_soak: unknown option '%s'\n", arg.c_str());
-      usage(2);
-    }
-  }
-  return o;
+// parse: nullopt to go on, or the exit status to return at once (program_cli.hpp).
+std::optional<int> parse(int argc, char** argv, Options* o) {
+  lantern::tools::Program program("lantern_soak", kUsage);
+  auto& app = program.app();
+  lantern::tools::number_option(app, "--seconds", &o->seconds, 1.0, 1e9, "a number of seconds from 1");
+  lantern::tools::number_option(app, "--sample", &o->sample_seconds, 0.1, 1e9, "a number of seconds from 0.1");
+  lantern::tools::number_option(app, "--warmup", &o->warmup_seconds, 0.0, 1e9, "a number of seconds from 0");
+  lantern::tools::number_option(app, "--workers", &o->workers, 1u, 1024u);
+  return program.parse(argc, argv);
 }
 
 struct Sample {
@@ -184,7 +168,8 @@ int viewer_child(const char* port, const char* seconds) {
 
 int main(int argc, char** argv) {
   if (argc == 4 && std::strcmp(argv[1], "--viewer-child") == 0) return viewer_child(argv[2], argv[3]);
-  const Options o = parse(argc, argv);
+  Options o;
+  if (const auto exit = parse(argc, argv, &o)) return *exit;
   Failures failures;
   namespace fs = std::filesystem;
   const fs::path dir = fs::temp_directory_path() / ("lantern-soak-" + std::to_string(::getpid()));

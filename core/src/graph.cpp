@@ -150,7 +150,7 @@ void TaskGraph::run(Scheduler& pool) {
   if (const std::size_t waiting = nodes_.size() - sources_.size()) registry.not_ready_added(me, waiting);
   if (me) {
     for (auto it = sources_.rbegin(); it != sources_.rend(); ++it) me->push(*it);
-    me->wait_until(done);
+    me->wait_until(done, detail::WaitKind::graph);
   } else {
     registry.inject(sources_.size() == 1 ? static_cast<detail::Job*>(sources_.front()) : &starter_);
     done.wait_blocking();

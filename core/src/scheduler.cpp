@@ -3,6 +3,9 @@
 
 #include <sstream>
 
+#include "lantern/detail/registry.hpp"
+#include "lantern/detail/worker.hpp"
+
 namespace lantern {
 
 Scheduler::Scheduler(SchedulerOptions options) : registry_(std::make_unique<detail::Registry>(std::move(options))) {}
@@ -20,9 +23,28 @@ std::string Scheduler::describe_state() const {
   out << "scheduler: " << worker_count() << " workers, inactive=" << c.inactive << " sleeping=" << c.sleeping
       << " jec=" << c.jobs_event_counter << " live_jobs=" << registry_->live_jobs()
       << (registry_->stopping() ? " (stopping)" : "") << "\n";
-  for (std::uint32_t i = 0; i < worker_count(); ++i) {
+  const std::uint32_t n = worker_count();
+  std::uint32_t blocked = 0;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const detail::Worker& w = registry_->worker(i);
     out << "  worker " << i << ": " << state_name(worker_state(i)) << ", deque=" << deque_size(i)
-        << ", lane=" << lane_size(i) << "\n";
+        << ", lane=" << lane_size(i);
+    if (w.blocked_in_wait()) {
+      ++blocked;
+      out << ", blocked in " << detail::wait_kind_name(w.wait_kind()) << " (task " << w.blocked_task() << ")";
+    }
+    out << "\n";
+  }
+  // The episode flag says a worker's final search found nothing while every worker was
+  // blocked; the flags re-read here say it still holds (core/README.md, "Waits").
+  if (registry_->deadlock_suspected() && blocked == n) {
+    out << "  deadlock suspected: every worker is blocked in a wait with nothing ready (";
+    for (std::uint32_t i = 0; i < n; ++i) {
+      const detail::Worker& w = registry_->worker(i);
+      out << (i ? ", " : "") << "worker " << i << " in " << detail::wait_kind_name(w.wait_kind()) << " (task "
+          << w.blocked_task() << ")";
+    }
+    out << "); only a thread outside the pool (Signal::set, an IO completion) can end it\n";
   }
   return out.str();
 }

@@ -41,15 +41,6 @@ IdleState Sleep::start_looking(std::uint32_t worker) noexcept {
   return idle;
 }
 
-void Sleep::work_found(bool more_left, std::uint32_t where, SleepSink& sink) noexcept {
-  const CounterValue before = counters_.sub_inactive();
-  // Nobody else awake-and-idle will pick up the surplus: wake exactly one sleeper. It
-  // will in turn wake the next if it too leaves work behind.
-  if (more_left && before.sleeping() > 0 && before.inactive() - 1 - before.sleeping() == 0) {
-    wake_any(1, &sink, where);
-  }
-}
-
 void Sleep::new_jobs(std::uint32_t n, bool queue_was_empty, SleepSink* sink, std::uint32_t where) noexcept {
   // Tell sleepy workers there is news (odd JEC). Cheap when nobody got sleepy since the
   // last post: the JEC is already odd and this is one load of a read-mostly line.

@@ -64,13 +64,35 @@ void Worker::main(bool pin, int os_cpu) {
   tls_pool_sleep = nullptr;
 }
 
-void Worker::wait_until_cold(Latch& latch) {
+const char* wait_kind_name(WaitKind k) noexcept {
+  switch (k) {
+    case WaitKind::none: return "worker loop";
+    case WaitKind::join: return "join";
+    case WaitKind::task_group: return "TaskGroup::wait";
+    case WaitKind::future: return "Future::get";
+    case WaitKind::task_handle: return "TaskHandle::wait";
+    case WaitKind::signal: return "Signal::wait";
+    case WaitKind::graph: return "Graph::run";
+  }
+  return "?";
+}
+
+void Worker::wait_until_cold(Latch& latch, WaitKind kind) {
   // Counted for max_wait_depth (tasks are noexcept: nothing unwinds through here).
   ++wait_depth_;
+  const WaitKind outer_kind = wait_kind_.load(std::memory_order_relaxed);
+  wait_kind_.store(kind, std::memory_order_relaxed);
   struct Leave {
     std::uint32_t& depth;
-    ~Leave() { --depth; }
-  } leave{wait_depth_};
+    std::atomic<WaitKind>& kind;
+    WaitKind outer;
+    ~Leave() {
+      --depth;
+      kind.store(outer, std::memory_order_relaxed);
+    }
+  } leave{wait_depth_, wait_kind_, outer_kind};
+  // Nested: a wait inside a task (depth 1 is the worker's own loop, waiting for terminate).
+  const bool nested = wait_depth_ > 1;
   TaskSource source = TaskSource::own_deque;
   bool more_left = false;
   while (!latch.probe()) {
@@ -81,13 +103,34 @@ void Worker::wait_until_cold(Latch& latch) {
     IdleState idle = sleep_->start_looking(index);
     set_state(WorkerState::idle, StateReason::out_of_work);
     Job* found = nullptr;
+    // A worker whose own ring has IO in flight is not blocked: the IO will complete.
+    const bool blocked = nested && !(io_ && (io_->in_flight() > 0 || io_->has_queued()));
+    if (blocked) {
+      blocked_task_.store(task_id(current_task_), std::memory_order_relaxed);
+      blocked_in_wait_.store(true, std::memory_order_seq_cst);
+    }
     while (!latch.probe()) {
       found = find_work(&source, &more_left);
       idle.owes_search = false;  // searched since any wake for work
       if (found) break;
+      // Our search found nothing: if every worker is now out of work inside a wait, the
+      // pool can only be rescued from outside (core/README.md, "Waits").
+      if (blocked) check_deadlock();
       sleep_->no_work_found(idle, latch, [this] { return registry_->has_injected_work(); }, *this);
     }
-    sleep_->work_found(found && more_left, found_at_, *this);
+    if (blocked) {
+      // The episode ends when any worker leaves its wait's idle section (work or latch).
+      // Dekker pair with check_deadlock (both seq-cst): either we see the claim here and
+      // end it, or the claimer's re-check sees our flag down and withdraws it.
+      blocked_in_wait_.store(false, std::memory_order_seq_cst);
+      std::uint64_t e = registry_->deadlock_episode.load(std::memory_order_seq_cst);
+      if ((e & 3) != Registry::kEpisodeNone) {
+        // Only the episode we saw (a failed CAS: someone already ended it).
+        registry_->deadlock_episode.compare_exchange_strong(e, (e | 3) + 1, std::memory_order_seq_cst);
+      }
+    }
+    sleep_->work_found(found != nullptr, found && more_left, found_at_, [this] { return registry_->has_injected_work(); },
+                       *this);
     // Leaving for our latch, not for work: a poster may have counted on us (woken us for
     // work we never searched for, or skipped a wake because we were idle and awake), and
     // the work is someone else's to find now - who may be asleep (SLEEP.md).
@@ -132,6 +175,48 @@ Job* Worker::find_work(TaskSource* source, bool* more_left) {
   return steal(source, more_left);
 }
 
+void Worker::check_deadlock() noexcept {
+  Registry& r = *registry_;
+  const std::uint32_t n = r.worker_count();
+  auto all_blocked = [&r, n] {
+    for (std::uint32_t i = 0; i < n; ++i) {
+      if (!r.worker(i).blocked_in_wait()) return false;
+    }
+    return true;
+  };
+  for (;;) {
+    // seq-cst flag stores and loads: of the workers blocking last, at least one sees all flags.
+    if (!all_blocked()) return;
+    for (std::uint32_t i = 0; i < n; ++i) {
+      if (r.worker(i).deque.size() > 0 || r.worker(i).lane.size() > 0) return;
+    }
+    if (r.has_injected_work()) return;
+    std::uint64_t e = r.deadlock_episode.load(std::memory_order_seq_cst);
+    // Claimed or reported: its claimer re-checks (and retries if it must withdraw).
+    if ((e & 3) != Registry::kEpisodeNone) return;
+    if (!r.deadlock_episode.compare_exchange_strong(e, e | Registry::kEpisodeClaimed, std::memory_order_seq_cst)) {
+      continue;  // another claim or end came first: look again
+    }
+    const std::uint64_t claimed = e | Registry::kEpisodeClaimed;
+    // Re-check after the claim: a worker that left before seeing it has its flag down
+    // now (Dekker with the leaver's store-then-load), so no stale claim survives.
+    if (all_blocked()) {
+      // The hook first, then "reported": describe_state's line implies the hook fired.
+      LANTERN_HOOK(*this, DeadlockPayload{n, r.live_jobs()});
+      std::uint64_t c = claimed;
+      // Fails only if a worker left meanwhile and ended the episode: it re-checks itself
+      // when it blocks again.
+      r.deadlock_episode.compare_exchange_strong(c, (claimed & ~std::uint64_t{3}) | Registry::kEpisodeReported,
+                                                 std::memory_order_seq_cst);
+      return;
+    }
+    // Withdraw our own claim only (a leaver may have ended it already), then look again:
+    // a worker that blocked again meanwhile may have seen our claim and stood down.
+    std::uint64_t c = claimed;
+    r.deadlock_episode.compare_exchange_strong(c, (claimed | 3) + 1, std::memory_order_seq_cst);
+  }
+}
+
 void Worker::help_from_join() {
   join_help_countdown_ = kJoinHelpInterval;
   // Every lane once (a lane task due on any of them starts within one interval of joins);
@@ -152,7 +237,7 @@ bool Worker::join_rest(Job* popped, Job* target, Latch& latch) {
     if (job == target) return true;
     execute(job, TaskSource::own_deque);
   }
-  wait_until(latch);
+  wait_until(latch, WaitKind::join);
   return false;
 }
 

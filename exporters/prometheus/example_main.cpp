@@ -15,6 +15,7 @@
 
 #include "lantern/exporters/prometheus_exporter.hpp"
 #include "lantern/lantern.hpp"
+#include "lantern/tools/program_cli.hpp"
 
 namespace {
 
@@ -28,27 +29,25 @@ long fib(int n) {
   return a + b;
 }
 
-void usage(std::FILE* out) {
-  std::fprintf(out,
-               "usage: lantern_prometheus_example [--address IP:PORT] [--workers N] [--seconds S]\n"
-               "                                   [--level off|states|tasks|full]\n"
-               "\n"
-               "Serves a busy scheduler's metrics for Prometheus (default address %s;\n"
-               "port 0 takes any free port) and prints a scrape config. Runs until Ctrl-C, or\n"
-               "for S seconds. Exit status: 0, 1 on a bad option, 2 if the address cannot be used.\n",
-               std::string(lantern::exporters::kDefaultAddress).c_str());
-}
-
-bool parse_level(const char* text, lantern::trace::Level* level) {
-  const char* names[] = {"off", "states", "tasks", "full"};
-  for (int i = 0; i < 4; ++i) {
-    if (std::strcmp(text, names[i]) == 0) {
-      *level = static_cast<lantern::trace::Level>(i);
-      return true;
-    }
-  }
-  return false;
-}
+const std::string kUsage = "usage: lantern_prometheus_example [options]\n"
+                           "\n"
+                           "Serves a busy scheduler's metrics for Prometheus and prints a scrape config.\n"
+                           "Runs until Ctrl-C (or SIGTERM), or for --seconds.\n"
+                           "\n"
+                           "options:\n"
+                           "  -h, --help              this text\n"
+                           "  --version               print the version\n"
+                           "  --address HOST:PORT     where to serve /metrics (default " +
+                           std::string(lantern::exporters::kDefaultAddress) +
+                           ";\n"
+                           "                          port 0 takes any free port)\n"
+                           "  --workers N             the pool's workers (default: one per hardware thread)\n"
+                           "  --seconds S             stop after S seconds (default: run until interrupted)\n"
+                           "  --level LEVEL           the Recorder's level: off, states, tasks or full\n"
+                           "                          (default off: no collector drains the rings here; the\n"
+                           "                          counters and histograms served are kept at every level)\n"
+                           "\n"
+                           "Exit status: 0, 2 on bad usage, 3 if the address cannot be used.\n";
 
 }  // namespace
 
@@ -59,26 +58,17 @@ int main(int argc, char** argv) {
   // No collector drains the trace rings here, so by default record nothing: the
   // counters and histograms the exporter serves are kept at every level.
   lantern::trace::Level level = lantern::trace::Level::off;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    const bool has_value = i + 1 < argc;
-    if (arg == "--help" || arg == "-h") {
-      usage(stdout);
-      return 0;
-    } else if (arg == "--address" && has_value) {
-      options.address = argv[++i];
-    } else if (arg == "--workers" && has_value) {
-      workers = static_cast<unsigned>(std::strtoul(argv[++i], nullptr, 10));
-    } else if (arg == "--seconds" && has_value) {
-      seconds = std::strtod(argv[++i], nullptr);
-    } else if (arg == "--level" && has_value && parse_level(argv[i + 1], &level)) {
-      ++i;
-    } else {
-      std::fprintf(stderr, "lantern_prometheus_example: bad option '%s'\n\n", arg.c_str());
-      usage(stderr);
-      return 1;
-    }
-  }
+  lantern::tools::Program program("lantern_prometheus_example", kUsage);
+  auto& app = program.app();
+  app.add_option("--address", options.address)->check(lantern::tools::address_check({.allow_port_zero = true}));
+  lantern::tools::number_option(app, "--workers", &workers, 1u, 1024u);
+  lantern::tools::number_option(app, "--seconds", &seconds, 0.001, 1e9, "a number of seconds above 0");
+  std::string level_name = "off";
+  lantern::tools::choice_option(app, "--level", &level_name, {"off", "states", "tasks", "full"});
+  if (const auto exit = program.parse(argc, argv)) return *exit;
+  const char* names[] = {"off", "states", "tasks", "full"};
+  for (int i = 0; i < 4; ++i)
+    if (level_name == names[i]) level = static_cast<lantern::trace::Level>(i);
   if (workers == 0) workers = std::thread::hardware_concurrency();
 
   // time_tasks: the task-duration histogram at every level (two clock reads per task).
@@ -92,8 +82,8 @@ int main(int argc, char** argv) {
   try {
     exporter = std::make_unique<lantern::exporters::PrometheusExporter>(pool, recorder, options);
   } catch (const lantern::exporters::ExporterError& e) {
-    std::fprintf(stderr, "%s\n", e.what());
-    return 2;
+    std::fprintf(stderr, "lantern_prometheus_example: %s\n", e.what());
+    return 3;
   }
   std::printf("serving %u workers' metrics at %s\n\nprometheus.yml:\n%s\n", workers, exporter->url().c_str(),
               exporter->scrape_config().c_str());

@@ -421,6 +421,160 @@ TEST_P(Strategy, LanesAreHelpedDuringForkJoin) {
   }
 }
 
+// ---------------------------------------------------------------------------------
+// A worker that new_jobs counted on must not leave the job to a sleeper's dreams. Two
+// workers asleep; an outside thread submits A then B at once. A's post wakes one
+// worker; B's post sees that worker idle and awake and wakes nobody ("the searchers
+// will find it"). The woken worker takes A from its own lane, and A holds it (as any
+// long task does) until B starts. B sits in the other lane while the other worker
+// sleeps: before the fix work_found woke a sleeper only when the queue it took from
+// held more, so B waited for A to end (here: A's 1 s bound, every repetition; the
+// full deadlock test below hung under TSan on exactly this, with "worker 0: sleeping,
+// lane=1" and worker 1 running). SLEEP.md, "A worker counted on that takes other work".
+// ---------------------------------------------------------------------------------
+TEST_P(Strategy, AWorkerCountedOnThatTakesOtherWorkWakesASleeperForTheRest) {
+  const long reps = scaled(20, 4);
+  for (long rep = 0; rep < reps; ++rep) {
+    Scheduler pool(options(2));
+    Watchdog dog("counted-on worker takes other work", 30s, dump(pool));
+    wait_all_asleep(pool);
+    std::atomic<int> started{0};
+    std::atomic<int> saw_both{0};
+    auto task = [&] {
+      started.fetch_add(1);
+      // Bounded: without the fix the other job would start only after this one ends.
+      const auto deadline = std::chrono::steady_clock::now() + 1s * lantern::testing::sanitizer_slowdown();
+      while (started.load() < 2 && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
+      if (started.load() == 2) saw_both.fetch_add(1);
+    };
+    auto a = pool.submit(task);
+    auto b = pool.submit(task);
+    a.get();
+    b.get();
+    // Whichever started first saw the other start while it ran (the second always does).
+    ASSERT_EQ(saw_both.load(), 2) << "repetition " << rep << ": the second job waited for the first to end";
+  }
+}
+
+// ---------------------------------------------------------------------------------
+// Defect 6: a waiting worker runs any task, including one that waits for something set
+// only after the outer wait returns: every worker then sleeps with live jobs forever.
+// Lantern detects it (core/README.md, "Waits"): once every worker is blocked in a nested
+// wait with nothing ready, the deadlock hook fires once and describe_state() says so,
+// naming each wait. Before the detection neither happened (the bounded wait below
+// failed); the test thread then rescues the pool by setting the Signal.
+// ---------------------------------------------------------------------------------
+class CountDeadlocks final : public lantern::Observer {
+ public:
+  CountDeadlocks() { interest.store(bit(lantern::Hook::deadlock), std::memory_order_relaxed); }
+  void on_event(std::uint32_t, lantern::Hook hook, std::uint64_t a, std::uint64_t b) noexcept override {
+    if (hook != lantern::Hook::deadlock) return;
+    const auto p = lantern::DeadlockPayload::decode(a, b);
+    blocked_workers = p.blocked_workers;
+    unfinished_tasks = p.unfinished_tasks;
+    reports.fetch_add(1);
+  }
+  std::atomic<int> reports{0};
+  std::atomic<std::uint64_t> blocked_workers{0};
+  std::atomic<std::uint64_t> unfinished_tasks{0};
+};
+
+// wait_for_state polls describe_state() (yielding, bounded by the caller's watchdog)
+// until `pred` holds; returns the last dump.
+template <class Pred>
+std::string wait_for_state(const Scheduler& pool, Pred pred) {
+  for (;;) {
+    std::string s = pool.describe_state();
+    if (pred(s)) return s;
+    std::this_thread::yield();
+  }
+}
+
+bool says_deadlock(const std::string& s) { return s.find("deadlock suspected") != std::string::npos; }
+
+TEST_P(Strategy, NestedWaitsThatCanOnlyEndFromOutsideAreReportedAsASuspectedDeadlock) {
+  for (std::uint32_t workers : {1u, 2u}) {
+    CountDeadlocks observer;
+    auto o = options(workers);
+    o.observer = &observer;
+    Scheduler pool(o);
+    // 10 s (100 s under TSan): fails loudly with the dump well inside ctest's 600 s.
+    Watchdog dog("suspected deadlock", 10s, dump(pool));
+    lantern::Signal gate;  // the outer tasks would set it after their TaskGroup wait returns
+    std::atomic<std::uint32_t> started{0};
+    std::atomic<int> inner_done{0};
+    std::vector<lantern::Future<void>> outers;
+    for (std::uint32_t i = 0; i < workers; ++i) {
+      outers.push_back(pool.submit([&] {
+        // One outer task per worker: each holds its worker until all have started (a
+        // sleeper is woken for the others even if the worker counted on for them took
+        // this one: AWorkerCountedOnThatTakesOtherWorkWakesASleeperForTheRest).
+        started.fetch_add(1);
+        while (started.load() < workers) std::this_thread::yield();
+        lantern::TaskGroup group(pool);
+        group.spawn([&] {
+          gate.wait();  // set only after the outer wait below returns: never, alone
+          inner_done.fetch_add(1);
+        });
+        group.wait();
+        gate.set();
+      }));
+    }
+    const std::string state = wait_for_state(pool, says_deadlock);
+    // The hook fired once (before the flag describe_state reads was published).
+    EXPECT_EQ(observer.reports.load(), 1) << state;
+    EXPECT_EQ(observer.blocked_workers.load(), workers);
+    EXPECT_GE(observer.unfinished_tasks.load(), 2u * workers) << state;  // outers and inners
+    EXPECT_NE(state.find("every worker is blocked in a wait with nothing ready"), std::string::npos) << state;
+    for (std::uint32_t i = 0; i < workers; ++i) {
+      EXPECT_NE(state.find("worker " + std::to_string(i) + " in "), std::string::npos) << state;
+    }
+    // The innermost wait is the Signal's (the inner task ran on the waiting worker) or,
+    // if another worker took the inner task, the TaskGroup's.
+    EXPECT_NE(state.find("Signal::wait"), std::string::npos) << state;
+    // Rescue from outside: everything finishes and the report ends.
+    gate.set();
+    for (auto& f : outers) f.get();
+    EXPECT_EQ(inner_done.load(), static_cast<int>(workers));
+    pool.run([] {});
+    EXPECT_FALSE(says_deadlock(pool.describe_state())) << pool.describe_state();
+    EXPECT_EQ(observer.reports.load(), 1);
+  }
+}
+
+// A task waiting on a Signal that the main thread will set is not a deadlock, but from
+// inside the pool it looks the same as one when it holds every worker: on one worker it
+// is reported as suspected (the documented limit); on two, the other worker is idle in
+// its own loop, not blocked in a wait, and nothing is reported.
+TEST_P(Strategy, AnOutsideSignalWaitIsSuspectedOnlyWhenItHoldsEveryWorker) {
+  for (std::uint32_t workers : {1u, 2u}) {
+    CountDeadlocks observer;
+    auto o = options(workers);
+    o.observer = &observer;
+    Scheduler pool(o);
+    Watchdog dog("outside signal wait", 10s, dump(pool));
+    lantern::Signal from_main;
+    auto waiter = pool.submit([&] { from_main.wait(); });
+    std::string state = wait_for_state(pool, [&](const std::string& s) {
+      if (s.find("blocked in Signal::wait") == std::string::npos) return false;
+      return workers == 1 ? says_deadlock(s) : pool.sleep_snapshot().sleeping == workers;
+    });
+    if (workers == 1) {
+      EXPECT_EQ(observer.reports.load(), 1) << state;
+    } else {
+      // Both asleep: the waiter's last search has run its check; the idle one never blocks in a wait.
+      state = pool.describe_state();
+      EXPECT_FALSE(says_deadlock(state)) << state;
+      EXPECT_EQ(observer.reports.load(), 0) << state;
+    }
+    from_main.set();
+    waiter.get();
+    pool.run([] {});
+    EXPECT_FALSE(says_deadlock(pool.describe_state())) << pool.describe_state();
+    EXPECT_EQ(observer.reports.load(), workers == 1 ? 1 : 0);
+  }
+}
+
 }  // namespace
 
 INSTANTIATE_TEST_SUITE_P(Strategies, Strategy, ::testing::Values(SleepStrategy::condvar, SleepStrategy::io_uring),

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include <chrono>
+#include <cstdio>
 #include <fstream>
 #include <functional>
 #include <memory>
@@ -23,6 +24,7 @@
 
 #include "exporters/support/child_process.hpp"
 #include "exporters/support/instrumented_pool.hpp"
+#include "exporters/support/scrape_check.hpp"
 #include "lantern/exporters/prometheus_exporter.hpp"
 #include "lantern/exporters/testing/loopback_http.hpp"
 #include "support/watchdog.hpp"
@@ -88,9 +90,16 @@ class PrometheusServer {
     }
   }
 
-  // query: the result array of an instant PromQL query (throws on an HTTP or API error).
-  json query(const std::string& promql) const {
-    const auto response = testing::http_get(port_, "/api/v1/query?query=" + testing::url_encode(promql), 5000ms);
+  // query: the result array of an instant PromQL query (throws on an HTTP or API error),
+  // evaluated now or, given `at` (Unix seconds), at that time.
+  json query(const std::string& promql, double at = 0) const {
+    std::string target = "/api/v1/query?query=" + testing::url_encode(promql);
+    if (at > 0) {
+      char time[40];
+      std::snprintf(time, sizeof time, "&time=%.3f", at);
+      target += time;
+    }
+    const auto response = testing::http_get(port_, target, 5000ms);
     const json body = json::parse(response.body);
     if (response.status != 200 || body.value("status", "") != "success") {
       throw std::runtime_error("query " + promql + " failed: HTTP " + std::to_string(response.status) + " " +
@@ -193,6 +202,47 @@ TEST(PrometheusServer, ScrapesExactCountsOfAKnownWorkload) {
   EXPECT_LT(median, 17.2);
   // Every worker's time is accounted for in some state.
   EXPECT_EQ(server.query("sum by (worker) (lantern_worker_state_seconds_total) > 0").size(), std::size_t{kWorkers});
+
+  // The end of the run, as Prometheus stored it: every lantern_ series of a scrape taken
+  // after the workers came to rest equals what it is made from (the Recorder's counters,
+  // else the Scheduler's figures), sample by sample (tests/exporters/support/scrape_check.hpp).
+  ASSERT_TRUE(testing::wait_until_all_sleep(app.pool, app.recorder)) << app.pool.describe_state();
+  auto wall = [] { return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count(); };
+  std::string moved = "not read", differences;
+  for (int attempt = 0; attempt < 5 && !moved.empty(); ++attempt) {
+    const testing::Reading before = testing::read(app.pool, app.recorder);
+    const double after_before = wall();
+    // A scrape that started after `before` was read, stored.
+    const auto scraped_by = std::chrono::steady_clock::now() + 10s;
+    for (;;) {
+      const json t = server.query("timestamp(up{job=\"lantern\"})");
+      if (t.size() == 1 && std::stod(t[0]["value"][1].get<std::string>()) > after_before) break;
+      ASSERT_LT(std::chrono::steady_clock::now(), scraped_by) << "Prometheus stored no new scrape within 10 s";
+      std::this_thread::sleep_for(100ms);
+    }
+    const json series = server.query("{__name__=~\"lantern_.+\",job=\"lantern\"}", wall());
+    const testing::Reading after = testing::read(app.pool, app.recorder);
+    moved = testing::what_moved(before, after);
+    if (!moved.empty()) continue;  // a worker moved meanwhile: the comparison would mean nothing
+    testing::Exposition stored;
+    for (const MetricInfo& m : kMetrics) {
+      static constexpr const char* kTypes[] = {"counter", "gauge", "histogram"};
+      stored.types[std::string(m.name)] = kTypes[static_cast<int>(m.type)];
+    }
+    for (const json& s : series) {
+      testing::Sample sample;
+      for (const auto& [label, value] : s["metric"].items()) {
+        if (label == "__name__") sample.name = value.get<std::string>();
+        else if (label != "job" && label != "instance") sample.labels[label] = value.get<std::string>();
+      }
+      sample.value = std::stod(s["value"][1].get<std::string>());
+      stored.samples.push_back(std::move(sample));
+    }
+    differences = testing::diff(stored, testing::expected_samples(before, after, app.recorder.ns_per_tick() * 1e-9));
+  }
+  ASSERT_EQ(moved, "") << "the pool never held still across a Prometheus scrape (5 tries)";
+  EXPECT_EQ(differences, "") << "what Prometheus stored at the end of the run disagrees with the Recorder:\n"
+                             << differences;
 
   if (HasFailure()) std::fprintf(stderr, "prometheus log:\n%s\n", server.log().c_str());
 }

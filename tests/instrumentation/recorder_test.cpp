@@ -10,6 +10,7 @@
 #include "lantern/instrumentation/collector.hpp"
 #include "lantern/instrumentation/recorder.hpp"
 #include "lantern/instrumentation/rolling_window.hpp"
+#include "lantern/instrumentation/trace_sinks.hpp"
 #include "lantern/lantern.hpp"
 #include "support/fib.hpp"
 #include "support/watchdog.hpp"
@@ -180,6 +181,33 @@ TEST(Recorder, IoOperationsAreCountedAtEveryLevelAndRecordedAtTasks) {
     EXPECT_EQ(sink->by_type[EventType::io_submit], recorded * 23);
     EXPECT_EQ(sink->by_type[EventType::io_complete], recorded * 21);
   }
+}
+
+// The core's suspected-deadlock report (core/README.md, "Waits") reaches the Recorder's
+// counters: one worker blocked in a Signal wait with nothing ready is reported once.
+TEST(Recorder, CountsTheSuspectedDeadlockReport) {
+  Recorder recorder(1, {.level = Level::states});
+  {
+    lantern::Scheduler pool({.workers = 1, .observer = &recorder});
+    lantern::testing::Watchdog dog("deadlock report", std::chrono::seconds(60));
+    // Also written to a trace file (kept in the test temp dir: `lantern-trace stats` on
+    // it shows the "deadlock suspected" finding).
+    auto sink = std::make_shared<lantern::instrumentation::TraceFileSink>(
+        ::testing::TempDir() + "lantern_deadlock.ltrace", lantern::instrumentation::make_trace_header(pool, "recorder_test"));
+    ASSERT_TRUE(sink->ok()) << sink->error();
+    lantern::instrumentation::Collector collector(recorder);
+    collector.attach(sink);
+    collector.start();
+    lantern::Signal gate;
+    auto waiter = pool.submit([&] { gate.wait(); });
+    while (pool.describe_state().find("deadlock suspected") == std::string::npos) std::this_thread::yield();
+    gate.set();
+    waiter.get();
+    pool.shutdown();
+    collector.stop();
+    EXPECT_TRUE(sink->ok()) << sink->error();
+  }
+  EXPECT_EQ(recorder.snapshot(0).deadlocks, 1u);
 }
 
 TEST(Histogram, BucketsAndQuantiles) {

@@ -35,7 +35,7 @@ class Future {
     if (detail::Worker* w = detail::tls_worker; w && &w->registry() == registry_) {
       if (state_->done.probe()) return;
       w->check_wait_depth();  // WaitDepthError rather than a stack overflow
-      w->wait_until(state_->done);
+      w->wait_until(state_->done, detail::WaitKind::future);
     } else {
       state_->done.wait_blocking();
     }

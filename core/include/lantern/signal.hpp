@@ -64,7 +64,7 @@ class Signal {
 
   // wait returns once the signal is set. On a worker it runs other tasks meanwhile
   // (and sleeps on a latch when there are none); on any other thread it blocks.
-  void wait() { detail::wait_for_list(waiters_); }
+  void wait() { detail::wait_for_list(waiters_, detail::WaitKind::signal); }
 
   // id: what release events report as the releaser (the Signal's address).
   std::uint64_t id() const noexcept { return reinterpret_cast<std::uintptr_t>(this); }

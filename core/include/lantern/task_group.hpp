@@ -96,7 +96,7 @@ class TaskGroup {
       local_ = 0;
       if (left != 0) {
         if (on_pool) {
-          w->wait_until(done_);
+          w->wait_until(done_, detail::WaitKind::task_group);
         } else {
           done_.wait_blocking();
         }

@@ -161,7 +161,7 @@ class TaskHandle {
   // number of threads may wait, and each rethrows. Throws std::logic_error if !valid().
   void wait() const {
     if (!state_) throw std::logic_error("lantern::TaskHandle::wait on an empty handle");
-    detail::wait_for_list(state_->done);
+    detail::wait_for_list(state_->done, detail::WaitKind::task_handle);
     if (state_->error) std::rethrow_exception(state_->error);
   }
   // id: the task id that task_begin/task_end/release events report for this task.

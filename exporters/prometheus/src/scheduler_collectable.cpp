@@ -123,6 +123,7 @@ std::vector<MetricFamily> SchedulerCollectable::Collect() const {
     per_worker(Metric::io_completed, static_cast<double>(s.io_completed));
     per_worker(Metric::events_recorded, static_cast<double>(s.events_recorded));
     per_worker(Metric::events_dropped, static_cast<double>(s.events_dropped));
+    per_worker(Metric::deadlocks, static_cast<double>(s.deadlocks));
 
     const auto state = static_cast<std::size_t>(scheduler_.worker_state(w));
     if (state < workers_in_state.size()) ++workers_in_state[state];

@@ -155,7 +155,7 @@ inline void notify(DepLink* list, std::uint64_t releaser_id, bool failed, const 
 // wait_for_list returns once `list` is closed. On a worker (of any pool) it runs that
 // pool's other tasks meanwhile and sleeps on a latch when there are none; any other
 // thread blocks on the latch's futex. Any number of threads may wait at once.
-inline void wait_for_list(DepList& list) {
+inline void wait_for_list(DepList& list, WaitKind kind) {
   if (list.is_closed()) return;
   Worker* w = tls_worker;
   if (w) w->check_wait_depth();  // before the link is registered: nothing to undo
@@ -164,7 +164,7 @@ inline void wait_for_list(DepList& list) {
   link.latch = &latch;
   if (!list.add(&link)) return;
   if (w) {
-    w->wait_until(latch);
+    w->wait_until(latch, kind);
   } else {
     latch.wait_blocking();
   }

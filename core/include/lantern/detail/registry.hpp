@@ -77,6 +77,18 @@ class Registry {
   // any created count, so a result of 0 means no job was live at the time of the
   // second read (a non-zero result may be stale; callers poll).
   std::uint64_t live_jobs() const noexcept;
+  // deadlock_episode: the suspected-deadlock episode word (Worker::check_deadlock,
+  // core/README.md, "Nested waits can deadlock"; SLEEP.md, "Sleeping on a latch"). episode * 4 + state:
+  // kEpisodeNone (no report), kEpisodeClaimed (a worker saw every worker blocked and is
+  // re-checking), kEpisodeReported (re-checked, hook emitted). Every transition is a
+  // seq-cst CAS; a worker leaving a blocked section ends the episode it sees (claimed or
+  // reported -> next episode, none), a claimer withdraws only its own claim.
+  static constexpr std::uint64_t kEpisodeNone = 0, kEpisodeClaimed = 1, kEpisodeReported = 2;
+  std::atomic<std::uint64_t> deadlock_episode{0};
+  // deadlock_suspected: the current episode was reported (describe_state).
+  bool deadlock_suspected() const noexcept {
+    return (deadlock_episode.load(std::memory_order_seq_cst) & 3) == kEpisodeReported;
+  }
   bool stopping() const noexcept { return stopping_.load(std::memory_order_relaxed); }
   std::uint64_t external_jobs_created() const noexcept { return external_jobs_created_.load(std::memory_order_relaxed); }
 

@@ -75,10 +75,27 @@ class Sleep {
 
   // start_looking: the worker found no local work and starts searching (-> idle).
   IdleState start_looking(std::uint32_t worker) noexcept;
-  // work_found: the worker leaves the idle period. If it took work from a queue that
-  // still holds more (`more_left`) and nobody else is awake and idle, one sleeper is
-  // woken so that the surplus gets a worker (a wake chain, one worker at a time).
-  void work_found(bool more_left, std::uint32_t where, SleepSink& sink) noexcept;
+  // work_found: the worker leaves the idle period (took_work: with a job, not for its
+  // latch). If nobody else is awake and idle and somebody sleeps, one sleeper is woken
+  // when work is left behind: the queue it took from still holds more (`more_left`, a
+  // wake chain, one worker at a time), or a lane holds work that a poster may have
+  // counted on this worker to take (SLEEP.md, "A worker counted on that takes other
+  // work"). The lanes are read only in that case (a sleeper and no other searcher).
+  template <class HasInjected>
+  void work_found(bool took_work, bool more_left, std::uint32_t where, HasInjected&& has_injected_work,
+                  SleepSink& sink) {
+    const CounterValue before = counters_.sub_inactive();
+    if (before.sleeping() == 0 || before.inactive() - 1 - before.sleeping() != 0) return;
+    if (more_left) {
+      wake_any(1, &sink, where);
+      return;
+    }
+    if (!took_work) return;  // leave_for_latch decides for a worker leaving for its latch
+    // Fence after the seq-cst RMW above, as leave_for_latch: either a poster that pushes
+    // after our read sees us no longer idle (and wakes somebody itself) or we see its push.
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    if (has_injected_work()) wake_any(1, &sink, SleepSink::kNowhere);
+  }
   // no_work_found: one more fruitless round. May yield, get sleepy, or block until woken.
   // has_injected_work is re-checked after registering as a sleeper (see SLEEP.md).
   template <class HasInjected>

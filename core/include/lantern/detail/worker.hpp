@@ -25,6 +25,11 @@ namespace lantern::detail {
 
 class Registry;
 
+// WaitKind: which wait a worker is in (innermost), for describe_state's deadlock report.
+// Passed to wait_until and stored only on its cold path (nothing on join's fast path).
+enum class WaitKind : std::uint8_t { none, join, task_group, future, task_handle, signal, graph };
+const char* wait_kind_name(WaitKind k) noexcept;
+
 class alignas(64) Worker final : public SleepSink {
  public:
   // Every this many find_work calls the worker checks one lane's mirrored head time
@@ -143,9 +148,18 @@ class alignas(64) Worker final : public SleepSink {
   // (target was stolen: wait until its `latch` is set, running other work; false).
   [[gnu::noinline]] bool join_rest(Job* popped, Job* target, Latch& latch);
   // wait_until runs other tasks until `latch` is set, sleeping on it when there are none.
-  void wait_until(Latch& latch) {
-    if (!latch.probe()) wait_until_cold(latch);
+  // `kind` names the wait for the deadlock report (core/README.md, "Waits"); it is read
+  // only on the cold path.
+  void wait_until(Latch& latch, WaitKind kind = WaitKind::none) {
+    if (!latch.probe()) wait_until_cold(latch, kind);
   }
+  // --- suspected deadlock (core/README.md, "Waits") ---
+  // blocked_in_wait: this worker is out of work inside a nested wait (not its top-level
+  // loop) and searching / sleeping. wait_kind / blocked_task: that wait's kind and the
+  // task waiting. Read by other threads (check_deadlock, describe_state).
+  bool blocked_in_wait() const noexcept { return blocked_in_wait_.load(std::memory_order_seq_cst); }
+  WaitKind wait_kind() const noexcept { return wait_kind_.load(std::memory_order_relaxed); }
+  std::uint64_t blocked_task() const noexcept { return blocked_task_.load(std::memory_order_relaxed); }
   // check_wait_depth: called by a wait that may throw (Future, TaskHandle, Signal,
   // TaskGroup) before it starts waiting; throws WaitDepthError if the wait would nest
   // deeper than SchedulerOptions::max_wait_depth.
@@ -240,7 +254,10 @@ class alignas(64) Worker final : public SleepSink {
     published_state_.store(s, std::memory_order_relaxed);
     (void)why;
   }
-  void wait_until_cold(Latch& latch);
+  void wait_until_cold(Latch& latch, WaitKind kind);
+  // check_deadlock: every worker blocked in a nested wait and nothing ready -> report
+  // once per episode (the deadlock hook; Registry::deadlock_episode for describe_state).
+  [[gnu::noinline]] void check_deadlock() noexcept;
   [[noreturn, gnu::noinline]] void throw_wait_depth() const;
   // report_push: the push hook for a sampled own-deque push (depth: the deque's depth
   // after it). Out of line so that push() stays inlinable.
@@ -289,6 +306,9 @@ class alignas(64) Worker final : public SleepSink {
   std::uint32_t join_help_countdown_ = kJoinHelpInterval;
   std::uint32_t wait_depth_ = 0;  // waits nested on this thread's stack (wait_until_cold)
   std::uint32_t max_wait_depth_;  // SchedulerOptions::max_wait_depth
+  std::atomic<WaitKind> wait_kind_{WaitKind::none};  // innermost wait (set on the cold path)
+  std::atomic<std::uint64_t> blocked_task_{0};       // task_id of the task blocked in it
+  std::atomic<bool> blocked_in_wait_{false};         // out of work inside a nested wait
 };
 
 // The worker running on this thread, or nullptr. constinit: no TLS wrapper call.

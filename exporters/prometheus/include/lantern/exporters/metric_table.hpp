@@ -25,7 +25,10 @@ enum class MetricType : std::uint8_t { counter, gauge, histogram };
   X(workers, "lantern_workers", gauge, "state", "Workers now in each state, as each worker last published it.") \
   X(tasks, "lantern_tasks_total", counter, "worker",                                                           \
     "Tasks the worker ran from a queue (a join half run inline by its caller is not a separate task).")        \
-  X(task_exceptions, "lantern_task_exceptions_total", counter, "worker", "Tasks that ended by throwing.")       \
+  X(task_exceptions, "lantern_task_exceptions_total", counter, "worker",                                       \
+    "Tasks that ended by throwing (spawn, spawn_handle, spawn_after, graph nodes, IO callbacks, stolen join "    \
+    "halves). A submit() or TaskGroup task's exception is caught inside it, for its Future or group: not "       \
+    "counted here.")                                                                                           \
   X(tasks_spawned, "lantern_tasks_spawned_total", counter, "worker",                                           \
     "Tasks created on the worker (spawn, submit, task-group spawns); join's forks are not separate tasks.")    \
   X(tasks_submitted, "lantern_tasks_submitted_total", counter, "",                                             \
@@ -72,7 +75,9 @@ enum class MetricType : std::uint8_t { counter, gauge, histogram };
   X(events_dropped, "lantern_events_dropped_total", counter, "worker",                                         \
     "Trace events lost because the worker's ring was full.")                                                   \
   X(unhandled_exceptions, "lantern_unhandled_exceptions_total", counter, "",                                   \
-    "Spawned tasks that threw with nobody waiting for them.")
+    "Spawned tasks that threw with nobody waiting for them.")                                                  \
+  X(deadlocks, "lantern_deadlocks_total", counter, "worker",                                                   \
+    "Suspected deadlocks the worker reported: every worker blocked in a wait and nothing ready.")
 
 enum class Metric : std::uint8_t {
 #define LANTERN_X(id, name, type, labels, help) id,
