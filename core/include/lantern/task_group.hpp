@@ -43,35 +43,21 @@ class TaskGroup {
   template <class F>
   void spawn(F&& fn) {
     detail::Worker* const w = detail::tls_worker;
-    const bool local = w != nullptr && w == owner_ && !folded_;
-    if (local) {
+    if (w == owner_ && w != nullptr && !folded_) [[likely]] {
+      // The owner's worker (the fast path): a frame from its pool, a plain count, a push
+      // onto its own deque. make_heap_job_on throws before counting anything.
+      auto* const job = detail::make_heap_job_on(*w, task(std::forward<F>(fn)));
       ++local_;
-    } else {
-      remote_.fetch_add(1, std::memory_order_relaxed);
-    }
-    try {
-      detail::Job* job = detail::make_heap_job(*registry_, [this, f = std::forward<F>(fn)]() mutable noexcept {
-        try {
-          f();
-        } catch (...) {
-          record(std::current_exception());
-        }
-        finish_one();
-      });
-      if (w && &w->registry() == registry_) {
-        w->push(job);
-      } else {
-        registry_->inject(job);
-      }
-    } catch (...) {
-      // never queued: nobody else saw it
-      if (local) {
+      try {
+        w->push_inline(job);
+      } catch (...) {  // the deque could not grow: never queued, nobody else saw it
         --local_;
-      } else {
-        remote_.fetch_sub(1, std::memory_order_relaxed);
+        detail::discard_heap_job(*w, job);
+        throw;
       }
-      throw;
+      return;
     }
+    spawn_other(w, std::forward<F>(fn));
   }
 
   // wait returns when every spawned task has finished; rethrows the first exception
@@ -130,6 +116,43 @@ class TaskGroup {
         has_error_.store(false, std::memory_order_relaxed);
       }
       if (error) std::rethrow_exception(error);
+    }
+  }
+
+  // task: the job's closure: runs fn, records its exception, counts it finished.
+  template <class F>
+  auto task(F&& fn) {
+    return [this, f = std::forward<F>(fn)]() mutable noexcept {
+      try {
+        f();
+      } catch (...) {
+        record(std::current_exception());
+      }
+      finish_one();
+    };
+  }
+  // spawn_other: a spawn from any thread but the owner's worker (a thief running one of
+  // our tasks, an outside thread, another pool's worker), or from the owner while wait()
+  // has folded (a task of ours running inside the wait): counted atomically on remote_.
+  template <class F>
+  void spawn_other(detail::Worker* w, F&& fn) {
+    remote_.fetch_add(1, std::memory_order_relaxed);
+    try {
+      if (w && &w->registry() == registry_) {
+        auto* const job = detail::make_heap_job_on(*w, task(std::forward<F>(fn)));
+        try {
+          w->push(job);
+        } catch (...) {
+          detail::discard_heap_job(*w, job);
+          throw;
+        }
+      } else {
+        registry_->inject(detail::make_heap_job(*registry_, task(std::forward<F>(fn))));
+      }
+    } catch (...) {
+      // never queued: nobody else saw it
+      remote_.fetch_sub(1, std::memory_order_relaxed);
+      throw;
     }
   }
 

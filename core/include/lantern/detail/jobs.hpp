@@ -89,26 +89,51 @@ struct HeapJob final : Job {
   F fn;
 };
 
+// make_heap_job_on: a new job made on worker `w` (the calling thread's worker; the
+// caller has checked that). The spawn fast path: the frame from w's FramePool, the job
+// counted in w's own single-writer counter (Registry::begin_job's worker case, inline:
+// no call, no shutdown check - workers may keep spawning while the pool drains).
+// Nothing is counted if the allocation or the closure's copy throws.
+template <class F>
+HeapJob<std::decay_t<F>>* make_heap_job_on(Worker& w, F&& fn) {
+  using J = HeapJob<std::decay_t<F>>;
+  J* job;
+  if constexpr (J::poolable()) {
+    void* const mem = w.frames.allocate(J::size_class());
+    try {
+      job = new (mem) J(&w.frames, std::forward<F>(fn));
+    } catch (...) {
+      w.frames.free_local(mem, J::size_class());
+      throw;
+    }
+  } else {
+    job = new J(nullptr, std::forward<F>(fn));
+  }
+  w.jobs_created.store(w.jobs_created.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  return job;
+}
+
+// discard_heap_job undoes make_heap_job_on on the same worker, for a job that was never
+// queued (its push threw): destroys it unrun, frees its frame, uncounts it.
+template <class J>
+void discard_heap_job(Worker& w, J* job) noexcept {
+  FramePool* const pool = job->pool;
+  if (J::poolable() && pool) {
+    job->~J();
+    pool->free_local(job, J::size_class());
+  } else {
+    delete job;
+  }
+  w.jobs_created.store(w.jobs_created.load(std::memory_order_relaxed) - 1, std::memory_order_relaxed);
+}
+
 // make_heap_job counts a new job and allocates it. Throws ShutdownError when the
 // registry is stopping and the caller is not one of its workers.
 template <class F>
 Job* make_heap_job(Registry& registry, F&& fn) {
+  if (Worker* const w = registry.current_worker()) [[likely]] return make_heap_job_on(*w, std::forward<F>(fn));
   using J = HeapJob<std::decay_t<F>>;
-  registry.begin_job();
-  Worker* const w = registry.current_worker();
-  if constexpr (J::poolable()) {
-    if (w) [[likely]] {
-      void* mem = nullptr;
-      try {
-        mem = w->frames.allocate(J::size_class());
-        return new (mem) J(&w->frames, std::forward<F>(fn));
-      } catch (...) {
-        if (mem) w->frames.free_local(mem, J::size_class());
-        registry.cancel_job();
-        throw;
-      }
-    }
-  }
+  registry.begin_job();  // an outside thread: counted, or ShutdownError
   try {
     return new J(nullptr, std::forward<F>(fn));
   } catch (...) {

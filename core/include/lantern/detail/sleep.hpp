@@ -118,7 +118,11 @@ class Sleep {
   }
 
   // new_internal_jobs: a worker pushed n jobs onto its own deque.
+  // Inline, the case of every push while no worker is sleepy or asleep (new_jobs' first
+  // test, on the same single load): no call on the spawn path.
   void new_internal_jobs(std::uint32_t n, bool queue_was_empty, SleepSink* sink) noexcept {
+    const CounterValue c = counters_.load();
+    if (!CounterValue::jec_is_sleepy(c.jec()) && c.sleeping() == 0) return;
     new_jobs(n, queue_was_empty, sink, sink->sink_index());
   }
   // new_injected_jobs: jobs were pushed into lane `lane` (from any thread). The fence

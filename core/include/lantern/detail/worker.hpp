@@ -67,7 +67,15 @@ class alignas(64) Worker final : public SleepSink {
   // observer attached at all (bench/RESULTS.md, "Instrumentation overhead"). A countdown
   // in the worker instead of the two loads was measured too, and cost more (a memory
   // read-modify-write per push).
-  void push(Job* job) {
+  //
+  // In a translation unit with many spawn and join sites (bench/core_bench.cpp) g++ 12
+  // makes one out-of-line clone of push and calls it. For join that is the better
+  // shape: join itself is then inlined into the recursion; forcing push inline made
+  // join too big to inline, and skynet by join took 4 % more instructions (callgrind,
+  // bench/RESULTS.md). A TaskGroup spawn is the other way round (6 % fewer with push
+  // inlined), so it calls push_inline, which always inlines the same body.
+  void push(Job* job) { push_inline(job); }
+  [[gnu::always_inline]] void push_inline(Job* job) {
     const std::int64_t before = owner_.push(job);
 #if LANTERN_OBSERVER
     if (Observer* obs = observer) [[unlikely]] {
