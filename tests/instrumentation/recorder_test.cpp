@@ -352,3 +352,41 @@ TEST(Recorder, ALevelSwitchInsideATaskNeverSplitsItsBeginAndEnd) {
 #endif
   }
 }
+
+// Every task that ends by throwing is counted once in tasks_threw, whoever receives the
+// exception: a submit()'s Future, a TaskGroup, a TaskHandle, or nobody (the
+// unhandled-exception handler). Before, the first two caught it inside the task and the
+// task counted as one that returned.
+TEST(Recorder, CountsEveryTaskThatThrewWhoeverGetsTheException) {
+  for (Level level : {Level::off, Level::tasks}) {
+    Recorder recorder(2, {.level = level});
+    std::atomic<int> unhandled{0};
+    {
+      lantern::SchedulerOptions options;
+      options.workers = 2;
+      options.observer = &recorder;
+      options.on_unhandled_exception = [&](std::exception_ptr) { unhandled.fetch_add(1); };
+      lantern::Scheduler pool(options);
+      EXPECT_THROW(pool.submit([]() -> int { throw std::runtime_error("to the future"); }).get(), std::runtime_error);
+      EXPECT_THROW(pool.submit([] { throw std::runtime_error("to a void future"); }).get(), std::runtime_error);
+      pool.run([] {  // a group made and waited in a task, its spawns on the owner's fast path
+        lantern::TaskGroup group;
+        group.spawn([] { throw std::runtime_error("to the group"); });
+        group.spawn([] {});
+        EXPECT_THROW(group.wait(), std::runtime_error);
+      });
+      {
+        lantern::TaskGroup group(pool);  // a group made outside: its spawns are injected
+        group.spawn([] { throw std::runtime_error("to the outside group"); });
+        EXPECT_THROW(group.wait(), std::runtime_error);
+      }
+      EXPECT_THROW(pool.spawn_handle([] { throw std::runtime_error("to the handle"); }).wait(), std::runtime_error);
+      pool.spawn([] { throw std::runtime_error("to nobody"); });
+      pool.submit([] {}).get();  // tasks that return are not counted
+    }  // the destructor drains: the unobserved spawn has run
+    std::uint64_t threw = 0;
+    for (std::uint32_t w = 0; w < 2; ++w) threw += recorder.snapshot(w).tasks_threw;
+    EXPECT_EQ(threw, 6u) << "level " << static_cast<int>(level);
+    EXPECT_EQ(unhandled.load(), 1) << "only the task nobody waited for reaches the handler";
+  }
+}

@@ -140,7 +140,10 @@ class Scheduler {
   auto submit_impl(F&& fn, int lane) -> Future<std::invoke_result_t<std::decay_t<F>&>> {
     using T = std::invoke_result_t<std::decay_t<F>&>;
     auto state = std::make_shared<detail::FutureState<T>>(&registry_->sleep());
-    auto task = [state, f = std::forward<F>(fn)]() mutable noexcept {
+    // Returns detail::Caught: the exception goes to the Future, and the task still
+    // counts as one that threw (task_end's `threw`).
+    auto task = [state, f = std::forward<F>(fn)]() mutable noexcept -> detail::Caught {
+      bool threw = false;
       try {
         if constexpr (std::is_void_v<T>) {
           f();
@@ -149,8 +152,10 @@ class Scheduler {
         }
       } catch (...) {
         state->error = std::current_exception();
+        threw = true;
       }
       state->done.set();
+      return {threw};
     };
     detail::Job* job = detail::make_heap_job(*registry_, std::move(task));
     if (lane >= 0) {

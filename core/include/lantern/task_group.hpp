@@ -119,16 +119,20 @@ class TaskGroup {
     }
   }
 
-  // task: the job's closure: runs fn, records its exception, counts it finished.
+  // task: the job's closure: runs fn, records its exception, counts it finished; returns
+  // detail::Caught, so the task still counts as one that threw (task_end's `threw`).
   template <class F>
   auto task(F&& fn) {
-    return [this, f = std::forward<F>(fn)]() mutable noexcept {
+    return [this, f = std::forward<F>(fn)]() mutable noexcept -> detail::Caught {
+      bool threw = false;
       try {
         f();
       } catch (...) {
         record(std::current_exception());
+        threw = true;
       }
       finish_one();
+      return {threw};
     };
   }
   // spawn_other: a spawn from any thread but the owner's worker (a thief running one of

@@ -20,6 +20,14 @@ struct Job {
   std::uint64_t enqueued_ticks = 0; // set when the job enters a lane
 };
 
+// Caught: what a library closure returns when it catches its task's exception itself (a
+// submit()'s Future, a TaskGroup): the task still ended by throwing, and HeapJob reports
+// it so (task_end's `threw`, the Recorder's tasks_threw), without the unhandled-exception
+// handler, since the exception has an owner. A user's closure cannot return this type.
+struct Caught {
+  bool threw;
+};
+
 // task_id is the id hooks report for a job: its address. Unique among live jobs; an
 // address may be reused after its job ends, which trace readers handle by pairing each
 // task_begin with the next task_end on the same worker.

@@ -4,6 +4,7 @@
 
 #include <exception>
 #include <memory>
+#include <type_traits>
 #include <utility>
 
 #include "lantern/detail/frame_pool.hpp"
@@ -61,7 +62,11 @@ struct HeapJob final : Job {
     Worker* const w = tls_worker;
     bool threw = false;
     try {
-      self->fn();
+      if constexpr (std::is_same_v<decltype(self->fn()), Caught>) {
+        threw = self->fn().threw;  // a library closure that caught it for its owner
+      } else {
+        self->fn();
+      }
     } catch (...) {
       threw = true;
       w->registry().report_unhandled(std::current_exception());

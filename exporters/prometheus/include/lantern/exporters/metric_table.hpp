@@ -26,9 +26,8 @@ enum class MetricType : std::uint8_t { counter, gauge, histogram };
   X(tasks, "lantern_tasks_total", counter, "worker",                                                           \
     "Tasks the worker ran from a queue (a join half run inline by its caller is not a separate task).")        \
   X(task_exceptions, "lantern_task_exceptions_total", counter, "worker",                                       \
-    "Tasks that ended by throwing (spawn, spawn_handle, spawn_after, graph nodes, IO callbacks, stolen join "    \
-    "halves). A submit() or TaskGroup task's exception is caught inside it, for its Future or group: not "       \
-    "counted here.")                                                                                           \
+    "Tasks that ended by throwing, whoever receives the exception (a Future, a TaskGroup, a TaskHandle, a "     \
+    "graph's run(), or nobody); join halves run inline by their caller are not tasks.")                        \
   X(tasks_spawned, "lantern_tasks_spawned_total", counter, "worker",                                           \
     "Tasks created on the worker (spawn, submit, task-group spawns); join's forks are not separate tasks.")    \
   X(tasks_submitted, "lantern_tasks_submitted_total", counter, "",                                             \
