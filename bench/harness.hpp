@@ -298,10 +298,14 @@ class Child {
   Child(const Child&) = delete;
   Child& operator=(const Child&) = delete;
 
-  // ask sends one request line and returns the child's reply line.
-  std::string ask(const std::string& request) {
+  // ask_no_reply sends one line and expects no answer (e.g. a request to quit).
+  void ask_no_reply(const std::string& request) {
     std::fprintf(to_, "%s\n", request.c_str());
     std::fflush(to_);
+  }
+  // ask sends one request line and returns the child's reply line.
+  std::string ask(const std::string& request) {
+    ask_no_reply(request);
     return read_line();
   }
   std::string read_line() {

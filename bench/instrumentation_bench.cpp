@@ -490,75 +490,34 @@ void check_accounting(const std::string& what, const Recorder& recorder,
 
 // ================================================ 4. the compiled-out subprocess
 
-// OffProcess: lantern_instr_bench_off --serve, on a pipe each way.
+// OffProcess: lantern_instr_bench_off --serve, on a pipe each way (bench::Child).
 class OffProcess {
  public:
-  OffProcess(const std::string& path, unsigned workers) {
-    std::signal(SIGPIPE, SIG_IGN);  // a child that died is reported by the next read
-    int to_child[2], from_child[2];
-    if (pipe2(to_child, O_CLOEXEC) != 0 || pipe2(from_child, O_CLOEXEC) != 0) fail("pipe2 failed");
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, to_child[0], STDIN_FILENO);
-    posix_spawn_file_actions_adddup2(&actions, from_child[1], STDOUT_FILENO);
-    const std::string workers_text = std::to_string(workers);
-    std::vector<char*> args = {const_cast<char*>(path.c_str()), const_cast<char*>("--serve"),
-                               const_cast<char*>("--workers"), const_cast<char*>(workers_text.c_str()), nullptr};
-    const int err = posix_spawn(&pid_, path.c_str(), &actions, nullptr, args.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    close(to_child[0]);
-    close(from_child[1]);
-    if (err != 0) fail("cannot start '" + path + "': " + std::strerror(err));
-    to_ = fdopen(to_child[1], "w");
-    from_ = fdopen(from_child[0], "r");
-    const std::string ready = read_line();
+  OffProcess(const std::string& path, unsigned workers)
+      : child_("lantern_instr_bench (compiled-out subprocess)", path, {"--serve", "--workers", std::to_string(workers)}) {
+    const std::string ready = child_.read_line();
     int observer = -1;
     unsigned got_workers = 0;
     const std::string format = std::string(kReadyWord) + " observer=%d workers=%u";
-    if (std::sscanf(ready.c_str(), format.c_str(), &observer, &got_workers) != 2) fail("unexpected greeting '" + ready + "'");
-    if (observer != 0) fail("'" + path + "' has the observer hook compiled in");
-    if (got_workers != workers) fail("'" + path + "' started " + std::to_string(got_workers) + " workers");
+    if (std::sscanf(ready.c_str(), format.c_str(), &observer, &got_workers) != 2) child_.fail("unexpected greeting '" + ready + "'");
+    if (observer != 0) child_.fail("'" + path + "' has the observer hook compiled in");
+    if (got_workers != workers) child_.fail("'" + path + "' started " + std::to_string(got_workers) + " workers");
   }
-  ~OffProcess() {
-    std::fputs("quit\n", to_);
-    std::fclose(to_);
-    std::fclose(from_);
-    int status = 0;
-    waitpid(pid_, &status, 0);
-  }
-  OffProcess(const OffProcess&) = delete;
-  OffProcess& operator=(const OffProcess&) = delete;
+  ~OffProcess() { child_.ask_no_reply("quit"); }
 
   // run: one repetition of `w` in the child; checks its answer, returns its seconds.
   double run(const Workload& w, const std::string& side) {
-    std::fprintf(to_, "%s\n", w.name);
-    std::fflush(to_);
-    const std::string reply = read_line();
+    const std::string reply = child_.ask(w.name);
     const std::string format = std::string(w.name) + " seconds=%lf result=%lld";
     double seconds = 0;
     long long result = 0;
-    if (std::sscanf(reply.c_str(), format.c_str(), &seconds, &result) != 2) fail("unexpected reply '" + reply + "'");
+    if (std::sscanf(reply.c_str(), format.c_str(), &seconds, &result) != 2) child_.fail("unexpected reply '" + reply + "'");
     bench::check_equal(std::string(w.label) + ", " + side, result, w.expected);
     return seconds;
   }
 
  private:
-  [[noreturn]] static void fail(const std::string& what) {
-    std::fflush(stdout);
-    std::fprintf(stderr, "\nlantern_instr_bench: compiled-out subprocess: %s\n", what.c_str());
-    std::_Exit(4);
-  }
-  std::string read_line() {
-    char line[512];
-    if (!std::fgets(line, sizeof line, from_)) fail("it exited or closed its output (see its message above)");
-    std::string s(line);
-    s.erase(s.find_last_not_of("\r\n") + 1);
-    return s;
-  }
-
-  pid_t pid_ = -1;
-  FILE* to_ = nullptr;
-  FILE* from_ = nullptr;
+  bench::Child child_;
 };
 
 // ========================================== 5. A: one recorded event against one rdtsc
