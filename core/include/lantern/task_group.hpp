@@ -45,14 +45,12 @@ class TaskGroup {
     detail::Worker* const w = detail::tls_worker;
     if (w == owner_ && w != nullptr && !folded_) [[likely]] {
       // The owner's worker (the fast path): a frame from its pool, a plain count, a push
-      // onto its own deque. make_heap_job_on throws before counting anything.
-      auto* const job = detail::make_heap_job_on(*w, task(std::forward<F>(fn)));
+      // onto its own deque.
       ++local_;
       try {
-        w->push_inline(job);
-      } catch (...) {  // the deque could not grow: never queued, nobody else saw it
+        push_new(*w, std::forward<F>(fn));
+      } catch (...) {  // never queued: nobody else saw it
         --local_;
-        detail::discard_heap_job(*w, job);
         throw;
       }
       return;
@@ -135,6 +133,19 @@ class TaskGroup {
       return {threw};
     };
   }
+  // push_new: a job for fn made on worker `w` (this thread's) and pushed onto its deque;
+  // a push that throws (the deque could not grow) discards the job, uncounted, and
+  // rethrows. make_heap_job_on throws before counting anything.
+  template <class F>
+  void push_new(detail::Worker& w, F&& fn) {
+    auto* const job = detail::make_heap_job_on(w, task(std::forward<F>(fn)));
+    try {
+      w.push_inline(job);
+    } catch (...) {
+      detail::discard_heap_job(w, job);
+      throw;
+    }
+  }
   // spawn_other: a spawn from any thread but the owner's worker (a thief running one of
   // our tasks, an outside thread, another pool's worker), or from the owner while wait()
   // has folded (a task of ours running inside the wait): counted atomically on remote_.
@@ -143,13 +154,7 @@ class TaskGroup {
     remote_.fetch_add(1, std::memory_order_relaxed);
     try {
       if (w && &w->registry() == registry_) {
-        auto* const job = detail::make_heap_job_on(*w, task(std::forward<F>(fn)));
-        try {
-          w->push(job);
-        } catch (...) {
-          detail::discard_heap_job(*w, job);
-          throw;
-        }
+        push_new(*w, std::forward<F>(fn));
       } else {
         registry_->inject(detail::make_heap_job(*registry_, task(std::forward<F>(fn))));
       }
