@@ -23,11 +23,12 @@ Worker::Worker(Registry& registry, std::uint32_t idx, LaneMirror* mirror, Observ
       sleep_(&registry.sleep()),
       owner_(deque),
       rng_(0x9E3779B97F4A7C15ULL * (idx + 1)),
+      hooks_(obs ? obs->interest.load(std::memory_order_relaxed) : 0),
       task_counter_([&]() -> std::atomic<std::uint64_t>* {
         std::atomic<std::uint64_t>* c = obs ? obs->task_counter(idx) : nullptr;
         return c ? c : &uncounted_tasks_;
       }()),
-max_wait_depth_(registry.options().max_wait_depth) {}
+      max_wait_depth_(registry.options().max_wait_depth) {}
 
 void Worker::throw_wait_depth() const {
   throw WaitDepthError("lantern: a wait on worker " + std::to_string(index) + " would nest " +
@@ -253,6 +254,12 @@ void Worker::report_push(Job* job, std::int64_t depth) noexcept {
 // is reported for a task that threw even when the observer does not want task_end, so
 // that it can count failures at every level.
 // (The interest test is made by the caller, so these call on_event directly.)
+void Worker::run_observed(Job* job, TaskSource source, std::uint32_t hooks) noexcept {
+  if (hooks & Observer::bit(Hook::task_begin)) report_task_begin(job, source);
+  const bool threw = job->execute(job);
+  if (threw || (hooks & Observer::bit(Hook::task_end))) report_task_end(job, threw);
+}
+
 void Worker::report_task_begin(Job* job, TaskSource source) noexcept {
   const PayloadWords w = TaskBeginPayload{task_id(job), source}.encode();
   observer->on_event(index, TaskBeginPayload::kEvent, w.a, w.b);

@@ -353,6 +353,42 @@ TEST(Recorder, ALevelSwitchInsideATaskNeverSplitsItsBeginAndEnd) {
   }
 }
 
+// The push hook reads the worker's copy of the observer's interest (Worker::hooks_),
+// refreshed at every task's begin and every state transition, not the observer's word at
+// every push (issue 16: the push test costs no more with an observer than without). So a
+// level switched to full inside a task reaches the push hook at the worker's next task:
+// the switching task's own pushes are not reported, the next task's are. One worker,
+// every push sampled: the counts are exact.
+TEST(Recorder, ALevelSwitchReachesThePushHookAtTheWorkersNextTask) {
+  Recorder recorder(1, {.level = Level::states, .ring_capacity = 1 << 12, .deque_push_sample = 1});
+  constexpr int kSpawns = 3;
+  auto spawn_some = [] {
+    lantern::TaskGroup group;
+    for (int i = 0; i < kSpawns; ++i) group.spawn([] {});
+    group.wait();
+  };
+  {
+    lantern::Scheduler pool({.workers = 1, .observer = &recorder});
+    lantern::testing::Watchdog dog("push interest refresh", 30s, [&] { return pool.describe_state(); });
+    pool.run([&] {
+      recorder.set_level(Level::full);
+      spawn_some();  // this task began at states: its pushes are not reported
+    });
+    pool.run(spawn_some);  // begun at full: reported
+  }
+  std::vector<Event> events(1 << 12);
+  const std::size_t n = recorder.drain(0, events.data(), events.size(), true);
+  std::uint64_t pushes = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (events[i].type == EventType::push && !lantern::trace::payload<lantern::PushPayload>(events[i]).to_lane) ++pushes;
+  }
+#if LANTERN_OBSERVER
+  EXPECT_EQ(pushes, static_cast<std::uint64_t>(kSpawns));
+#else
+  EXPECT_EQ(pushes, 0u);
+#endif
+}
+
 // Every task that ends by throwing is counted once in tasks_threw, whoever receives the
 // exception: a submit()'s Future, a TaskGroup, a TaskHandle, or nobody (the
 // unhandled-exception handler). Before, the first two caught it inside the task and the

@@ -60,8 +60,10 @@ class alignas(64) Worker final : public SleepSink {
   // --- hot path, called on this worker's thread only ---
   //
   // push runs once per join, so it must stay small enough for the compiler to inline
-  // into fork-join code: the hook's test is inline (no observer: one load and a branch;
-  // an observer that does not want pushes: two loads), the report - a virtual call with
+  // into fork-join code: the hook's test is inline (one load of hooks_, the worker's copy
+  // of the observer's interest, and a branch, with or without an observer; before
+  // session 6 an observer that did not want pushes cost a second load and test per
+  // push), the report - a virtual call with
   // its arguments - is out of line in report_push. Written inline, the report made g++
   // stop inlining push: a call and six register saves per join, fib(32) +4..9 % with no
   // observer attached at all (bench/RESULTS.md, "Instrumentation overhead"). A countdown
@@ -78,9 +80,10 @@ class alignas(64) Worker final : public SleepSink {
   [[gnu::always_inline]] void push_inline(Job* job) {
     const std::int64_t before = owner_.push(job);
 #if LANTERN_OBSERVER
-    if (Observer* obs = observer) [[unlikely]] {
-      if ((obs->interest.load(std::memory_order_relaxed) & Observer::bit(Hook::push)) &&
-          (++deque_pushes_ & obs->deque_push_sample_mask.load(std::memory_order_relaxed)) == 0) [[unlikely]] {
+    // hooks_: the observer's interest as this worker last read it (0 without one), so
+    // this is the same one load and branch with or without an observer.
+    if (hooks_ & Observer::bit(Hook::push)) [[unlikely]] {
+      if ((++deque_pushes_ & observer->deque_push_sample_mask.load(std::memory_order_relaxed)) == 0) [[unlikely]] {
         report_push(job, before + 1);
       }
     }
@@ -105,21 +108,27 @@ class alignas(64) Worker final : public SleepSink {
       current_task_ = job;
 #if LANTERN_OBSERVER
       // With an observer, a task costs one count (a relaxed load and store into the
-      // counter the observer handed out, or into uncounted_tasks_) and one load of its
-      // interest, made once for both task hooks: task_end is reported for a task exactly
-      // when the interest read at its begin asked for it (or when it threw), so a level
-      // change while the task runs never leaves a task_end without its task_begin. The
-      // calls are made only for the hooks wanted. The observed and the unobserved task
-      // are separate copies of the call, so that without an observer a task pays one
-      // load and branch and nothing after it (callgrind, skynet by TaskGroup: the
-      // observer's share went from 17 to 11 instructions a task of ~234; see
+      // counter the observer handed out, or into uncounted_tasks_), one load of the
+      // observer's interest, kept in hooks_ (the push hook reads it there), one test
+      // whether either task hook is wanted and one test whether the task threw. An
+      // observer that wants neither task hook (a Recorder at levels off and states)
+      // gets no call, unless the task threw (task_end with threw, so failures are
+      // counted at every level). When a task hook is wanted, run_observed makes both
+      // decisions from this one read: task_end is reported for a task exactly when the
+      // interest read at its begin asked for it (or the task threw), so a level change
+      // while the task runs never leaves a task_end without its task_begin. The observed
+      // and the unobserved task are separate copies of the call, so that without an
+      // observer a task pays one load and branch and nothing after it (callgrind counts:
       // bench/RESULTS.md, "Instrumentation overhead").
       if (Observer* obs = observer) [[unlikely]] {
         task_counter_->store(task_counter_->load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
         const std::uint32_t hooks = obs->interest.load(std::memory_order_relaxed);
-        if (hooks & Observer::bit(Hook::task_begin)) [[unlikely]] report_task_begin(job, source);
-        const bool threw = job->execute(job);
-        if (threw || (hooks & Observer::bit(Hook::task_end))) [[unlikely]] report_task_end(job, threw);
+        hooks_ = hooks;
+        if (hooks & kTaskHooks) [[unlikely]] {
+          run_observed(job, source, hooks);
+        } else if (job->execute(job)) [[unlikely]] {
+          report_task_end(job, true);
+        }
       } else {
         job->execute(job);
       }
@@ -257,7 +266,10 @@ class alignas(64) Worker final : public SleepSink {
     if (state_ == s) return;
     LANTERN_HOOK(*this, StatePayload{state_, s, why});
 #if LANTERN_OBSERVER
-    if (s == WorkerState::idle && observer) [[unlikely]] sample_not_ready();
+    if (observer) [[unlikely]] {
+      hooks_ = observer->interest.load(std::memory_order_relaxed);
+      if (s == WorkerState::idle) sample_not_ready();
+    }
 #endif
     state_ = s;
     published_state_.store(s, std::memory_order_relaxed);
@@ -271,6 +283,10 @@ class alignas(64) Worker final : public SleepSink {
   // report_push: the push hook for a sampled own-deque push (depth: the deque's depth
   // after it). Out of line so that push() stays inlinable.
   [[gnu::noinline]] void report_push(Job* job, std::int64_t depth) noexcept;
+  static constexpr std::uint32_t kTaskHooks = Observer::bit(Hook::task_begin) | Observer::bit(Hook::task_end);
+  // run_observed: runs `job` reporting the task hooks `hooks` (the interest read at its
+  // begin) asks for; task_end also when it threw.
+  [[gnu::noinline]] void run_observed(Job* job, TaskSource source, std::uint32_t hooks) noexcept;
   [[gnu::noinline]] void report_task_begin(Job* job, TaskSource source) noexcept;
   [[gnu::noinline]] void report_task_end(Job* job, bool threw) noexcept;
   void sample_not_ready() noexcept;
@@ -301,6 +317,10 @@ class alignas(64) Worker final : public SleepSink {
   Job* continuation_ = nullptr;
   Job* current_task_ = nullptr;
   std::uint32_t deque_pushes_ = 0;  // own-deque pushes, for sampling the push hook
+  // hooks_: the observer's interest as this worker last read it: at every task's begin
+  // and every state transition (0 without an observer). Only the push hook reads it, so a
+  // change of interest reaches the push hook at this worker's next task or transition.
+  std::uint32_t hooks_ = 0;
   std::uint32_t releases_since_sample_ = 0;
   std::uint32_t finds_since_io_flush_ = 0;
   // The worker named by the wake hint that woke us: searched first, once.
