@@ -260,6 +260,7 @@ struct Config {
   long long event_calls = 2'000'000;  // A: calls per repetition
   int collector_fibs = 10;            // C: fib(32) runs back to back per repetition
   int trace_fibs = 3;                 // D: fib(32) runs recorded into one trace file per repetition
+  std::string count;                  // --count WORKLOAD:none|states (the instruction-count mode)
 };
 
 constexpr const char* kUsage = R"(usage: lantern_instr_bench [options]
@@ -283,6 +284,14 @@ options:
   --markdown          print the table as Markdown (for bench/RESULTS.md)
   --off-path PATH     lantern_instr_bench_off to run (default: the one built beside this)
   --raw               also print every repetition's figure (seconds), in run order, to stderr
+  --count W:O         instruction-count mode, for valgrind --tool=callgrind: run overhead
+                      workload W (fib, skynet, skynet_tg, nqueens_tg, chain) once, with no
+                      warm-up, on one pool of --workers, observed by O: `none` (no observer)
+                      or `states` (a Recorder at level states, its Collector started); check
+                      the answer and exit. The Recorder and Collector are constructed in both
+                      cases, so the two counts differ by what observing costs. Timed runs on
+                      a shared machine scatter by more than the 3 % target; instruction
+                      counts repeat: see bench/RESULTS.md, Session 6 (issue-16i2).
 
 sections:
   event      A. One recorded event against one rdtsc, on the main thread, 2,000,000
@@ -339,7 +348,7 @@ constexpr const char* kSections[] = {"event", "ring", "overhead", "collector", "
 Config parse_command_line(int argc, char** argv) {
   Config config;
   bool reps_given = false;
-  const auto takes_value = [](const std::string& flag) { return flag == "--reps" || flag == "--workers" || flag == "--only" || flag == "--off-path"; };
+  const auto takes_value = [](const std::string& flag) { return flag == "--reps" || flag == "--workers" || flag == "--only" || flag == "--off-path" || flag == "--count"; };
   for (const bench::Flag& option : bench::split_flags(argc, argv, takes_value, usage_error)) {
     const std::string& flag = option.name;
     const std::string& value = option.value;
@@ -363,6 +372,15 @@ Config parse_command_line(int argc, char** argv) {
       }
     } else if (flag == "--off-path") {
       config.off_path = value;
+    } else if (flag == "--count") {
+      const auto colon = value.find(':');
+      const std::string w = value.substr(0, colon);
+      const std::string o = colon == std::string::npos ? "" : value.substr(colon + 1);
+      if (std::none_of(std::begin(kWorkloads), std::end(kWorkloads), [&](const Workload& k) { return w == k.name; })) {
+        usage_error("--count: unknown workload '" + w + "' (of fib, skynet, skynet_tg, nqueens_tg, chain)");
+      }
+      if (o != "none" && o != "states") usage_error("--count: observer must be none or states, not '" + o + "'");
+      config.count = value;
     } else if (flag == "--quick") {
       config.quick = true;
     } else if (flag == "--markdown") {
@@ -1013,6 +1031,42 @@ void bench_trace(Context& ctx) {
 
 }  // namespace
 
+// count_mode: --count W:O. One run of overhead workload W on one pool, for callgrind.
+// The Recorder (level states) and its Collector exist either way; with O = states the
+// pool is observed by the Recorder and the Collector runs, as in the "Recorder states"
+// row; with O = none the pool has no observer, as in the "no observer" row.
+int count_mode(const Config& config) {
+  const auto colon = config.count.find(':');
+  const std::string name = config.count.substr(0, colon);
+  const bool observed = config.count.substr(colon + 1) == "states";
+  const Workload& w = *std::find_if(std::begin(kWorkloads), std::end(kWorkloads), [&](const Workload& k) { return name == k.name; });
+  Recorder recorder(config.workers, {.level = Level::states});
+  auto sink = std::make_shared<CountingSink>();
+  Collector collector(recorder);
+  collector.attach(sink);
+  lantern::SchedulerOptions options{.workers = config.workers};
+  if (observed) {
+    options.observer = &recorder;
+    collector.start();
+  }
+  long long result = 0;
+  {
+    lantern::Scheduler pool(options);
+    result = pool.run([&w] { return w.body(); });
+  }
+  collector.stop();
+  if (result != w.expected) {
+    std::fprintf(stderr, "lantern_instr_bench: --count %s: wrong answer %lld (expected %lld)\n", config.count.c_str(),
+                 result, w.expected);
+    return 1;
+  }
+  std::uint64_t tasks = 0;
+  for (std::uint32_t i = 0; i < recorder.worker_count(); ++i) tasks += recorder.snapshot(i).tasks;
+  std::printf("lantern_instr_bench --count %s: %s on %u workers, answer checked; Recorder: %llu tasks counted\n",
+              config.count.c_str(), w.label, config.workers, static_cast<unsigned long long>(tasks));
+  return 0;
+}
+
 int main(int argc, char** argv) {
   const Config config = parse_command_line(argc, argv);
   auto wants = [&](const char* section) {
@@ -1022,6 +1076,7 @@ int main(int argc, char** argv) {
   std::printf("lantern_instr_bench: built with LANTERN_OBSERVER=OFF: no hook reaches the Recorder, nothing to measure\n");
   return 0;
 #endif
+  if (!config.count.empty()) return count_mode(config);
   std::printf("lantern_instr_bench: %d measured reps per variant (+1 warm-up, rotating order), %u workers%s\n",
               config.reps, config.workers, config.quick ? ", --quick" : "");
   std::fflush(stdout);
