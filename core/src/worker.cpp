@@ -23,12 +23,21 @@ Worker::Worker(Registry& registry, std::uint32_t idx, LaneMirror* mirror, Observ
       sleep_(&registry.sleep()),
       owner_(deque),
       rng_(0x9E3779B97F4A7C15ULL * (idx + 1)),
-      hooks_(obs ? obs->interest.load(std::memory_order_relaxed) : 0),
       task_counter_([&]() -> std::atomic<std::uint64_t>* {
         std::atomic<std::uint64_t>* c = obs ? obs->task_counter(idx) : nullptr;
         return c ? c : &uncounted_tasks_;
       }()),
-      max_wait_depth_(registry.options().max_wait_depth) {}
+      max_wait_depth_(registry.options().max_wait_depth) {
+#if LANTERN_OBSERVER
+  if (obs) obs->attach_worker(&hooks_);
+#endif
+}
+
+Worker::~Worker() {
+#if LANTERN_OBSERVER
+  if (observer) observer->detach_worker(&hooks_);
+#endif
+}
 
 void Worker::throw_wait_depth() const {
   throw WaitDepthError("lantern: a wait on worker " + std::to_string(index) + " would nest " +

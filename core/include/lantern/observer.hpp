@@ -13,6 +13,8 @@
 
 #include <atomic>
 #include <cstdint>
+#include <mutex>
+#include <vector>
 
 #include "lantern/vocabulary.hpp"
 
@@ -42,15 +44,31 @@ class Observer {
   virtual ~Observer() = default;
   virtual void on_event(std::uint32_t worker, Hook hook, std::uint64_t a, std::uint64_t b) noexcept = 0;
 
-  // interest: bit (1 << hook) set means "call on_event for this hook". Workers read it
-  // with a relaxed load before each hook, so a hook nobody wants costs a load and a
-  // branch, not a virtual call: the fork-join push hook fires once per join, and an
-  // observer recording only states should not pay for it. May change at any time. For
-  // the two task hooks it is read once per task, at its begin: task_end is called for a
-  // task exactly when that read wanted it (or the task threw), so a change while a task
-  // runs takes effect from the next task and never splits a task's begin and end.
+  // interest: bit (1 << hook) set means "call on_event for this hook", so a hook nobody
+  // wants costs a load and a branch, not a virtual call. Set it in the constructor, or
+  // with set_interest once a Scheduler may be using the observer: each worker keeps its
+  // own copy of it (so that on the hot path it tests a word of its own, at the cost of
+  // the no-observer test), which set_interest updates and a plain store here does not.
+  // - task_begin, task_end: the copy is read once per task, at its begin. task_end is
+  //   called for a task exactly when that read wanted it, or when the task threw (even
+  //   if unwanted, so failures can be counted at every level); a change while a task
+  //   runs takes effect from the next task and never splits a task's begin and end. A
+  //   task neither hook is wanted for makes no call at all (unless it threw).
+  // - push (own deque): the copy is read at each push (once per join and per spawn).
+  // - every other hook: this word is read with a relaxed load before each call.
   std::atomic<std::uint32_t> interest{~0u};
   static constexpr std::uint32_t bit(Hook h) noexcept { return 1u << static_cast<unsigned>(h); }
+  // set_interest: stores `mask` into interest and into every attached worker's copy (any
+  // thread; takes a mutex, so not for the hot path). A worker sees the change at its
+  // next test of the copy.
+  void set_interest(std::uint32_t mask) noexcept;
+
+  // attach_worker / detach_worker: called by core for each worker of a Scheduler using
+  // this observer (constructor / destructor): `copy` is the worker's copy of interest,
+  // set here to interest | kAttached and kept up to date by set_interest until detached.
+  static constexpr std::uint32_t kAttached = 1u << 31;  // no hook uses bit 31
+  void attach_worker(std::atomic<std::uint32_t>* copy);
+  void detach_worker(std::atomic<std::uint32_t>* copy) noexcept;
 
   // deque_push_sample_mask: a worker reports the push of a task onto its *own deque* only
   // when its count of such pushes ANDed with this mask is 0 (0: every push; 63: one in
@@ -67,6 +85,10 @@ class Observer {
     (void)worker;
     return nullptr;
   }
+
+ private:
+  std::mutex copies_mutex_;
+  std::vector<std::atomic<std::uint32_t>*> copies_;  // attached workers' copies of interest
 };
 
 }  // namespace lantern
@@ -87,8 +109,10 @@ namespace lantern::detail {
 // hooks made the scheduler's inline code - join, execute - large enough that g++ made
 // different inlining decisions in user code than with the hooks compiled out, which cost
 // fork-join benchmarks 4-19 % with no observer attached (bench/RESULTS.md). The push hook,
-// which runs once per join, keeps its interest test inline (Worker::push) so that an
-// observer that does not want pushes costs no call per join.
+// which runs once per join and once per spawn, keeps its interest test inline
+// (Worker::push, against the worker's own copy of the interest, which is 0 without an
+// observer) so that an observer that does not want pushes costs nothing per push over no
+// observer.
 namespace lantern::detail {
 template <class Payload>
 inline void emit_payload(Observer* observer, std::uint32_t worker, const Payload& p) noexcept {

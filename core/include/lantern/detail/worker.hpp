@@ -54,6 +54,7 @@ class alignas(64) Worker final : public SleepSink {
   static constexpr std::uint32_t kIoFlushInterval = 32;
 
   Worker(Registry& registry, std::uint32_t index, LaneMirror* mirror, Observer* observer);
+  ~Worker();
   Worker(const Worker&) = delete;
   Worker& operator=(const Worker&) = delete;
 
@@ -80,9 +81,8 @@ class alignas(64) Worker final : public SleepSink {
   [[gnu::always_inline]] void push_inline(Job* job) {
     const std::int64_t before = owner_.push(job);
 #if LANTERN_OBSERVER
-    // hooks_: the observer's interest as this worker last read it (0 without one), so
-    // this is the same one load and branch with or without an observer.
-    if (hooks_ & Observer::bit(Hook::push)) [[unlikely]] {
+    // hooks_ is 0 without an observer: the same one load and branch either way.
+    if (hooks_.load(std::memory_order_relaxed) & Observer::bit(Hook::push)) [[unlikely]] {
       if ((++deque_pushes_ & observer->deque_push_sample_mask.load(std::memory_order_relaxed)) == 0) [[unlikely]] {
         report_push(job, before + 1);
       }
@@ -107,23 +107,20 @@ class alignas(64) Worker final : public SleepSink {
     for (;;) {
       current_task_ = job;
 #if LANTERN_OBSERVER
-      // With an observer, a task costs one count (a relaxed load and store into the
-      // counter the observer handed out, or into uncounted_tasks_), one load of the
-      // observer's interest, kept in hooks_ (the push hook reads it there), one test
-      // whether either task hook is wanted and one test whether the task threw. An
-      // observer that wants neither task hook (a Recorder at levels off and states)
-      // gets no call, unless the task threw (task_end with threw, so failures are
-      // counted at every level). When a task hook is wanted, run_observed makes both
-      // decisions from this one read: task_end is reported for a task exactly when the
-      // interest read at its begin asked for it (or the task threw), so a level change
-      // while the task runs never leaves a task_end without its task_begin. The observed
-      // and the unobserved task are separate copies of the call, so that without an
-      // observer a task pays one load and branch and nothing after it (callgrind counts:
-      // bench/RESULTS.md, "Instrumentation overhead").
-      if (Observer* obs = observer) [[unlikely]] {
+      // hooks_ is the worker's copy of the observer's interest (Observer::set_interest
+      // keeps it current), with Observer::kAttached set; 0 without an observer, so the
+      // unobserved task pays one load and branch and nothing after it. An observed task
+      // costs one count (a relaxed load and store into the counter the observer handed
+      // out, or into uncounted_tasks_), one test whether either task hook is wanted and
+      // one test whether it threw: an observer that wants neither task hook (a Recorder
+      // at levels off and states) gets no call, unless the task threw (task_end with
+      // threw, so failures are counted at every level). When a task hook is wanted,
+      // run_observed makes both decisions from this one read: task_end is reported for a
+      // task exactly when the interest read at its begin asked for it (or it threw), so
+      // a level change while the task runs never leaves a task_end without its
+      // task_begin (callgrind counts: bench/RESULTS.md, "Instrumentation overhead").
+      if (const std::uint32_t hooks = hooks_.load(std::memory_order_relaxed)) [[unlikely]] {
         task_counter_->store(task_counter_->load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-        const std::uint32_t hooks = obs->interest.load(std::memory_order_relaxed);
-        hooks_ = hooks;
         if (hooks & kTaskHooks) [[unlikely]] {
           run_observed(job, source, hooks);
         } else if (job->execute(job)) [[unlikely]] {
@@ -266,10 +263,7 @@ class alignas(64) Worker final : public SleepSink {
     if (state_ == s) return;
     LANTERN_HOOK(*this, StatePayload{state_, s, why});
 #if LANTERN_OBSERVER
-    if (observer) [[unlikely]] {
-      hooks_ = observer->interest.load(std::memory_order_relaxed);
-      if (s == WorkerState::idle) sample_not_ready();
-    }
+    if (s == WorkerState::idle && observer) [[unlikely]] sample_not_ready();
 #endif
     state_ = s;
     published_state_.store(s, std::memory_order_relaxed);
@@ -317,10 +311,10 @@ class alignas(64) Worker final : public SleepSink {
   Job* continuation_ = nullptr;
   Job* current_task_ = nullptr;
   std::uint32_t deque_pushes_ = 0;  // own-deque pushes, for sampling the push hook
-  // hooks_: the observer's interest as this worker last read it: at every task's begin
-  // and every state transition (0 without an observer). Only the push hook reads it, so a
-  // change of interest reaches the push hook at this worker's next task or transition.
-  std::uint32_t hooks_ = 0;
+  // hooks_: this worker's copy of the observer's interest | Observer::kAttached, kept
+  // current by Observer::set_interest (attached in the constructor, detached in the
+  // destructor); 0 without an observer. Read by the push and task hooks.
+  std::atomic<std::uint32_t> hooks_{0};
   std::uint32_t releases_since_sample_ = 0;
   std::uint32_t finds_since_io_flush_ = 0;
   // The worker named by the wake hint that woke us: searched first, once.

@@ -69,7 +69,7 @@ class Recorder final : public Observer {
     if (level < trace::info(trace::EventType::task_begin).level && !time_tasks_) {
       mask &= ~(Observer::bit(Hook::task_begin) | Observer::bit(Hook::task_end));
     }
-    interest.store(mask, std::memory_order_relaxed);
+    set_interest(mask);
   }
   trace::Level level() const noexcept { return static_cast<trace::Level>(level_.load(std::memory_order_relaxed)); }
   std::uint32_t worker_count() const noexcept { return static_cast<std::uint32_t>(workers_.size()); }
