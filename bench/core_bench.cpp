@@ -110,7 +110,9 @@ benchmarks (default set, in this order):
                 the first task enters from the main thread by spawn / arena.enqueue),
                 the main thread blocks on an atomic the last task sets. Figure: ns per
                 spawn, from the first task's start to the last task's start / 999.
-                Target ratio <= 0.7.
+                Target ratio <= 0.7. A note gives how long task 0's own spawn took
+                on each side: in a pool that starts asleep, that spawn is the one
+                that wakes a sleeping worker.
   wake          wake latency: both pools idle for 20 ms (Lantern's verified with
                 sleep_snapshot().sleeping == worker_count), then the main thread
                 submits one task (Scheduler::spawn / task_arena::enqueue) that stamps
