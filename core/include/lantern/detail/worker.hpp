@@ -68,7 +68,7 @@ class alignas(64) Worker final : public SleepSink {
   // its arguments - is out of line in report_push. Written inline, the report made g++
   // stop inlining push: a call and six register saves per join, fib(32) +4..9 % with no
   // observer attached at all (bench/RESULTS.md, "Instrumentation overhead"). A countdown
-  // in the worker instead of the two loads was measured too, and cost more (a memory
+  // in the worker instead of the then two loads was measured too, and cost more (a memory
   // read-modify-write per push).
   //
   // In a translation unit with many spawn and join sites (bench/core_bench.cpp) g++ 12
