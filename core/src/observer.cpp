@@ -7,14 +7,14 @@ namespace lantern {
 
 void Observer::set_interest(std::uint32_t mask) noexcept {
   std::lock_guard<std::mutex> lock(copies_mutex_);
-  interest.store(mask, std::memory_order_relaxed);
+  interest_.store(mask, std::memory_order_relaxed);
   for (std::atomic<std::uint32_t>* copy : copies_) copy->store(mask | kAttached, std::memory_order_relaxed);
 }
 
 void Observer::attach_worker(std::atomic<std::uint32_t>* copy) {
   std::lock_guard<std::mutex> lock(copies_mutex_);
   copies_.push_back(copy);
-  copy->store(interest.load(std::memory_order_relaxed) | kAttached, std::memory_order_relaxed);
+  copy->store(interest_.load(std::memory_order_relaxed) | kAttached, std::memory_order_relaxed);
 }
 
 void Observer::detach_worker(std::atomic<std::uint32_t>* copy) noexcept {
@@ -27,7 +27,7 @@ void Observer::detach_worker(std::atomic<std::uint32_t>* copy) noexcept {
 namespace lantern::detail {
 
 void emit_hook(Observer* observer, std::uint32_t worker, Hook hook, std::uint64_t a, std::uint64_t b) noexcept {
-  if (observer->interest.load(std::memory_order_relaxed) & Observer::bit(hook)) observer->on_event(worker, hook, a, b);
+  if (observer->interest() & Observer::bit(hook)) observer->on_event(worker, hook, a, b);
 }
 
 }  // namespace lantern::detail

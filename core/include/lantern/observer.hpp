@@ -45,10 +45,11 @@ class Observer {
   virtual void on_event(std::uint32_t worker, Hook hook, std::uint64_t a, std::uint64_t b) noexcept = 0;
 
   // interest: bit (1 << hook) set means "call on_event for this hook", so a hook nobody
-  // wants costs a load and a branch, not a virtual call. Set it in the constructor, or
-  // with set_interest once a Scheduler may be using the observer: each worker keeps its
-  // own copy of it (so that on the hot path it tests a word of its own, at the cost of
-  // the no-observer test), which set_interest updates and a plain store here does not.
+  // wants costs a load and a branch, not a virtual call. All hooks by default; change it
+  // with set_interest, at any time (in the constructor, or while a Scheduler uses the
+  // observer). Each worker keeps its own copy (so that on the hot path it tests a word
+  // of its own, at the cost of the no-observer test), which set_interest updates; the
+  // word itself is private so that no store can reach some hooks and not others.
   // - task_begin, task_end: the copy is read once per task, at its begin. task_end is
   //   called for a task exactly when that read wanted it, or when the task threw (even
   //   if unwanted, so failures can be counted at every level); a change while a task
@@ -56,10 +57,10 @@ class Observer {
   //   task neither hook is wanted for makes no call at all (unless it threw).
   // - push (own deque): the copy is read at each push (once per join and per spawn).
   // - every other hook: this word is read with a relaxed load before each call.
-  std::atomic<std::uint32_t> interest{~0u};
+  std::uint32_t interest() const noexcept { return interest_.load(std::memory_order_relaxed); }
   static constexpr std::uint32_t bit(Hook h) noexcept { return 1u << static_cast<unsigned>(h); }
-  // set_interest: stores `mask` into interest and into every attached worker's copy (any
-  // thread; takes a mutex, so not for the hot path). A worker sees the change at its
+  // set_interest: stores `mask` as the interest and into every attached worker's copy
+  // (any thread; takes a mutex, so not for the hot path). A worker sees the change at its
   // next test of the copy.
   void set_interest(std::uint32_t mask) noexcept;
 
@@ -87,6 +88,7 @@ class Observer {
   }
 
  private:
+  std::atomic<std::uint32_t> interest_{~0u};
   std::mutex copies_mutex_;
   std::vector<std::atomic<std::uint32_t>*> copies_;  // attached workers' copies of interest
 };
