@@ -75,7 +75,6 @@ void Sleep::new_jobs(std::uint32_t n, bool queue_was_empty, SleepSink* sink, std
 }
 
 bool Sleep::wake_specific(std::uint32_t worker, SleepSink* sink, std::uint64_t why) noexcept {
-  if (uses_hints()) return wake_specific_io(worker, sink, why);
   return wake_slot(worker, sink, why, SleepSink::kNowhere);
 }
 
@@ -98,12 +97,17 @@ bool Sleep::wake_slot(std::uint32_t worker, SleepSink* sink, std::uint64_t why, 
   // mutex, until we let go). The slot outlives every waker (the destructor waits for
   // outside threads and joins workers), and a wake that lands on a later sleep of the
   // same worker is spurious: that sleep re-checks its word and blocks again.
-  futex_wake_one(slot.blocked);
+  // io_uring strategy: the sleeper waits in its ring, on this futex word (a futex wait
+  // in the ring, Linux 6.7+) or else on its eventfd (IO.md).
+  if (IoContext* io = slot.io.load(std::memory_order_relaxed); io && !io->futex_doorbell()) {
+    io->wake();
+  } else {
+    futex_wake_one(slot.blocked);
+  }
   return true;
 }
 
 std::uint32_t Sleep::wake_any(std::uint32_t n, SleepSink* sink, std::uint32_t where) noexcept {
-  if (uses_hints()) return wake_by_hints(n, sink, where);
   std::uint32_t woken = 0;
   // Lowest index first. Starting at the worker whose queue got the work (its own lane)
   // was measured and rejected: the idle row (a task every 10 ms, round-robin lanes) then
