@@ -7,6 +7,20 @@
 
 namespace lantern::detail {
 
+// woken_by_waker: the end of a sleep that a waker ended by clearing the word. Its fields
+// were written before its release store of 0 (or under the mutex, if we saw the 0 there),
+// and no other waker writes them until we set `blocked` again.
+void Sleep::woken_by_waker(IdleState& idle, Latch& latch, SleepSink& sink, WorkerSlot& slot) {
+  const std::uint32_t woken_by = slot.woken_by;
+  const std::uint64_t woken_why = slot.woken_why;
+  const std::uint64_t woken_at = slot.woken_at_ticks;
+  const std::uint32_t woken_where = slot.woken_where;
+  const std::uint64_t now = ticks_now();
+  sink.was_woken(woken_by, woken_why, now > woken_at ? now - woken_at : 0, woken_where);
+  if (woken_why == static_cast<std::uint64_t>(WakeWhy::work)) idle.owes_search = true;
+  leave_sleep(idle, latch, sink, StateReason::woken, 0);
+}
+
 void Sleep::sleep_io(IdleState& idle, Latch& latch, bool (*has_injected)(void*), void* ctx, SleepSink& sink,
                      IoContext& io) {
   WorkerSlot& slot = slots_[idle.worker];
@@ -36,9 +50,20 @@ void Sleep::sleep_io(IdleState& idle, Latch& latch, bool (*has_injected)(void*),
   slot.blocked.store(1, std::memory_order_relaxed);
   lock.unlock();
 
-  // Block in the ring until a waker clears `blocked` (its doorbell write completes our
-  // armed eventfd read) or something of our own completes. The word is the truth: a
-  // doorbell left over from an earlier sleep only costs a re-check.
+  // Nothing of ours in the ring can complete (no operation queued or in flight; only
+  // workers submit, and only to their own ring) and no futex wait is left armed there:
+  // block on the word as the condvar strategy does. That is the shortest wake path
+  // (FUTEX_WAKE straight to this thread; a wake through the ring adds task work and a
+  // return through io_uring_enter). The armed eventfd read can only bring a shutdown's
+  // cancel request, which has nothing to cancel.
+  if (io.in_flight() == 0 && !io.has_queued() && !io.futex_armed()) {
+    while (slot.blocked.load(std::memory_order_acquire) != 0) futex_wait(slot.blocked, 1);
+    woken_by_waker(idle, latch, sink, slot);
+    return;
+  }
+  // Otherwise block in the ring until a waker clears `blocked` (its FUTEX_WAKE, or on an
+  // older kernel its eventfd write, completes what is armed) or something of our own
+  // completes. The word is the truth: a late doorbell only costs a re-check.
   bool withdrew = false;
   bool want_out = false;
   while (slot.blocked.load(std::memory_order_acquire) != 0) {
@@ -70,17 +95,7 @@ void Sleep::sleep_io(IdleState& idle, Latch& latch, bool (*has_injected)(void*),
     back_to_idle(StateReason::woken, 0);
     return;
   }
-  // A waker cleared the word: its fields were written before its release store of 0 (or
-  // under the mutex, if we saw the 0 there), and no other waker writes them until we set
-  // `blocked` again.
-  const std::uint32_t woken_by = slot.woken_by;
-  const std::uint64_t woken_why = slot.woken_why;
-  const std::uint64_t woken_at = slot.woken_at_ticks;
-  const std::uint32_t woken_where = slot.woken_where;
-  const std::uint64_t now = ticks_now();
-  sink.was_woken(woken_by, woken_why, now > woken_at ? now - woken_at : 0, woken_where);
-  if (woken_why == static_cast<std::uint64_t>(WakeWhy::work)) idle.owes_search = true;
-  back_to_idle(StateReason::woken, 0);
+  woken_by_waker(idle, latch, sink, slot);
 }
 
 }  // namespace lantern::detail

@@ -54,6 +54,7 @@ class IoContext {
   // or there is no futex doorbell). It completes on a FUTEX_WAKE of the word, at once if
   // the word differs, or at teardown; the word must outlive the ring.
   void arm_futex_wait(const std::atomic<std::uint32_t>& word, std::uint32_t value);
+  bool futex_armed() const noexcept { return futex_armed_; }
 
   // wait submits queued entries and blocks until at least one completion has arrived,
   // then reaps every completion available; poll only reaps (no system call).

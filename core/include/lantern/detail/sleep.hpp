@@ -14,6 +14,11 @@
 
 namespace lantern::detail {
 
+// futex_wait blocks while `word` holds `expected` (or returns spuriously); futex_wake_one
+// wakes one thread (or io_uring futex wait) blocked on it. Private to the process.
+void futex_wait(std::atomic<std::uint32_t>& word, std::uint32_t expected) noexcept;
+void futex_wake_one(std::atomic<std::uint32_t>& word) noexcept;
+
 // IdleState is the searching worker's own record of one idle period.
 struct IdleState {
   std::uint32_t worker = 0;
@@ -155,6 +160,8 @@ class Sleep {
   void sleep_io(IdleState& idle, Latch& latch, bool (*has_injected)(void*), void* ctx, SleepSink& sink,
                 IoContext& io);
   void leave_sleep(IdleState& idle, Latch& latch, SleepSink& sink, StateReason why, std::uint32_t rounds);
+  struct WorkerSlot;
+  void woken_by_waker(IdleState& idle, Latch& latch, SleepSink& sink, WorkerSlot& slot);
   bool wake_slot(std::uint32_t worker, SleepSink* sink, std::uint64_t why, std::uint32_t where) noexcept;
 
   struct alignas(64) WorkerSlot {
