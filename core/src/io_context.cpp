@@ -35,7 +35,11 @@ constexpr const char* kRequiredOpNames[] = {"read", "write", "send", "accept", "
 
 std::string errno_text(int err) { return std::strerror(err); }
 
+std::atomic<bool> eventfd_doorbell_forced{false};
+
 }  // namespace
+
+void force_eventfd_doorbell(bool on) noexcept { eventfd_doorbell_forced.store(on); }
 
 struct IoContext::Ring {
   io_uring ring{};
@@ -79,7 +83,7 @@ std::unique_ptr<IoContext> IoContext::create(unsigned depth, std::string* why) {
   }
   const bool futex_wait = ring->futex_wait;
   std::unique_ptr<IoContext> ctx(new IoContext(std::move(ring)));
-  ctx->futex_doorbell_ = futex_wait;
+  ctx->futex_doorbell_ = futex_wait && !eventfd_doorbell_forced.load();
   ctx->wake_fd_ = eventfd(0, EFD_CLOEXEC);  // blocking: io_uring arms a poll for the read
   if (ctx->wake_fd_ < 0) {
     if (why) *why = "eventfd failed: " + errno_text(errno);

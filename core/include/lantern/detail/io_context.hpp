@@ -25,6 +25,10 @@ struct Reaped {
   std::uint32_t ops = 0;   // operations that completed (now in the ready list)
 };
 
+// force_eventfd_doorbell (tests): rings created after this call use the eventfd doorbell
+// even where the kernel has IORING_OP_FUTEX_WAIT, the path kernels before 6.7 take.
+void force_eventfd_doorbell(bool on) noexcept;
+
 class IoContext {
  public:
   // create sets up an io_uring with `depth` submission entries. Returns nullptr and
