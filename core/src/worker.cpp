@@ -244,6 +244,8 @@ bool Worker::join_rest(Job* popped, Job* target, Latch& latch) {
   return false;
 }
 
+void Worker::spill_to_lane(Job* job) noexcept { registry_->inject(job, static_cast<int>(index)); }
+
 // report_push: a sampled push onto our own deque, with the deque's depth after it.
 void Worker::report_push(Job* job, std::int64_t depth) noexcept {
   detail::emit_payload(observer, index, PushPayload::own_deque(task_id(job), static_cast<std::uint64_t>(depth)));

@@ -133,18 +133,11 @@ class TaskGroup {
       return {threw};
     };
   }
-  // push_new: a job for fn made on worker `w` (this thread's) and pushed onto its deque;
-  // a push that throws (the deque could not grow) discards the job, uncounted, and
-  // rethrows. make_heap_job_on throws before counting anything.
+  // push_new: a job for fn made on worker `w` (this thread's) and pushed onto its deque.
+  // make_heap_job_on throws before counting anything; the push never throws.
   template <class F>
   void push_new(detail::Worker& w, F&& fn) {
-    auto* const job = detail::make_heap_job_on(w, task(std::forward<F>(fn)));
-    try {
-      w.push_inline(job);
-    } catch (...) {
-      detail::discard_heap_job(w, job);
-      throw;
-    }
+    w.push_inline(detail::make_heap_job_on(w, task(std::forward<F>(fn))));
   }
   // spawn_other: a spawn from any thread but the owner's worker (a thief running one of
   // our tasks, an outside thread, another pool's worker), or from the owner while wait()

@@ -118,20 +118,6 @@ HeapJob<std::decay_t<F>>* make_heap_job_on(Worker& w, F&& fn) {
   return job;
 }
 
-// discard_heap_job undoes make_heap_job_on on the same worker, for a job that was never
-// queued (its push threw): destroys it unrun, frees its frame, uncounts it.
-template <class J>
-void discard_heap_job(Worker& w, J* job) noexcept {
-  FramePool* const pool = job->pool;
-  if (J::poolable() && pool) {
-    job->~J();
-    pool->free_local(job, J::size_class());
-  } else {
-    delete job;
-  }
-  w.jobs_created.store(w.jobs_created.load(std::memory_order_relaxed) - 1, std::memory_order_relaxed);
-}
-
 // make_heap_job counts a new job and allocates it. Throws ShutdownError when the
 // registry is stopping and the caller is not one of its workers.
 template <class F>

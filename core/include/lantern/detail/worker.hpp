@@ -74,9 +74,17 @@ class alignas(64) Worker final : public SleepSink {
   // join too big to inline, and skynet by join took 4 % more instructions (callgrind,
   // bench/RESULTS.md). A TaskGroup spawn is the other way round (6 % fewer with push
   // inlined), so it calls push_inline, which always inlines the same body.
-  void push(Job* job) { push_inline(job); }
-  [[gnu::always_inline]] void push_inline(Job* job) {
+  //
+  // push never throws and never loses the job: a deque that is full and cannot grow
+  // (no memory) leaves it to spill_to_lane, and the job waits in this worker's lane
+  // (an intrusive list: no allocation) where this worker and thieves find it.
+  void push(Job* job) noexcept { push_inline(job); }
+  [[gnu::always_inline]] void push_inline(Job* job) noexcept {
     const std::int64_t before = owner_.push(job);
+    if (before < 0) [[unlikely]] {
+      spill_to_lane(job);
+      return;
+    }
 #if LANTERN_OBSERVER
     if (Observer* obs = observer) [[unlikely]] {
       if ((obs->interest.load(std::memory_order_relaxed) & Observer::bit(Hook::push)) &&
@@ -88,6 +96,9 @@ class alignas(64) Worker final : public SleepSink {
     sleep_->new_internal_jobs(1, before == 0, this);
   }
   Job* pop() noexcept { return owner_.pop(); }
+  // spill_to_lane: a job push could not keep (the deque could not grow) goes into this
+  // worker's lane instead, with the same wake rule as any lane push.
+  [[gnu::cold, gnu::noinline]] void spill_to_lane(Job* job) noexcept;
   // join_help_due: join's countdown to its next help check (one decrement per join).
   bool join_help_due() noexcept {
     if constexpr (kJoinHelpInterval == 0) {

@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <new>
 #include <vector>
 
 namespace lantern::detail {
@@ -37,6 +38,12 @@ struct Stolen {
 template <class T>
 class WorkStealingDeque {
   static_assert(sizeof(T*) == sizeof(std::uintptr_t));
+
+ public:
+  // push's answer when the deque is full and cannot grow.
+  static constexpr std::int64_t kFull = -1;
+
+ private:
 
   // Ring is a power-of-two circular array of atomic slots. Slots are atomics (relaxed)
   // because a thief may read a slot the owner is overwriting after a lost race; the
@@ -74,12 +81,17 @@ class WorkStealingDeque {
   friend class DequeThief;
 
   // push: owner only. Returns the size before the push (0 means the deque was empty,
-  // which the sleep protocol uses to decide how many sleepers to wake).
-  std::int64_t push(T* value) {
+  // which the sleep protocol uses to decide how many sleepers to wake), or kFull when the
+  // deque was full and could not grow (no memory): then `value` was not pushed and the
+  // caller keeps it (Worker::push puts it in the worker's lane, which never allocates).
+  std::int64_t push(T* value) noexcept {
     const std::int64_t b = bottom_.load(std::memory_order_relaxed);
     const std::int64_t t = top_.load(std::memory_order_acquire);
     Ring* ring = ring_.load(std::memory_order_relaxed);
-    if (b - t > ring->capacity() - 1) ring = grow(ring, b, t);
+    if (b - t > ring->capacity() - 1) [[unlikely]] {
+      ring = grow(ring, b, t);
+      if (!ring) return kFull;
+    }
     ring->put(b, value);
     bottom_.store(b + 1, std::memory_order_release);
     return b - t;
@@ -128,17 +140,23 @@ class WorkStealingDeque {
     return {value, StealStatus::success};
   }
 
-  // grow doubles the ring. Old rings are kept until the deque dies: a thief may still be
-  // reading one, and deques only grow to the program's peak parallel depth, so the
-  // memory kept is at most the size of the current ring. Cold and out of line: it runs
-  // a handful of times in a deque's life, and inlined it made push too big to inline.
-  [[gnu::cold, gnu::noinline]] Ring* grow(Ring* old, std::int64_t b, std::int64_t t) {
-    auto bigger = std::make_unique<Ring>(old->capacity() * 2);
-    for (std::int64_t i = t; i < b; ++i) bigger->put(i, old->get(i));
-    Ring* raw = bigger.get();
-    rings_.push_back(std::move(bigger));
-    ring_.store(raw, std::memory_order_release);
-    return raw;
+  // grow doubles the ring; nullptr (and the deque unchanged) when memory runs out. Old
+  // rings are kept until the deque dies: a thief may still be reading one, and deques
+  // only grow to the program's peak parallel depth, so the memory kept is at most the
+  // size of the current ring. Cold and out of line: it runs a handful of times in a
+  // deque's life, and inlined it made push too big to inline.
+  [[gnu::cold, gnu::noinline]] Ring* grow(Ring* old, std::int64_t b, std::int64_t t) noexcept {
+    try {
+      rings_.reserve(rings_.size() + 1);  // so that the push_back below cannot throw
+      auto bigger = std::make_unique<Ring>(old->capacity() * 2);
+      for (std::int64_t i = t; i < b; ++i) bigger->put(i, old->get(i));
+      Ring* raw = bigger.get();
+      rings_.push_back(std::move(bigger));
+      ring_.store(raw, std::memory_order_release);
+      return raw;
+    } catch (const std::bad_alloc&) {
+      return nullptr;
+    }
   }
 
   alignas(64) std::atomic<std::int64_t> top_{0};
@@ -157,7 +175,8 @@ class DequeOwner {
   DequeOwner(const DequeOwner&) = delete;
   DequeOwner& operator=(const DequeOwner&) = delete;
 
-  std::int64_t push(T* value) { return deque_->push(value); }
+  // push: the size before the push, or WorkStealingDeque<T>::kFull (not pushed).
+  std::int64_t push(T* value) noexcept { return deque_->push(value); }
   T* pop() noexcept { return deque_->pop(); }
   std::int64_t size() const noexcept { return deque_->size(); }
 
