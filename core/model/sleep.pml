@@ -6,8 +6,9 @@
  * and the outside thread done), no job is queued in a lane or a deque.
  *
  * Build variants (see tests/core/CMakeLists or tests/CMakeLists.txt, which run them):
- *   -DIO_URING      the io_uring strategy's sleep (hint claims, targeted wakes,
- *                   withdrawing) instead of the condition-variable one.
+ *   -DIO_URING      the io_uring strategy's sleep: the condvar protocol, with the wait
+ *                   in the worker's ring, where its own IO completion can also end it
+ *                   (it then withdraws under the slot mutex).
  *   -DBUG_SWALLOW   issue 11's defect 3 put back: a worker that leaves its wait because
  *                   its latch was set - woken for work it has not searched for, or idle
  *                   and awake while a poster counted on it - returns to its task without
@@ -25,14 +26,15 @@
  *     the lanes after registering, blocking, and leave_sleep;
  *   - latches: Latch::set's exchange and its targeted wake; the worker leaving its wait
  *     when its latch is set, and passing on a wake for work it did not search for;
- *   - io_uring: io_blocked, claiming sleepers before writing hints, reading a hint while
- *     counted, targeted wakes, withdrawing (try_sub_sleeping; staying for a claimed hint).
+ *   - io_uring: a sleeper's own IO completion ending its wait, and its withdrawal under
+ *     the slot mutex (or, if a waker cleared its word first, the waker's wake).
  * What is abstracted (argued in prose in SLEEP.md): memory ordering (Promela is
  * sequentially consistent, so the fences' argument is assumed, not checked); the lanes
  * are one pool any worker searches; a search is three separate looks (own deque, lanes,
  * the other deque), so it can miss work posted behind it; jobs never spawn more jobs;
- * work_found's wake chain (it only adds wakes); the hint read left armed by a withdrawn
- * worker and forward_hint; IO completions; two workers and one outside thread.
+ * work_found's wake chain (it only adds wakes); IO completions beyond one per worker
+ * (and the has_ready exit before blocking, which is the lane check's twin); two workers
+ * and one outside thread.
  */
 
 #define NW 2
@@ -52,9 +54,8 @@ byte latch[NW];     /* the latch each worker waits on (worker 1: its terminate l
 bool blocked[NW];   /* condvar strategy: the slot's futex word, set/cleared under mtx */
 byte why[NW];       /* condvar strategy: woken_why, written with blocked = false */
 bool mtx[NW];       /* the slot mutex */
-byte hints = 0;     /* io_uring: hints in the pipe */
-bool io_blocked[NW];
-bool targeted[NW];  /* io_uring: the worker's eventfd was written */
+bool io_event[NW]; /* io_uring: an IO completion of the worker's own is yet to come */
+bool withdrew[NW]; /* io_uring: the worker's last wait ended in its own withdrawal */
 bool outside_done = false;
 
 inline lock(m) { atomic { !m -> m = true } }
@@ -71,31 +72,20 @@ inline wake_slot(w, reason, res) {
   unlock(mtx[w])
 }
 
-/* wake_any(1) */
+/* wake_any(1): both strategies (wake_any starts at the lowest index; either order is
+ * modelled). */
 inline wake_one(res) {
-#ifdef IO_URING
-  /* wake_by_hints: claim first (try_sub_sleeping), then write the hint. */
-  atomic { if :: sleeping > 0 -> sleeping--; res = 1 :: else -> res = 0 fi };
-  if :: res -> hints++ :: else fi
-#else
-  /* wake_any starts at the worker whose queue got the work: either order. */
   if
   :: wake_slot(0, WHY_WORK, res);
      if :: !res -> wake_slot(1, WHY_WORK, res) :: else fi
   :: wake_slot(1, WHY_WORK, res);
      if :: !res -> wake_slot(0, WHY_WORK, res) :: else fi
   fi
-#endif
 }
 
 /* wake_specific: a latch's setter wakes the worker sleeping on it. */
 inline wake_specific(w, res) {
-#ifdef IO_URING
-  atomic { if :: io_blocked[w] -> io_blocked[w] = false; res = 1 :: else -> res = 0 fi };
-  if :: res -> targeted[w] = true :: else fi
-#else
   wake_slot(w, WHY_LATCH, res)
-#endif
 }
 
 /* new_jobs(1, queue_was_empty): the JEC to odd, then wake the shortfall. */
@@ -129,51 +119,6 @@ inline latch_wake_up(me) {
 /* Sleep::sleep / sleep_io: one attempt to fall asleep on latch[me]. Leaves `owes` set
  * when a waker took this worker out of the sleeping count for work. */
 inline try_sleep(me, my_jec, owes, ok, res) {
-#ifdef IO_URING
-  io_blocked[me] = true;
-  atomic { if :: latch[me] == UNSET -> latch[me] = SLEEPY; ok = true :: else -> ok = false fi };
-  if :: ok -> atomic { if :: latch[me] == SLEEPY -> latch[me] = SLEEPING :: else -> ok = false fi } :: else fi;
-  if
-  :: !ok -> atomic { if :: io_blocked[me] -> io_blocked[me] = false :: else fi }; latch_wake_up(me)
-  :: ok ->
-     atomic { if :: jec != my_jec -> ok = false :: else -> sleeping++ fi };
-     if
-     :: !ok -> atomic { if :: io_blocked[me] -> io_blocked[me] = false :: else fi }; latch_wake_up(me)
-     :: ok ->
-        /* counted. want_out: the lanes hold work (has_injected_work). */
-        bool counted = true;
-        bool want_out = (lane > 0);
-        bool work_hint = false;
-        do
-        :: counted && want_out ->
-           atomic { if :: sleeping > 0 -> sleeping--; counted = false :: else fi };
-           if
-           :: !counted -> break
-           :: else ->
-end_wait1:    atomic {
-                (hints > 0 || targeted[me]) ->
-                if
-                :: hints > 0 -> hints--; counted = false; work_hint = true
-                :: targeted[me] -> targeted[me] = false; want_out = true
-                fi
-              }
-           fi
-        :: counted && !want_out ->
-end_wait2: atomic {
-             (hints > 0 || targeted[me]) ->
-             if
-             :: hints > 0 -> hints--; counted = false; work_hint = true
-             :: targeted[me] -> targeted[me] = false; want_out = true
-             fi
-           }
-        :: !counted -> break
-        od;
-        atomic { if :: io_blocked[me] -> io_blocked[me] = false :: else fi };
-        if :: work_hint -> owes = true :: else fi;
-        latch_wake_up(me)
-     fi
-  fi
-#else
   lock(mtx[me]);
   atomic { if :: latch[me] == UNSET -> latch[me] = SLEEPY; ok = true :: else -> ok = false fi };
   if :: ok -> atomic { if :: latch[me] == SLEEPY -> latch[me] = SLEEPING :: else -> ok = false fi } :: else fi;
@@ -190,14 +135,34 @@ end_wait2: atomic {
         :: else ->
            blocked[me] = true;
            unlock(mtx[me]);            /* then futex-wait on the word, without the mutex */
+#ifdef IO_URING
+           /* sleep_io: the wait is in the ring, where the worker's own IO completion can
+            * also end it (once per worker here); it then withdraws under the mutex,
+            * unless a waker cleared the word first. */
+           withdrew[me] = false;
+end_blocked_io:
+           if
+           :: !blocked[me] -> skip
+           :: atomic { io_event[me] -> io_event[me] = false };
+              lock(mtx[me]);
+              if :: blocked[me] -> blocked[me] = false; sleeping--; withdrew[me] = true :: else fi;
+              unlock(mtx[me])
+           fi;
+           if
+           :: !withdrew[me] ->
+              res = why[me];
+              if :: res == WHY_WORK -> owes = true :: else fi
+           :: else
+           fi;
+#else
 end_blocked: (!blocked[me]);
            res = why[me];              /* written by the waker before it cleared the word */
            if :: res == WHY_WORK -> owes = true :: else fi;
+#endif
            latch_wake_up(me)
         fi
      fi
   fi
-#endif
 }
 
 /* Worker::wait_until_cold(latch[me]): run other work until the latch is set, sleeping
@@ -295,6 +260,10 @@ proctype outside() {
 
 init {
   atomic {
+#ifdef IO_URING
+    io_event[0] = true;
+    io_event[1] = true;
+#endif
     run worker0();
     run worker1();
     run outside()

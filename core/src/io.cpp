@@ -57,7 +57,7 @@ void submit_io(IoOp* op) {
   if (!op->counted_not_ready) registry.not_ready_added(me, 1);
   op->counted_not_ready = true;
   LANTERN_HOOK(*me, IoSubmitPayload{task_id(op), op->kind, op->fd});
-  if (registry.sleep().uses_hints()) {
+  if (registry.sleep().uses_rings()) {
     me->io_context()->start(op);  // this worker's own ring; submitted when it next looks for work
     return;
   }
@@ -78,7 +78,7 @@ bool SharedIo::start(IoOp* op, int* err) {
   }
   if (!tried_) {
     tried_ = true;
-    ctx_ = IoContext::create(depth_, -1, &why_);
+    ctx_ = IoContext::create(depth_, &why_);
     if (ctx_) completer_ = std::thread([this] { completer_main(); });
   }
   if (!ctx_) {

@@ -16,9 +16,17 @@ namespace {
 
 // user_data values that are not operations (operations use their address, which is
 // never this small).
-constexpr std::uint64_t kHintTag = 1;
 constexpr std::uint64_t kWakeTag = 2;
 constexpr std::uint64_t kCancelTag = 3;
+constexpr std::uint64_t kFutexTag = 4;
+
+// IORING_OP_FUTEX_WAIT (Linux 6.7) and its futex2 flags, spelled out: Debian 12's liburing
+// (2.3) predates them. The opcode follows IORING_OP_SENDMSG_ZC (48), READ_MULTISHOT (49)
+// and WAITID (50) in the kernel's enum; create() probes for it.
+constexpr int kOpFutexWait = 51;
+constexpr std::uint32_t kFutex2SizeU32 = 0x02;
+constexpr std::uint32_t kFutex2Private = 128;
+constexpr std::uint64_t kFutexBitsetMatchAny = 0xffffffffu;
 
 constexpr int kRequiredOps[] = {IORING_OP_READ,    IORING_OP_WRITE,   IORING_OP_SEND,
                                 IORING_OP_ACCEPT,  IORING_OP_CONNECT, IORING_OP_TIMEOUT,
@@ -27,11 +35,16 @@ constexpr const char* kRequiredOpNames[] = {"read", "write", "send", "accept", "
 
 std::string errno_text(int err) { return std::strerror(err); }
 
+std::atomic<bool> eventfd_doorbell_forced{false};
+
 }  // namespace
+
+void force_eventfd_doorbell(bool on) noexcept { eventfd_doorbell_forced.store(on); }
 
 struct IoContext::Ring {
   io_uring ring{};
   bool initialised = false;
+  bool futex_wait = false;  // the kernel has IORING_OP_FUTEX_WAIT
   ~Ring() {
     if (initialised) io_uring_queue_exit(&ring);
   }
@@ -45,7 +58,7 @@ struct IoContext::Ring {
   }
 };
 
-std::unique_ptr<IoContext> IoContext::create(unsigned depth, int hint_fd, std::string* why) {
+std::unique_ptr<IoContext> IoContext::create(unsigned depth, std::string* why) {
   auto ring = std::make_unique<Ring>();
   const int rc = io_uring_queue_init(depth == 0 ? 1 : depth, &ring->ring, 0);
   if (rc < 0) {
@@ -54,6 +67,7 @@ std::unique_ptr<IoContext> IoContext::create(unsigned depth, int hint_fd, std::s
   }
   ring->initialised = true;
   if (io_uring_probe* probe = io_uring_get_probe_ring(&ring->ring)) {
+    const bool futex_wait = io_uring_opcode_supported(probe, kOpFutexWait);
     for (std::size_t i = 0; i < std::size(kRequiredOps); ++i) {
       if (!io_uring_opcode_supported(probe, kRequiredOps[i])) {
         io_uring_free_probe(probe);
@@ -62,11 +76,14 @@ std::unique_ptr<IoContext> IoContext::create(unsigned depth, int hint_fd, std::s
       }
     }
     io_uring_free_probe(probe);
+    ring->futex_wait = futex_wait;
   } else {
     if (why) *why = "the kernel's io_uring cannot be probed for its operations (kernel older than 5.6)";
     return nullptr;
   }
-  std::unique_ptr<IoContext> ctx(new IoContext(std::move(ring), hint_fd));
+  const bool futex_wait = ring->futex_wait;
+  std::unique_ptr<IoContext> ctx(new IoContext(std::move(ring)));
+  ctx->futex_doorbell_ = futex_wait && !eventfd_doorbell_forced.load();
   ctx->wake_fd_ = eventfd(0, EFD_CLOEXEC);  // blocking: io_uring arms a poll for the read
   if (ctx->wake_fd_ < 0) {
     if (why) *why = "eventfd failed: " + errno_text(errno);
@@ -75,7 +92,7 @@ std::unique_ptr<IoContext> IoContext::create(unsigned depth, int hint_fd, std::s
   return ctx;
 }
 
-IoContext::IoContext(std::unique_ptr<Ring> ring, int hint_fd) noexcept : ring_(std::move(ring)), hint_fd_(hint_fd) {}
+IoContext::IoContext(std::unique_ptr<Ring> ring) noexcept : ring_(std::move(ring)) {}
 
 IoContext::~IoContext() {
   ring_.reset();  // tears down the ring first: nothing can complete into our buffers any more
@@ -128,15 +145,6 @@ void IoContext::flush() {
   if (rc >= 0) queued_ = 0;
 }
 
-void IoContext::arm_hint_read() {
-  if (hint_armed_ || hint_fd_ < 0) return;
-  io_uring_sqe* sqe = ring_->sqe();
-  io_uring_prep_read(sqe, hint_fd_, &hint_buffer_, sizeof(hint_buffer_), ~0ULL);
-  io_uring_sqe_set_data64(sqe, kHintTag);
-  ++queued_;
-  hint_armed_ = true;
-}
-
 void IoContext::arm_wake_read() {
   if (wake_armed_) return;
   io_uring_sqe* sqe = ring_->sqe();
@@ -146,13 +154,17 @@ void IoContext::arm_wake_read() {
   wake_armed_ = true;
 }
 
-void IoContext::cancel_hint_read() {
-  if (!hint_armed_ || cancel_pending_) return;
+void IoContext::arm_futex_wait(const std::atomic<std::uint32_t>& word, std::uint32_t value) {
+  if (futex_armed_ || !futex_doorbell_) return;
   io_uring_sqe* sqe = ring_->sqe();
-  io_uring_prep_cancel64(sqe, kHintTag, 0);
-  io_uring_sqe_set_data64(sqe, kCancelTag);
+  // Laid out as liburing's io_uring_prep_futex_wait does: fd = futex2 flags, addr = the
+  // word, addr2 = the value it must hold, addr3 = the wake bitset; everything else zero.
+  io_uring_prep_rw(kOpFutexWait, sqe, static_cast<int>(kFutex2SizeU32 | kFutex2Private),
+                   const_cast<std::atomic<std::uint32_t>*>(&word), 0, value);
+  sqe->addr3 = kFutexBitsetMatchAny;
+  io_uring_sqe_set_data64(sqe, kFutexTag);
   ++queued_;
-  cancel_pending_ = true;
+  futex_armed_ = true;
 }
 
 void IoContext::cancel_all() {
@@ -198,18 +210,12 @@ void IoContext::reap(Reaped& out) {
     ++seen;
     const std::uint64_t tag = cqe->user_data;
     const std::int64_t res = cqe->res;
-    if (tag == kHintTag) {
-      hint_armed_ = false;
-      if (res == static_cast<std::int64_t>(sizeof(WakeHint))) {
-        out.hint = true;
-        out.hint_value = hint_buffer_;
-      }
-      // -ECANCELED (withdrawn), 0 (the pipe closed at shutdown): no hint.
-    } else if (tag == kWakeTag) {
+    if (tag == kWakeTag) {
       wake_armed_ = false;
       if (res > 0) out.targeted = true;
+    } else if (tag == kFutexTag) {
+      futex_armed_ = false;  // woken, or -EAGAIN (the word had changed): the caller re-checks it
     } else if (tag == kCancelTag) {
-      cancel_pending_ = false;
     } else {
       auto* op = reinterpret_cast<IoOp*>(static_cast<std::uintptr_t>(tag));
       if (op->kind == IoKind::write && res == -ENOTSOCK && !op->plain_write) {

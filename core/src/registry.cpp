@@ -66,23 +66,19 @@ Registry::Registry(SchedulerOptions options)
 
 Registry::~Registry() { shutdown(); }
 
-// setup_io_strategy: one io_uring per worker plus the hint pipe, or, if any of it cannot
-// be had, the condvar strategy and one line saying why.
+// setup_io_strategy: one io_uring per worker, or, if any of them cannot be had, the
+// condvar strategy and one line saying why.
 void Registry::setup_io_strategy() {
   std::string why;
-  const int hint_fd = sleep_.enable_hints(&why);
   std::vector<std::unique_ptr<IoContext>> rings;
-  if (hint_fd >= 0) {
-    for (std::uint32_t i = 0; i < worker_count_; ++i) {
-      auto ring = IoContext::create(options_.io_queue_depth, hint_fd, &why);
-      if (!ring) break;
-      rings.push_back(std::move(ring));
-    }
+  for (std::uint32_t i = 0; i < worker_count_; ++i) {
+    auto ring = IoContext::create(options_.io_queue_depth, &why);
+    if (!ring) break;
+    rings.push_back(std::move(ring));
   }
-  if (hint_fd < 0 || rings.size() != worker_count_) {
-    sleep_.disable_hints();
+  if (rings.size() != worker_count_) {
     strategy_note_ = "lantern: the io_uring sleep strategy is unavailable (" + why +
-                     "); workers sleep on condition variables instead";
+                     "); falling back to the condvar strategy";
     if (options_.log) {
       try {
         options_.log(strategy_note_);
@@ -97,6 +93,7 @@ void Registry::setup_io_strategy() {
     sleep_.register_io(i, rings[i].get());
     workers_[i]->set_io(std::move(rings[i]));
   }
+  sleep_.use_rings();
 }
 
 void Registry::inject(Job* job, int lane) {
@@ -191,7 +188,7 @@ void Registry::shutdown() {
   stopping_.store(true, std::memory_order_seq_cst);
   // Operations in flight may never finish by themselves (an accept, a read of an idle
   // socket): cancel them, so their callbacks run with -ECANCELED and the pool drains.
-  if (sleep_.uses_hints()) {
+  if (sleep_.uses_rings()) {
     for (auto& w : workers_) w->request_io_cancel();
   } else {
     shared_io_.cancel_all();

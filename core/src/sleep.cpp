@@ -13,7 +13,6 @@
 
 namespace lantern::detail {
 
-namespace {
 // A slot's futex word, private to this process. The word is the truth; a futex call only
 // blocks or wakes, so a spurious or late wake costs a re-check, never correctness.
 void futex_wait(std::atomic<std::uint32_t>& word, std::uint32_t expected) noexcept {
@@ -22,7 +21,6 @@ void futex_wait(std::atomic<std::uint32_t>& word, std::uint32_t expected) noexce
 void futex_wake_one(std::atomic<std::uint32_t>& word) noexcept {
   syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
 }
-}  // namespace
 
 void wake_latch_sleeper(Sleep* sleep, std::uint32_t worker) noexcept {
   if (!sleep || worker == Latch::kNoWorker) return;
@@ -75,7 +73,6 @@ void Sleep::new_jobs(std::uint32_t n, bool queue_was_empty, SleepSink* sink, std
 }
 
 bool Sleep::wake_specific(std::uint32_t worker, SleepSink* sink, std::uint64_t why) noexcept {
-  if (uses_hints()) return wake_specific_io(worker, sink, why);
   return wake_slot(worker, sink, why, SleepSink::kNowhere);
 }
 
@@ -98,12 +95,15 @@ bool Sleep::wake_slot(std::uint32_t worker, SleepSink* sink, std::uint64_t why, 
   // mutex, until we let go). The slot outlives every waker (the destructor waits for
   // outside threads and joins workers), and a wake that lands on a later sleep of the
   // same worker is spurious: that sleep re-checks its word and blocks again.
+  // Wakes the sleeper's futex wait on the word: a plain one, or (io_uring strategy) the
+  // one armed in its ring - never both (Sleep::sleep_io). A ring without futex waits
+  // (before Linux 6.7) has the worker's eventfd as its doorbell instead (IO.md).
   futex_wake_one(slot.blocked);
+  if (IoContext* io = slot.io.load(std::memory_order_relaxed); io && !io->futex_doorbell()) io->wake();
   return true;
 }
 
 std::uint32_t Sleep::wake_any(std::uint32_t n, SleepSink* sink, std::uint32_t where) noexcept {
-  if (uses_hints()) return wake_by_hints(n, sink, where);
   std::uint32_t woken = 0;
   // Lowest index first. Starting at the worker whose queue got the work (its own lane)
   // was measured and rejected: the idle row (a task every 10 ms, round-robin lanes) then

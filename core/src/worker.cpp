@@ -296,8 +296,6 @@ void Worker::poll_io() {
   if (io_cancel_requested_.load(std::memory_order_relaxed) && io_cancel_requested_.exchange(false)) io_->cancel_all();
   Reaped r;
   io_->poll(r);
-  // A hint caught by a read we had already withdrawn belongs to a sleeper: pass it on.
-  if (r.hint) sleep_->forward_hint(r.hint_value);
   while (IoOp* op = io_->take_ready()) {
     registry_->not_ready_released(this);
     released_one();

@@ -1,15 +1,16 @@
 // io_context.hpp - one io_uring and the bookkeeping around it (core/src/IO.md).
 //
 // Under the io_uring sleep strategy every worker owns one: the operations its tasks
-// start, the read of the shared wake-hint pipe it sleeps on, and the read of its own
-// eventfd (targeted wakes, e.g. a latch it sleeps on) all complete in it, so a sleeping
-// worker waits for all three with one io_uring_enter. Under the condvar strategy the
+// start and the read of its own eventfd (its doorbell: any wake of this worker, and
+// shutdown's cancel request) complete in it, so a sleeping worker waits for both with
+// one io_uring_enter. Under the condvar strategy the
 // pool has one shared context, reaped by a completer thread.
 //
 // Threading: a worker's context is used by that worker only, except wake() (any thread).
 // The shared context is used under its owner's mutex (see IoService).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -18,29 +19,21 @@
 
 namespace lantern::detail {
 
-// WakeHint: what a waker writes into the hint pipe, one per worker to wake. 16 bytes:
-// pipe writes of up to PIPE_BUF bytes are atomic and reads of 16 take exactly one.
-struct WakeHint {
-  std::uint32_t waker;  // worker index, or SleepSink::kOutside
-  std::uint32_t where;  // the worker whose deque or lane got the work
-  std::uint64_t ticks;  // when the waker wrote it (wake latency)
-};
-static_assert(sizeof(WakeHint) == 16);
-
 // Reaped: what one wait() or poll() found besides finished operations.
 struct Reaped {
-  bool hint = false;       // the hint read completed with a hint (in hint_value)
-  WakeHint hint_value{};
-  bool targeted = false;   // the eventfd read completed: someone woke this worker
+  bool targeted = false;   // the eventfd read completed: someone rang this worker's doorbell
   std::uint32_t ops = 0;   // operations that completed (now in the ready list)
 };
 
+// force_eventfd_doorbell (tests): rings created after this call use the eventfd doorbell
+// even where the kernel has IORING_OP_FUTEX_WAIT, the path kernels before 6.7 take.
+void force_eventfd_doorbell(bool on) noexcept;
+
 class IoContext {
  public:
-  // create sets up an io_uring with `depth` submission entries. hint_fd is the read
-  // end of the hint pipe (-1: this context never sleeps, e.g. the shared one). Returns
-  // nullptr and fills *why when io_uring is unavailable or lacks an operation we need.
-  static std::unique_ptr<IoContext> create(unsigned depth, int hint_fd, std::string* why);
+  // create sets up an io_uring with `depth` submission entries. Returns nullptr and
+  // fills *why when io_uring is unavailable or lacks an operation we need.
+  static std::unique_ptr<IoContext> create(unsigned depth, std::string* why);
   ~IoContext();
   IoContext(const IoContext&) = delete;
   IoContext& operator=(const IoContext&) = delete;
@@ -50,16 +43,22 @@ class IoContext {
   // flush submits queued entries (one io_uring_enter), if any.
   void flush();
   // busy: anything queued or in flight that poll() should look at.
-  bool busy() const noexcept { return queued_ > 0 || in_flight_ops_ > 0 || hint_armed_ || wake_armed_; }
+  bool busy() const noexcept { return queued_ > 0 || in_flight_ops_ > 0 || wake_armed_ || futex_armed_; }
   bool has_queued() const noexcept { return queued_ > 0; }
   std::uint32_t in_flight() const noexcept { return in_flight_ops_; }
 
   // The sleeping worker's side.
-  void arm_hint_read();     // no-op if already armed
-  void arm_wake_read();     // no-op if already armed
-  void cancel_hint_read();  // queue a cancel of the armed hint read, if armed
-  bool hint_armed() const noexcept { return hint_armed_; }
+  void arm_wake_read();  // no-op if already armed
   bool wake_armed() const noexcept { return wake_armed_; }
+  // futex_doorbell: the kernel has IORING_OP_FUTEX_WAIT (Linux 6.7), so a sleeper waits
+  // in its ring on its slot's futex word and a waker's plain FUTEX_WAKE completes it;
+  // without it the doorbell is the eventfd (wake()).
+  bool futex_doorbell() const noexcept { return futex_doorbell_; }
+  // arm_futex_wait queues a wait on `word` while it holds `value` (no-op if one is armed
+  // or there is no futex doorbell). It completes on a FUTEX_WAKE of the word, at once if
+  // the word differs, or at teardown; the word must outlive the ring.
+  void arm_futex_wait(const std::atomic<std::uint32_t>& word, std::uint32_t value);
+  bool futex_armed() const noexcept { return futex_armed_; }
 
   // wait submits queued entries and blocks until at least one completion has arrived,
   // then reaps every completion available; poll only reaps (no system call).
@@ -81,20 +80,18 @@ class IoContext {
 
  private:
   struct Ring;
-  explicit IoContext(std::unique_ptr<Ring> ring, int hint_fd) noexcept;
+  explicit IoContext(std::unique_ptr<Ring> ring) noexcept;
   void reap(Reaped& out);
   void complete(IoOp* op, std::int64_t result) noexcept;
   void prepare(IoOp* op);
 
   std::unique_ptr<Ring> ring_;
-  const int hint_fd_;
   int wake_fd_ = -1;
   std::uint32_t queued_ = 0;
   std::uint32_t in_flight_ops_ = 0;
-  bool hint_armed_ = false;
   bool wake_armed_ = false;
-  bool cancel_pending_ = false;
-  WakeHint hint_buffer_{};
+  bool futex_armed_ = false;
+  bool futex_doorbell_ = false;
   std::uint64_t wake_buffer_ = 0;
   IoOp* in_flight_head_ = nullptr;
   Job* ready_head_ = nullptr;

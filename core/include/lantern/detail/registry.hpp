@@ -33,7 +33,7 @@ class Registry {
   const std::vector<std::string>& topology_warnings() const noexcept { return topology_warnings_; }
   Sleep& sleep() noexcept { return sleep_; }
   // strategy: the sleep strategy in use (io_uring may have fallen back to condvar).
-  SleepStrategy strategy() const noexcept { return sleep_.uses_hints() ? SleepStrategy::io_uring : SleepStrategy::condvar; }
+  SleepStrategy strategy() const noexcept { return sleep_.uses_rings() ? SleepStrategy::io_uring : SleepStrategy::condvar; }
   // strategy_note: why io_uring was not used although asked for ("" otherwise).
   const std::string& strategy_note() const noexcept { return strategy_note_; }
   SharedIo& shared_io() noexcept { return shared_io_; }

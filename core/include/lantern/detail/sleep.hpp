@@ -14,6 +14,11 @@
 
 namespace lantern::detail {
 
+// futex_wait blocks while `word` holds `expected` (or returns spuriously); futex_wake_one
+// wakes one thread (or io_uring futex wait) blocked on it. Private to the process.
+void futex_wait(std::atomic<std::uint32_t>& word, std::uint32_t expected) noexcept;
+void futex_wake_one(std::atomic<std::uint32_t>& word) noexcept;
+
 // IdleState is the searching worker's own record of one idle period.
 struct IdleState {
   std::uint32_t worker = 0;
@@ -59,18 +64,13 @@ class Sleep {
   static constexpr double kSpinLimitNs = 100'000;
 
   explicit Sleep(std::uint32_t workers);
-  ~Sleep();
   Sleep(const Sleep&) = delete;
   Sleep& operator=(const Sleep&) = delete;
 
-  // enable_hints switches to the io_uring strategy (core/src/IO.md): creates the hint
-  // pipe and returns its read end, which every worker's IoContext reads when it sleeps.
-  // Returns -1 and fills *why on failure (the condvar strategy stays). Call before any
-  // worker starts.
-  int enable_hints(std::string* why);
-  bool uses_hints() const noexcept { return hint_write_fd_ >= 0; }
-  // disable_hints undoes enable_hints (a worker's ring could not be set up).
-  void disable_hints() noexcept;
+  // use_rings switches to the io_uring strategy (core/src/IO.md): every worker has a
+  // ring (register_io) and sleeps in it. Call before any worker starts.
+  void use_rings() noexcept { rings_ = true; }
+  bool uses_rings() const noexcept { return rings_; }
 
   // start_looking: the worker found no local work and starts searching (-> idle).
   IdleState start_looking(std::uint32_t worker) noexcept;
@@ -160,10 +160,9 @@ class Sleep {
   void sleep_io(IdleState& idle, Latch& latch, bool (*has_injected)(void*), void* ctx, SleepSink& sink,
                 IoContext& io);
   void leave_sleep(IdleState& idle, Latch& latch, SleepSink& sink, StateReason why, std::uint32_t rounds);
+  struct WorkerSlot;
+  void woken_by_waker(IdleState& idle, Latch& latch, SleepSink& sink, WorkerSlot& slot);
   bool wake_slot(std::uint32_t worker, SleepSink* sink, std::uint64_t why, std::uint32_t where) noexcept;
-  std::uint32_t wake_by_hints(std::uint32_t n, SleepSink* sink, std::uint32_t where) noexcept;
-  bool wake_specific_io(std::uint32_t worker, SleepSink* sink, std::uint64_t why) noexcept;
-  void write_hints(const WakeHint* hints, std::uint32_t n) noexcept;
 
   struct alignas(64) WorkerSlot {
     // The sleeper holds `mutex` from before it counts itself as sleeping until it has
@@ -172,6 +171,8 @@ class Sleep {
     // The futex word the sleeper blocks on: 1 while it is (about to be) blocked. Set by
     // the sleeper and cleared by a waker, both under `mutex`; the sleeper waits on it
     // without the mutex, so a woken thread never queues for the mutex its waker holds.
+    // (io_uring strategy: the sleeper waits in its ring instead, and the waker rings
+    // `io`'s eventfd; a sleeper woken by its own IO clears it itself, under `mutex`.)
     std::atomic<std::uint32_t> blocked{0};
     // Who woke the worker, why, and when (ticks): written by the waker under `mutex`
     // before its release store of blocked = 0, read by the woken worker after its
@@ -180,30 +181,20 @@ class Sleep {
     std::uint64_t woken_why = 0;
     std::uint64_t woken_at_ticks = 0;
     std::uint32_t woken_where = SleepSink::kNowhere;
-    // io_uring strategy: the worker is (about to be) blocked in its ring; a targeted
-    // waker clears it and then writes the worker's eventfd. The woken_* fields above
-    // are then written by that waker alone, after its successful clear.
-    std::atomic<bool> io_blocked{false};
+    // io_uring strategy: the worker's ring, whose eventfd is this slot's doorbell.
     std::atomic<IoContext*> io{nullptr};
-    std::atomic<std::uint32_t> io_woken_by{SleepSink::kOutside};
-    std::atomic<std::uint64_t> io_woken_why{0};
-    std::atomic<std::uint64_t> io_woken_at_ticks{0};
   };
 
   SleepCounters counters_;
   const std::uint64_t spin_limit_ticks_ = ns_to_ticks(kSpinLimitNs);
   const std::uint32_t workers_;
   std::unique_ptr<WorkerSlot[]> slots_;
-  int hint_read_fd_ = -1;
-  int hint_write_fd_ = -1;
+  bool rings_ = false;  // io_uring strategy (use_rings)
   alignas(64) std::atomic<std::uint32_t> outside_{0};  // outside threads inside (see enter_outside)
 
  public:
   // register_io: worker `worker`'s context, for targeted wakes (before workers start).
   void register_io(std::uint32_t worker, IoContext* io) noexcept { slots_[worker].io.store(io, std::memory_order_relaxed); }
-  // forward_hint: a worker that had already left the sleeping count caught a hint meant
-  // for a sleeper; it puts the hint back for the next reader (IO.md, "Withdrawing").
-  void forward_hint(const WakeHint& hint) noexcept { write_hints(&hint, 1); }
 };
 
 template <class HasInjected>
@@ -224,7 +215,7 @@ void Sleep::no_work_found(IdleState& idle, Latch& latch, HasInjected&& has_injec
     return;
   }
   auto thunk = [](void* ctx) -> bool { return (*static_cast<HasInjected*>(ctx))(); };
-  if (IoContext* io = sink.io_context(); io && uses_hints()) {
+  if (IoContext* io = sink.io_context(); io && uses_rings()) {
     sleep_io(idle, latch, thunk, &has_injected_work, sink, *io);
   } else {
     sleep(idle, latch, thunk, &has_injected_work, sink);
