@@ -18,9 +18,11 @@ class Observer;
 //    name; it used a condition variable per sleeper until issue 16). Asynchronous IO
 //    (lantern/io.hpp) then completes on one shared io_uring reaped by a completer thread,
 //    which hands each finished operation to the pool like a task submitted from outside.
-//  * io_uring: each worker owns an io_uring; a sleeper waits in it for a wake hint read
-//    from a shared pipe together with its own IO completions, so a completion wakes the
-//    very worker that submitted the operation and its task runs there.
+//  * io_uring: each worker owns an io_uring for its own IO. A sleeper with none of its IO
+//    in flight blocks on its futex word as under condvar; one with IO in flight waits in
+//    its ring, where a futex wait on that same word is armed beside its operations, so
+//    either a waker or a completion wakes it: a completion wakes the very worker that
+//    submitted the operation and its task runs there.
 // Where io_uring cannot be set up (an old kernel, kernel.io_uring_disabled, a seccomp
 // filter) io_uring falls back to condvar and says so in one line through `log`.
 enum class SleepStrategy : std::uint8_t { condvar, io_uring };
