@@ -102,7 +102,7 @@ void chain_step(lantern::TaskGroup& group, long long& steps, int i) {
 }
 
 // spawn_chains: inside a task; `chains` chains one after the other; returns the steps.
-long long spawn_chains(int chains) {
+[[maybe_unused]] long long spawn_chains(int chains) {
   long long total = 0;
   for (int c = 0; c < chains; ++c) {
     long long steps = 0;

@@ -5,20 +5,45 @@
 
 namespace lantern {
 
-void Observer::set_interest(std::uint32_t mask) noexcept {
-  std::lock_guard<std::mutex> lock(copies_mutex_);
-  interest_.store(mask, std::memory_order_relaxed);
-  for (std::atomic<std::uint32_t>* copy : copies_) copy->store(mask | kAttached, std::memory_order_relaxed);
+// update: word = f(word, arg) and every attached copy = word | kAttached, under the mutex
+// (so two updates never leave the copies disagreeing with the word); returns the old word.
+std::uint32_t Observer::Interest::update(std::uint32_t (*f)(std::uint32_t, std::uint32_t), std::uint32_t arg,
+                                         std::memory_order order) noexcept {
+  std::lock_guard<std::mutex> lock(mutex_);
+  const std::uint32_t old = word_.load(std::memory_order_relaxed);
+  const std::uint32_t mask = f(old, arg);
+  word_.store(mask, order == std::memory_order_acq_rel || order == std::memory_order_acquire ||
+                            order == std::memory_order_consume
+                        ? std::memory_order_release
+                        : order);
+  for (std::atomic<std::uint32_t>* copy : copies_) copy->store(mask | Observer::kAttached, std::memory_order_relaxed);
+  return old;
 }
 
-void Observer::attach_worker(std::atomic<std::uint32_t>* copy) {
-  std::lock_guard<std::mutex> lock(copies_mutex_);
+void Observer::Interest::store(std::uint32_t mask, std::memory_order order) noexcept {
+  update([](std::uint32_t, std::uint32_t m) { return m; }, mask, order);
+}
+
+std::uint32_t Observer::Interest::exchange(std::uint32_t mask, std::memory_order order) noexcept {
+  return update([](std::uint32_t, std::uint32_t m) { return m; }, mask, order);
+}
+
+std::uint32_t Observer::Interest::fetch_or(std::uint32_t bits, std::memory_order order) noexcept {
+  return update([](std::uint32_t w, std::uint32_t b) { return w | b; }, bits, order);
+}
+
+std::uint32_t Observer::Interest::fetch_and(std::uint32_t bits, std::memory_order order) noexcept {
+  return update([](std::uint32_t w, std::uint32_t b) { return w & b; }, bits, order);
+}
+
+void Observer::Interest::attach(std::atomic<std::uint32_t>* copy) {
+  std::lock_guard<std::mutex> lock(mutex_);
   copies_.push_back(copy);
-  copy->store(interest_.load(std::memory_order_relaxed) | kAttached, std::memory_order_relaxed);
+  copy->store(word_.load(std::memory_order_relaxed) | Observer::kAttached, std::memory_order_relaxed);
 }
 
-void Observer::detach_worker(std::atomic<std::uint32_t>* copy) noexcept {
-  std::lock_guard<std::mutex> lock(copies_mutex_);
+void Observer::Interest::detach(std::atomic<std::uint32_t>* copy) noexcept {
+  std::lock_guard<std::mutex> lock(mutex_);
   copies_.erase(std::remove(copies_.begin(), copies_.end(), copy), copies_.end());
 }
 
@@ -27,7 +52,7 @@ void Observer::detach_worker(std::atomic<std::uint32_t>* copy) noexcept {
 namespace lantern::detail {
 
 void emit_hook(Observer* observer, std::uint32_t worker, Hook hook, std::uint64_t a, std::uint64_t b) noexcept {
-  if (observer->interest() & Observer::bit(hook)) observer->on_event(worker, hook, a, b);
+  if (observer->interest.load(std::memory_order_relaxed) & Observer::bit(hook)) observer->on_event(worker, hook, a, b);
 }
 
 }  // namespace lantern::detail

@@ -29,13 +29,13 @@ Worker::Worker(Registry& registry, std::uint32_t idx, LaneMirror* mirror, Observ
       }()),
       max_wait_depth_(registry.options().max_wait_depth) {
 #if LANTERN_OBSERVER
-  if (obs) obs->attach_worker(&hooks_);
+  if (obs) obs->interest.attach(&hooks_);
 #endif
 }
 
 Worker::~Worker() {
 #if LANTERN_OBSERVER
-  if (observer) observer->detach_worker(&hooks_);
+  if (observer) observer->interest.detach(&hooks_);
 #endif
 }
 
@@ -283,7 +283,7 @@ void Worker::report_task_end(Job* job, bool threw) noexcept {
 // sample_not_ready: report the pool's not-ready count if it changed since the last report
 // (O(workers) loads; only on idle transitions and every 64th release).
 void Worker::sample_not_ready() noexcept {
-  if (!(observer->interest() & Observer::bit(Hook::not_ready))) return;
+  if (!(observer->interest.load(std::memory_order_relaxed) & Observer::bit(Hook::not_ready))) return;
   // A pool-wide gauge: report it when it differs from the last value any worker reported.
   const std::uint64_t n = registry_->not_ready_tasks();
   if (registry_->last_not_ready_sample.exchange(n, std::memory_order_relaxed) == n) return;

@@ -92,7 +92,9 @@ Exact record(const std::string& path, lantern::SleepStrategy strategy, Workload 
     pool.shutdown();
     collector.stop();
     EXPECT_TRUE(sink->ok()) << sink->error();
-    if (!flight.empty()) EXPECT_EQ(flight_recorder->dump(flight), "");
+    if (!flight.empty()) {
+      EXPECT_EQ(flight_recorder->dump(flight), "");
+    }
     for (std::uint32_t w = 0; w < kWorkers; ++w) {
       exact.workers.push_back(recorder.snapshot(w));
       exact.ready_wait.add(recorder.counters(w).ready_wait);

@@ -155,7 +155,7 @@ TEST(Latch, SetterDoesNotTouchTheLatchOnceTheWaiterCanSeeSet) {
 // ---------------------------------------------------------------------------------
 class HoldWokenWorker final : public lantern::Observer {
  public:
-  HoldWokenWorker() { set_interest(bit(lantern::Hook::wake)); }
+  HoldWokenWorker() { interest.store(bit(lantern::Hook::wake), std::memory_order_relaxed); }
   void on_event(std::uint32_t worker, lantern::Hook hook, std::uint64_t a, std::uint64_t) noexcept override {
     if (hook != lantern::Hook::wake) return;
     if (lantern::WakePayload::decode(a, 0).why != lantern::WakeCause::work) return;
@@ -237,7 +237,7 @@ TEST_P(Strategy, ALatchNeverSwallowsAWakeForWork) {
 // the Signal set. Before the fix J waited for T1's whole run (both strategies).
 class HoldIdleWorker final : public lantern::Observer {
  public:
-  HoldIdleWorker() { set_interest(bit(lantern::Hook::state)); }
+  HoldIdleWorker() { interest.store(bit(lantern::Hook::state), std::memory_order_relaxed); }
   void on_event(std::uint32_t worker, lantern::Hook hook, std::uint64_t a, std::uint64_t) noexcept override {
     if (hook != lantern::Hook::state || lantern::StatePayload::decode(a, 0).to != lantern::WorkerState::idle) return;
     if (!armed.load() || worker != target.load()) return;
@@ -466,7 +466,7 @@ TEST_P(Strategy, AWorkerCountedOnThatTakesOtherWorkWakesASleeperForTheRest) {
 // ---------------------------------------------------------------------------------
 class CountDeadlocks final : public lantern::Observer {
  public:
-  CountDeadlocks() { set_interest(bit(lantern::Hook::deadlock)); }
+  CountDeadlocks() { interest.store(bit(lantern::Hook::deadlock), std::memory_order_relaxed); }
   void on_event(std::uint32_t, lantern::Hook hook, std::uint64_t a, std::uint64_t b) noexcept override {
     if (hook != lantern::Hook::deadlock) return;
     const auto p = lantern::DeadlockPayload::decode(a, b);

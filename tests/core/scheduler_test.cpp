@@ -207,16 +207,19 @@ FloodResult run_flood(bool helping) {
     }
   };
   lantern::Future<void> lane_task;
+  long submitted_at = 0;
   pool.run([&] {
     for (int i = 0; i < 4; ++i) pool.spawn(Flood{&pool, &flood_done, flood_total});
-    // Let the flood get going, then submit the probe task into worker 0's lane.
-    while (flood_done.load() < 500) std::this_thread::yield();
+    // Let the flood get going, then submit the probe task into worker 0's lane. The count
+    // is measured from the value seen just before the submit, not from 500: this thread
+    // may be preempted inside yield() while the other worker runs thousands of tasks.
+    while ((submitted_at = flood_done.load()) < 500) std::this_thread::yield();
     lane_task = pool.submit_to_lane(0, [&] { seen_at.store(flood_done.load()); });
     lane_task_submitted = true;
   });
   lane_task.get();
   pool.shutdown();
-  return {seen_at.load() - 500, flood_done.load()};
+  return {seen_at.load() - submitted_at, flood_done.load()};
 }
 }  // namespace
 
@@ -328,4 +331,72 @@ TEST(Observer, SeesStatesTasksAndSteals) {
 #else
   EXPECT_EQ(n(lantern::Hook::task_begin), 0);
 #endif
+}
+
+// Observer::interest reads and writes like an atomic word; each worker tests its own copy
+// on the push and task hooks (issue 16), and every way of changing the word (store,
+// assignment, exchange, fetch_or, fetch_and, set_interest) must reach those copies at
+// once, or those hooks would disagree with the others about what the observer wants. One
+// worker, every push reported: the counts are exact. A task changes the interest and then
+// spawns, so each change lands between pushes deterministically.
+TEST(Observer, EveryWayOfChangingTheInterestReachesTheWorkersAtOnce) {
+  using lantern::Hook;
+  struct Counting final : lantern::Observer {
+    std::atomic<long> hooks[lantern::kHookCount] = {};
+    Counting() { interest.store(0, std::memory_order_relaxed); }
+    void on_event(std::uint32_t, Hook h, std::uint64_t, std::uint64_t) noexcept override {
+      hooks[static_cast<int>(h)].fetch_add(1, std::memory_order_relaxed);
+    }
+    long take(Hook h) { return hooks[static_cast<int>(h)].exchange(0); }
+  } counting;
+  const auto bit = [](Hook h) { return lantern::Observer::bit(h); };
+  const std::uint32_t task_hooks = bit(Hook::task_begin) | bit(Hook::task_end);
+  constexpr int kSpawns = 5;
+  auto spawn_some = [] {
+    lantern::TaskGroup group;
+    for (int i = 0; i < kSpawns; ++i) group.spawn([] {});
+    group.wait();
+  };
+  struct Step {
+    const char* how;
+    long pushes, begins;  // expected for the kSpawns spawns made after the change
+  };
+  std::vector<Step> steps;
+  std::vector<std::pair<long, long>> seen;
+  {
+    Scheduler pool({.workers = 1, .observer = &counting});
+    Watchdog dog("interest changes", 60s, dump(pool));
+    pool.run([&] {
+      auto measure = [&](const char* how, long pushes, long begins) {
+        counting.take(Hook::push);
+        counting.take(Hook::task_begin);
+        spawn_some();
+        steps.push_back({how, pushes, begins});
+        seen.emplace_back(counting.take(Hook::push), counting.take(Hook::task_begin));
+      };
+      measure("constructor store(0)", 0, 0);
+      counting.interest.store(bit(Hook::push));
+      measure("store", kSpawns, 0);
+      counting.interest = bit(Hook::push) | task_hooks;
+      measure("operator=", kSpawns, kSpawns);
+      EXPECT_EQ(counting.interest.exchange(task_hooks), bit(Hook::push) | task_hooks);
+      measure("exchange", 0, kSpawns);
+      EXPECT_EQ(counting.interest.fetch_or(bit(Hook::push)), task_hooks);
+      measure("fetch_or", kSpawns, kSpawns);
+      EXPECT_EQ(counting.interest.fetch_and(~task_hooks), bit(Hook::push) | task_hooks);
+      measure("fetch_and", kSpawns, 0);
+      counting.set_interest(0);
+      measure("set_interest", 0, 0);
+      EXPECT_EQ(static_cast<std::uint32_t>(counting.interest), 0u);
+    });
+  }
+  ASSERT_EQ(steps.size(), seen.size());
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+#if LANTERN_OBSERVER
+    EXPECT_EQ(seen[i].first, steps[i].pushes) << "pushes after " << steps[i].how;
+    EXPECT_EQ(seen[i].second, steps[i].begins) << "task_begins after " << steps[i].how;
+#else
+    EXPECT_EQ(seen[i].first, 0) << steps[i].how;
+#endif
+  }
 }

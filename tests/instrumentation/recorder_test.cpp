@@ -128,7 +128,7 @@ TEST(Recorder, TaskLabelsAreRecordedAtTasksNotAtStates) {
   const lantern::Label kind = lantern::label("recorder_test.kind");
   Recorder recorder(2, {.level = Level::states});
   // Below "tasks" nobody wants task_label: the scheduler does not even call the recorder.
-  EXPECT_EQ(recorder.interest() & lantern::Observer::bit(lantern::Hook::task_label), 0u);
+  EXPECT_EQ(recorder.interest.load() & lantern::Observer::bit(lantern::Hook::task_label), 0u);
   auto sink = std::make_shared<CountingSink>();
   Collector collector(recorder);
   collector.attach(sink);
@@ -142,7 +142,7 @@ TEST(Recorder, TaskLabelsAreRecordedAtTasksNotAtStates) {
     EXPECT_GT(sink->by_type[EventType::state], 0u);
     EXPECT_EQ(sink->by_type[EventType::task_label], 0u);  // level states: not recorded
     recorder.set_level(Level::tasks);
-    EXPECT_NE(recorder.interest() & lantern::Observer::bit(lantern::Hook::task_label), 0u);
+    EXPECT_NE(recorder.interest.load() & lantern::Observer::bit(lantern::Hook::task_label), 0u);
     for (int i = 0; i < kTasks; ++i) pool.submit([&] { lantern::label_task(kind); }).get();
   }
   collector.stop();

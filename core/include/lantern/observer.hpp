@@ -45,31 +45,54 @@ class Observer {
   virtual void on_event(std::uint32_t worker, Hook hook, std::uint64_t a, std::uint64_t b) noexcept = 0;
 
   // interest: bit (1 << hook) set means "call on_event for this hook", so a hook nobody
-  // wants costs a load and a branch, not a virtual call. All hooks by default; change it
-  // with set_interest, at any time (in the constructor, or while a Scheduler uses the
-  // observer). Each worker keeps its own copy (so that on the hot path it tests a word
-  // of its own, at the cost of the no-observer test), which set_interest updates; the
-  // word itself is private so that no store can reach some hooks and not others.
+  // wants costs a load and a branch, not a virtual call. All hooks by default. It reads
+  // and writes like an atomic word (interest.load(), interest.store(mask)) and may change
+  // at any time, in the constructor or while a Scheduler uses the observer. Each worker
+  // keeps its own copy (so that on the hot path it tests a word of its own, at the cost
+  // of the no-observer test); a store updates the word and every attached worker's copy
+  // together (under a mutex: not for the hot path), so every hook sees the same interest.
   // - task_begin, task_end: the copy is read once per task, at its begin. task_end is
   //   called for a task exactly when that read wanted it, or when the task threw (even
   //   if unwanted, so failures can be counted at every level); a change while a task
   //   runs takes effect from the next task and never splits a task's begin and end. A
   //   task neither hook is wanted for makes no call at all (unless it threw).
   // - push (own deque): the copy is read at each push (once per join and per spawn).
-  // - every other hook: this word is read with a relaxed load before each call.
-  std::uint32_t interest() const noexcept { return interest_.load(std::memory_order_relaxed); }
-  static constexpr std::uint32_t bit(Hook h) noexcept { return 1u << static_cast<unsigned>(h); }
-  // set_interest: stores `mask` as the interest and into every attached worker's copy
-  // (any thread; takes a mutex, so not for the hot path). A worker sees the change at its
-  // next test of the copy.
-  void set_interest(std::uint32_t mask) noexcept;
+  // - every other hook: the word is read with a relaxed load before each call.
+  class Interest {
+   public:
+    std::uint32_t load(std::memory_order order = std::memory_order_seq_cst) const noexcept {
+      return word_.load(order);
+    }
+    void store(std::uint32_t mask, std::memory_order order = std::memory_order_seq_cst) noexcept;
+    operator std::uint32_t() const noexcept { return load(); }
+    Interest& operator=(std::uint32_t mask) noexcept {
+      store(mask);
+      return *this;
+    }
+    // exchange / fetch_or / fetch_and: read-modify-write like std::atomic's, updating the
+    // workers' copies too; each returns the previous interest.
+    std::uint32_t exchange(std::uint32_t mask, std::memory_order order = std::memory_order_seq_cst) noexcept;
+    std::uint32_t fetch_or(std::uint32_t bits, std::memory_order order = std::memory_order_seq_cst) noexcept;
+    std::uint32_t fetch_and(std::uint32_t bits, std::memory_order order = std::memory_order_seq_cst) noexcept;
 
-  // attach_worker / detach_worker: called by core for each worker of a Scheduler using
-  // this observer (constructor / destructor): `copy` is the worker's copy of interest,
-  // set here to interest | kAttached and kept up to date by set_interest until detached.
-  static constexpr std::uint32_t kAttached = 1u << 31;  // no hook uses bit 31
-  void attach_worker(std::atomic<std::uint32_t>* copy);
-  void detach_worker(std::atomic<std::uint32_t>* copy) noexcept;
+    // attach / detach: called by core for each worker of a Scheduler using the observer
+    // (its constructor / destructor): `copy` is the worker's copy, set here to the
+    // interest | kAttached and kept up to date by store until detached.
+    void attach(std::atomic<std::uint32_t>* copy);
+    void detach(std::atomic<std::uint32_t>* copy) noexcept;
+
+   private:
+    std::uint32_t update(std::uint32_t (*f)(std::uint32_t, std::uint32_t), std::uint32_t arg,
+                         std::memory_order order) noexcept;
+    std::atomic<std::uint32_t> word_{~0u};
+    std::mutex mutex_;
+    std::vector<std::atomic<std::uint32_t>*> copies_;  // attached workers' copies
+  };
+  Interest interest;
+  static constexpr std::uint32_t bit(Hook h) noexcept { return 1u << static_cast<unsigned>(h); }
+  // set_interest(mask): the same as interest.store(mask).
+  void set_interest(std::uint32_t mask) noexcept { interest.store(mask); }
+  static constexpr std::uint32_t kAttached = 1u << 31;  // set in a worker's copy; no hook uses bit 31
 
   // deque_push_sample_mask: a worker reports the push of a task onto its *own deque* only
   // when its count of such pushes ANDed with this mask is 0 (0: every push; 63: one in
@@ -87,10 +110,6 @@ class Observer {
     return nullptr;
   }
 
- private:
-  std::atomic<std::uint32_t> interest_{~0u};
-  std::mutex copies_mutex_;
-  std::vector<std::atomic<std::uint32_t>*> copies_;  // attached workers' copies of interest
 };
 
 }  // namespace lantern

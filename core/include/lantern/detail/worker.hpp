@@ -118,8 +118,8 @@ class alignas(64) Worker final : public SleepSink {
     for (;;) {
       current_task_ = job;
 #if LANTERN_OBSERVER
-      // hooks_ is the worker's copy of the observer's interest (Observer::set_interest
-      // keeps it current), with Observer::kAttached set; 0 without an observer, so the
+      // hooks_ is the worker's copy of the observer's interest (every change of
+      // Observer::interest updates it), with Observer::kAttached set; 0 without an observer, so the
       // unobserved task pays one load and branch and nothing after it. An observed task
       // costs one count (a relaxed load and store into the counter the observer handed
       // out, or into uncounted_tasks_), one test whether either task hook is wanted and
@@ -323,7 +323,7 @@ class alignas(64) Worker final : public SleepSink {
   Job* current_task_ = nullptr;
   std::uint32_t deque_pushes_ = 0;  // own-deque pushes, for sampling the push hook
   // hooks_: this worker's copy of the observer's interest | Observer::kAttached, kept
-  // current by Observer::set_interest (attached in the constructor, detached in the
+  // current by Observer::Interest (attached in the constructor, detached in the
   // destructor); 0 without an observer. Read by the push and task hooks.
   std::atomic<std::uint32_t> hooks_{0};
   std::uint32_t releases_since_sample_ = 0;
