@@ -124,47 +124,47 @@ void Sleep::leave_sleep(IdleState& idle, Latch& latch, SleepSink& sink, StateRea
   sink.sleep_state(WorkerState::idle, why);
 }
 
-void Sleep::sleep(IdleState& idle, Latch& latch, bool (*has_injected)(void*), void* ctx, SleepSink& sink) {
-  WorkerSlot& slot = slots_[idle.worker];
-  // Hold the slot's mutex from before we count ourselves as sleeping until `blocked` is
-  // set: a waker that saw our count blocks on the mutex until then, so it always finds
-  // blocked == 1 (no "counted but not findable" window).
-  std::unique_lock<std::mutex> lock(slot.mutex);
-
-  auto back_to_idle = [&](StateReason why, std::uint32_t rounds) { leave_sleep(idle, latch, sink, why, rounds); };
-
+// enter_sleep: the part of a sleep both strategies share, under the slot mutex (`lock`,
+// held on entry): claim the latch, count ourselves as sleeping, SleepFence, a last look
+// for work (`has_work`), then set `blocked` and release the mutex. false: work turned up
+// and we are back to idle, the mutex still held (released by the caller's return, as
+// before the split). true: asleep and findable by wakers, the mutex released.
+bool Sleep::enter_sleep(IdleState& idle, Latch& latch, std::unique_lock<std::mutex>& lock, WorkerSlot& slot,
+                        bool (*has_work)(void*), void* ctx, SleepSink& sink) {
   // Claim the latch for sleeping (UNSET -> SLEEPY -> SLEEPING, both here, under the
   // slot mutex): a set() before this fails the claim; one after it sees SLEEPING and
   // wakes us through wake_specific, which must first take this mutex.
   if (!latch.get_sleepy(idle.worker) || !latch.fall_asleep()) {
-    back_to_idle(StateReason::found_work, 0);
-    return;
+    leave_sleep(idle, latch, sink, StateReason::found_work, 0);
+    return false;
   }
   for (;;) {
     const CounterValue c = counters_.load();
     if (c.jec() != idle.jec_when_sleepy) {
       // Work was posted since we got sleepy: search again, and get sleepy again right
       // after one more fruitless round (not after the full count).
-      back_to_idle(StateReason::new_work_seen, kRoundsUntilSleepy);
-      return;
+      leave_sleep(idle, latch, sink, StateReason::new_work_seen, kRoundsUntilSleepy);
+      return false;
     }
     if (counters_.try_add_sleeping(c)) break;
   }
   // SleepFence: pairs with the fence in new_injected_jobs (proof in SLEEP.md).
   std::atomic_thread_fence(std::memory_order_seq_cst);
-  if (has_injected(ctx)) {
+  if (has_work(ctx)) {
     counters_.sub_sleeping();
-    back_to_idle(StateReason::new_work_seen, kRoundsUntilSleepy);
-    return;
+    leave_sleep(idle, latch, sink, StateReason::new_work_seen, kRoundsUntilSleepy);
+    return false;
   }
   sink.sleep_state(WorkerState::sleeping, StateReason::fell_asleep);
   slot.blocked.store(1, std::memory_order_relaxed);
   lock.unlock();
-  // Block on the word, not on a condition variable: the waker clears it and wakes us
-  // after releasing the mutex, so nothing stands between the futex wake and our search.
-  while (slot.blocked.load(std::memory_order_acquire) != 0) futex_wait(slot.blocked, 1);
-  // Written by our waker before its release store of 0; no other waker writes them
-  // until we set `blocked` again.
+  return true;
+}
+
+// woken_by_waker: the end of a sleep that a waker ended by clearing the word. Its fields
+// were written before its release store of 0 (or under the mutex, if we saw the 0 there),
+// and no other waker writes them until we set `blocked` again.
+void Sleep::woken_by_waker(IdleState& idle, Latch& latch, SleepSink& sink, WorkerSlot& slot) {
   const std::uint32_t woken_by = slot.woken_by;
   const std::uint64_t woken_why = slot.woken_why;
   const std::uint64_t woken_at = slot.woken_at_ticks;
@@ -173,7 +173,20 @@ void Sleep::sleep(IdleState& idle, Latch& latch, bool (*has_injected)(void*), vo
   sink.was_woken(woken_by, woken_why, now > woken_at ? now - woken_at : 0, woken_where);
   // A wake for work is a debt until this worker has searched (Worker::wait_until_cold).
   if (woken_why == static_cast<std::uint64_t>(WakeWhy::work)) idle.owes_search = true;
-  back_to_idle(StateReason::woken, 0);
+  leave_sleep(idle, latch, sink, StateReason::woken, 0);
+}
+
+void Sleep::sleep(IdleState& idle, Latch& latch, bool (*has_injected)(void*), void* ctx, SleepSink& sink) {
+  WorkerSlot& slot = slots_[idle.worker];
+  // Hold the slot's mutex from before we count ourselves as sleeping until `blocked` is
+  // set: a waker that saw our count blocks on the mutex until then, so it always finds
+  // blocked == 1 (no "counted but not findable" window).
+  std::unique_lock<std::mutex> lock(slot.mutex);
+  if (!enter_sleep(idle, latch, lock, slot, has_injected, ctx, sink)) return;
+  // Block on the word, not on a condition variable: the waker clears it and wakes us
+  // after releasing the mutex, so nothing stands between the futex wake and our search.
+  while (slot.blocked.load(std::memory_order_acquire) != 0) futex_wait(slot.blocked, 1);
+  woken_by_waker(idle, latch, sink, slot);
 }
 
 }  // namespace lantern::detail

@@ -7,48 +7,25 @@
 
 namespace lantern::detail {
 
-// woken_by_waker: the end of a sleep that a waker ended by clearing the word. Its fields
-// were written before its release store of 0 (or under the mutex, if we saw the 0 there),
-// and no other waker writes them until we set `blocked` again.
-void Sleep::woken_by_waker(IdleState& idle, Latch& latch, SleepSink& sink, WorkerSlot& slot) {
-  const std::uint32_t woken_by = slot.woken_by;
-  const std::uint64_t woken_why = slot.woken_why;
-  const std::uint64_t woken_at = slot.woken_at_ticks;
-  const std::uint32_t woken_where = slot.woken_where;
-  const std::uint64_t now = ticks_now();
-  sink.was_woken(woken_by, woken_why, now > woken_at ? now - woken_at : 0, woken_where);
-  if (woken_why == static_cast<std::uint64_t>(WakeWhy::work)) idle.owes_search = true;
-  leave_sleep(idle, latch, sink, StateReason::woken, 0);
-}
-
 void Sleep::sleep_io(IdleState& idle, Latch& latch, bool (*has_injected)(void*), void* ctx, SleepSink& sink,
                      IoContext& io) {
   WorkerSlot& slot = slots_[idle.worker];
-  auto back_to_idle = [&](StateReason why, std::uint32_t rounds) { leave_sleep(idle, latch, sink, why, rounds); };
-  // Everything up to `blocked = 1` is Sleep::sleep's, under the slot mutex (SLEEP.md).
+  // Everything up to `blocked = 1` is Sleep::sleep's (enter_sleep, under the slot mutex;
+  // SLEEP.md), with our own ready completions as one more kind of work.
+  struct Look {
+    bool (*has_injected)(void*);
+    void* ctx;
+    IoContext* io;
+  } look{has_injected, ctx, &io};
   std::unique_lock<std::mutex> lock(slot.mutex);
-  if (!latch.get_sleepy(idle.worker) || !latch.fall_asleep()) {
-    back_to_idle(StateReason::found_work, 0);
+  if (!enter_sleep(idle, latch, lock, slot,
+                   [](void* p) {
+                     auto* l = static_cast<Look*>(p);
+                     return l->has_injected(l->ctx) || l->io->has_ready();
+                   },
+                   &look, sink)) {
     return;
   }
-  for (;;) {
-    const CounterValue c = counters_.load();
-    if (c.jec() != idle.jec_when_sleepy) {
-      back_to_idle(StateReason::new_work_seen, kRoundsUntilSleepy);
-      return;
-    }
-    if (counters_.try_add_sleeping(c)) break;
-  }
-  // SleepFence: pairs with the fence in new_injected_jobs, exactly as in sleep().
-  std::atomic_thread_fence(std::memory_order_seq_cst);
-  if (has_injected(ctx) || io.has_ready()) {
-    counters_.sub_sleeping();
-    back_to_idle(StateReason::new_work_seen, kRoundsUntilSleepy);
-    return;
-  }
-  sink.sleep_state(WorkerState::sleeping, StateReason::fell_asleep);
-  slot.blocked.store(1, std::memory_order_relaxed);
-  lock.unlock();
 
   // Nothing of ours in the ring can complete (no operation queued or in flight; only
   // workers submit, and only to their own ring) and no futex wait is left armed there:
@@ -92,7 +69,7 @@ void Sleep::sleep_io(IdleState& idle, Latch& latch, bool (*has_injected)(void*),
     // our search from here on sees it (or the poster saw us gone and woke someone).
     std::atomic_thread_fence(std::memory_order_seq_cst);
     sink.was_woken(SleepSink::kOutside, static_cast<std::uint64_t>(WakeWhy::io), 0, idle.worker);
-    back_to_idle(StateReason::woken, 0);
+    leave_sleep(idle, latch, sink, StateReason::woken, 0);
     return;
   }
   woken_by_waker(idle, latch, sink, slot);

@@ -161,6 +161,8 @@ class Sleep {
                 IoContext& io);
   void leave_sleep(IdleState& idle, Latch& latch, SleepSink& sink, StateReason why, std::uint32_t rounds);
   struct WorkerSlot;
+  bool enter_sleep(IdleState& idle, Latch& latch, std::unique_lock<std::mutex>& lock, WorkerSlot& slot,
+                   bool (*has_work)(void*), void* ctx, SleepSink& sink);
   void woken_by_waker(IdleState& idle, Latch& latch, SleepSink& sink, WorkerSlot& slot);
   bool wake_slot(std::uint32_t worker, SleepSink* sink, std::uint64_t why, std::uint32_t where) noexcept;
 
