@@ -55,21 +55,44 @@ IdleState Sleep::start_looking(std::uint32_t worker) noexcept {
 }
 
 void Sleep::new_jobs(std::uint32_t n, bool queue_was_empty, SleepSink* sink, std::uint32_t where) noexcept {
+  if (wake_for(n, queue_was_empty, sink, where, false) != 0 &&
+      fan_out_credit_.load(std::memory_order_relaxed) != kFanOutCredit) {
+    fan_out_credit_.store(kFanOutCredit, std::memory_order_relaxed);
+  }
+}
+
+void Sleep::new_posted_jobs(std::uint32_t n, bool queue_was_empty, SleepSink* sink, std::uint32_t lane) noexcept {
+  wake_for(n, queue_was_empty, sink, lane, true);
+}
+
+std::uint32_t Sleep::wake_for(std::uint32_t n, bool queue_was_empty, SleepSink* sink, std::uint32_t where,
+                              bool posted) noexcept {
   // Tell sleepy workers there is news (odd JEC). Cheap when nobody got sleepy since the
   // last post: the JEC is already odd and this is one load of a read-mostly line.
   const CounterValue c = counters_.bump_jec_if(CounterValue::jec_is_sleepy);
   const std::uint32_t sleepers = c.sleeping();
-  if (sleepers == 0) return;
+  if (sleepers == 0) return 0;
   n = std::min(n, sleepers);
   const std::uint32_t awake_idle = c.idle_awake();
+  std::uint32_t wake = 0;
   if (!queue_was_empty) {
     // The queue already held work that the idle workers have not taken: they may be
     // about to sleep themselves, so do not count on them.
-    wake_any(n, sink, where);
+    wake = n;
   } else if (awake_idle < n) {
     // Idle workers are searching and will find the new job; wake only the shortfall.
-    wake_any(n - awake_idle, sink, where);
+    wake = n - awake_idle;
   }
+  if (wake == 0) return 0;
+  if (posted && wake < sleepers) {
+    // Spend one fan-out credit (see kFanOutCredit): wake one more for the task's spawns.
+    // A lost decrement between two racing posts only lets the credit last a post longer.
+    if (const std::uint32_t credit = fan_out_credit_.load(std::memory_order_relaxed); credit != 0) {
+      fan_out_credit_.store(credit - 1, std::memory_order_relaxed);
+      ++wake;
+    }
+  }
+  return wake_any(wake, sink, where);
 }
 
 bool Sleep::wake_specific(std::uint32_t worker, SleepSink* sink, std::uint64_t why) noexcept {
@@ -77,39 +100,63 @@ bool Sleep::wake_specific(std::uint32_t worker, SleepSink* sink, std::uint64_t w
 }
 
 bool Sleep::wake_slot(std::uint32_t worker, SleepSink* sink, std::uint64_t why, std::uint32_t where) noexcept {
-  WorkerSlot& slot = slots_[worker];
-  {
-    std::lock_guard<std::mutex> lock(slot.mutex);
-    if (slot.blocked.load(std::memory_order_relaxed) == 0) return false;
-    slot.woken_by = sink ? sink->sink_index() : SleepSink::kOutside;
-    slot.woken_why = why;
-    slot.woken_at_ticks = ticks_now();
-    slot.woken_where = where;
-    // The waker, not the sleeper, decrements: posters see the new count without waiting
-    // for the woken thread to be scheduled.
-    counters_.sub_sleeping();
-    slot.blocked.store(0, std::memory_order_release);
-  }
-  // After the unlock: the woken thread runs without queueing for the mutex we held (a
-  // condition variable notified under the mutex made it block a second time, on the
-  // mutex, until we let go). The slot outlives every waker (the destructor waits for
-  // outside threads and joins workers), and a wake that lands on a later sleep of the
-  // same worker is spurious: that sleep re-checks its word and blocks again.
-  // Wakes the sleeper's futex wait on the word: a plain one, or (io_uring strategy) the
-  // one armed in its ring - never both (Sleep::sleep_io). A ring without futex waits
-  // (before Linux 6.7) has the worker's eventfd as its doorbell instead (IO.md).
-  futex_wake_one(slot.blocked);
-  if (IoContext* io = slot.io.load(std::memory_order_relaxed); io && !io->futex_doorbell()) io->wake();
+  if (!claim_slot(worker, sink, why, where)) return false;
+  ring_slot(worker);
   return true;
 }
 
+// claim_slot: takes a blocked sleeper out of the sleeping count and clears its word;
+// false if it was not blocked. The sleeper may already run from here on (it re-checks
+// its word before every wait), but ring_slot is what wakes it from a wait.
+bool Sleep::claim_slot(std::uint32_t worker, SleepSink* sink, std::uint64_t why, std::uint32_t where) noexcept {
+  WorkerSlot& slot = slots_[worker];
+  std::lock_guard<std::mutex> lock(slot.mutex);
+  if (slot.blocked.load(std::memory_order_relaxed) == 0) return false;
+  slot.woken_by = sink ? sink->sink_index() : SleepSink::kOutside;
+  slot.woken_why = why;
+  slot.woken_at_ticks = ticks_now();
+  slot.woken_where = where;
+  // The waker, not the sleeper, decrements: posters see the new count without waiting
+  // for the woken thread to be scheduled.
+  counters_.sub_sleeping();
+  slot.blocked.store(0, std::memory_order_release);
+  return true;
+}
+
+// ring_slot: after claim_slot, without the mutex: the woken thread runs without queueing
+// for the mutex we held (a condition variable notified under the mutex made it block a
+// second time, on the mutex, until we let go). The slot outlives every waker (the
+// destructor waits for outside threads and joins workers), and a wake that lands on a
+// later sleep of the same worker is spurious: that sleep re-checks its word and blocks
+// again. Wakes the sleeper's futex wait on the word: a plain one, or (io_uring strategy)
+// the one armed in its ring - never both (Sleep::sleep_io). A ring without futex waits
+// (before Linux 6.7) has the worker's eventfd as its doorbell instead (IO.md).
+void Sleep::ring_slot(std::uint32_t worker) noexcept {
+  WorkerSlot& slot = slots_[worker];
+  futex_wake_one(slot.blocked);
+  if (IoContext* io = slot.io.load(std::memory_order_relaxed); io && !io->futex_doorbell()) io->wake();
+}
+
 std::uint32_t Sleep::wake_any(std::uint32_t n, SleepSink* sink, std::uint32_t where) noexcept {
-  std::uint32_t woken = 0;
   // Lowest index first. Starting at the worker whose queue got the work (its own lane)
   // was measured and rejected: the idle row (a task every 10 ms, round-robin lanes) then
   // wakes a different worker each tick and its idle CPU rose (bench/RESULTS.md).
-  for (std::uint32_t i = 0; i < workers_ && woken < n; ++i) {
-    if (wake_slot(i, sink, static_cast<std::uint64_t>(WakeWhy::work), where)) ++woken;
+  // Every sleeper of a batch is claimed before any is rung: a wake costs the waker a
+  // syscall (~17 us on the VM of bench/RESULTS.md), and the first woken worker must not
+  // find the others still counted as sleeping and wake them a second time itself.
+  constexpr std::uint32_t kBatch = 8;
+  std::uint32_t batch[kBatch];
+  std::uint32_t woken = 0;
+  std::uint32_t i = 0;
+  while (i < workers_ && woken < n) {
+    std::uint32_t claimed = 0;
+    for (; i < workers_ && woken < n && claimed < kBatch; ++i) {
+      if (claim_slot(i, sink, static_cast<std::uint64_t>(WakeWhy::work), where)) {
+        batch[claimed++] = i;
+        ++woken;
+      }
+    }
+    for (std::uint32_t k = 0; k < claimed; ++k) ring_slot(batch[k]);
   }
   return woken;
 }

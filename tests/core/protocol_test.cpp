@@ -14,8 +14,10 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
+#include "lantern/detail/sleep.hpp"
 #include "lantern/lantern.hpp"
 #include "support/fib.hpp"
 #include "support/pool_state.hpp"
@@ -573,6 +575,62 @@ TEST_P(Strategy, AnOutsideSignalWaitIsSuspectedOnlyWhenItHoldsEveryWorker) {
     EXPECT_FALSE(says_deadlock(pool.describe_state())) << pool.describe_state();
     EXPECT_EQ(observer.reports.load(), workers == 1 ? 1 : 0);
   }
+}
+
+// ---------------------------------------------------------------------------------
+// The fan-out credit (Sleep::kFanOutCredit, SLEEP.md "The fan-out credit"): a posted task
+// whose spawn had to wake a sleeper makes the next posts wake one worker more, so that
+// their spawns do not pay for a cross-CPU wake on the task's path; posts of tasks that
+// do not fan out keep waking one worker each. Counted by the woken workers' wake hooks
+// (a wake's waker is the posting thread or the pushing worker). Without the credit every
+// post below wakes exactly one worker and the test fails at the first post after the
+// fan-out.
+// ---------------------------------------------------------------------------------
+struct CountWakes final : lantern::Observer {
+  std::atomic<int> outside{0}, by_worker{0};
+  CountWakes() { interest.store(bit(lantern::Hook::wake), std::memory_order_relaxed); }
+  void on_event(std::uint32_t, lantern::Hook hook, std::uint64_t a, std::uint64_t b) noexcept override {
+    if (hook != lantern::Hook::wake) return;
+    (lantern::WakePayload::decode(a, b).from_outside() ? outside : by_worker).fetch_add(1);
+  }
+};
+
+TEST_P(Strategy, APostWhoseTaskFannedOutWakesOneWorkerMoreForTheNextPosts) {
+  CountWakes wakes;
+  auto o = options(2);
+  o.observer = &wakes;
+  Scheduler pool(o);
+  Watchdog dog("fan-out credit", 120s, dump(pool));
+  // One post, counted once both workers sleep again: every wake it caused has been
+  // reported by then (a waker takes its sleeper out of the count before returning, and
+  // the sleeper reports the wake before it can count itself again).
+  auto post = [&](std::function<void()> task) {
+    wait_all_asleep(pool);
+    wakes.outside = 0;
+    wakes.by_worker = 0;
+    pool.submit(std::move(task)).get();
+    wait_all_asleep(pool);
+    return std::pair<int, int>(wakes.outside.load(), wakes.by_worker.load());
+  };
+  const auto fan_out = [] {
+    lantern::TaskGroup group;
+    group.spawn([] {});
+    group.wait();
+  };
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(post([] {}), std::make_pair(1, 0)) << "a post that does not fan out, " << i;
+  }
+  // The posted task's spawn finds the other worker asleep and wakes it itself.
+  EXPECT_EQ(post(fan_out), std::make_pair(1, 1)) << "the first fan-out";
+#if LANTERN_OBSERVER
+  constexpr int kCredit = static_cast<int>(lantern::detail::Sleep::kFanOutCredit);
+  // The next kCredit posts wake both workers from the posting thread; then one again.
+  for (int i = 0; i < kCredit; ++i) EXPECT_EQ(post([] {}), std::make_pair(2, 0)) << "post " << i << " after it";
+  EXPECT_EQ(post([] {}), std::make_pair(1, 0)) << "the credit is spent";
+  // A task that fans out after the poster woke its second worker: nothing to pay.
+  EXPECT_EQ(post(fan_out), std::make_pair(1, 1)) << "a fan-out refills the credit";
+  EXPECT_EQ(post(fan_out), std::make_pair(2, 0)) << "its spawn finds the other worker woken";
+#endif
 }
 
 }  // namespace

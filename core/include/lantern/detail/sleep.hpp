@@ -120,17 +120,32 @@ class Sleep {
   // new_internal_jobs: a worker pushed n jobs onto its own deque.
   // Inline, the case of every push while no worker is sleepy or asleep (new_jobs' first
   // test, on the same single load): no call on the spawn path.
+  // A push that wakes a sleeper is a fan-out: it refills the fan-out credit (below).
   void new_internal_jobs(std::uint32_t n, bool queue_was_empty, SleepSink* sink) noexcept {
     const CounterValue c = counters_.load();
     if (!CounterValue::jec_is_sleepy(c.jec()) && c.sleeping() == 0) return;
     new_jobs(n, queue_was_empty, sink, sink->sink_index());
   }
   // new_injected_jobs: jobs were pushed into lane `lane` (from any thread). The fence
-  // pairs with the one a worker executes after registering as a sleeper.
+  // pairs with the one a worker executes after registering as a sleeper. A post that
+  // wakes somebody wakes one worker more while the fan-out credit lasts (below).
   void new_injected_jobs(std::uint32_t n, bool queue_was_empty, SleepSink* sink, std::uint32_t lane) noexcept {
     std::atomic_thread_fence(std::memory_order_seq_cst);
-    new_jobs(n, queue_was_empty, sink, lane);
+    new_posted_jobs(n, queue_was_empty, sink, lane);
   }
+
+  // The fan-out credit. A worker's push that has to wake a sleeper pays for that wake
+  // itself, on its task's path (a FUTEX_WAKE of a thread whose CPU is idle: ~17 us of
+  // the pusher's time on the VM of bench/RESULTS.md, as much as a thousand spawns). It
+  // happens when a posted task fans out in a pool that was asleep. So such a push sets
+  // the credit to kFanOutCredit, and each of the next posts that wakes a worker (while
+  // the credit lasts and another worker sleeps) wakes one more, from the posting thread,
+  // so that the posted task's spawns find that worker awake. Posts of tasks that do not
+  // fan out never refill it (a wake-latency or idle-tick loop wakes one worker a post);
+  // a post pattern that keeps fanning out refills it at least every kFanOutCredit posts.
+  // Waking one more worker than needed is always safe (it searches and sleeps again).
+  static constexpr std::uint32_t kFanOutCredit = 8;
+  std::uint32_t fan_out_credit() const noexcept { return fan_out_credit_.load(std::memory_order_relaxed); }
 
   // wake_specific wakes `worker` if it is blocked; true if it was. `waker` is the waking
   // worker (nullptr for a thread outside the pool) and `why` the reason (0: new work,
@@ -154,7 +169,13 @@ class Sleep {
   std::uint32_t workers() const noexcept { return workers_; }
 
  private:
+  // new_jobs: jobs pushed onto a worker's own deque (new_internal_jobs' slow path; a wake
+  // refills the fan-out credit). new_posted_jobs: jobs pushed into a lane (a wake may
+  // spend the credit). wake_for: the wake rule both use; returns how many it woke.
   void new_jobs(std::uint32_t n, bool queue_was_empty, SleepSink* sink, std::uint32_t where) noexcept;
+  void new_posted_jobs(std::uint32_t n, bool queue_was_empty, SleepSink* sink, std::uint32_t lane) noexcept;
+  std::uint32_t wake_for(std::uint32_t n, bool queue_was_empty, SleepSink* sink, std::uint32_t where,
+                         bool posted) noexcept;
   void sleep(IdleState& idle, Latch& latch, bool (*has_injected)(void*), void* ctx, SleepSink& sink);
   // The io_uring strategy's halves (sleep_io.cpp).
   void sleep_io(IdleState& idle, Latch& latch, bool (*has_injected)(void*), void* ctx, SleepSink& sink,
@@ -165,6 +186,8 @@ class Sleep {
                    bool (*has_work)(void*), void* ctx, SleepSink& sink);
   void woken_by_waker(IdleState& idle, Latch& latch, SleepSink& sink, WorkerSlot& slot);
   bool wake_slot(std::uint32_t worker, SleepSink* sink, std::uint64_t why, std::uint32_t where) noexcept;
+  bool claim_slot(std::uint32_t worker, SleepSink* sink, std::uint64_t why, std::uint32_t where) noexcept;
+  void ring_slot(std::uint32_t worker) noexcept;
 
   struct alignas(64) WorkerSlot {
     // The sleeper holds `mutex` from before it counts itself as sleeping until it has
@@ -193,6 +216,9 @@ class Sleep {
   std::unique_ptr<WorkerSlot[]> slots_;
   bool rings_ = false;  // io_uring strategy (use_rings)
   alignas(64) std::atomic<std::uint32_t> outside_{0};  // outside threads inside (see enter_outside)
+  // Written only when a wake happens anyway (a syscall's worth of time): its own line
+  // costs nothing on the paths that wake nobody.
+  alignas(64) std::atomic<std::uint32_t> fan_out_credit_{0};
 
  public:
   // register_io: worker `worker`'s context, for targeted wakes (before workers start).
