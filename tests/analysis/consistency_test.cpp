@@ -32,6 +32,7 @@
 #include "lantern/trace/trace_reader.hpp"
 #include "lantern/viewer/model.hpp"
 #include "support/fib.hpp"
+#include "support/pool_state.hpp"
 #include "support/watchdog.hpp"
 
 using namespace std::chrono_literals;
@@ -116,7 +117,10 @@ void demo_workload(lantern::Scheduler& pool) {
       volatile int x = 0;
       for (int k = 0; k < 2000; ++k) x = x + k;
     }));
-    if (i % 40 == 39) std::this_thread::sleep_for(2ms);  // let workers fall asleep: wakes
+    // Let the workers fall asleep, so the next submissions wake them (the run must have
+    // wakes). Waited for, not slept for: 2 ms was not always enough for every worker to
+    // finish its tasks and its spin before sleeping under TSan or on a loaded machine.
+    if (i % 40 == 39) lantern::testing::wait_all_asleep(pool);
   }
   for (auto& h : handles) h.get();
   lantern::Signal go;

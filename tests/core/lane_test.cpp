@@ -123,7 +123,10 @@ TEST(LaneLock, AWaiterBlocksInsteadOfSpinning) {
   });
   {
     lantern::testing::Watchdog dog("a lane-lock waiter to block in the kernel", std::chrono::seconds(20));
-    while (tid.load() == 0 || thread_state(tid.load()) != 'S') std::this_thread::yield();
+    // Asleep *in the lock*: contended() is set just before the futex wait. A thread can
+    // be 'S' for other reasons (a sanitizer runtime's internal lock, on a busy machine),
+    // and the state alone then let the test go on before the waiter had even contended.
+    while (tid.load() == 0 || !lock.contended() || thread_state(tid.load()) != 'S') std::this_thread::yield();
   }
   EXPECT_TRUE(lock.contended());
   EXPECT_FALSE(got.load());

@@ -404,17 +404,27 @@ TEST_P(Strategy, LanesAreHelpedDuringForkJoin) {
     std::atomic<bool> fib_done{false};
     std::atomic<bool> lane_ran{false};
     std::atomic<bool> lane_ran_during_fib{false};
+    std::atomic<bool> lane_submitted{false};
     std::thread outside([&] {
       while (!fib_started.load()) std::this_thread::yield();
       pool.submit_to_lane(0, [&] {
         lane_ran_during_fib = !fib_done.load();
         lane_ran = true;
       });
+      lane_submitted = true;
     });
-    // fib until the lane task ran, in rounds (bounded: 200 rounds of fib(25)).
+    // fib until the lane task ran, in rounds (bounded: 200 rounds of fib(25) after the
+    // submission). Rounds before the submission do not count: the outside thread may not
+    // get a CPU for a while on a loaded machine (or under TSan), and 200 rounds counted
+    // from fib's start could end before it submitted - a failure with a correct scheduler.
+    // The watchdog bounds the wait for the submission.
     pool.run([&] {
       fib_started = true;
-      for (int round = 0; round < 200 && !lane_ran.load(); ++round) lantern::testing::fib(25);
+      for (int round = 0; round < 200 && !lane_ran.load();) {
+        const bool counts = lane_submitted.load();
+        lantern::testing::fib(25);
+        if (counts) ++round;
+      }
       fib_done = true;
     });
     outside.join();

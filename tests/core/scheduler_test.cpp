@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <limits>
 #include <numeric>
 #include <stdexcept>
 #include <thread>
@@ -179,13 +180,21 @@ INSTANTIATE_TEST_SUITE_P(Strategies, LostWakeup,
 namespace {
 struct FloodResult {
   long flood_tasks_before_lane_task;
+  long ran_while_submitting;  // flood tasks between the baseline read and submit_to_lane's return
   long flood_total;
 };
+
+// The flood runs kFloodAfterSubmit tasks past the submission, however long the submitter
+// took to get there: before, the flood was 20,000 tasks from its start, so a submitter
+// kept off the CPU while the other worker flooded (it spins in yield() for the first 500)
+// left fewer than half of them after its submission, and "without helping the lane task
+// waits for most of the flood" could fail with a correct scheduler.
+constexpr long kFloodAfterSubmit = 19500;
 
 FloodResult run_flood(bool helping) {
   Scheduler pool({.workers = 2, .helping = helping});
   Watchdog dog(std::string("flood, helping=") + (helping ? "on" : "off"), 120s, dump(pool));
-  const long flood_total = 20000;
+  std::atomic<long> flood_total{std::numeric_limits<long>::max()};  // set at the submission
   std::atomic<long> flood_done{0};
   std::atomic<long> seen_at{-1};
   std::atomic<bool> lane_task_submitted{false};
@@ -195,44 +204,59 @@ FloodResult run_flood(bool helping) {
   struct Flood {
     Scheduler* pool;
     std::atomic<long>* done;
-    long total;
+    const std::atomic<long>* total;
     void operator()() const {
       const auto until = std::chrono::steady_clock::now() + 2us;
       while (std::chrono::steady_clock::now() < until) {
       }
       const long k = done->fetch_add(1) + 1;
-      if (k + 1 < total) {  // two successors keep both workers' deques non-empty
+      if (k + 1 < total->load()) {  // two successors keep both workers' deques non-empty
         pool->spawn(*this);
       }
     }
   };
   lantern::Future<void> lane_task;
   long submitted_at = 0;
+  long after_submit = 0;
   pool.run([&] {
-    for (int i = 0; i < 4; ++i) pool.spawn(Flood{&pool, &flood_done, flood_total});
+    for (int i = 0; i < 4; ++i) pool.spawn(Flood{&pool, &flood_done, &flood_total});
     // Let the flood get going, then submit the probe task into worker 0's lane. The count
     // is measured from the value seen just before the submit, not from 500: this thread
     // may be preempted inside yield() while the other worker runs thousands of tasks.
     while ((submitted_at = flood_done.load()) < 500) std::this_thread::yield();
     lane_task = pool.submit_to_lane(0, [&] { seen_at.store(flood_done.load()); });
+    // The lane task entered the lane somewhere between these two reads; if this thread
+    // lost the CPU in between, the other worker's tasks make the count ambiguous.
+    after_submit = flood_done.load();
+    flood_total = after_submit + kFloodAfterSubmit;
     lane_task_submitted = true;
   });
   lane_task.get();
   pool.shutdown();
-  return {seen_at.load() - submitted_at, flood_done.load()};
+  return {seen_at.load() - submitted_at, after_submit - submitted_at, flood_done.load()};
 }
 }  // namespace
 
 TEST(Fairness, HelpingBoundsLaneWaitUnderFlood) {
-  const FloodResult with = run_flood(true);
+  // A run whose submitter was preempted between its baseline read and the enqueue (more
+  // than 200 flood tasks, i.e. >= 0.2 ms, in a window of about a microsecond) cannot say
+  // when the lane task entered the lane: it is measured again (at most 5 runs).
+  FloodResult with{};
+  for (int run = 0; run < 5; ++run) {
+    with = run_flood(true);
+    if (with.ran_while_submitting <= 200) break;
+    std::printf("helping on: %ld flood tasks ran while the submitter submitted; measured again\n",
+                with.ran_while_submitting);
+  }
   const FloodResult without = run_flood(false);
   std::printf("flood tasks run before the lane task: helping on %ld, helping off %ld (of %ld)\n",
-              with.flood_tasks_before_lane_task, without.flood_tasks_before_lane_task, with.flood_total);
+              with.flood_tasks_before_lane_task, without.flood_tasks_before_lane_task, without.flood_total);
+  ASSERT_LE(with.ran_while_submitting, 200) << "every run's submitter was preempted while submitting";
   // With helping, the lane task starts after at most a few hundred flood tasks (the
   // 50 us threshold is ~25 flood tasks; checks happen every 16 tasks per worker).
   EXPECT_LT(with.flood_tasks_before_lane_task, 2000);
   // Without helping, it waits until the flood has (nearly) drained.
-  EXPECT_GT(without.flood_tasks_before_lane_task, without.flood_total / 2);
+  EXPECT_GT(without.flood_tasks_before_lane_task, kFloodAfterSubmit / 2);
 }
 
 // --- bad use ---

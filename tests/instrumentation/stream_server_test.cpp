@@ -115,32 +115,40 @@ TEST(StreamServer, ClientsThatNeverReadGiveTheirSlotToARealViewer) {
   // A real viewer connects: it gets the header and live chunks, not a closed socket.
   const int viewer = connect_to(server->port());
   ASSERT_GE(viewer, 0);
+  // The reader decodes as it reads and publishes what it has seen; the test feeds until
+  // the viewer has received a whole chunk of events (or was closed), bounded by until()'s
+  // limit. Before: 50 feeds, then a 100 ms sleep for "the last bytes to cross loopback" -
+  // on a loaded machine (or under TSan) the server thread need not have accepted and
+  // served the viewer by then, and the test failed with a healthy server.
   std::vector<std::uint8_t> got;
   std::atomic<bool> done{false};
+  std::atomic<bool> eof_seen{false};
+  std::atomic<std::uint64_t> events_seen{0};
   std::thread reader([&] {
+    trace::TraceDecoder decoder;
     bool eof = false;
     while (!done.load() && !eof) {
       auto more = read_some(viewer, 50ms, 1 << 20, &eof);
       got.insert(got.end(), more.begin(), more.end());
+      decoder.feed(more);
+      for (auto step = decoder.next(); step == trace::TraceDecoder::Step::chunk || step == trace::TraceDecoder::Step::header;
+           step = decoder.next()) {
+        if (step == trace::TraceDecoder::Step::chunk) events_seen.fetch_add(decoder.chunk().events.size());
+      }
     }
+    eof_seen = eof;
   });
-  for (int i = 0; i < 50; ++i) feed();
-  std::this_thread::sleep_for(100ms);  // pacing: the last bytes cross loopback
+  const bool served = until([&] { return events_seen.load() > 0 || eof_seen.load(); }, feed);
   done = true;
   reader.join();
   const StreamStats s = server->stats();
+  EXPECT_TRUE(served) << "the viewer received no chunk within the limit: " << got.size() << " bytes";
+  EXPECT_FALSE(eof_seen.load()) << "the viewer was closed after " << got.size() << " bytes";
   EXPECT_GE(s.clients_evicted, 1u);
   EXPECT_EQ(s.clients_refused, 0u);
   EXPECT_EQ(s.clients, 8u);
   ASSERT_GT(got.size(), 1000u) << "the viewer was closed with " << got.size() << " bytes";
-  trace::TraceDecoder decoder;
-  decoder.feed(got);
-  std::uint64_t events = 0;
-  for (auto step = decoder.next(); step == trace::TraceDecoder::Step::chunk || step == trace::TraceDecoder::Step::header;
-       step = decoder.next()) {
-    if (step == trace::TraceDecoder::Step::chunk) events += decoder.chunk().events.size();
-  }
-  EXPECT_GT(events, 0u);
+  EXPECT_GT(events_seen.load(), 0u);
   ::close(viewer);
   for (int fd : idle) ::close(fd);
 }
@@ -229,17 +237,25 @@ TEST(StreamServer, GapMarkersKeepEachWorkersTicksInOrder) {
   ASSERT_TRUE(until([&] { return server->stats().chunks_dropped >= 20; }, feed));
   std::vector<std::uint8_t> got;
   std::atomic<bool> done{false};
+  std::atomic<std::uint64_t> received{0};
   std::thread reader([&] {
     bool eof = false;
     while (!done.load() && !eof) {
       auto more = read_some(fd, 20ms, 1 << 20, &eof);
       got.insert(got.end(), more.begin(), more.end());
+      received.store(got.size());
     }
   });
   ASSERT_TRUE(server->wait_until_sent(20s));
   for (int i = 0; i < 5; ++i) feed();  // chunks after the gap: the markers go first
   ASSERT_TRUE(server->wait_until_sent(20s));
-  std::this_thread::sleep_for(200ms);  // pacing: the last bytes cross loopback
+  // Everything was handed to the socket; read until all of it has arrived (the server's
+  // own byte count, one client), not for a fixed 200 ms: a reader thread that did not get
+  // the CPU in time lost the last chunks and their gap markers (markers == 0, or fewer
+  // events marked than dropped) on a loaded machine.
+  const std::uint64_t sent = server->stats().bytes_sent;
+  ASSERT_TRUE(until([&] { return received.load() >= sent; }, [] { std::this_thread::sleep_for(1ms); }))
+      << "received " << received.load() << " of " << sent << " bytes sent";
   done = true;
   reader.join();
   ::close(fd);

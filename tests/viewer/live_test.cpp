@@ -18,6 +18,7 @@
 #include <cstdlib>
 #include <thread>
 
+#include "support/watchdog.hpp"
 #include "trace_builder.hpp"
 
 namespace lantern::viewer {
@@ -27,10 +28,11 @@ using namespace std::chrono_literals;
 using instrumentation::StreamOptions;
 using instrumentation::StreamServer;
 
-// until: polls `done` for up to 10 s (a loaded CI machine), failing loudly otherwise.
+// until: polls `done` for up to 10 s (a loaded CI machine; times the sanitizer's
+// slowdown), failing loudly otherwise.
 template <class F>
 bool until(F done, std::chrono::milliseconds limit = 10s) {
-  const auto end = std::chrono::steady_clock::now() + limit;
+  const auto end = std::chrono::steady_clock::now() + limit * lantern::testing::sanitizer_slowdown();
   while (!done()) {
     if (std::chrono::steady_clock::now() > end) return false;
     std::this_thread::sleep_for(2ms);
@@ -125,21 +127,29 @@ TEST(Live, SlowViewerLosesWholeChunksAndIsToldHowMany) {
   // the drop markers. Events received plus the markers' counts add up to all sent.
   std::vector<std::uint8_t> bytes;
   std::atomic<bool> reading{true};
+  std::atomic<std::uint64_t> received_bytes{0};
   std::thread reader([&] {
     std::vector<std::uint8_t> buf(1 << 16);
     while (reading.load()) {
       const ssize_t n = ::recv(fd, buf.data(), buf.size(), MSG_DONTWAIT);
       if (n > 0) bytes.insert(bytes.end(), buf.begin(), buf.begin() + n);
+      received_bytes.store(bytes.size());
       if (n <= 0) std::this_thread::sleep_for(1ms);
     }
   });
-  ASSERT_TRUE(server->wait_until_sent(10s));
+  const auto sent_within = std::chrono::duration_cast<std::chrono::milliseconds>(10s * lantern::testing::sanitizer_slowdown());
+  ASSERT_TRUE(server->wait_until_sent(sent_within));
   server->on_batch(batch(2, 900'000'000, 10));
   server->on_flush();
-  ASSERT_TRUE(server->wait_until_sent(10s));
-  std::this_thread::sleep_for(300ms);  // the last bytes cross loopback
+  ASSERT_TRUE(server->wait_until_sent(sent_within));
+  // Everything was handed to the socket: read until all of it arrived (the server's byte
+  // count; this is its only client), not for a fixed 300 ms - a reader that did not get
+  // the CPU in time missed the last chunk and its drop markers on a loaded machine.
+  const std::uint64_t bytes_sent = server->stats().bytes_sent;
+  const bool all_arrived = until([&] { return received_bytes.load() >= bytes_sent; });
   reading = false;
   reader.join();
+  ASSERT_TRUE(all_arrived) << "received " << bytes.size() << " of " << bytes_sent << " bytes sent";
   ::close(fd);
   trace::TraceDecoder decoder;
   decoder.feed(bytes);
@@ -244,7 +254,7 @@ TEST(Live, RealSchedulerStreamsIntoTheSameModel) {
   group.wait();
   pool.shutdown();
   collector.stop();
-  ASSERT_TRUE(stream->wait_until_sent(10s));
+  ASSERT_TRUE(stream->wait_until_sent(std::chrono::duration_cast<std::chrono::milliseconds>(10s * lantern::testing::sanitizer_slowdown())));
   const auto stats = stream->stats();
   ASSERT_TRUE(until([&] { return model_events(*session) + stats.events_dropped >= stats.events_encoded; }));
   std::lock_guard<std::mutex> lock(session->mutex());
