@@ -496,7 +496,10 @@ constexpr std::size_t kSumN = 10'000'000;
 constexpr std::size_t kSumGrain = 1024;
 constexpr long long kSumValue = static_cast<long long>(kSumN) * (kSumN - 1) / 2;
 
-std::int64_t sum_chunk(const std::vector<std::int64_t>& data, std::size_t begin, std::size_t end) {
+// Out of line, so both sides run the very same machine code: inlined, each side had its
+// own copy of this loop, and where the copies landed moved the row by 0.75-1.1 between
+// two builds with the same instruction count (bench/RESULTS.md, session 7).
+[[gnu::noinline]] std::int64_t sum_chunk(const std::vector<std::int64_t>& data, std::size_t begin, std::size_t end) {
   std::int64_t sum = 0;
   for (std::size_t i = begin; i < end; ++i) sum += data[i];
   return sum;
