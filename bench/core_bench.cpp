@@ -111,8 +111,10 @@ benchmarks (default set, in this order):
                 the main thread blocks on an atomic the last task sets. Figure: ns per
                 spawn, from the first task's start to the last task's start / 999.
                 Target ratio <= 0.7. A note gives how long task 0's own spawn took
-                on each side: in a pool that starts asleep, that spawn is the one
-                that wakes a sleeping worker.
+                on each side: in a pool that starts asleep, that spawn finds the
+                other workers asleep and would wake one (Lantern's poster wakes one
+                ahead of it after a posted task fanned out: SLEEP.md's fan-out
+                credit).
   wake          wake latency: both pools idle for 20 ms (Lantern's verified with
                 sleep_snapshot().sleeping == worker_count), then the main thread
                 submits one task (Scheduler::spawn / task_arena::enqueue) that stamps
@@ -544,8 +546,9 @@ constexpr int kChainDepth = 1000;
 // Chain: task i spawns task i + 1 through `spawn_next`; task 0 stamps `first`, the last
 // task stamps `last` and wakes the main thread, which blocks on `done`. Task 0 also times
 // its own spawn: in a pool that starts asleep that first spawn is the one that finds the
-// other workers asleep and wakes one (on a VM, a cross-CPU wake of an idle vCPU costs the
-// waker tens of microseconds), so the row's note can say how much of the chain it was.
+// other workers asleep and would wake one (on a VM, a cross-CPU wake of an idle vCPU costs
+// the waker tens of microseconds; Lantern's fan-out credit has the poster wake it ahead),
+// so the row's note can say how much of the chain it was.
 struct Chain {
   std::function<void(Chain&, int)> spawn_next;  // makes a task that calls step(i)
   Clock::time_point first, last;
