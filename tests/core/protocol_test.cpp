@@ -35,10 +35,11 @@ namespace {
 
 class Strategy : public ::testing::TestWithParam<SleepStrategy> {
  protected:
-  lantern::SchedulerOptions options(std::uint32_t workers) const {
+  lantern::SchedulerOptions options(std::uint32_t workers, lantern::Observer* observer = nullptr) const {
     lantern::SchedulerOptions o;
     o.workers = workers;
     o.sleep_strategy = GetParam();
+    o.observer = observer;
     o.log = [](const std::string&) {};  // the io_uring fallback note, if any
     return o;
   }
@@ -174,9 +175,7 @@ class HoldWokenWorker final : public lantern::Observer {
 
 TEST_P(Strategy, ALatchNeverSwallowsAWakeForWork) {
   HoldWokenWorker observer;
-  auto o = options(2);
-  o.observer = &observer;
-  Scheduler pool(o);
+  Scheduler pool(options(2, &observer));
   Watchdog dog("wake for work vs latch set", 120s, dump(pool));
   int forced = 0;
   // Under condvar the first sleeper in index order gets the wake, so every trial forces
@@ -255,9 +254,7 @@ class HoldIdleWorker final : public lantern::Observer {
 
 TEST_P(Strategy, ALatchNeverStrandsWorkAnIdlePosterCountedOn) {
   HoldIdleWorker observer;
-  auto o = options(2);
-  o.observer = &observer;
-  Scheduler pool(o);
+  Scheduler pool(options(2, &observer));
   Watchdog dog("idle worker vs latch set", 120s, dump(pool));
   int forced = 0;
   for (int trial = 0; trial < 20 && forced < 5; ++trial) {
@@ -507,9 +504,7 @@ bool says_deadlock(const std::string& s) { return s.find("deadlock suspected") !
 TEST_P(Strategy, NestedWaitsThatCanOnlyEndFromOutsideAreReportedAsASuspectedDeadlock) {
   for (std::uint32_t workers : {1u, 2u}) {
     CountDeadlocks observer;
-    auto o = options(workers);
-    o.observer = &observer;
-    Scheduler pool(o);
+    Scheduler pool(options(workers, &observer));
     // 10 s (100 s under TSan): fails loudly with the dump well inside ctest's 600 s.
     Watchdog dog("suspected deadlock", 10s, dump(pool));
     lantern::Signal gate;  // the outer tasks would set it after their TaskGroup wait returns
@@ -561,9 +556,7 @@ TEST_P(Strategy, NestedWaitsThatCanOnlyEndFromOutsideAreReportedAsASuspectedDead
 TEST_P(Strategy, AnOutsideSignalWaitIsSuspectedOnlyWhenItHoldsEveryWorker) {
   for (std::uint32_t workers : {1u, 2u}) {
     CountDeadlocks observer;
-    auto o = options(workers);
-    o.observer = &observer;
-    Scheduler pool(o);
+    Scheduler pool(options(workers, &observer));
     Watchdog dog("outside signal wait", 10s, dump(pool));
     lantern::Signal from_main;
     auto waiter = pool.submit([&] { from_main.wait(); });
@@ -607,9 +600,7 @@ struct CountWakes final : lantern::Observer {
 
 TEST_P(Strategy, APostWhoseTaskFannedOutWakesOneWorkerMoreForTheNextPosts) {
   CountWakes wakes;
-  auto o = options(2);
-  o.observer = &wakes;
-  Scheduler pool(o);
+  Scheduler pool(options(2, &wakes));
   Watchdog dog("fan-out credit", 120s, dump(pool));
   // One post, counted once both workers sleep again: every wake it caused has been
   // reported by then (a waker takes its sleeper out of the count before returning, and
