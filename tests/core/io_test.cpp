@@ -419,6 +419,38 @@ TEST(IoEventfdDoorbell, WakesASleeperWithIoInFlightForWorkAndForItsCompletion) {
   }
 }
 
+// A sleeper in its ring whose read completes in the same wait as a waker's doorbell
+// leaves as woken with the read's completion already reaped. Before the fix nothing took
+// it: find_work polls the ring only when it is busy (queued, in flight, armed), and the
+// completion was none of those, while the sleeper's last look (has_ready) kept sending
+// it back to search: the worker spun, sleepy, for ever and the read's callback never ran
+// (CI, TSan: IoEventfdDoorbell hung). Here the pipe write and the wake land back to back,
+// many times, with both doorbells; without the fix this test's watchdog fired in each of
+// six release runs.
+TEST(IoDoorbell, AReadCompletingWithAWakeIsNotStranded) {
+  for (const bool eventfd : {true, false}) {
+    lantern::detail::force_eventfd_doorbell(eventfd);
+    struct Reset {
+      ~Reset() { lantern::detail::force_eventfd_doorbell(false); }
+    } reset;
+    Scheduler pool({.workers = 1, .sleep_strategy = SleepStrategy::io_uring});
+    ASSERT_EQ(pool.sleep_strategy(), SleepStrategy::io_uring) << pool.strategy_note();
+    Watchdog dog(eventfd ? "read with a wake, eventfd doorbell" : "read with a wake, futex doorbell", 60s, dump(pool));
+    Pipe p;
+    char byte;
+    Done reads, tasks;
+    const int rounds = static_cast<int>(scaled(3000, 300));
+    for (int i = 0; i < rounds; ++i) {
+      pool.run([&] { lantern::io::read(p.r, &byte, 1, [&](IoResult) { reads.add(); }); });
+      wait_all_asleep(pool);  // in its ring: the read is in flight
+      ASSERT_EQ(write(p.w, "z", 1), 1);
+      pool.spawn([&] { tasks.add(); });
+      tasks.wait_for(i + 1);
+      reads.wait_for(i + 1);
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Strategies, Io, ::testing::Values(SleepStrategy::condvar, SleepStrategy::io_uring),
                          [](const auto& info) { return std::string(lantern::strategy_name(info.param)); });
 

@@ -42,8 +42,14 @@ class IoContext {
   void start(IoOp* op);
   // flush submits queued entries (one io_uring_enter), if any.
   void flush();
-  // busy: anything queued or in flight that poll() should look at.
-  bool busy() const noexcept { return queued_ > 0 || in_flight_ops_ > 0 || wake_armed_ || futex_armed_; }
+  // busy: anything queued or in flight that poll() should look at, or completions already
+  // reaped that nobody has taken (a sleep's wait() can reap an operation's completion in
+  // the same call as its waker's doorbell; the sleeper then leaves as woken, and if this
+  // said "idle" nobody would take them: the sleeper's last look, has_ready(), would send
+  // it back to searching for ever).
+  bool busy() const noexcept {
+    return queued_ > 0 || in_flight_ops_ > 0 || wake_armed_ || futex_armed_ || ready_head_ != nullptr;
+  }
   bool has_queued() const noexcept { return queued_ > 0; }
   std::uint32_t in_flight() const noexcept { return in_flight_ops_; }
 
