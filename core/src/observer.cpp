@@ -5,7 +5,7 @@
 
 namespace lantern {
 
-// update: word = f(word, arg) and every attached copy = word | kAttached, under the mutex
+// update: word = f(word, arg) and every attached copy = copy_of(word), under the mutex
 // (so two updates never leave the copies disagreeing with the word); returns the old word.
 std::uint32_t Observer::Interest::update(std::uint32_t (*f)(std::uint32_t, std::uint32_t), std::uint32_t arg,
                                          std::memory_order order) noexcept {
@@ -16,7 +16,7 @@ std::uint32_t Observer::Interest::update(std::uint32_t (*f)(std::uint32_t, std::
                             order == std::memory_order_consume
                         ? std::memory_order_release
                         : order);
-  for (std::atomic<std::uint32_t>* copy : copies_) copy->store(mask | Observer::kAttached, std::memory_order_relaxed);
+  for (std::atomic<std::uint32_t>* copy : copies_) copy->store(Observer::copy_of(mask), std::memory_order_relaxed);
   return old;
 }
 
@@ -39,7 +39,7 @@ std::uint32_t Observer::Interest::fetch_and(std::uint32_t bits, std::memory_orde
 void Observer::Interest::attach(std::atomic<std::uint32_t>* copy) {
   std::lock_guard<std::mutex> lock(mutex_);
   copies_.push_back(copy);
-  copy->store(word_.load(std::memory_order_relaxed) | Observer::kAttached, std::memory_order_relaxed);
+  copy->store(Observer::copy_of(word_.load(std::memory_order_relaxed)), std::memory_order_relaxed);
 }
 
 void Observer::Interest::detach(std::atomic<std::uint32_t>* copy) noexcept {

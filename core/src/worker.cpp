@@ -266,9 +266,25 @@ void Worker::report_push(Job* job, std::int64_t depth) noexcept {
 // that it can count failures at every level.
 // (The interest test is made by the caller, so these call on_event directly.)
 void Worker::run_observed(Job* job, TaskSource source, std::uint32_t hooks) noexcept {
+  task_counter_->store(task_counter_->load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
   if (hooks & Observer::bit(Hook::task_begin)) report_task_begin(job, source);
+  Job* const outer = observed_task_;  // run_observed nests as tasks do
+  observed_task_ = job;
   const bool threw = job->execute(job);
+  observed_task_ = outer;
   if (threw || (hooks & Observer::bit(Hook::task_end))) report_task_end(job, threw);
+}
+
+// task_threw: the catch site of every kind of job calls it (its task ended by throwing).
+// A task run_observed runs is reported there, from execute's answer; any other task
+// with an observer (no task hook wanted when it began) gets its task_end with threw
+// here, so failures are counted at every level without a test per task in execute.
+void task_threw() noexcept {
+  Worker* const w = tls_worker;
+  if (!w || w->hooks_.load(std::memory_order_relaxed) == 0) return;
+  Job* const job = w->current_task_;
+  if (job == nullptr || job == w->observed_task_) return;
+  w->report_task_end(job, true);
 }
 
 void Worker::report_task_begin(Job* job, TaskSource source) noexcept {

@@ -1,5 +1,7 @@
 // Recorder and collector: exact accounting under a stalled collector, levels, counters.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <map>
@@ -11,6 +13,7 @@
 #include "lantern/instrumentation/recorder.hpp"
 #include "lantern/instrumentation/rolling_window.hpp"
 #include "lantern/instrumentation/trace_sinks.hpp"
+#include "lantern/graph.hpp"
 #include "lantern/lantern.hpp"
 #include "support/fib.hpp"
 #include "support/watchdog.hpp"
@@ -424,5 +427,76 @@ TEST(Recorder, CountsEveryTaskThatThrewWhoeverGetsTheException) {
     for (std::uint32_t w = 0; w < 2; ++w) threw += recorder.snapshot(w).tasks_threw;
     EXPECT_EQ(threw, 6u) << "level " << static_cast<int>(level);
     EXPECT_EQ(unhandled.load(), 1) << "only the task nobody waited for reaches the handler";
+  }
+}
+
+// A throw is counted once for every kind of job that runs a user's code, at every level:
+// by the task_end hook when a task hook was wanted at the task's begin, else from the
+// job's catch site (detail::task_threw), never both and never neither. The kinds beyond
+// the test above: a Scheduler::run, a graph's node, an IO callback, a spawn_after; and
+// tasks that begin after the level changed under the task that runs them (1 worker, so
+// they nest inside it: an inner task counted from its catch site inside an outer one
+// counted by its task_end, and the other way round).
+TEST(Recorder, CountsAThrowOfEveryKindOfJobOnceAtEveryLevel) {
+  for (Level level : {Level::off, Level::states, Level::tasks, Level::full}) {
+    Recorder recorder(1, {.level = level});
+    std::atomic<int> unhandled{0};
+    std::uint64_t expected = 0;
+    int fds[2] = {-1, -1};
+    {
+      lantern::SchedulerOptions options;
+      options.workers = 1;
+      options.observer = &recorder;
+      options.on_unhandled_exception = [&](std::exception_ptr) { unhandled.fetch_add(1); };
+      lantern::Scheduler pool(options);
+      lantern::testing::Watchdog dog("throws of every kind", 60s, [&] { return pool.describe_state(); });
+
+      EXPECT_THROW(pool.run([] { throw std::runtime_error("from run"); }), std::runtime_error);
+      ++expected;
+
+      lantern::TaskGraph graph;
+      graph.add("fails", [] { throw std::runtime_error("from a node"); });
+      graph.add("returns", [] {});
+      EXPECT_THROW(graph.run(pool), std::runtime_error);
+      ++expected;
+
+      lantern::TaskHandle first = pool.spawn_handle([] {});
+      EXPECT_THROW(pool.spawn_after({first}, [] { throw std::runtime_error("after"); }).wait(), std::runtime_error);
+      ++expected;
+
+      ASSERT_EQ(pipe2(fds, O_CLOEXEC), 0);
+      char byte = 0;
+      std::atomic<bool> called{false};
+      pool.run([&] {
+        lantern::io::read(fds[0], &byte, 1, [&](lantern::IoResult) {
+          called.store(true);
+          called.notify_one();
+          throw std::runtime_error("from an IO callback");
+        });
+      });
+      ASSERT_EQ(write(fds[1], "x", 1), 1);
+      called.wait(false);
+      ++expected;
+
+      // The level changes inside a task; the tasks it then waits for run nested in it.
+      // First the outer task begins at `level` and the nested ones at off, then the
+      // outer one at off and the nested ones at tasks.
+      for (Level inner : {Level::off, Level::tasks}) {
+        EXPECT_THROW(pool.run([&] {
+          recorder.set_level(inner);
+          lantern::TaskGroup group;
+          group.spawn([] { throw std::runtime_error("nested"); });
+          group.spawn([] {});
+          EXPECT_THROW(group.wait(), std::runtime_error);
+          throw std::runtime_error("outer");
+        }),
+                     std::runtime_error);
+        expected += 2;
+      }
+    }  // the destructor drains: the IO callback's task has ended
+    close(fds[0]);
+    close(fds[1]);
+    EXPECT_EQ(recorder.snapshot(0).tasks_threw, expected) << "level " << static_cast<int>(level);
+    EXPECT_EQ(unhandled.load(), 1) << "only the IO callback's exception has nobody to go to";
   }
 }

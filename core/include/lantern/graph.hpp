@@ -210,6 +210,7 @@ bool GraphNodeImpl<F>::run(Job* job) noexcept {
       self->fn();
     } catch (...) {
       threw = failed = true;
+      task_threw();
       self->graph->record_error(std::current_exception());
     }
   } else {

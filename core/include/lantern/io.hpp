@@ -75,6 +75,7 @@ struct IoTask final : IoOp {
       self->fn(IoResult{self->result});
     } catch (...) {
       threw = true;
+      task_threw();
       registry->report_unhandled(std::current_exception());
     }
     owned.reset();

@@ -76,8 +76,8 @@ class Observer {
     std::uint32_t fetch_and(std::uint32_t bits, std::memory_order order = std::memory_order_seq_cst) noexcept;
 
     // attach / detach: called by core for each worker of a Scheduler using the observer
-    // (its constructor / destructor): `copy` is the worker's copy, set here to the
-    // interest | kAttached and kept up to date by store until detached.
+    // (its constructor / destructor): `copy` is the worker's copy, set here to
+    // copy_of(interest) and kept up to date by store until detached.
     void attach(std::atomic<std::uint32_t>* copy);
     void detach(std::atomic<std::uint32_t>* copy) noexcept;
 
@@ -92,7 +92,16 @@ class Observer {
   static constexpr std::uint32_t bit(Hook h) noexcept { return 1u << static_cast<unsigned>(h); }
   // set_interest(mask): the same as interest.store(mask).
   void set_interest(std::uint32_t mask) noexcept { interest.store(mask); }
-  static constexpr std::uint32_t kAttached = 1u << 31;  // set in a worker's copy; no hook uses bit 31
+  // A worker's copy of the interest: the hooks' bits, kAttached (so it is never 0 while
+  // attached) and, in the sign bit, whether task_begin or task_end is wanted (so a task
+  // tests both questions with one load and one test). No hook uses bits 30 and 31.
+  static constexpr std::uint32_t kAttached = 1u << 30;
+  static constexpr std::uint32_t kTaskHooksWanted = 1u << 31;
+  static constexpr std::uint32_t copy_of(std::uint32_t mask) noexcept {
+    const bool task_hooks = (mask & (bit(Hook::task_begin) | bit(Hook::task_end))) != 0;
+    return (mask & ~kTaskHooksWanted) | kAttached | (task_hooks ? kTaskHooksWanted : 0u);
+  }
+  static_assert(kHookCount <= 30, "bits 30 and 31 of a worker's copy are not hooks");
 
   // deque_push_sample_mask: a worker reports the push of a task onto its *own deque* only
   // when its count of such pushes ANDed with this mask is 0 (0: every push; 63: one in

@@ -153,6 +153,7 @@ class Scheduler {
       } catch (...) {
         state->error = std::current_exception();
         threw = true;
+        detail::task_threw();
       }
       state->done.set();
       return {threw};

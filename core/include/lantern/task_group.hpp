@@ -128,6 +128,7 @@ class TaskGroup {
       } catch (...) {
         record(std::current_exception());
         threw = true;
+        detail::task_threw();
       }
       finish_one();
       return {threw};

@@ -87,6 +87,7 @@ struct HandleTask final : TaskState {
       } catch (...) {
         self->error = std::current_exception();
         threw = true;
+        task_threw();
       }
     }
     self->fn.reset();  // captures are destroyed before the task counts as done (as HeapJob's)

@@ -12,7 +12,8 @@ namespace lantern::detail {
 
 struct Job {
   // Execute runs the job and returns true if it threw (the exception itself is kept by
-  // the job for whoever waits on it). It never lets an exception escape.
+  // the job for whoever waits on it). It never lets an exception escape; where it
+  // catches one it also calls task_threw().
   using Execute = bool (*)(Job*) noexcept;
   explicit Job(Execute fn) noexcept : execute(fn) {}
   Execute execute;
@@ -21,12 +22,18 @@ struct Job {
 };
 
 // Caught: what a library closure returns when it catches its task's exception itself (a
-// submit()'s Future, a TaskGroup): the task still ended by throwing, and HeapJob reports
-// it so (task_end's `threw`, the Recorder's tasks_threw), without the unhandled-exception
-// handler, since the exception has an owner. A user's closure cannot return this type.
+// submit()'s Future, a TaskGroup; its catch calls task_threw): the task still ended by
+// throwing, and HeapJob returns it so (task_end's `threw`, the Recorder's tasks_threw),
+// without the unhandled-exception handler, since the exception has an owner. A user's
+// closure cannot return this type.
 struct Caught {
   bool threw;
 };
+
+// task_threw: called by a job's catch site, on the worker running it, when its task ended
+// by throwing (worker.cpp: it reports task_end with threw to the observer, if any, for a
+// task execute ran without task hooks). Cold; never throws.
+[[gnu::cold]] void task_threw() noexcept;
 
 // task_id is the id hooks report for a job: its address. Unique among live jobs; an
 // address may be reused after its job ends, which trace readers handle by pairing each

@@ -28,6 +28,7 @@ struct StackJob final : Job {
     } catch (...) {
       self->error = std::current_exception();
       threw = true;
+      task_threw();
     }
     self->latch.set();  // last touch of *self by this thread
     return threw;
@@ -69,6 +70,7 @@ struct HeapJob final : Job {
       }
     } catch (...) {
       threw = true;
+      task_threw();
       w->registry().report_unhandled(std::current_exception());
     }
     // Destroy the captures before the job counts as done (drain waits for it).
