@@ -30,15 +30,33 @@ using bench::median;
 struct Server {
   pid_t pid = -1;
   std::uint16_t port = 0;
+  std::FILE* log = nullptr;  // the server's stderr: shown only if it failed
+  int out = -1;              // its stdout, open until it has ended (its last words need a reader)
 };
 
-// start_server runs lantern_echo_server --port 0 and reads the port it prints.
+// show_log copies what the server wrote to its stderr to ours.
+void show_log(std::FILE* log) {
+  std::rewind(log);
+  char buf[4096];
+  std::size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, log)) > 0) std::fwrite(buf, 1, n, stderr);
+}
+
+// start_server runs lantern_echo_server --port 0 and reads the port it prints. Its
+// stderr (a banner per start: the flight recorder's note) goes to a temporary file,
+// shown if the server fails to start or ends other than by our SIGTERM.
 Server start_server(const std::string& strategy, unsigned workers) {
   int out[2];
   if (pipe(out) != 0) std::exit(3);
+  std::FILE* log = std::tmpfile();
+  if (!log) {
+    std::perror("io_bench: tmpfile for the server's stderr");
+    std::exit(3);
+  }
   const pid_t pid = fork();
   if (pid == 0) {
     dup2(out[1], STDOUT_FILENO);
+    dup2(fileno(log), STDERR_FILENO);
     close(out[0]);
     close(out[1]);
     const std::string w = std::to_string(workers);
@@ -51,14 +69,15 @@ Server start_server(const std::string& strategy, unsigned workers) {
   std::string line;
   char c;
   while (read(out[0], &c, 1) == 1 && c != '\n') line += c;
-  close(out[0]);
   // "listening on 127.0.0.1:PORT (2 workers, io_uring sleep strategy)"
   const std::size_t colon = line.rfind(':', line.find(' ', line.find("127.0.0.1")));
-  Server s{pid, 0};
+  Server s{pid, 0, log, out[0]};
   if (colon == std::string::npos || line.find(strategy + " sleep strategy") == std::string::npos) {
-    std::fprintf(stderr, "io_bench: the server did not start as asked: '%s'\n", line.c_str());
+    std::fprintf(stderr, "io_bench: the server did not start as asked: '%s'; its stderr:\n", line.c_str());
     kill(pid, SIGKILL);
     waitpid(pid, nullptr, 0);
+    show_log(log);
+    close(out[0]);
     std::exit(3);
   }
   s.port = static_cast<std::uint16_t>(std::atoi(line.c_str() + colon + 1));
@@ -69,6 +88,13 @@ void stop_server(const Server& s) {
   kill(s.pid, SIGTERM);
   int status = 0;
   waitpid(s.pid, &status, 0);
+  const bool clean = (WIFEXITED(status) && WEXITSTATUS(status) == 0) || (WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
+  if (!clean) {
+    std::fprintf(stderr, "io_bench: the server ended with status %d; its stderr:\n", status);
+    show_log(s.log);
+  }
+  std::fclose(s.log);
+  close(s.out);
 }
 
 // cpu_seconds: user + system time of a process so far.
