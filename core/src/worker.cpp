@@ -266,7 +266,7 @@ void Worker::report_push(Job* job, std::int64_t depth) noexcept {
 // that it can count failures at every level.
 // (The interest test is made by the caller, so these call on_event directly.)
 void Worker::run_observed(Job* job, TaskSource source, std::uint32_t hooks) noexcept {
-  task_counter_->store(task_counter_->load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  count_task();
   if (hooks & Observer::bit(Hook::task_begin)) report_task_begin(job, source);
   Job* const outer = observed_task_;  // run_observed nests as tasks do
   observed_task_ = job;

@@ -396,11 +396,17 @@ TEST_P(Io, ObserverSeesSubmitAndComplete) {
 // in its ring on its eventfd, which wake_slot writes (IO.md). Forced here on a kernel that
 // has futex waits: one worker (so the wake goes to the worker whose read is in flight)
 // sleeps in its ring while tasks are submitted, then its read completes.
+// ForcedDoorbell: rings made in its scope use the eventfd doorbell (or not); the default
+// is restored when it ends, also when an assertion returns early.
+struct ForcedDoorbell {
+  explicit ForcedDoorbell(bool eventfd) { lantern::detail::force_eventfd_doorbell(eventfd); }
+  ~ForcedDoorbell() { lantern::detail::force_eventfd_doorbell(false); }
+  ForcedDoorbell(const ForcedDoorbell&) = delete;
+  ForcedDoorbell& operator=(const ForcedDoorbell&) = delete;
+};
+
 TEST(IoEventfdDoorbell, WakesASleeperWithIoInFlightForWorkAndForItsCompletion) {
-  lantern::detail::force_eventfd_doorbell(true);
-  struct Reset {
-    ~Reset() { lantern::detail::force_eventfd_doorbell(false); }
-  } reset;
+  ForcedDoorbell doorbell(true);
   Scheduler pool({.workers = 1, .sleep_strategy = SleepStrategy::io_uring});
   ASSERT_EQ(pool.sleep_strategy(), SleepStrategy::io_uring) << pool.strategy_note();
   Watchdog dog("eventfd doorbell", 60s, dump(pool));
@@ -429,10 +435,7 @@ TEST(IoEventfdDoorbell, WakesASleeperWithIoInFlightForWorkAndForItsCompletion) {
 // six release runs.
 TEST(IoDoorbell, AReadCompletingWithAWakeIsNotStranded) {
   for (const bool eventfd : {true, false}) {
-    lantern::detail::force_eventfd_doorbell(eventfd);
-    struct Reset {
-      ~Reset() { lantern::detail::force_eventfd_doorbell(false); }
-    } reset;
+    ForcedDoorbell doorbell(eventfd);
     Scheduler pool({.workers = 1, .sleep_strategy = SleepStrategy::io_uring});
     ASSERT_EQ(pool.sleep_strategy(), SleepStrategy::io_uring) << pool.strategy_note();
     Watchdog dog(eventfd ? "read with a wake, eventfd doorbell" : "read with a wake, futex doorbell", 60s, dump(pool));

@@ -95,11 +95,13 @@ class Observer {
   // A worker's copy of the interest: the hooks' bits, kAttached (so it is never 0 while
   // attached) and, in the sign bit, whether task_begin or task_end is wanted (so a task
   // tests both questions with one load and one test). No hook uses bits 30 and 31.
+  // kTaskHooks: bit(task_begin) | bit(task_end), spelled out (bit() is not usable here yet).
+  static constexpr std::uint32_t kTaskHooks =
+      (1u << static_cast<unsigned>(Hook::task_begin)) | (1u << static_cast<unsigned>(Hook::task_end));
   static constexpr std::uint32_t kAttached = 1u << 30;
   static constexpr std::uint32_t kTaskHooksWanted = 1u << 31;
   static constexpr std::uint32_t copy_of(std::uint32_t mask) noexcept {
-    const bool task_hooks = (mask & (bit(Hook::task_begin) | bit(Hook::task_end))) != 0;
-    return (mask & ~kTaskHooksWanted) | kAttached | (task_hooks ? kTaskHooksWanted : 0u);
+    return (mask & ~kTaskHooksWanted) | kAttached | ((mask & kTaskHooks) != 0 ? kTaskHooksWanted : 0u);
   }
   static_assert(kHookCount <= 30, "bits 30 and 31 of a worker's copy are not hooks");
 

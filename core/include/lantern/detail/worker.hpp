@@ -138,7 +138,7 @@ class alignas(64) Worker final : public SleepSink {
           run_observed(job, source, hooks);
           goto ran;
         }
-        task_counter_->store(task_counter_->load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+        count_task();
       }
       job->execute(job);
     ran:
@@ -292,7 +292,10 @@ class alignas(64) Worker final : public SleepSink {
   // report_push: the push hook for a sampled own-deque push (depth: the deque's depth
   // after it). Out of line so that push() stays inlinable.
   [[gnu::noinline]] void report_push(Job* job, std::int64_t depth) noexcept;
-  static constexpr std::uint32_t kTaskHooks = Observer::bit(Hook::task_begin) | Observer::bit(Hook::task_end);
+  // count_task: one more task in the observer's count (the worker is its only writer).
+  void count_task() noexcept {
+    task_counter_->store(task_counter_->load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  }
   // run_observed: counts and runs `job` reporting the task hooks `hooks` (the interest
   // read at its begin) asks for; task_end also when it threw. observed_task_ is the job
   // it runs, for task_threw.
