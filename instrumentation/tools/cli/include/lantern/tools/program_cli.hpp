@@ -1,7 +1,7 @@
 // program_cli.hpp - the command-line conventions every Lantern program follows
 // (lantern-trace, lantern-view, lantern_demo, lantern_echo_server, lantern_echo_client,
-// lantern_live_demo), on top of CLI11 (Debian: libcli11-dev). README.md, "Command-line
-// conventions", is the user's side of this.
+// lantern_live_demo, and the benchmark programs in bench/), on top of CLI11 (Debian:
+// libcli11-dev). README.md, "Command-line conventions", is the user's side of this.
 //
 //   - GNU long options: --name VALUE or --name=VALUE; flags take no value (--quick, not
 //     --quick=yes); -h is --help; a later repeat of an option wins; "--" ends options.
@@ -10,7 +10,9 @@
 //   - Reports go to stdout; errors and warnings go to stderr, as "PROGRAM: what went wrong".
 //   - Bad usage: "PROGRAM: what is wrong (see PROGRAM --help)" on stderr, exit status 2.
 //   - Addresses are read by lantern::parse_host_port (lantern/host_port.hpp), numbers by
-//     number_option below, so every program refuses the same texts with the same words.
+//     number_option below, names by choice_option, comma-separated lists ("--workers 1,2")
+//     by number_list_option and choice_list_option, so every program refuses the same
+//     texts with the same words.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -22,6 +24,7 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <vector>
 
 #include "lantern/host_port.hpp"
 #include "lantern/trace/format.hpp"
@@ -121,6 +124,17 @@ std::optional<T> parse_number(std::string_view text, T lo, T hi) {
   return value;
 }
 
+// takes_check: a CLI11 check that refuses a value `accepts(text)` is false for, with
+// "takes WHAT, not 'TEXT'" (the option's name is put in front by describe_parse_error).
+template <class Accepts>
+CLI::Validator takes_check(std::string what, Accepts accepts) {
+  return CLI::Validator(
+      [what = std::move(what), accepts](std::string& text) -> std::string {
+        return accepts(text) ? std::string() : "takes " + what + ", not '" + text + "'";
+      },
+      "", "");
+}
+
 // number_option: --name N read into *out, refused with "--name takes a number from LO to
 // HI, not 'TEXT'" when it is anything else. `what` replaces "a number from LO to HI".
 template <typename T>
@@ -130,11 +144,47 @@ CLI::Option* number_option(CLI::App& app, const std::string& name, T* out, T lo,
   return app.add_option_function<std::string>(name, [out, lo, hi](const std::string& text) {
                                                     *out = *parse_number<T>(text, lo, hi);
                                                   })
-      ->check(CLI::Validator(
-          [lo, hi, what](std::string& text) -> std::string {
-            return parse_number<T>(text, lo, hi) ? std::string() : "takes " + what + ", not '" + text + "'";
-          },
-          "", ""));
+      ->check(takes_check(what, [lo, hi](const std::string& text) { return parse_number<T>(text, lo, hi).has_value(); }));
+}
+
+// split_list: a comma-separated list's items, empty ones skipped: "1,2,,4" -> 1, 2, 4.
+inline std::vector<std::string> split_list(std::string_view list) {
+  std::vector<std::string> items;
+  while (!list.empty()) {
+    const auto comma = list.find(',');
+    const std::string_view item = list.substr(0, comma);
+    if (!item.empty()) items.emplace_back(item);
+    list.remove_prefix(comma == std::string_view::npos ? list.size() : comma + 1);
+  }
+  return items;
+}
+
+// parse_number_list: split_list's items, each read by parse_number; nullopt when one is
+// not a number in [lo, hi] or there is none.
+template <typename T>
+std::optional<std::vector<T>> parse_number_list(std::string_view text, T lo, T hi) {
+  std::vector<T> values;
+  for (const std::string& item : split_list(text)) {
+    const auto value = parse_number<T>(item, lo, hi);
+    if (!value) return std::nullopt;
+    values.push_back(*value);
+  }
+  if (values.empty()) return std::nullopt;
+  return values;
+}
+
+// number_list_option: --name A,B,... read into *out (replacing it), refused with "--name
+// takes a list of numbers from LO to HI, not 'TEXT'" when an item is anything else or the
+// list is empty. `what` replaces "a list of numbers from LO to HI".
+template <typename T>
+CLI::Option* number_list_option(CLI::App& app, const std::string& name, std::vector<T>* out, T lo, T hi,
+                                std::string what = {}) {
+  static_assert(std::is_arithmetic_v<T>);
+  if (what.empty()) what = "a list of numbers from " + std::to_string(lo) + " to " + std::to_string(hi);
+  return app.add_option_function<std::string>(name, [out, lo, hi](const std::string& text) {
+                                                    *out = *parse_number_list<T>(text, lo, hi);
+                                                  })
+      ->check(takes_check(what, [lo, hi](const std::string& text) { return parse_number_list<T>(text, lo, hi).has_value(); }));
 }
 
 // address_check: a CLI11 check that the value reads with lantern::parse_host_port under
@@ -148,19 +198,42 @@ inline CLI::Validator address_check(HostPortRules rules = {}) {
       "", "");
 }
 
-// choice_option: --name VALUE, one of `names`, refused with "--name takes a, b or c, not 'x'".
-inline CLI::Option* choice_option(CLI::App& app, const std::string& name, std::string* out,
-                                  std::vector<std::string> names) {
+// or_list: "a, b or c".
+inline std::string or_list(const std::vector<std::string>& names) {
   std::string list;
   for (std::size_t i = 0; i < names.size(); ++i)
     list += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
-  return app.add_option(name, *out)->check(CLI::Validator(
-      [names, list](std::string& text) -> std::string {
-        for (const std::string& n : names)
-          if (text == n) return std::string();
-        return "takes " + list + ", not '" + text + "'";
-      },
-      "", ""));
+  return list;
+}
+
+inline bool is_one_of(const std::string& text, const std::vector<std::string>& names) {
+  for (const std::string& n : names)
+    if (text == n) return true;
+  return false;
+}
+
+// choice_option: --name VALUE, one of `names`, refused with "--name takes a, b or c, not 'x'".
+inline CLI::Option* choice_option(CLI::App& app, const std::string& name, std::string* out,
+                                  std::vector<std::string> names) {
+  const std::string what = or_list(names);
+  return app.add_option(name, *out)->check(
+      takes_check(what, [names = std::move(names)](const std::string& text) { return is_one_of(text, names); }));
+}
+
+// choice_list_option: --name a,c (comma-separated, each one of `names`) read into *out
+// (replacing it), refused with "--name takes a list of a, b or c, not 'TEXT'" when an item
+// is anything else or the list is empty.
+inline CLI::Option* choice_list_option(CLI::App& app, const std::string& name, std::vector<std::string>* out,
+                                       std::vector<std::string> names) {
+  const std::string what = "a list of " + or_list(names);
+  const auto accepts = [names = std::move(names)](const std::string& text) {
+    const std::vector<std::string> items = split_list(text);
+    for (const std::string& item : items)
+      if (!is_one_of(item, names)) return false;
+    return !items.empty();
+  };
+  return app.add_option_function<std::string>(name, [out](const std::string& text) { *out = split_list(text); })
+      ->check(takes_check(what, accepts));
 }
 
 }  // namespace lantern::tools
