@@ -22,6 +22,7 @@
 #include <cstdlib>
 #include <functional>
 #include <numeric>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -37,6 +38,7 @@
 
 #include "harness.hpp"
 #include "lantern/lantern.hpp"
+#include "lantern/tools/program_cli.hpp"
 #include "workloads.hpp"
 
 namespace {
@@ -73,15 +75,18 @@ from the main thread: Lantern's run() hands the job to a worker and blocks, TBB'
 execute() lets the main thread join the arena. Where the main thread only submits
 (spawn_chain, wake, idle), TBB gets an arena whose W slots all go to TBB workers.
 Exit status: 0 when every answer was right, even if targets were missed; 2 on a wrong
-answer; 3 when a benchmark made no progress for 120 s (a hang); 1 on a bad option.
+answer or bad usage; 3 when a benchmark made no progress for 120 s (a hang).
 
 options:
-  --help               this text
-  --reps N             measured repetitions per side, median reported (default 7)
+  -h, --help           this text
+  --version            print the version
+  --reps N             measured repetitions per side, median reported, 1 to 1000
+                       (default 7)
   --only NAME[,NAME]   run only these benchmarks (names below)
   --workers LIST       worker counts, e.g. 1,2 (default: 1 and hardware_concurrency)
-  --quick              CI smoke test: 2 reps, 20 wake samples, 0.3 s idle test;
-                       same problem sizes, so every answer is still checked
+  --quick              CI smoke test: 2 reps (unless --reps is given), 20 wake
+                       samples, 0.3 s idle test; same problem sizes, so every answer
+                       is still checked
   --markdown           print the table as Markdown (for bench/RESULTS.md)
   --topology SPEC      Lantern's topology, e.g. "2 sockets x 8 cores x 2 threads"
                        (default: read this machine's)
@@ -139,75 +144,42 @@ constexpr const char* kDefaultBenchmarks[] = {"fib", "skynet", "skynet_taskgroup
                                               "spawn_chain", "wake", "idle"};
 constexpr const char* kOptInBenchmarks[] = {"lane_flood"};
 
-[[noreturn]] void usage_error(const std::string& message) {
-  std::fprintf(stderr, "lantern_bench: %s (try --help)\n", message.c_str());
-  std::exit(1);
-}
-
-using bench::split_commas;
-
-unsigned parse_positive(const std::string& flag, const std::string& text) {
-  char* end = nullptr;
-  const unsigned long v = std::strtoul(text.c_str(), &end, 10);
-  if (text.empty() || *end != '\0' || v == 0 || v > 1024) usage_error(flag + " wants a number from 1 to 1024, not '" + text + "'");
-  return static_cast<unsigned>(v);
-}
-
-bool is_known_benchmark(const std::string& name) {
-  for (const char* b : kDefaultBenchmarks) if (name == b) return true;
-  for (const char* b : kOptInBenchmarks) if (name == b) return true;
-  return false;
-}
-
-Config parse_command_line(int argc, char** argv) {
-  Config config;
-  bool reps_given = false;
-  const auto takes_value = [](const std::string& flag) { return flag == "--reps" || flag == "--only" || flag == "--workers" || flag == "--topology" || flag == "--sleep"; };
-  for (const bench::Flag& option : bench::split_flags(argc, argv, takes_value, usage_error)) {
-    const std::string& flag = option.name;
-    const std::string& value = option.value;
-    if (flag == "--help" || flag == "-h") {
-      std::fputs(kUsage, stdout);
-      std::exit(0);
-    } else if (flag == "--reps") {
-      config.reps = static_cast<int>(parse_positive(flag, value));
-      reps_given = true;
-    } else if (flag == "--only") {
-      config.only = split_commas(value);
-      for (const auto& name : config.only) {
-        if (!is_known_benchmark(name)) usage_error("unknown benchmark '" + name + "'");
-      }
-    } else if (flag == "--workers") {
-      for (const auto& item : split_commas(value)) config.workers.push_back(parse_positive(flag, item));
-      if (config.workers.empty()) usage_error("--workers wants a list such as 1,2");
-    } else if (flag == "--quick") {
-      config.quick = true;
-    } else if (flag == "--markdown") {
-      config.markdown = true;
-    } else if (flag == "--sleep") {
-      const auto parsed = lantern::parse_strategy(value);
-      if (!parsed) usage_error("--sleep wants condvar or io_uring, not '" + value + "'");
-      config.sleep = *parsed;
-    } else if (flag == "--topology") {
-      std::string error;
-      if (!lantern::Topology::parse_spec(value, &error)) usage_error("bad --topology '" + value + "': " + error);
-      config.topology = value;
-    } else {
-      usage_error("unknown option '" + flag + "'");
-    }
+// parse_command_line fills *config; it returns the exit status to end with at once
+// after --help, --version or bad usage (program_cli.hpp), nullopt to run.
+std::optional<int> parse_command_line(int argc, char** argv, Config* config) {
+  lantern::tools::Program program("lantern_bench", kUsage);
+  auto& app = program.app();
+  std::vector<std::string> benchmarks(std::begin(kDefaultBenchmarks), std::end(kDefaultBenchmarks));
+  benchmarks.insert(benchmarks.end(), std::begin(kOptInBenchmarks), std::end(kOptInBenchmarks));
+  std::string sleep = lantern::strategy_name(config->sleep);
+  CLI::Option* reps = lantern::tools::number_option(app, "--reps", &config->reps, 1, 1000);
+  lantern::tools::choice_list_option(app, "--only", &config->only, benchmarks);
+  lantern::tools::number_list_option(app, "--workers", &config->workers, 1u, lantern::kMaxWorkers);
+  app.add_flag("--quick", config->quick);
+  app.add_flag("--markdown", config->markdown);
+  app.add_option("--topology", config->topology)
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            std::string error;
+            if (lantern::Topology::parse_spec(text, &error)) return std::string();
+            return "takes a spec such as \"2 sockets x 8 cores x 2 threads\", not '" + text + "': " + error;
+          },
+          "", ""));
+  lantern::tools::choice_option(app, "--sleep", &sleep, {"condvar", "io_uring"});
+  if (const auto exit = program.parse(argc, argv)) return exit;
+  config->sleep = *lantern::parse_strategy(sleep);
+  if (config->quick) {
+    if (reps->count() == 0) config->reps = 2;
+    config->wake_samples = 20;
+    config->idle_duration = 300ms;
   }
-  if (config.quick) {
-    if (!reps_given) config.reps = 2;
-    config.wake_samples = 20;
-    config.idle_duration = 300ms;
-  }
-  if (config.workers.empty()) {
+  if (config->workers.empty()) {
     const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
-    config.workers = {1};
-    if (hw > 1) config.workers.push_back(hw);
+    config->workers = {1};
+    if (hw > 1) config->workers.push_back(hw);
   }
-  if (config.only.empty()) config.only.assign(std::begin(kDefaultBenchmarks), std::end(kDefaultBenchmarks));
-  return config;
+  if (config->only.empty()) config->only.assign(std::begin(kDefaultBenchmarks), std::end(kDefaultBenchmarks));
+  return std::nullopt;
 }
 
 // ============================================================ 2. the pools of one width
@@ -832,7 +804,8 @@ constexpr Benchmark kBenchmarks[] = {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const Config config = parse_command_line(argc, argv);
+  Config config;
+  if (const auto exit = parse_command_line(argc, argv, &config)) return *exit;
 
   // TBB's default is hardware_concurrency threads in all, the caller included, i.e.
   // hardware_concurrency - 1 workers. Allow as many workers as the widest Lantern pool,

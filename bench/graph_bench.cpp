@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -22,6 +23,7 @@
 #include "harness.hpp"
 #include "lantern/graph.hpp"
 #include "lantern/lantern.hpp"
+#include "lantern/tools/program_cli.hpp"
 
 namespace {
 
@@ -43,15 +45,17 @@ One warm-up and --reps measured repetitions per side, alternating (L T, T L, ...
 10 ms idle before each. Figure: microseconds per graph run, median of the repetitions;
 lower is better. Task bodies are a few instructions, so this measures the schedulers'
 per-task cost. Exit status: 0 if every answer was right (even if targets were missed),
-2 on a wrong answer, 3 on a hang (no progress for 120 s), 1 on a bad option.
+2 on a wrong answer or bad usage, 3 on a hang (no progress for 120 s).
 
 options:
-  --help               this text
-  --reps N             measured repetitions per side (default 7)
-  --runs N             graph runs per repetition (default 10)
+  -h, --help           this text
+  --version            print the version
+  --reps N             measured repetitions per side, 1 to 1000 (default 7)
+  --runs N             graph runs per repetition, 1 to 100000 (default 10)
   --only NAME[,NAME]   run only these benchmarks
   --workers LIST       worker counts, e.g. 1,2 (default: 1 and hardware_concurrency)
-  --quick              CI smoke test: 2 reps of 2 runs (same graphs, answers checked)
+  --quick              CI smoke test: 2 reps of 2 runs unless --reps or --runs says
+                       otherwise (same graphs, answers checked)
   --markdown           print the table as Markdown (for bench/RESULTS.md)
 
 benchmarks (target for each: Lantern/TBB <= 1.0):
@@ -73,65 +77,28 @@ struct Config {
 
 constexpr const char* kBenchmarks[] = {"chain", "tree_down", "tree_up", "wavefront"};
 
-[[noreturn]] void usage_error(const std::string& message) {
-  std::fprintf(stderr, "lantern_graph_bench: %s (try --help)\n", message.c_str());
-  std::exit(1);
-}
-
-unsigned parse_positive(const std::string& flag, const std::string& text) {
-  char* end = nullptr;
-  const unsigned long v = std::strtoul(text.c_str(), &end, 10);
-  if (text.empty() || *end != '\0' || v == 0 || v > 100000) usage_error(flag + " wants a positive number, not '" + text + "'");
-  return static_cast<unsigned>(v);
-}
-
-using bench::split_commas;
-
-Config parse_command_line(int argc, char** argv) {
-  Config config;
-  bool quick = false, reps_given = false, runs_given = false;
-  const auto takes_value = [](const std::string& flag) {
-    return flag == "--reps" || flag == "--runs" || flag == "--only" || flag == "--workers";
-  };
-  for (const bench::Flag& option : bench::split_flags(argc, argv, takes_value, usage_error)) {
-    const std::string& flag = option.name;
-    const std::string& value = option.value;
-    if (flag == "--help" || flag == "-h") {
-      std::fputs(kUsage, stdout);
-      std::exit(0);
-    } else if (flag == "--reps") {
-      config.reps = static_cast<int>(parse_positive(flag, value));
-      reps_given = true;
-    } else if (flag == "--runs") {
-      config.runs = static_cast<int>(parse_positive(flag, value));
-      runs_given = true;
-    } else if (flag == "--only") {
-      config.only = split_commas(value);
-      for (const auto& name : config.only) {
-        if (std::find(std::begin(kBenchmarks), std::end(kBenchmarks), name) == std::end(kBenchmarks)) {
-          usage_error("unknown benchmark '" + name + "'");
-        }
-      }
-    } else if (flag == "--workers") {
-      for (const auto& item : split_commas(value)) config.workers.push_back(parse_positive(flag, item));
-      if (config.workers.empty()) usage_error("--workers wants a list such as 1,2");
-    } else if (flag == "--quick") {
-      quick = true;
-    } else if (flag == "--markdown") {
-      config.markdown = true;
-    } else {
-      usage_error("unknown option '" + flag + "'");
-    }
-  }
-  if (quick && !reps_given) config.reps = 2;
-  if (quick && !runs_given) config.runs = 2;
-  if (config.workers.empty()) {
+// parse_command_line fills *config; it returns the exit status to end with at once
+// after --help, --version or bad usage (program_cli.hpp), nullopt to run.
+std::optional<int> parse_command_line(int argc, char** argv, Config* config) {
+  lantern::tools::Program program("lantern_graph_bench", kUsage);
+  auto& app = program.app();
+  bool quick = false;
+  CLI::Option* reps = lantern::tools::number_option(app, "--reps", &config->reps, 1, 1000);
+  CLI::Option* runs = lantern::tools::number_option(app, "--runs", &config->runs, 1, 100000);
+  lantern::tools::choice_list_option(app, "--only", &config->only, {std::begin(kBenchmarks), std::end(kBenchmarks)});
+  lantern::tools::number_list_option(app, "--workers", &config->workers, 1u, lantern::kMaxWorkers);
+  app.add_flag("--quick", quick);
+  app.add_flag("--markdown", config->markdown);
+  if (const auto exit = program.parse(argc, argv)) return exit;
+  if (quick && reps->count() == 0) config->reps = 2;
+  if (quick && runs->count() == 0) config->runs = 2;
+  if (config->workers.empty()) {
     const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
-    config.workers = {1};
-    if (hw > 1) config.workers.push_back(hw);
+    config->workers = {1};
+    if (hw > 1) config->workers.push_back(hw);
   }
-  if (config.only.empty()) config.only.assign(std::begin(kBenchmarks), std::end(kBenchmarks));
-  return config;
+  if (config->only.empty()) config->only.assign(std::begin(kBenchmarks), std::end(kBenchmarks));
+  return std::nullopt;
 }
 
 // Shape: one benchmark's DAG as data, built into both graph types the same way. Task i
@@ -293,7 +260,8 @@ void bench_shape(const Context& ctx, const char* key, std::vector<Row>& rows) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const Config config = parse_command_line(argc, argv);
+  Config config;
+  if (const auto exit = parse_command_line(argc, argv, &config)) return *exit;
   const unsigned widest = *std::max_element(config.workers.begin(), config.workers.end());
   tbb::global_control tbb_threads(tbb::global_control::max_allowed_parallelism,
                                   std::max<std::size_t>(widest + 1, std::thread::hardware_concurrency()));

@@ -18,11 +18,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
-#include <string_view>
 #include <thread>
 #include <vector>
-
-#include "lantern/tools/program_cli.hpp"
 
 extern char** environ;  // posix_spawn passes it on (Child)
 
@@ -327,51 +324,5 @@ class Child {
   FILE* to_ = nullptr;
   FILE* from_ = nullptr;
 };
-
-// split_commas: "1,2,,4" -> {"1", "2", "4"}.
-inline std::vector<std::string> split_commas(const std::string& list) {
-  std::vector<std::string> items;
-  std::string item;
-  for (char c : list + ",") {
-    if (c != ',') {
-      item += c;
-    } else if (!item.empty()) {
-      items.push_back(std::move(item));
-      item.clear();
-    }
-  }
-  return items;
-}
-
-// Flag is one command-line option: "--name value" or "--name=value" become {name, value}.
-struct Flag {
-  std::string name;
-  std::string value;
-};
-
-// split_flags turns argv into Flags. takes_value(name) says which options read the next
-// argument; a missing value calls usage_error(message), which must not return.
-// --version is answered here, as every Lantern program answers it (program_cli.hpp).
-template <class TakesValue, class UsageError>
-std::vector<Flag> split_flags(int argc, char** argv, TakesValue takes_value, UsageError usage_error) {
-  std::vector<Flag> flags;
-  for (int i = 1; i < argc; ++i) {
-    if (std::string_view(argv[i]) == "--version") {
-      const std::string_view path = argv[0];
-      std::printf("%s\n", lantern::tools::version_text(path.substr(path.find_last_of('/') + 1)).c_str());
-      std::exit(0);
-    }
-    Flag f{argv[i], {}};
-    if (const auto eq = f.name.find('='); eq != std::string::npos && f.name.rfind("--", 0) == 0) {
-      f.value = f.name.substr(eq + 1);
-      f.name = f.name.substr(0, eq);
-    } else if (takes_value(f.name)) {
-      if (i + 1 == argc) usage_error(f.name + " needs a value");
-      f.value = argv[++i];
-    }
-    flags.push_back(std::move(f));
-  }
-  return flags;
-}
 
 }  // namespace bench

@@ -163,25 +163,18 @@ int main(int argc, char** argv) {
   lantern::tools::Program program(kProgram, kUsage);
   unsigned reps = 7, reps_nocheck = 1;
   bool markdown = false, serve_mode = false;
-  std::string workers_list = "1,2";
+  std::vector<std::uint32_t> worker_counts = {1, 2};
   std::string nocheck_path = LANTERN_HELPING_NOCHECK_PATH;
   auto& app = program.app();
   lantern::tools::number_option(app, "--reps", &reps, 1u, 1000u);
   lantern::tools::number_option(app, "--reps-nocheck", &reps_nocheck, 1u, 1000u);
-  app.add_option("--workers", workers_list);
+  lantern::tools::number_list_option<std::uint32_t>(app, "--workers", &worker_counts, 1, lantern::kMaxWorkers);
   app.add_flag("--markdown", markdown);
   app.add_option("--nocheck-path", nocheck_path);
   app.add_flag("--serve", serve_mode)->group("");  // the child's side (internal)
   if (const auto exit = program.parse(argc, argv)) return *exit;
   if (serve_mode) return serve();
   if (!kHasCheck) return program.usage_error("this is the variant without the check; run lantern_helping_bench");
-  std::vector<std::uint32_t> worker_counts;
-  for (const std::string& item : bench::split_commas(workers_list)) {
-    const auto w = lantern::tools::parse_number<std::uint32_t>(item, 1, 1024);
-    if (!w) return program.usage_error("--workers takes a list of numbers from 1 to 1024, not '" + workers_list + "'");
-    worker_counts.push_back(*w);
-  }
-  if (worker_counts.empty()) return program.usage_error("--workers needs at least one worker count");
 
   bench::Child nocheck(kProgram, nocheck_path, {"--serve"});
   bench::Watchdog watchdog(std::chrono::seconds(300));

@@ -26,12 +26,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "harness.hpp"
 #include "lantern/lantern.hpp"
+#include "lantern/tools/program_cli.hpp"
 #include "workloads.hpp"
 
 #ifndef LANTERN_INSTR_BENCH_COMPILED_OUT
@@ -53,7 +55,6 @@
 #include <functional>
 #include <memory>
 #include <span>
-#include <sstream>
 
 #include "lantern/clock.hpp"  // LANTERN_HAS_RDTSC, and <x86intrin.h> where there is one
 
@@ -138,16 +139,6 @@ double run_once(lantern::Scheduler& pool, const Workload& w, const std::string& 
 //   parent:               "quit" (or EOF)       child exits 0
 constexpr const char* kReadyWord = "lantern_instr_bench_off ready";
 
-unsigned parse_workers_value(const char* prog, const std::string& text) {
-  char* end = nullptr;
-  const unsigned long v = std::strtoul(text.c_str(), &end, 10);
-  if (text.empty() || *end != '\0' || v == 0 || v > 1024) {
-    std::fprintf(stderr, "%s: wants a number from 1 to 1024, not '%s' (try --help)\n", prog, text.c_str());
-    std::exit(1);
-  }
-  return static_cast<unsigned>(v);
-}
-
 }  // namespace
 
 #if LANTERN_INSTR_BENCH_COMPILED_OUT
@@ -163,9 +154,16 @@ observer hook compiled out). lantern_instr_bench runs it for you (--serve); run 
 it does 1 warm-up and --reps (default 7) measured runs of each workload on one pool and
 prints one machine-readable line per workload:
   compiled_out workload=fib workers=2 seconds=0.0123,0.0124,...
---serve: answer requests on stdin, one line each ("fib", "skynet", "quit"), with one
-  "NAME seconds=S result=R" line per request (the parent checks R).
-Exit status 0; 2 on a wrong answer; 1 on a bad option.
+
+options:
+  -h, --help    this text
+  --version     print the version
+  --workers N   pool width, 1 to 1024 (default: all hardware threads)
+  --reps N      measured runs of each workload, 1 to 1000 (default 7)
+  --serve       answer requests on stdin, one line each ("fib", "skynet", "quit"), with
+                one "NAME seconds=S result=R" line per request (the parent checks R)
+
+Exit status 0; 2 on a wrong answer or bad usage; 1 on an unknown request.
 )";
 
 const Workload* find_workload(const std::string& name) {
@@ -181,21 +179,12 @@ int main(int argc, char** argv) {
   unsigned workers = std::max(1u, std::thread::hardware_concurrency());
   int reps = 7;
   bool serve = false;
-  for (int i = 1; i < argc; ++i) {
-    const std::string flag = argv[i];
-    if (flag == "--help" || flag == "-h") {
-      std::fputs(kOffUsage, stdout);
-      return 0;
-    } else if (flag == "--serve") {
-      serve = true;
-    } else if ((flag == "--workers" || flag == "--reps") && i + 1 < argc) {
-      const unsigned v = parse_workers_value("lantern_instr_bench_off", argv[++i]);
-      if (flag == "--workers") workers = v; else reps = static_cast<int>(v);
-    } else {
-      std::fprintf(stderr, "lantern_instr_bench_off: unknown option '%s' (try --help)\n", argv[i]);
-      return 1;
-    }
-  }
+  lantern::tools::Program program("lantern_instr_bench_off", kOffUsage);
+  auto& app = program.app();
+  lantern::tools::number_option(app, "--workers", &workers, 1u, lantern::kMaxWorkers);
+  lantern::tools::number_option(app, "--reps", &reps, 1, 1000);
+  app.add_flag("--serve", serve);
+  if (const auto exit = program.parse(argc, argv)) return *exit;
   lantern::Scheduler pool({.workers = workers});
   const std::string side = "compiled out, " + std::to_string(workers) + " workers";
   if (!serve) {
@@ -275,12 +264,16 @@ The table is bench/harness.hpp's, whose columns are named for lantern_bench: her
 "Lantern" is the variant measured, "TBB" is its baseline and "L/TBB" is variant/baseline.
 
 options:
-  --help              this text
-  --reps N            measured repetitions per variant, median reported (default 7)
-  --workers N         pool width for overhead and collector (default: all hardware threads)
+  -h, --help          this text
+  --version           print the version
+  --reps N            measured repetitions per variant, median reported, 1 to 1000
+                      (default 7)
+  --workers N         pool width for overhead and collector, 1 to 1024 (default: all
+                      hardware threads)
   --only LIST         sections to run, of: event,ring,overhead,collector,trace (default: all)
-  --quick             CI smoke test: 2 reps, 200,000 event calls, 2 fibs per collector
-                      repetition, 1 per trace repetition; every answer is still checked
+  --quick             CI smoke test: 2 reps (unless --reps is given), 200,000 event
+                      calls, 2 fibs per collector repetition, 1 per trace repetition;
+                      every answer is still checked
   --markdown          print the table as Markdown (for bench/RESULTS.md)
   --off-path PATH     lantern_instr_bench_off to run (default: the one built beside this)
   --raw               also print every repetition's figure (seconds), in run order, to stderr
@@ -334,72 +327,47 @@ sections:
              events drained.
 
 Exit status: 0 when every answer was right, even if targets were missed; 2 on a wrong
-answer (or broken event accounting); 3 when nothing progressed for 120 s; 4 when the
-compiled-out subprocess could not be run; 1 on a bad option.
+answer (or broken event accounting) or bad usage; 3 when nothing progressed for 120 s;
+4 when the compiled-out subprocess could not be run.
 )";
 
 constexpr const char* kSections[] = {"event", "ring", "overhead", "collector", "trace"};
 
-[[noreturn]] void usage_error(const std::string& message) {
-  std::fprintf(stderr, "lantern_instr_bench: %s (try --help)\n", message.c_str());
-  std::exit(1);
+// count_is_valid: --count's value, WORKLOAD:OBSERVER.
+bool count_is_valid(const std::string& text) {
+  const auto colon = text.find(':');
+  if (colon == std::string::npos) return false;
+  const std::string w = text.substr(0, colon), o = text.substr(colon + 1);
+  return std::any_of(std::begin(kWorkloads), std::end(kWorkloads), [&](const Workload& k) { return w == k.name; }) &&
+         (o == "none" || o == "states");
 }
 
-Config parse_command_line(int argc, char** argv) {
-  Config config;
-  bool reps_given = false;
-  const auto takes_value = [](const std::string& flag) { return flag == "--reps" || flag == "--workers" || flag == "--only" || flag == "--off-path" || flag == "--count"; };
-  for (const bench::Flag& option : bench::split_flags(argc, argv, takes_value, usage_error)) {
-    const std::string& flag = option.name;
-    const std::string& value = option.value;
-    if (flag == "--help" || flag == "-h") {
-      std::fputs(kUsage, stdout);
-      std::exit(0);
-    } else if (flag == "--reps") {
-      config.reps = static_cast<int>(parse_workers_value("lantern_instr_bench: --reps", value));
-      reps_given = true;
-    } else if (flag == "--workers") {
-      config.workers = parse_workers_value("lantern_instr_bench: --workers", value);
-    } else if (flag == "--only") {
-      std::stringstream in(value);
-      for (std::string item; std::getline(in, item, ',');) {
-        if (item.empty()) continue;
-        if (std::find_if(std::begin(kSections), std::end(kSections), [&](const char* s) { return item == s; }) ==
-            std::end(kSections)) {
-          usage_error("unknown section '" + item + "'");
-        }
-        config.only.push_back(item);
-      }
-    } else if (flag == "--off-path") {
-      config.off_path = value;
-    } else if (flag == "--count") {
-      const auto colon = value.find(':');
-      const std::string w = value.substr(0, colon);
-      const std::string o = colon == std::string::npos ? "" : value.substr(colon + 1);
-      if (std::none_of(std::begin(kWorkloads), std::end(kWorkloads), [&](const Workload& k) { return w == k.name; })) {
-        usage_error("--count: unknown workload '" + w + "' (of fib, skynet, skynet_tg, nqueens_tg, chain)");
-      }
-      if (o != "none" && o != "states") usage_error("--count: observer must be none or states, not '" + o + "'");
-      config.count = value;
-    } else if (flag == "--quick") {
-      config.quick = true;
-    } else if (flag == "--markdown") {
-      config.markdown = true;
-    } else if (flag == "--raw") {
-      config.raw = true;
-    } else {
-      usage_error("unknown option '" + flag + "'");
-    }
+// parse_command_line fills *config; it returns the exit status to end with at once
+// after --help, --version or bad usage (program_cli.hpp), nullopt to run.
+std::optional<int> parse_command_line(int argc, char** argv, Config* config) {
+  lantern::tools::Program program("lantern_instr_bench", kUsage);
+  auto& app = program.app();
+  CLI::Option* reps = lantern::tools::number_option(app, "--reps", &config->reps, 1, 1000);
+  lantern::tools::number_option(app, "--workers", &config->workers, 1u, lantern::kMaxWorkers);
+  lantern::tools::choice_list_option(app, "--only", &config->only, {std::begin(kSections), std::end(kSections)});
+  app.add_option("--off-path", config->off_path);
+  app.add_option("--count", config->count)
+      ->check(lantern::tools::takes_check(
+          "WORKLOAD:OBSERVER (workload fib, skynet, skynet_tg, nqueens_tg or chain; observer none or states)",
+          count_is_valid));
+  app.add_flag("--quick", config->quick);
+  app.add_flag("--markdown", config->markdown);
+  app.add_flag("--raw", config->raw);
+  if (const auto exit = program.parse(argc, argv)) return exit;
+  if (config->quick) {
+    if (reps->count() == 0) config->reps = 2;
+    config->event_calls = 200'000;
+    config->collector_fibs = 2;
+    config->trace_fibs = 1;
   }
-  if (config.quick) {
-    if (!reps_given) config.reps = 2;
-    config.event_calls = 200'000;
-    config.collector_fibs = 2;
-    config.trace_fibs = 1;
-  }
-  if (config.workers == 0) config.workers = std::max(1u, std::thread::hardware_concurrency());
-  if (config.only.empty()) config.only.assign(std::begin(kSections), std::end(kSections));
-  return config;
+  if (config->workers == 0) config->workers = std::max(1u, std::thread::hardware_concurrency());
+  if (config->only.empty()) config->only.assign(std::begin(kSections), std::end(kSections));
+  return std::nullopt;
 }
 
 // Context: what every benchmark needs besides its own state.
@@ -1068,7 +1036,8 @@ int count_mode(const Config& config) {
 }
 
 int main(int argc, char** argv) {
-  const Config config = parse_command_line(argc, argv);
+  Config config;
+  if (const auto exit = parse_command_line(argc, argv, &config)) return *exit;
   auto wants = [&](const char* section) {
     return std::find(config.only.begin(), config.only.end(), section) != config.only.end();
   };

@@ -7,6 +7,7 @@
 // drift on a shared machine hits both alike; every figure is a median.
 //
 //   io_bench [--reps N] [--seconds S] [--idle-seconds S] [--connections 1,8,64] [--workers N] [--markdown] [--quick]
+// (io_bench --help says what each does)
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -22,6 +23,8 @@
 
 #include "echo_load.hpp"
 #include "harness.hpp"
+#include "lantern/options.hpp"  // kMaxWorkers
+#include "lantern/tools/program_cli.hpp"
 
 namespace {
 
@@ -149,51 +152,55 @@ double idle_cpu_percent(const std::string& strategy, double seconds) {
   return 100.0 * (cpu1 - cpu0) / wall;
 }
 
+constexpr const char* kUsage = R"(usage: io_bench [--reps N] [--seconds S] [--idle-seconds S] [--connections 1,8,64]
+                [--workers N] [--markdown] [--quick]
+
+The echo server (--workers workers, default 2, a child process) under the io_uring sleep
+strategy against the condvar strategy, 64-byte messages, the load client in this
+process. Prints medians of N repetitions: requests/s, p99 round trip, server CPU in
+cores; and idle server CPU.
+
+options:
+  -h, --help            this text
+  --version             print the version
+  --reps N              repetitions of each strategy, 1 to 1000 (default 5)
+  --seconds S           load per repetition, seconds from 0.1 to 86400 (default 2)
+  --idle-seconds S      idle time measured per repetition, seconds from 0.1 to 86400
+                        (default 5)
+  --connections LIST    client connection counts, one row each, 1 to 100000
+                        (default 1,8,64)
+  --workers N           the server's workers, 1 to 1024 (default 2)
+  --markdown            print the table as Markdown (for bench/RESULTS.md)
+  --quick               smoke test: 1 rep, 0.3 s of load, 0.3 s idle (each unless
+                        given)
+
+Exit status: 0 when every answer was right, even if targets were missed; 2 on a wrong
+answer or bad usage; 3 when the server could not be started.
+)";
+
 }  // namespace
 
 int main(int argc, char** argv) {
   int reps = 5;
   double seconds = 2.0, idle_seconds = 5.0;
   std::vector<int> conns = {1, 8, 64};
-  bool markdown = false;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto next = [&]() -> std::string {
-      if (i + 1 >= argc) {
-        std::fprintf(stderr, "io_bench: %s needs a value\n", a.c_str());
-        std::exit(2);
-      }
-      return argv[++i];
-    };
-    if (a == "--reps") {
-      reps = std::max(1, std::atoi(next().c_str()));
-    } else if (a == "--seconds") {
-      seconds = std::max(0.1, std::atof(next().c_str()));
-    } else if (a == "--idle-seconds") {
-      idle_seconds = std::max(0.1, std::atof(next().c_str()));
-    } else if (a == "--connections") {
-      conns.clear();
-      for (const std::string& c : bench::split_commas(next())) conns.push_back(std::max(1, std::atoi(c.c_str())));
-    } else if (a == "--workers") {
-      g_workers = static_cast<unsigned>(std::max(1, std::atoi(next().c_str())));
-    } else if (a == "--markdown") {
-      markdown = true;
-    } else if (a == "--quick") {
-      reps = 1;
-      seconds = 0.3;
-      idle_seconds = 0.3;
-    } else if (a == "--help" || a == "-h") {
-      std::printf(
-          "usage: io_bench [--reps N] [--seconds S] [--idle-seconds S] [--connections 1,8,64] [--workers N]\n"
-          "                [--markdown] [--quick]\n"
-          "The echo server (--workers workers, default 2, a child process) under the io_uring sleep strategy against the\n"
-          "condvar strategy, 64-byte messages, the load client in this process. Prints medians of N\n"
-          "repetitions: requests/s, p99 round trip, server CPU in cores; and idle server CPU.\n");
-      return 0;
-    } else {
-      std::fprintf(stderr, "io_bench: unknown option '%s' (see --help)\n", a.c_str());
-      return 2;
-    }
+  bool markdown = false, quick = false;
+  lantern::tools::Program program("io_bench", kUsage);
+  auto& app = program.app();
+  CLI::Option* reps_option = lantern::tools::number_option(app, "--reps", &reps, 1, 1000);
+  CLI::Option* seconds_option =
+      lantern::tools::number_option(app, "--seconds", &seconds, 0.1, 86400.0, "a number of seconds from 0.1 to 86400");
+  CLI::Option* idle_option = lantern::tools::number_option(app, "--idle-seconds", &idle_seconds, 0.1, 86400.0,
+                                                           "a number of seconds from 0.1 to 86400");
+  lantern::tools::number_list_option(app, "--connections", &conns, 1, 100000);
+  lantern::tools::number_option(app, "--workers", &g_workers, 1u, lantern::kMaxWorkers);
+  app.add_flag("--markdown", markdown);
+  app.add_flag("--quick", quick);
+  if (const auto exit = program.parse(argc, argv)) return *exit;
+  if (quick) {
+    if (reps_option->count() == 0) reps = 1;
+    if (seconds_option->count() == 0) seconds = 0.3;
+    if (idle_option->count() == 0) idle_seconds = 0.3;
   }
   const char* strategies[] = {"io_uring", "condvar"};
   bench::Progress progress;

@@ -31,6 +31,7 @@
 #include "lantern/exporters/prometheus_exporter.hpp"
 #include "lantern/exporters/testing/loopback_http.hpp"
 #include "lantern/lantern.hpp"
+#include "lantern/tools/program_cli.hpp"
 
 namespace {
 
@@ -52,12 +53,16 @@ bench/prometheus_bench.cpp): the time of one scrape with 64 workers (Collect onl
 Collect + serialize, HTTP GET on loopback; target median <= 2 ms), and fib(32)
 throughput with and without 10 Hz scraping (target: at most 1% slower).
 Exit status: 0 when every answer was right, even if targets were missed; 2 on a wrong
-answer; 3 on a hang; 1 on a bad option.
+answer or bad usage; 3 on a hang.
 
 options:
-  --scrapes N   scrapes timed per method (default 1000)
-  --reps N      A-B-B-A quartets of fib repetitions (default 10; a rep is 8 x fib(32))
-  --quick       smoke test: 50 scrapes, 1 quartet of 1 x fib(32) reps
+  -h, --help    this text
+  --version     print the version
+  --scrapes N   scrapes timed per method, 1 to 1000000 (default 1000)
+  --reps N      A-B-B-A quartets of fib repetitions, 1 to 1000 (default 10; a rep is
+                8 x fib(32))
+  --quick       smoke test: 50 scrapes, 1 quartet of 1 x fib(32) reps (--scrapes and
+                --reps still count when given)
   --markdown    print tables as Markdown (for bench/RESULTS.md)
 )";
 
@@ -297,25 +302,18 @@ void throughput_under_scraping(const Config& config, bench::Watchdog& watchdog) 
 
 int main(int argc, char** argv) {
   Config config;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--help") {
-      std::printf("%s", kUsage);
-      return 0;
-    } else if (arg == "--scrapes" && i + 1 < argc) {
-      config.scrapes = std::max(1, std::atoi(argv[++i]));
-    } else if (arg == "--reps" && i + 1 < argc) {
-      config.reps = std::max(1, std::atoi(argv[++i]));
-    } else if (arg == "--quick") {
-      config.scrapes = 50;
-      config.reps = 1;
-      config.fibs_per_rep = 1;
-    } else if (arg == "--markdown") {
-      config.markdown = true;
-    } else {
-      std::fprintf(stderr, "prometheus_bench: bad option '%s'\n\n%s", arg.c_str(), kUsage);
-      return 1;
-    }
+  bool quick = false;
+  lantern::tools::Program program("prometheus_bench", kUsage);
+  auto& app = program.app();
+  CLI::Option* scrapes = lantern::tools::number_option(app, "--scrapes", &config.scrapes, 1, 1000000);
+  CLI::Option* reps = lantern::tools::number_option(app, "--reps", &config.reps, 1, 1000);
+  app.add_flag("--quick", quick);
+  app.add_flag("--markdown", config.markdown);
+  if (const auto exit = program.parse(argc, argv)) return *exit;
+  if (quick) {
+    if (scrapes->count() == 0) config.scrapes = 50;
+    if (reps->count() == 0) config.reps = 1;
+    config.fibs_per_rep = 1;
   }
   bench::Watchdog watchdog(120s);
   scrape_cost(config, watchdog);
