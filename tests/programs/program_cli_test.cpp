@@ -1,5 +1,7 @@
-// program_cli_test.cpp - every shipped program, run as a user runs it, follows the same
-// command-line conventions (README.md, "Command-line conventions"):
+// program_cli_test.cpp - every shipped program and every benchmark program built here,
+// run as a user runs it, follows the same command-line conventions (README.md,
+// "Command-line conventions"); a benchmark is only asked for --help, --version and bad
+// usage, so none of them runs:
 //   --version prints "PROGRAM VERSION (trace format version N)" on stdout, exit 0;
 //   --help and -h print the usage on stdout, exit 0;
 //   a bad option or value: "PROGRAM: ... (see PROGRAM --help)" on stderr, nothing on
@@ -107,6 +109,40 @@ std::vector<Program> programs() {
 #ifdef LANTERN_VIEW_BIN
   list.push_back({"lantern-view", LANTERN_VIEW_BIN, {"--attach", "[::1]:0"}, "has port 0"});
 #endif
+  // The benchmark programs (bench/; not in the sanitizer builds).
+#ifdef LANTERN_BENCH_BIN
+  list.push_back({"lantern_bench", LANTERN_BENCH_BIN, {"--reps", "0"}, "--reps takes a number from 1 to 1000, not '0'"});
+#endif
+#ifdef LANTERN_GRAPH_BENCH_BIN
+  list.push_back({"lantern_graph_bench", LANTERN_GRAPH_BENCH_BIN, {"--workers", "1,x"},
+                  "--workers takes a list of numbers from 1 to 1024, not '1,x'"});
+#endif
+#ifdef LANTERN_INSTR_BENCH_BIN
+  list.push_back({"lantern_instr_bench", LANTERN_INSTR_BENCH_BIN, {"--only", "event,bogus"},
+                  "--only takes a list of event, ring, overhead, collector or trace, not 'event,bogus'"});
+#endif
+#ifdef LANTERN_INSTR_BENCH_OFF_BIN
+  list.push_back({"lantern_instr_bench_off", LANTERN_INSTR_BENCH_OFF_BIN, {"--workers", "0"},
+                  "--workers takes a number from 1 to 1024, not '0'"});
+#endif
+#ifdef IO_BENCH_BIN
+  list.push_back({"io_bench", IO_BENCH_BIN, {"--connections", "1,0"},
+                  "--connections takes a list of numbers from 1 to 100000, not '1,0'"});
+#endif
+#ifdef PROMETHEUS_BENCH_BIN
+  list.push_back({"prometheus_bench", PROMETHEUS_BENCH_BIN, {"--scrapes", "0"},
+                  "--scrapes takes a number from 1 to 1000000, not '0'"});
+#endif
+#ifdef VIEWER_BENCH_BIN
+  list.push_back({"viewer_bench", VIEWER_BENCH_BIN, {"--frames", "0"}, "--frames takes a number from 1 to 100000, not '0'"});
+#endif
+#ifdef LANTERN_HELPING_BENCH_BIN
+  list.push_back({"lantern_helping_bench", LANTERN_HELPING_BENCH_BIN, {"--reps-nocheck", "0"},
+                  "--reps-nocheck takes a number from 1 to 1000, not '0'"});
+#endif
+#ifdef LANTERN_SOAK_BIN
+  list.push_back({"lantern_soak", LANTERN_SOAK_BIN, {"--sample", "0"}, "--sample takes a number of seconds from 0.1, not '0'"});
+#endif
   return list;
 }
 
@@ -164,6 +200,41 @@ TEST(ProgramCli, BadValueAndMissingValueAreUsageErrorsOnStderr) {
     EXPECT_EQ(r.exit_code, 2) << p.name;
     EXPECT_TRUE(has(r.err, "option " + p.bad_value.front() + " needs a value")) << p.name << ": " << r.err;
   }
+}
+
+// The benchmarks' lists and names: every item is checked, and the message names the
+// option and what it takes.
+TEST(ProgramCli, BenchListsAndChoicesAreChecked) {
+  struct Case {
+    const char* program;
+    const char* name;
+    std::vector<std::string> args;
+    std::string message;
+  };
+  std::vector<Case> cases;
+#ifdef LANTERN_BENCH_BIN
+  cases.push_back({LANTERN_BENCH_BIN, "lantern_bench", {"--only", "fib,nope"}, "--only takes a list of fib, skynet, "});
+  cases.push_back({LANTERN_BENCH_BIN, "lantern_bench", {"--workers", ","}, "--workers takes a list of numbers from 1 to 1024, not ','"});
+  cases.push_back({LANTERN_BENCH_BIN, "lantern_bench", {"--sleep", "spin"}, "--sleep takes condvar or io_uring, not 'spin'"});
+  cases.push_back({LANTERN_BENCH_BIN, "lantern_bench", {"--topology", "2 sockets x"}, "--topology takes a spec such as"});
+  cases.push_back({LANTERN_BENCH_BIN, "lantern_bench", {"--quick=yes"}, "option --quick takes no value"});
+#endif
+#ifdef LANTERN_INSTR_BENCH_BIN
+  cases.push_back({LANTERN_INSTR_BENCH_BIN, "lantern_instr_bench", {"--count", "fib:all"}, "--count takes WORKLOAD:OBSERVER"});
+#endif
+#ifdef LANTERN_INSTR_BENCH_OFF_BIN
+  cases.push_back({LANTERN_INSTR_BENCH_OFF_BIN, "lantern_instr_bench_off", {"--reps", "x"}, "--reps takes a number from 1 to 1000, not 'x'"});
+#endif
+#ifdef IO_BENCH_BIN
+  cases.push_back({IO_BENCH_BIN, "io_bench", {"--seconds", "0.01"}, "--seconds takes a number of seconds from 0.1 to 86400, not '0.01'"});
+#endif
+  for (const Case& c : cases) {
+    const Result r = run(c.program, c.args);
+    EXPECT_EQ(r.exit_code, 2) << c.name << " " << c.args.front();
+    EXPECT_EQ(r.out, "") << c.name << " " << c.args.front();
+    EXPECT_EQ(r.err.rfind(std::string(c.name) + ": " + c.message, 0), 0u) << c.name << ": expected '" << c.message << "' in " << r.err;
+  }
+  std::printf("bench cases checked: %zu\n", cases.size());
 }
 
 // Errors while running (not usage): on stderr, with the program's name; reports on stdout.
