@@ -36,8 +36,9 @@ namespace {
 
 using bench::Clock;
 
-constexpr const char* kProgram = "lantern_helping_bench";
 constexpr bool kHasCheck = lantern::detail::Worker::kJoinHelpInterval != 0;
+// The same source builds both programs; each names itself in its messages.
+constexpr const char* kProgram = kHasCheck ? "lantern_helping_bench" : "lantern_helping_bench_nocheck";
 
 std::uint64_t fib(int n) {
   if (n < 2) return static_cast<std::uint64_t>(n);
@@ -157,10 +158,25 @@ Exit status: 0 when every answer was right (even if targets were missed), 1 on a
 failed child, 2 on bad usage or a wrong answer, 3 on a hang (no progress for 300 s).
 )";
 
+// The variant without the check only serves lantern_helping_bench's requests.
+const char* kNocheckUsage = R"(usage: lantern_helping_bench_nocheck --serve
+
+lantern_helping_bench's source built without the join path's help check
+(LANTERN_JOIN_HELP_INTERVAL=0). It is not run by hand: lantern_helping_bench starts it
+as its child (--serve) and alternates repetitions with it. Run lantern_helping_bench.
+
+options:
+  -h, --help            this text
+  --version             print the version
+  --serve               answer lantern_helping_bench's requests on stdin/stdout
+
+Exit status: 0 at the end of its input, 2 on bad usage.
+)";
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  lantern::tools::Program program(kProgram, kUsage);
+  lantern::tools::Program program(kProgram, kHasCheck ? kUsage : kNocheckUsage);
   unsigned reps = 7, reps_nocheck = 1;
   bool markdown = false, serve_mode = false;
   std::vector<std::uint32_t> worker_counts = {1, 2};

@@ -140,6 +140,10 @@ std::vector<Program> programs() {
   list.push_back({"lantern_helping_bench", LANTERN_HELPING_BENCH_BIN, {"--reps-nocheck", "0"},
                   "--reps-nocheck takes a number from 1 to 1000, not '0'"});
 #endif
+#ifdef LANTERN_HELPING_BENCH_NOCHECK_BIN
+  list.push_back({"lantern_helping_bench_nocheck", LANTERN_HELPING_BENCH_NOCHECK_BIN, {"--reps", "0"},
+                  "--reps takes a number from 1 to 1000, not '0'"});
+#endif
 #ifdef LANTERN_SOAK_BIN
   list.push_back({"lantern_soak", LANTERN_SOAK_BIN, {"--sample", "0"}, "--sample takes a number of seconds from 0.1, not '0'"});
 #endif
