@@ -628,9 +628,13 @@ TEST_P(Strategy, APostWhoseTaskFannedOutWakesOneWorkerMoreForTheNextPosts) {
   // The next kCredit posts wake both workers from the posting thread; then one again.
   for (int i = 0; i < kCredit; ++i) EXPECT_EQ(post([] {}), std::make_pair(2, 0)) << "post " << i << " after it";
   EXPECT_EQ(post([] {}), std::make_pair(1, 0)) << "the credit is spent";
-  // A task that fans out after the poster woke its second worker: nothing to pay.
+  // A fan-out refills the credit: the next post wakes both workers again. (Not asserted:
+  // whether that post's own spawn still finds the second worker awake. It does when the
+  // first starts the task within the second's 100 us of searching; under a sanitizer, or
+  // when the host is slow to run the first one's vCPU, the second may already have gone
+  // back to sleep, and the spawn wakes it again: CI saw (2, 1) once under ASan.)
   EXPECT_EQ(post(fan_out), std::make_pair(1, 1)) << "a fan-out refills the credit";
-  EXPECT_EQ(post(fan_out), std::make_pair(2, 0)) << "its spawn finds the other worker woken";
+  EXPECT_EQ(post([] {}), std::make_pair(2, 0)) << "the post after it wakes both again";
 #endif
 }
 
