@@ -111,6 +111,29 @@ void Registry::inject(Job* job, int lane) {
   if (!me) sleep_.leave_outside();
 }
 
+Registry::OutsideFrame Registry::outside_frame(std::uint32_t cls) {
+  // Each thread's first shard, dealt round robin when it first spawns from outside.
+  static std::atomic<std::uint32_t> threads_seen{0};
+  thread_local const std::uint32_t first = threads_seen.fetch_add(1, std::memory_order_relaxed);
+  for (std::uint32_t k = 0; k < kOutsideShards; ++k) {
+    OutsideShard& shard = outside_shards_[(first + k) % kOutsideShards];
+    if (shard.taken.load(std::memory_order_relaxed) || shard.taken.exchange(true, std::memory_order_acquire)) continue;
+    // Released on the way out, also when allocate throws (a chunk it could not get).
+    struct Release {
+      std::atomic<bool>& taken;
+      ~Release() { taken.store(false, std::memory_order_release); }
+    } release{shard.taken};
+    return {shard.pool.allocate(cls), &shard.pool};
+  }
+  return {nullptr, nullptr};
+}
+
+std::size_t Registry::outside_chunk_count() const noexcept {
+  std::size_t chunks = 0;
+  for (const OutsideShard& shard : outside_shards_) chunks += shard.pool.chunk_count();
+  return chunks;
+}
+
 void Registry::begin_job() {
   if (Worker* w = current_worker()) {
     // Workers may keep spawning while the pool drains.

@@ -226,4 +226,80 @@ TEST(TaskGroupCounting, NestedSpawnsStealsAndReuse) {
   EXPECT_EQ(ran.load(), 2000);
 }
 
+// Outside threads' frames (Registry::outside_frame): spawns, submits and a TaskGroup's
+// spawns from threads that are not workers take frames from the registry's outside
+// shards, and the workers that run them give them back. Eight threads on four shards, so
+// shards are also found taken and the threads fall back to operator new; each round
+// waits for its tasks, so the frames live at once are bounded, and so must the chunks
+// be: without the frames coming back every round would take new ones (8 threads x 300
+// frames of 64 and 128 bytes: ~19 chunks a round, 60 rounds).
+TEST(Frames, OutsideThreadsFramesAreReused) {
+  auto token = std::make_shared<int>(3);
+  Scheduler pool({.workers = 2});
+  Watchdog dog("outside frames", 120s, dump(pool));
+  const int rounds = lantern::testing::sanitizer_slowdown() > 1 ? 20 : 60;
+  constexpr int kThreads = 8, kPerRound = 100;
+  std::atomic<long> ran{0}, sum{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int r = 0; r < rounds; ++r) {
+        std::atomic<int> left{kPerRound};
+        std::vector<lantern::Future<long>> futures;
+        lantern::TaskGroup group(pool);
+        for (int i = 0; i < kPerRound; ++i) {
+          pool.spawn([&ran, &left, token] {
+            ran.fetch_add(1, std::memory_order_relaxed);
+            left.fetch_sub(1, std::memory_order_release);
+          });
+          futures.push_back(pool.submit([i, token] { return static_cast<long>(i); }));
+          std::array<long, 8> payload{};  // a 128-byte frame
+          payload[7] = t;
+          group.spawn([payload, &sum, token] { sum.fetch_add(payload[7], std::memory_order_relaxed); });
+        }
+        group.wait();
+        long got = 0;
+        for (auto& f : futures) got += f.get();
+        EXPECT_EQ(got, static_cast<long>(kPerRound) * (kPerRound - 1) / 2);
+        while (left.load(std::memory_order_acquire) != 0) std::this_thread::yield();
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(ran.load(), static_cast<long>(kThreads) * rounds * kPerRound);
+  EXPECT_EQ(sum.load(), static_cast<long>(rounds) * kPerRound * (kThreads * (kThreads - 1) / 2));
+  const std::size_t chunks = pool.registry().outside_chunk_count();
+  EXPECT_GT(chunks, 0u) << "outside spawns did not use the outside shards";
+  EXPECT_LE(chunks, 4u * 2 * 8) << "outside frames were not given back";
+  std::printf("  outside shards hold %zu chunks after %d frames\n", chunks, kThreads * rounds * kPerRound * 3);
+  pool.shutdown();
+  EXPECT_EQ(token.use_count(), 1) << "a capture was not destroyed";
+}
+
+// An outside spawn whose closure cannot be copied into its frame: the exception reaches
+// the caller, nothing is queued or counted (the pool still drains), and the frame goes
+// back to its shard (the same spawns again take no new chunk).
+TEST(Frames, OutsideSpawnWhoseCopyThrowsGivesItsFrameBack) {
+  struct Bomb {
+    std::shared_ptr<int> token;
+    bool armed = false;
+    Bomb(std::shared_ptr<int> t, bool a) : token(std::move(t)), armed(a) {}
+    Bomb(const Bomb& other) : token(other.token), armed(other.armed) {
+      if (armed) throw std::runtime_error("copy");
+    }
+    void operator()() const {}
+  };
+  auto token = std::make_shared<int>(5);
+  Scheduler pool({.workers = 1});
+  Watchdog dog("outside copy throws", 60s, dump(pool));
+  const Bomb bomb(token, true);
+  for (int i = 0; i < 5000; ++i) EXPECT_THROW(pool.spawn(bomb), std::runtime_error);
+  // 5000 frames of 64 bytes would need 20 chunks if none came back.
+  EXPECT_LE(pool.registry().outside_chunk_count(), 4u);
+  const Bomb dud(token, false);
+  for (int i = 0; i < 100; ++i) pool.spawn(dud);
+  pool.shutdown();  // drains: only the 100 were counted
+  EXPECT_EQ(token.use_count(), 3);  // token, bomb and dud
+}
+
 }  // namespace

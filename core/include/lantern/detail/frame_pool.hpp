@@ -10,8 +10,10 @@
 // stack with one exchange when its own list runs dry. The stack is only ever pushed one
 // node at a time and emptied whole, so there is no ABA problem.
 //
-// Frames larger than 256 bytes or over-aligned, and frames made on threads that are not
-// workers, use operator new; FrameRef remembers which.
+// Frames larger than 256 bytes or over-aligned use operator new; the job's pool pointer
+// (null) remembers which. Frames made on threads that are not workers come from the
+// registry's outside shards: FramePools like this one, each allocated from by one thread
+// at a time (Registry::outside_frame), whose frames always come back by free_remote.
 //
 // Lifetime: chunks go back to the system when the pool is destroyed, with its worker,
 // after the registry has drained (every job finished, so no frame is outstanding).

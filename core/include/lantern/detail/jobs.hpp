@@ -46,7 +46,8 @@ struct StackJob final : Job {
 };
 
 // HeapJob owns its callable and frees itself after running. Its frame comes from the
-// creating worker's FramePool (frame_pool.hpp) when it fits, else from operator new
+// creating worker's FramePool (frame_pool.hpp) when it fits (on an outside thread, from
+// one of the registry's outside shards, Registry::outside_frame), else from operator new
 // (`pool` is then null). Completion is reported to the registry (for draining); an
 // exception goes to the registry's unhandled-exception handler. A heap job only ever
 // runs on one of its registry's workers.
@@ -128,6 +129,16 @@ Job* make_heap_job(Registry& registry, F&& fn) {
   using J = HeapJob<std::decay_t<F>>;
   registry.begin_job();  // an outside thread: counted, or ShutdownError
   try {
+    if constexpr (J::poolable()) {
+      if (const Registry::OutsideFrame frame = registry.outside_frame(J::size_class()); frame.memory) {
+        try {
+          return new (frame.memory) J(frame.pool, std::forward<F>(fn));
+        } catch (...) {
+          frame.pool->free_remote(frame.memory, J::size_class());
+          throw;
+        }
+      }
+    }
     return new J(nullptr, std::forward<F>(fn));
   } catch (...) {
     registry.cancel_job();

@@ -59,6 +59,24 @@ class Registry {
     }
   }
 
+  // Frames for heap jobs made on threads that are not workers (Scheduler::spawn and
+  // submit, a TaskGroup's spawns from outside). kOutsideShards FramePools, each owned
+  // for the length of one allocate by whoever takes its flag with one exchange. A thread
+  // starts at its own shard (threads are dealt round robin) and moves on when one is
+  // taken; when all are, memory is null and the caller uses operator new: an outside
+  // spawn never waits for a preempted thread. The worker that runs the job gives the
+  // frame back with FramePool::free_remote, as for a stolen task. Why (core/README.md,
+  // "Task frames"): waking an idle pool, a malloc here cost 3.6 us, a shard 1.5 us.
+  struct OutsideFrame {
+    void* memory;     // null: every shard was taken; use operator new
+    FramePool* pool;  // where the frame goes back to
+  };
+  static constexpr std::uint32_t kOutsideShards = 4;
+  // outside_frame: a frame of size class `cls`. Throws std::bad_alloc.
+  OutsideFrame outside_frame(std::uint32_t cls);
+  // outside_chunk_count: chunks the outside shards have taken from the system (tests).
+  std::size_t outside_chunk_count() const noexcept;
+
   // Outstanding-job accounting, for draining at shutdown. Each worker counts the heap
   // jobs it created and finished in its own single-writer counters (no shared cache
   // line on the spawn path); outside threads count into one shared atomic.
@@ -159,6 +177,13 @@ class Registry {
   };
   std::unique_ptr<NotReadyCount[]> not_ready_{new NotReadyCount[worker_count_]};
   NotReadyCount external_not_ready_;
+  // The outside shards (outside_frame). Their chunks go back to the system with the
+  // registry, after shutdown() has drained every job and joined the workers.
+  struct alignas(64) OutsideShard {
+    std::atomic<bool> taken{false};
+    FramePool pool;
+  };
+  OutsideShard outside_shards_[kOutsideShards];
 };
 
 }  // namespace lantern::detail
