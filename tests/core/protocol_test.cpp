@@ -594,7 +594,11 @@ struct CountWakes final : lantern::Observer {
   CountWakes() { interest.store(bit(lantern::Hook::wake), std::memory_order_relaxed); }
   void on_event(std::uint32_t, lantern::Hook hook, std::uint64_t a, std::uint64_t b) noexcept override {
     if (hook != lantern::Hook::wake) return;
-    (lantern::WakePayload::decode(a, b).from_outside() ? outside : by_worker).fetch_add(1);
+    // Wakes for work only: a worker that fell asleep in its TaskGroup's wait is woken
+    // by the finishing task through the latch, which is not what is counted here.
+    const lantern::WakePayload wake = lantern::WakePayload::decode(a, b);
+    if (wake.why != lantern::WakeCause::work) return;
+    (wake.from_outside() ? outside : by_worker).fetch_add(1);
   }
 };
 

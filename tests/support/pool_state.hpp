@@ -15,11 +15,23 @@ inline std::function<std::string()> dump(const Scheduler& s) {
   return [&s] { return s.describe_state() + "  not_ready_tasks=" + std::to_string(s.not_ready_tasks()) + "\n"; };
 }
 
-// wait_all_asleep polls (yielding) until every worker is blocked. Polling a published
-// counter is observation, not synchronisation: no test's correctness depends on it,
-// only the condition "the pool is asleep" that lost-wakeup tests want to create.
+// all_asleep: every worker counted as sleeping and past its last look for work. The
+// count alone is not enough: a worker counts itself before that last look (SLEEP.md,
+// "Falling asleep", steps 3-5) and may still find a task posted meanwhile and leave;
+// it publishes `sleeping` only after the look.
+inline bool all_asleep(const Scheduler& s) {
+  if (s.sleep_snapshot().sleeping != s.worker_count()) return false;
+  for (std::uint32_t i = 0; i < s.worker_count(); ++i) {
+    if (s.worker_state(i) != WorkerState::sleeping) return false;
+  }
+  return s.sleep_snapshot().sleeping == s.worker_count();
+}
+
+// wait_all_asleep polls (yielding) until all_asleep. Polling published state is
+// observation, not synchronisation: no test's correctness depends on it, only the
+// condition "the pool is asleep" that lost-wakeup tests want to create.
 inline void wait_all_asleep(const Scheduler& s) {
-  while (s.sleep_snapshot().sleeping != s.worker_count()) std::this_thread::yield();
+  while (!all_asleep(s)) std::this_thread::yield();
 }
 
 }  // namespace lantern::testing

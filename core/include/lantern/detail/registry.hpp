@@ -74,7 +74,8 @@ class Registry {
   static constexpr std::uint32_t kOutsideShards = 4;
   // outside_frame: a frame of size class `cls`. Throws std::bad_alloc.
   OutsideFrame outside_frame(std::uint32_t cls);
-  // outside_chunk_count: chunks the outside shards have taken from the system (tests).
+  // outside_chunk_count: chunks the outside shards have taken from the system (tests;
+  // only while no outside thread spawns).
   std::size_t outside_chunk_count() const noexcept;
 
   // Outstanding-job accounting, for draining at shutdown. Each worker counts the heap
