@@ -122,8 +122,8 @@ benchmarks (default set, in this order):
                 other workers asleep and would wake one (Lantern's poster wakes one
                 ahead of it after a posted task fanned out: SLEEP.md's fan-out
                 credit).
-  wake          wake latency: both pools idle for 20 ms (Lantern's verified with
-                sleep_snapshot().sleeping == worker_count), then the main thread
+  wake          wake latency: both pools idle for 20 ms (Lantern's verified: every
+                worker counted as sleeping and in state sleeping), then the main thread
                 submits one task (Scheduler::spawn / task_arena::enqueue) that stamps
                 its start. 500 samples per side (--wake-samples), interleaved.
                 Figures: p50 and p99 in us. Targets: Lantern p99 <= TBB p99 (ratio
@@ -669,10 +669,21 @@ struct WakeProbe {
   }
 };
 
+// asleep_now: every worker counted as sleeping and past its last look for work (it
+// counts itself before that look and publishes `sleeping` after it, SLEEP.md "Falling
+// asleep"): a sample posted earlier could be found by that look, without a wake.
+bool asleep_now(const lantern::Scheduler& pool) {
+  if (pool.sleep_snapshot().sleeping != pool.worker_count()) return false;
+  for (std::uint32_t i = 0; i < pool.worker_count(); ++i) {
+    if (pool.worker_state(i) != lantern::WorkerState::sleeping) return false;
+  }
+  return true;
+}
+
 // all_asleep waits (at most 1 s) until every Lantern worker is blocked.
 bool all_asleep(const lantern::Scheduler& pool) {
   const auto deadline = Clock::now() + 1s;
-  while (pool.sleep_snapshot().sleeping != pool.worker_count()) {
+  while (!asleep_now(pool)) {
     if (Clock::now() > deadline) return false;
     std::this_thread::sleep_for(1ms);
   }
