@@ -59,7 +59,7 @@ struct Config {
   std::vector<std::string> only;   // benchmark names; empty means the default set
   std::string topology;            // Lantern's SchedulerOptions::topology ("" = this machine)
   lantern::SleepStrategy sleep = lantern::SleepStrategy::condvar;  // Lantern's sleep strategy
-  int wake_samples = 500;          // per side and worker count
+  int wake_samples = 2000;         // per side and worker count
   std::chrono::milliseconds idle_duration = 2000ms;
 };
 
@@ -88,7 +88,7 @@ options:
                        samples (unless --wake-samples is given), 0.3 s idle test;
                        same problem sizes, so every answer is still checked
   --wake-samples N     wake latency samples per side and worker count, 20 to 100000
-                       (default 500)
+                       (default 2000; about 85 s per worker count)
   --markdown           print the table as Markdown (for bench/RESULTS.md)
   --topology SPEC      Lantern's topology, e.g. "2 sockets x 8 cores x 2 threads"
                        (default: read this machine's)
@@ -125,10 +125,11 @@ benchmarks (default set, in this order):
   wake          wake latency: both pools idle for 20 ms (Lantern's verified: every
                 worker counted as sleeping and in state sleeping), then the main thread
                 submits one task (Scheduler::spawn / task_arena::enqueue) that stamps
-                its start. 500 samples per side (--wake-samples), interleaved.
+                its start. 2000 samples per side (--wake-samples), interleaved.
                 Figures: p50 and p99 in us. Targets: Lantern p99 <= TBB p99 (ratio
-                <= 1.0), p50 ratio <= 0.8. (With 200 samples, p99 was the second-
-                or third-slowest wake, which one late host wake decides.)
+                <= 1.0), p50 ratio <= 0.8. (p99 is the 20th-slowest of 2000 wakes.
+                With 500 it was the 5th, and a few late host wakes on either side
+                decided it: TBB's own p99 ranged 60-143 us over four such runs.)
   idle          idle CPU: one tiny task every 10 ms for 2 s from the main thread
                 (Scheduler::spawn / task_arena::enqueue), each side on its own; the
                 CPU time of the pool's own threads (/proc/self/task/*/schedstat; not

@@ -59,6 +59,30 @@ inline double median(std::vector<double> values) {
   return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2.0;
 }
 
+// MedianInterval: a sample's median and an approximately 95 % confidence interval for
+// the median of the distribution it came from, by order statistics (distribution-free:
+// no normality assumed; the bounds are values actually measured). With n values sorted,
+// the bounds are the values of rank n/2 -+ 0.98 sqrt(n) (the binomial(n, 1/2) spread,
+// normal approximation), which needs n >= 6 to lie inside the sample.
+struct MedianInterval {
+  double median = std::nan("");
+  double low = std::nan("");
+  double high = std::nan("");
+};
+
+inline MedianInterval median_interval(std::vector<double> values) {
+  MedianInterval m;
+  if (values.empty()) return m;
+  m.median = median(values);
+  std::sort(values.begin(), values.end());
+  const double n = static_cast<double>(values.size());
+  const double k = std::floor(n / 2.0 - 0.98 * std::sqrt(n));
+  if (k < 0) return m;  // too few values for an interval
+  m.low = values[static_cast<std::size_t>(k)];
+  m.high = values[values.size() - 1 - static_cast<std::size_t>(k)];
+  return m;
+}
+
 // ------------------------------------------------------------------- answer checks
 
 // wrong_answer reports a wrong result and exits with status 2 at once: the pools may be

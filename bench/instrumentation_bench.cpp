@@ -72,6 +72,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <set>
 #include <unistd.h>
 
 extern char** environ;
@@ -250,6 +251,7 @@ struct Config {
   int collector_fibs = 10;            // C: fib(32) runs back to back per repetition
   int trace_fibs = 3;                 // D: fib(32) runs recorded into one trace file per repetition
   std::string count;                  // --count WORKLOAD:none|states (the instruction-count mode)
+  int paired_rounds = 300;            // B2: rounds per workload and worker count
 };
 
 constexpr const char* kUsage = R"(usage: lantern_instr_bench [options]
@@ -270,10 +272,14 @@ options:
                       (default 7)
   --workers N         pool width for overhead and collector, 1 to 1024 (default: all
                       hardware threads)
-  --only LIST         sections to run, of: event,ring,overhead,collector,trace (default: all)
+  --only LIST         sections to run, of: event,ring,overhead,paired,collector,trace
+                      (default: all)
+  --paired-rounds N   rounds per workload and worker count in section paired, 6 to
+                      100000 (default 300)
   --quick             CI smoke test: 2 reps (unless --reps is given), 200,000 event
-                      calls, 2 fibs per collector repetition, 1 per trace repetition;
-                      every answer is still checked
+                      calls, 2 fibs per collector repetition, 1 per trace repetition,
+                      6 paired rounds (unless --paired-rounds is given); every answer is
+                      still checked
   --markdown          print the table as Markdown (for bench/RESULTS.md)
   --off-path PATH     lantern_instr_bench_off to run (default: the one built beside this)
   --raw               also print every repetition's figure (seconds), in run order, to stderr
@@ -309,8 +315,21 @@ sections:
              counting sink is started before and stopped after each repetition).
              Figures: ms; baseline: no observer (same run) for Recorder off and
              states (rows "... / no observer"), compiled out for the others (each
-             note gives both). Targets: states <= 1.03 x no observer (issue 16),
-             full <= 1.15 x compiled out on the join workloads; the others are info.
+             note gives both). Target: full <= 1.15 x compiled out on the join
+             workloads; the others are info (states is judged by B2, below).
+  paired     B2. Issue 16's bound, timed so that 3 % can be resolved on a host whose
+             speed wanders by far more: on 1 worker and on --workers, three pools run
+             each workload once per round (fib(32), one skynet 1M by join, one by a
+             TaskGroup per node, nqueens(12), 200 spawn chains), rotating their order,
+             with a 2 ms pause before each run: no observer; a Recorder at level
+             states with its Collector running throughout; and a second pool with no
+             observer, the control. Each round gives one ratio states / no observer;
+             the figure is the upper end of the 95 % confidence interval of their
+             median (distribution-free, by order statistics; --paired-rounds rounds,
+             default 300), so PASS means an overhead above 3 % is ruled out, not only
+             that the median is below it. Target: <= 1.03. The note gives the median,
+             the interval, the control's median and interval (two identical pools:
+             it should hold 0) and the medians in ms.
   collector  C. fib(32) 10 times back to back at level full, Collector running: events
              drained (collector.events_collected()) per second of wall time against
              events produced per second (Recorder counters); "L/TBB" is then the fraction
@@ -331,7 +350,7 @@ answer (or broken event accounting) or bad usage; 3 when nothing progressed for 
 4 when the compiled-out subprocess could not be run.
 )";
 
-constexpr const char* kSections[] = {"event", "ring", "overhead", "collector", "trace"};
+constexpr const char* kSections[] = {"event", "ring", "overhead", "paired", "collector", "trace"};
 
 // count_is_valid: --count's value, WORKLOAD:OBSERVER.
 bool count_is_valid(const std::string& text) {
@@ -348,6 +367,7 @@ std::optional<int> parse_command_line(int argc, char** argv, Config* config) {
   lantern::tools::Program program("lantern_instr_bench", kUsage);
   auto& app = program.app();
   CLI::Option* reps = lantern::tools::number_option(app, "--reps", &config->reps, 1, 1000);
+  CLI::Option* rounds = lantern::tools::number_option(app, "--paired-rounds", &config->paired_rounds, 6, 100000);
   lantern::tools::number_option(app, "--workers", &config->workers, 1u, lantern::kMaxWorkers);
   lantern::tools::choice_list_option(app, "--only", &config->only, {std::begin(kSections), std::end(kSections)});
   app.add_option("--off-path", config->off_path);
@@ -364,6 +384,7 @@ std::optional<int> parse_command_line(int argc, char** argv, Config* config) {
     config->event_calls = 200'000;
     config->collector_fibs = 2;
     config->trace_fibs = 1;
+    if (rounds->count() == 0) config->paired_rounds = 6;
   }
   if (config->workers == 0) config->workers = std::max(1u, std::thread::hardware_concurrency());
   if (config->only.empty()) config->only.assign(std::begin(kSections), std::end(kSections));
@@ -385,18 +406,20 @@ struct Context {
   }
 };
 
-// rotate runs one warm-up and config.reps measured repetitions of every variant; in
-// repetition r the order starts at variant r % n, so each variant takes each place in
-// the order equally often. rep(v) runs variant v once and returns its figure.
+// rotate runs one warm-up and `reps` (default config.reps) measured repetitions of every
+// variant, with `pause` before each; in repetition r the order starts at variant r % n,
+// so each variant takes each place in the order equally often. rep(v) runs variant v
+// once and returns its figure; samples[v][r] is variant v's figure in repetition r + 1.
 std::vector<std::vector<double>> rotate(const Context& ctx, std::size_t variants,
-                                        const std::function<double(std::size_t)>& rep) {
+                                        const std::function<double(std::size_t)>& rep, int reps = 0,
+                                        std::chrono::milliseconds pause = 10ms) {
   std::vector<std::vector<double>> samples(variants);
-  const int total = ctx.config.reps + 1;
+  const int total = (reps > 0 ? reps : ctx.config.reps) + 1;
   for (int r = 0; r < total; ++r) {
-    ctx.step(r, total);
+    if (r % 10 == 0 || total < 100) ctx.step(r, total);
     for (std::size_t k = 0; k < variants; ++k) {
       const std::size_t v = (static_cast<std::size_t>(r) + k) % variants;
-      bench::settle();
+      bench::settle(pause);
       const double figure = rep(v);
       if (r > 0) samples[v].push_back(figure);
       if (ctx.config.raw) {
@@ -763,15 +786,16 @@ struct VariantInfo {
   bool vs_bare;     // baseline: no observer (same run) instead of compiled out
 };
 
-// Issue 16's target: a Recorder at level states with its Collector running is at most 3 %
-// slower than the same pool with no observer attached, in the same run: the states row's
-// baseline is the no-observer variant. The full level's target (issue 12) stays against
-// compiled out; every variant's figure against compiled out is in its note.
+// Issue 16's target, a Recorder at level states with its Collector running at most 3 %
+// slower than the same pool with no observer attached, is judged by B2 (bench_paired):
+// the medians of a few repetitions here cannot resolve 3 % on a shared host. The states
+// row's baseline is still the no-observer variant. The full level's target (issue 12)
+// stays against compiled out; every variant's figure against compiled out is in its note.
 const VariantInfo kVariantInfo[kVariantCount] = {
     {"compiled out", Level::off, Target::info(), false},
     {"no observer", Level::off, Target::info(), false},
     {"Recorder off", Level::off, Target::info(), true},
-    {"Recorder states", Level::states, Target::ratio(1.03), true},
+    {"Recorder states", Level::states, Target::info(), true},  // the target: B2 (paired)
     {"Recorder tasks", Level::tasks, Target::info(), false},
     {"Recorder full", Level::full, Target::ratio(1.15), false},
 };
@@ -875,6 +899,86 @@ void bench_overhead(Context& ctx, ObserverPools& pools) {
                           (kVariantInfo[v].vs_bare ? bare : base) * 1e3, target, note});
     }
   }
+}
+
+// ================================================= 6b. B2: level states, paired rounds
+
+// The workloads of B, one instance per run: the shorter a run, the closer in time the
+// runs of one round, and the less the host's speed changes between them.
+long long run_skynet_once() { return skynet_join(0, kSkynetLeaves); }
+long long run_skynet_tg_once() { return skynet_tg(0, kSkynetLeaves); }
+const Workload kPairedWorkloads[] = {
+    kWorkloads[0],  // fib(32)
+    {"skynet", "skynet 1M (join)", kSkynetSum, run_skynet_once},
+    {"skynet_tg", "skynet 1M (TaskGroup)", kSkynetSum, run_skynet_tg_once},
+    kWorkloads[3],  // nqueens(12)
+    kWorkloads[4],  // 200 spawn chains
+};
+
+std::string signed_percent(double ratio) {
+  const double p = (ratio - 1.0) * 100.0;
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%+.1f %%", p);
+  return buf;
+}
+
+// interval_text: "+0.4 % (95 % CI -0.8 .. +1.6 %)" of a MedianInterval of log ratios.
+std::string interval_text(const bench::MedianInterval& m) {
+  return signed_percent(std::exp(m.median)) + " (95 % CI " + signed_percent(std::exp(m.low)) + " .. " +
+         signed_percent(std::exp(m.high)) + ")";
+}
+
+// bench_paired: issue 16's bound, timed. This host's speed wanders by tens of per cent
+// over tens of milliseconds (the same serial loop: a median of 1.6 ms in one run, 2.9 ms
+// in the next), far more than 3 %, so the medians of B cannot resolve it. Here three
+// pools of `workers` run each workload once per round, in rotating order with a 2 ms
+// pause before each run: no observer, a second pool with no observer (the control), and
+// a pool observed by a Recorder at level states whose Collector runs throughout, as in
+// real use. Each round gives the ratio states / no observer of two runs a few tens of
+// milliseconds apart; the figure is the median of those ratios with its distribution-free
+// 95 % confidence interval, and the target is on the interval's upper end. The control's
+// ratio (second pool / first) shows what two identical pools differ by.
+void bench_paired(Context& ctx, unsigned workers) {
+  Recorder recorder(workers, {.level = Level::states});
+  auto sink = std::make_shared<CountingSink>();
+  Collector collector(recorder);
+  collector.attach(sink);
+  collector.start();
+  {
+    lantern::Scheduler bare({.workers = workers});
+    lantern::Scheduler control({.workers = workers});
+    lantern::Scheduler observed({.workers = workers, .observer = &recorder});
+    lantern::Scheduler* pools[] = {&bare, &observed, &control};
+    constexpr const char* kSides[] = {"no observer", "Recorder states", "no observer (control)"};
+    const std::string suffix = ", " + std::to_string(workers) + " workers, paired";
+    for (const Workload& w : kPairedWorkloads) {
+      Context wctx = ctx;
+      wctx.benchmark = w.name;
+      wctx.workers = workers;
+      const auto samples = rotate(
+          wctx, 3, [&](std::size_t v) { return run_once(*pools[v], w, std::string(kSides[v]) + suffix); },
+          ctx.config.paired_rounds, 2ms);
+      std::vector<double> states, control_ratio;
+      for (std::size_t r = 0; r < samples[0].size(); ++r) {
+        states.push_back(std::log(samples[1][r] / samples[0][r]));
+        control_ratio.push_back(std::log(samples[2][r] / samples[0][r]));
+      }
+      const auto s = bench::median_interval(states);
+      const auto c = bench::median_interval(control_ratio);
+      std::string note = std::to_string(states.size()) + " rounds; states / no observer: median " +
+                         interval_text(s) + "; control (a second unobserved pool / the first): median " +
+                         interval_text(c) + "; medians " + bench::format_number(bench::median(samples[0]) * 1e3) +
+                         " ms (no observer), " + bench::format_number(bench::median(samples[1]) * 1e3) +
+                         " ms (states)";
+      if (c.low > 0 || c.high < 0) note += "; the control's interval excludes 0: identical pools differed, read the verdict with care";
+      // The figure is the upper end of the interval: PASS means the data rule out an
+      // overhead above 3 % (at 95 %), not only that the median is below it.
+      ctx.rows.push_back({std::string(w.label) + ", Recorder states / no observer, paired: 95 % upper bound", workers,
+                          "x", std::exp(s.high), 1.0, Target::ratio(1.03), note});
+    }
+  }
+  collector.stop();  // the pools are gone: this is the final drain
+  check_accounting("paired", recorder, {sink.get()});
 }
 
 // ============================================================== 7. C: collector throughput
@@ -1076,6 +1180,14 @@ int main(int argc, char** argv) {
       progress.clear();
     }
     pools.finish();
+  }
+  if (wants("paired")) {
+    // On 1 worker and on --workers: issue 16's workloads are measured on both.
+    for (const unsigned workers : std::set<unsigned>{1u, config.workers}) {
+      Context ctx{config, progress, watchdog, rows, "paired", workers};
+      bench_paired(ctx, workers);
+      progress.clear();
+    }
   }
   if (wants("trace")) {
     Context ctx{config, progress, watchdog, rows, "trace", config.workers};

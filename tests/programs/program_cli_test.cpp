@@ -119,7 +119,7 @@ std::vector<Program> programs() {
 #endif
 #ifdef LANTERN_INSTR_BENCH_BIN
   list.push_back({"lantern_instr_bench", LANTERN_INSTR_BENCH_BIN, {"--only", "event,bogus"},
-                  "--only takes a list of event, ring, overhead, collector or trace, not 'event,bogus'"});
+                  "--only takes a list of event, ring, overhead, paired, collector or trace, not 'event,bogus'"});
 #endif
 #ifdef LANTERN_INSTR_BENCH_OFF_BIN
   list.push_back({"lantern_instr_bench_off", LANTERN_INSTR_BENCH_OFF_BIN, {"--workers", "0"},
@@ -225,6 +225,8 @@ TEST(ProgramCli, BenchListsAndChoicesAreChecked) {
 #endif
 #ifdef LANTERN_INSTR_BENCH_BIN
   cases.push_back({LANTERN_INSTR_BENCH_BIN, "lantern_instr_bench", {"--count", "fib:all"}, "--count takes WORKLOAD:OBSERVER"});
+  cases.push_back({LANTERN_INSTR_BENCH_BIN, "lantern_instr_bench", {"--paired-rounds", "5"},
+                   "--paired-rounds takes a number from 6 to 100000, not '5'"});
 #endif
 #ifdef LANTERN_INSTR_BENCH_OFF_BIN
   cases.push_back({LANTERN_INSTR_BENCH_OFF_BIN, "lantern_instr_bench_off", {"--reps", "x"}, "--reps takes a number from 1 to 1000, not 'x'"});
