@@ -1150,8 +1150,12 @@ int main(int argc, char** argv) {
   return 0;
 #endif
   if (!config.count.empty()) return count_mode(config);
-  std::printf("lantern_instr_bench: %d measured reps per variant (+1 warm-up, rotating order), %u workers%s\n",
-              config.reps, config.workers, config.quick ? ", --quick" : "");
+  std::printf("lantern_instr_bench: %d measured reps per variant (+1 warm-up, rotating order), %u workers%s%s\n",
+              config.reps, config.workers, config.quick ? ", --quick" : "",
+              wants("paired") ? (", paired: " + std::to_string(config.paired_rounds) + " rounds (+1 warm-up) on 1 and " +
+                                 std::to_string(config.workers) + " workers")
+                                    .c_str()
+                              : "");
   std::fflush(stdout);
 
   const bench::Progress progress;
