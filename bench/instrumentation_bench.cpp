@@ -920,11 +920,10 @@ const Workload kPairedWorkloads[] = {
 // Rounds run on one set of three pools before they are replaced by fresh ones.
 constexpr int kPairedBlockRounds = 50;
 
+// signed_percent: a ratio as a signed change, "+1.2 %" or "-0.4 %".
 std::string signed_percent(double ratio) {
-  const double p = (ratio - 1.0) * 100.0;
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%+.1f %%", p);
-  return buf;
+  const std::string text = percent(ratio - 1.0);
+  return text.front() == '-' ? text : "+" + text;
 }
 
 // interval_text: "+0.4 % (95 % CI -0.8 .. +1.6 %)" of a MedianInterval of log ratios.
@@ -1169,12 +1168,13 @@ int main(int argc, char** argv) {
   return 0;
 #endif
   if (!config.count.empty()) return count_mode(config);
+  std::string paired;
+  if (wants("paired")) {
+    paired = ", paired: " + std::to_string(config.paired_rounds) + " rounds (+1 warm-up) on 1 and " +
+             std::to_string(config.workers) + " workers";
+  }
   std::printf("lantern_instr_bench: %d measured reps per variant (+1 warm-up, rotating order), %u workers%s%s\n",
-              config.reps, config.workers, config.quick ? ", --quick" : "",
-              wants("paired") ? (", paired: " + std::to_string(config.paired_rounds) + " rounds (+1 warm-up) on 1 and " +
-                                 std::to_string(config.workers) + " workers")
-                                    .c_str()
-                              : "");
+              config.reps, config.workers, config.quick ? ", --quick" : "", paired.c_str());
   std::fflush(stdout);
 
   const bench::Progress progress;
