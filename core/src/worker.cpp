@@ -120,6 +120,7 @@ void Worker::wait_until_cold(Latch& latch, WaitKind kind) {
     const bool blocked = nested && !(io_ && (io_->in_flight() > 0 || io_->has_queued()));
     if (blocked) {
       blocked_task_.store(task_id(current_task_), std::memory_order_relaxed);
+      blocked_latch_.store(&latch, std::memory_order_relaxed);  // published by the flag's store
       blocked_in_wait_.store(true, std::memory_order_seq_cst);
     }
     while (!latch.probe()) {
@@ -128,14 +129,14 @@ void Worker::wait_until_cold(Latch& latch, WaitKind kind) {
       if (found) break;
       // Our search found nothing: if every worker is now out of work inside a wait, the
       // pool can only be rescued from outside (core/README.md, "Waits").
-      if (blocked) check_deadlock();
+      if (blocked) check_deadlock(latch);
       sleep_->no_work_found(idle, latch, [this] { return registry_->has_injected_work(); }, *this);
     }
     if (blocked) {
       // The episode ends when any worker leaves its wait's idle section (work or latch).
       // Dekker pair with check_deadlock (both seq-cst): either we see the claim here and
       // end it, or the claimer's re-check sees our flag down and withdraws it.
-      blocked_in_wait_.store(false, std::memory_order_seq_cst);
+      unblock();
       std::uint64_t e = registry_->deadlock_episode.load(std::memory_order_seq_cst);
       if ((e & 3) != Registry::kEpisodeNone) {
         // Only the episode we saw (a failed CAS: someone already ended it).
@@ -188,12 +189,43 @@ Job* Worker::find_work(TaskSource* source, bool* more_left) {
   return steal(source, more_left);
 }
 
-void Worker::check_deadlock() noexcept {
+void Worker::unblock() noexcept {
+  blocked_in_wait_.store(false, std::memory_order_seq_cst);
+  // Dekker pair with still_blocked (both seq-cst): either its reader sees the flag down
+  // and never touches our latch, or we see it counted in and wait until it is done: the
+  // latch is on our caller's stack, gone once we return. A reader holds the count for a
+  // flag load and a latch load; spin briefly, then yield (it may have been preempted).
+  for (std::uint32_t spins = 0; inspectors_.load(std::memory_order_seq_cst) != 0; ++spins) {
+    if (spins < 64) {
+      LANTERN_PAUSE();
+    } else {
+      std::this_thread::yield();
+    }
+  }
+}
+
+bool Worker::still_blocked() const noexcept {
+  inspectors_.fetch_add(1, std::memory_order_seq_cst);
+  bool blocked = blocked_in_wait_.load(std::memory_order_seq_cst);
+  // The flag's seq-cst store published the pointer; the waiter cannot leave this wait
+  // (unblock) until we count ourselves out.
+  if (blocked) blocked = !blocked_latch_.load(std::memory_order_relaxed)->probe();
+  inspectors_.fetch_sub(1, std::memory_order_release);
+  return blocked;
+}
+
+void Worker::check_deadlock(const Latch& own) noexcept {
   Registry& r = *registry_;
   const std::uint32_t n = r.worker_count();
-  auto all_blocked = [&r, n] {
+  // Every worker blocked in a wait whose latch is not set. A flag is not enough: after a
+  // worker sets another's latch (the stolen half of a join, a TaskGroup's last task) and
+  // goes back to its own wait, the other's flag is still up until it probes its latch,
+  // and ordinary fork-join looked like a deadlock (hundreds of reports in 200 fib(20)).
+  auto all_blocked = [this, &r, n, &own] {
+    if (own.probe()) return false;
     for (std::uint32_t i = 0; i < n; ++i) {
-      if (!r.worker(i).blocked_in_wait()) return false;
+      const Worker& w = r.worker(i);
+      if (&w != this && !w.still_blocked()) return false;
     }
     return true;
   };

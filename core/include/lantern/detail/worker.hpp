@@ -186,6 +186,14 @@ class alignas(64) Worker final : public SleepSink {
   // loop) and searching / sleeping. wait_kind / blocked_task: that wait's kind and the
   // task waiting. Read by other threads (check_deadlock, describe_state).
   bool blocked_in_wait() const noexcept { return blocked_in_wait_.load(std::memory_order_seq_cst); }
+  // still_blocked: blocked_in_wait, and the latch of that wait is not set yet. Called by
+  // another worker's check_deadlock: a flag alone is not enough, because a worker whose
+  // latch was just set keeps its flag up until its own next probe, and a finished
+  // join or TaskGroup would then look like a deadlock. The latch lives on the waiter's
+  // stack: the caller counts itself in `inspectors_` before it reads the flag, and a
+  // waiter that lowers its flag does not return while anyone is counted in (Dekker pair,
+  // seq-cst both sides), so the latch read here is alive.
+  bool still_blocked() const noexcept;
   WaitKind wait_kind() const noexcept { return wait_kind_.load(std::memory_order_relaxed); }
   std::uint64_t blocked_task() const noexcept { return blocked_task_.load(std::memory_order_relaxed); }
   // check_wait_depth: called by a wait that may throw (Future, TaskHandle, Signal,
@@ -287,7 +295,9 @@ class alignas(64) Worker final : public SleepSink {
   void wait_until_cold(Latch& latch, WaitKind kind);
   // check_deadlock: every worker blocked in a nested wait and nothing ready -> report
   // once per episode (the deadlock hook; Registry::deadlock_episode for describe_state).
-  [[gnu::noinline]] void check_deadlock() noexcept;
+  [[gnu::noinline]] void check_deadlock(const Latch& own) noexcept;
+  // unblock: lower blocked_in_wait_ and wait until no check_deadlock reads our latch.
+  void unblock() noexcept;
   [[noreturn, gnu::noinline]] void throw_wait_depth() const;
   // report_push: the push hook for a sampled own-deque push (depth: the deque's depth
   // after it). Out of line so that push() stays inlinable.
@@ -354,6 +364,8 @@ class alignas(64) Worker final : public SleepSink {
   std::atomic<WaitKind> wait_kind_{WaitKind::none};  // innermost wait (set on the cold path)
   std::atomic<std::uint64_t> blocked_task_{0};       // task_id of the task blocked in it
   std::atomic<bool> blocked_in_wait_{false};         // out of work inside a nested wait
+  std::atomic<const Latch*> blocked_latch_{nullptr};  // the latch of that wait (set before the flag)
+  mutable std::atomic<std::uint32_t> inspectors_{0};  // check_deadlock readers of blocked_latch_
 };
 
 // The worker running on this thread, or nullptr. constinit: no TLS wrapper call.
