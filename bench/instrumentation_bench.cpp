@@ -1057,7 +1057,7 @@ void bench_trace(Context& ctx) {
   Recorder recorder(ctx.workers, {.level = Level::full, .deque_push_sample = 1});
   Collector collector(recorder, {.min_period = kFastPeriod, .max_period = kFastPeriod});
   lantern::Scheduler pool({.workers = ctx.workers, .observer = &recorder});
-  const lantern::trace::TraceHeader header = lantern::instrumentation::make_trace_header(pool, "lantern_instr_bench");
+  const lantern::trace::TraceHeader header = lantern::instrumentation::make_trace_header(pool, recorder, "lantern_instr_bench");
   std::vector<double> produced_per_s, written_per_s, dropped, bytes_per_event, read_per_s, written_events;
   const int total = ctx.config.reps + 1;
   for (int r = 0; r < total; ++r) {

@@ -181,7 +181,7 @@ int main(int argc, char** argv) {
   so.observer = &recorder;
   lantern::Scheduler pool(so);
   lantern::instrumentation::Collector collector(recorder);
-  const auto header = lantern::instrumentation::make_trace_header(pool, "lantern_soak");
+  const auto header = lantern::instrumentation::make_trace_header(pool, recorder, "lantern_soak");
   auto flight = std::make_shared<lantern::instrumentation::FlightRecorder>(
       header, lantern::instrumentation::FlightRecorderOptions{.keep_seconds = 5.0});
   collector.attach(flight);

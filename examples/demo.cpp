@@ -49,7 +49,8 @@ void print_figures(const lantern::instrumentation::Recorder& recorder, const lan
   std::printf("%-6s %8s %6s %6s %6s %6s %6s %6s %7s %6s %6s %8s | %7s %7s %7s %8s\n", "worker", "tasks", "smt", "l2",
               "llc", "numa", "remote", "helps", "failed", "sleeps", "wakes", "releases", "active", "idle", "sleepy",
               "sleeping");
-  std::printf("%-6s %8s %41s\n", "", "", "steals by distance, failed steal rounds");
+  std::printf("%-6s %8s %41s %30s | %s\n", "", "", "steals by distance, failed steal rounds", "",
+              "time share: from the worker's start to its stop");
   HistogramSnapshot ready, duration, wake;
   std::uint64_t io_wakes = 0;
   for (std::uint32_t i = 0; i < recorder.worker_count(); ++i) {

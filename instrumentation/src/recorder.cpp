@@ -52,12 +52,12 @@ Recorder::Recorder(std::uint32_t workers, RecorderOptions options)
   std::uint32_t sample = 1;
   while (sample < options.deque_push_sample && sample < (1u << 30)) sample <<= 1;
   deque_push_sample_mask.store(sample - 1, std::memory_order_relaxed);
-  const std::uint64_t now = ticks_now();
   workers_.reserve(workers);
   for (std::uint32_t i = 0; i < workers; ++i) {
     workers_.push_back(std::make_unique<PerWorker>(options.ring_capacity < 2 ? 2 : options.ring_capacity));
-    workers_.back()->counters.state.set(static_cast<std::uint64_t>(WorkerState::idle));
-    workers_.back()->counters.state_since.set(now);
+    // No state until the worker's thread reports `started`: time per state begins there
+    // (counters.hpp, "Time per state").
+    workers_.back()->counters.state.set(kNoState);
   }
 }
 
@@ -97,7 +97,9 @@ void Recorder::count(PerWorker& p, Hook hook, std::uint64_t a, std::uint64_t b, 
       if (current < static_cast<std::uint64_t>(trace::kStateCount)) {
         c.state_ticks[current].add(now - c.state_since.get());
       }
-      c.state.set(static_cast<std::uint64_t>(s.to));
+      // `stopping` is the worker's last transition (its thread ends): its time ends here,
+      // where the trace's analysis ends it too, not when someone reads the counters.
+      c.state.set(s.reason == StateReason::stopping ? kNoState : static_cast<std::uint64_t>(s.to));
       c.state_since.set(now);
       if (s.to == WorkerState::sleeping) c.sleeps.add();
       if (s.from == WorkerState::sleeping) c.wakes_received.add();

@@ -14,6 +14,7 @@
 #include <fstream>
 
 #include "lantern/clock.hpp"
+#include "lantern/instrumentation/recorder.hpp"
 #include "lantern/scheduler.hpp"
 
 namespace lantern::instrumentation {
@@ -54,6 +55,12 @@ trace::TraceHeader make_trace_header(const Scheduler& scheduler, std::string pro
   h.wall_start_unix_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
                              std::chrono::system_clock::now().time_since_epoch())
                              .count();
+  return h;
+}
+
+trace::TraceHeader make_trace_header(const Scheduler& scheduler, const Recorder& recorder, std::string producer) {
+  trace::TraceHeader h = make_trace_header(scheduler, std::move(producer));
+  h.level = recorder.level();
   return h;
 }
 

@@ -19,8 +19,10 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "echo_load.hpp"
 #include "echo_server.hpp"
@@ -81,7 +83,7 @@ Exact record(const std::string& path, lantern::SleepStrategy strategy, Workload 
   {
     lantern::Scheduler pool({.workers = kWorkers, .sleep_strategy = strategy, .observer = &recorder});
     lantern::testing::Watchdog dog("consistency run", 120s, [&] { return pool.describe_state(); });
-    const auto header = lantern::instrumentation::make_trace_header(pool, "consistency_test");
+    const auto header = lantern::instrumentation::make_trace_header(pool, recorder, "consistency_test");
     auto sink = std::make_shared<TraceFileSink>(path, header);
     EXPECT_TRUE(sink->ok()) << sink->error();
     auto flight_recorder = std::make_shared<FlightRecorder>(header);
@@ -260,6 +262,18 @@ Summary check_views(const std::string& path, const fs::path& dir) {
       << "the export accounts for every wake it drew no arrow for";
   EXPECT_EQ(left_out.at("io_completion_no_waker").get<std::uint64_t>(), s.io_wakes);
   EXPECT_EQ(wake_flow_starts, other.at("wake_arrows").get<std::uint64_t>());
+  // No percentile lies outside the samples it summarises (the bucket midpoint is clamped
+  // to them), in any figure stats prints, per label too.
+  auto within = [](const json& p, const std::string& what) {
+    SCOPED_TRACE(what);
+    if (p.at("count").get<std::uint64_t>() == 0) return;
+    const double max = p.at("max_ns").get<double>();
+    for (const char* q : {"p50_ns", "p90_ns", "p99_ns"}) EXPECT_LE(p.at(q).get<double>(), max) << q;
+    EXPECT_LE(p.at("p50_ns").get<double>(), p.at("p90_ns").get<double>());
+    EXPECT_LE(p.at("p90_ns").get<double>(), p.at("p99_ns").get<double>());
+  };
+  for (const char* k : {"ready_wait", "task_duration", "wake_latency", "io_latency"}) within(stats.at(k), k);
+  for (const auto& [label, p] : stats.at("duration_by_label").items()) within(p, "label " + label);
   EXPECT_EQ(other.at("steals").get<std::uint64_t>(), s.workers.empty() ? 0 : [&] {
     std::uint64_t n = 0;
     for (const auto& w : s.workers) n += w.steals;
@@ -289,6 +303,14 @@ void check_exact(const Exact& exact, const Summary& s) {
     std::uint64_t steals = 0;
     for (auto n : c.steals) steals += n;
     EXPECT_EQ(steals, s.workers[w].steals);
+    // Time per state, to the tick: the Recorder counts each worker from its `started` to
+    // its `stopping` state event, the span the analysis gives the same worker (read here
+    // after the pool stopped: time after the run is not counted by either).
+    for (int k = 0; k < lantern::kWorkerStateCount; ++k) {
+      EXPECT_EQ(c.state_ticks[static_cast<std::size_t>(k)], s.workers[w].state_ticks[static_cast<std::size_t>(k)])
+          << lantern::kWorkerStateNames[k] << " ticks";
+    }
+    EXPECT_EQ(s.workers[w].state_ticks[lantern::kWorkerStateCount], 0u) << "a whole trace has no unknown time";
   }
   EXPECT_EQ(recorded, s.events);
   expect_exact_percentiles(exact.ready_wait, s.ready_wait, "ready wait vs the recorder");
@@ -351,6 +373,46 @@ TEST(Consistency, TheDemosOwnTrace) {
   const Summary s = check_views(path, dir.path);
   EXPECT_GT(s.tasks, 1000u);
   EXPECT_GT(s.io_submitted, 0u);
+
+  // The demo's own table (the Recorder's exact counters) and lantern-trace stats of its
+  // trace show the same numbers for the same run: time share per state, as printed.
+  std::string stats;
+  ASSERT_EQ(run_command(std::string(LANTERN_TRACE_BIN) + " stats --no-progress '" + path + "' 2>/dev/null", &stats), 0);
+  auto rows = [&s](const std::string& text, const std::string& after, bool demo) {
+    // worker id -> its four shares as printed ("21.6%" ...), from the table after `after`.
+    std::map<std::string, std::vector<std::string>> shares;
+    std::istringstream in(text.substr(text.find(after)));
+    std::string line;
+    while (std::getline(in, line)) {
+      std::istringstream fields(line);
+      std::vector<std::string> f;
+      for (std::string x; fields >> x;) f.push_back(x);
+      if (f.empty() || f[0].find_first_not_of("0123456789") != std::string::npos) continue;
+      std::vector<std::string> pct;
+      for (const std::string& x : f)
+        if (x.size() > 1 && x.back() == '%') pct.push_back(x);
+      if (pct.size() < 4) continue;
+      pct.resize(4);  // active, idle, sleepy, sleeping
+      shares.emplace(f[0], pct);
+      if (demo && shares.size() == s.workers.size()) break;
+    }
+    return shares;
+  };
+  const auto demo_rows = rows(out, "per-worker figures", true);
+  const auto stats_rows = rows(stats, "time share by state", false);
+  ASSERT_EQ(demo_rows.size(), s.workers.size()) << out;
+  if (s.dropped_events == 0) {  // with events lost the trace may miss state changes the counters saw
+    EXPECT_EQ(demo_rows, stats_rows) << "demo:\n" << out << "\nstats:\n" << stats;
+  }
+
+  // The demo records at level tasks, which has no lane pops: stats says so instead of a
+  // bare "no samples", and the trace header says which level it was.
+  EXPECT_EQ(s.level, lantern::trace::Level::tasks);
+  EXPECT_NE(stats.find("ready wait (lane_pop): no samples: not recorded at level tasks: lane_pop events are recorded "
+                       "at level full"),
+            std::string::npos)
+      << stats;
+  EXPECT_NE(out.find("ready wait (lanes)     n="), std::string::npos) << "the counters kept it at every level";
 }
 #endif
 

@@ -216,12 +216,17 @@ TEST(SchedulerCollectable, CountersNeverGoDownWhileWorkersRun) {
   }
 }
 
-TEST(SchedulerCollectable, StateSecondsAddUpToTheTimeSinceTheRecorderStarted) {
+TEST(SchedulerCollectable, StateSecondsAddUpToTheTimeSinceTheWorkersStarted) {
   // Measured in clock ticks and converted with the recorder's own ns_per_tick, so the
   // check is exact whatever the calibration's accuracy: it tests the accounting (every
   // worker in exactly one state at a time) and the exporter's conversion to seconds.
+  // A worker's clock starts at its `started` state event (counters.hpp, "Time per
+  // state"), which its thread reports soon after the Scheduler is built.
   const std::uint64_t before = lantern::ticks_now();
-  InstrumentedPool p(2, trace::Level::off);  // the recorder starts every worker's clock
+  InstrumentedPool p(2, trace::Level::off);
+  for (std::uint32_t w = 0; w < 2; ++w) {
+    while (p.recorder.snapshot(w).state == instrumentation::kNoState) std::this_thread::yield();
+  }
   const std::uint64_t built = lantern::ticks_now();
   SchedulerCollectable collectable(p.pool, p.recorder);
   testing::submit_and_wait(p.pool, p.recorder, 200);

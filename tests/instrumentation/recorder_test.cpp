@@ -13,6 +13,7 @@
 #include "lantern/instrumentation/recorder.hpp"
 #include "lantern/instrumentation/rolling_window.hpp"
 #include "lantern/instrumentation/trace_sinks.hpp"
+#include "lantern/clock.hpp"
 #include "lantern/graph.hpp"
 #include "lantern/lantern.hpp"
 #include "support/fib.hpp"
@@ -232,6 +233,55 @@ TEST(Histogram, BucketsAndQuantiles) {
   EXPECT_NEAR(s.quantile_ns(0.99), 990e3, 990e3 * 0.07);
   EXPECT_EQ(s.count_below(1u << 20), 1000u);  // 1,048,576 ns > 1 ms
   EXPECT_EQ(s.count_below(1u << 19), 524u);   // values < 524,288 ns: 1..524 us
+}
+
+// A percentile read off the Recorder's histograms is never above the largest value
+// recorded nor below the smallest (LatencyBuckets::quantile_ns clamps the bucket's
+// midpoint), so the demo's figures equal the analysis' for the same samples.
+TEST(Histogram, QuantilesStayWithinTheValuesRecorded) {
+  using lantern::instrumentation::Histogram;
+  using lantern::instrumentation::HistogramSnapshot;
+  Histogram h;
+  h.record(2'900'000);  // its bucket is [2,883,584, 3,145,728): midpoint 3,014,656
+  HistogramSnapshot s;
+  s.add(h);
+  EXPECT_EQ(s.min_ns, 2'900'000u);
+  EXPECT_EQ(s.max_ns, 2'900'000u);
+  EXPECT_EQ(s.quantile_ns(0.5), 2'900'000.0);
+  EXPECT_EQ(s.quantile_ns(0.99), 2'900'000.0);
+  Histogram other;  // merged over workers: the smallest of the minima, the largest maximum
+  other.record(2'883'600);
+  s.add(other);
+  EXPECT_EQ(s.min_ns, 2'883'600u);
+  EXPECT_EQ(s.quantile_ns(0.0), 2'900'000.0) << "both in one bucket, whose midpoint is above both";
+  EXPECT_EQ(HistogramSnapshot{}.quantile_ns(0.5), 0.0);
+}
+
+// Time per state runs from each worker's `started` state event to its `stopping` one: not
+// from the Recorder's construction, and not on after the pool stopped, so figures read
+// after a run are the run's (and the trace's analysis counts the same span).
+TEST(Recorder, TimePerStateRunsFromStartedToStopping) {
+  Recorder recorder(2, {.level = Level::off});
+  std::this_thread::sleep_for(30ms);  // before the pool: no worker exists, no time counted
+  const std::uint64_t pool_built = lantern::ticks_now();
+  {
+    lantern::Scheduler pool({.workers = 2, .observer = &recorder});
+    pool.run([] { return fib(15); });
+    std::this_thread::sleep_for(5ms);
+  }
+  const std::uint64_t pool_gone = lantern::ticks_now();
+  const auto a0 = recorder.snapshot(0), a1 = recorder.snapshot(1);
+  std::this_thread::sleep_for(30ms);  // after the pool: no worker runs, no time counted
+  const auto b0 = recorder.snapshot(0), b1 = recorder.snapshot(1);
+  EXPECT_EQ(a0.state_ticks, b0.state_ticks);
+  EXPECT_EQ(a1.state_ticks, b1.state_ticks);
+  EXPECT_EQ(b0.state, lantern::instrumentation::kNoState);
+  for (const auto& w : {b0, b1}) {
+    std::uint64_t total = 0;
+    for (const auto t : w.state_ticks) total += t;
+    EXPECT_GT(total, 0u);
+    EXPECT_LE(total, pool_gone - pool_built) << "only the pool's lifetime";
+  }
 }
 
 // With time_tasks the task-duration histogram counts every task at every level; without

@@ -3,6 +3,8 @@
 // lines a user relies on. A crash would show as exit code -1.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+
 #include "lantern/trace/crc32c.hpp"
 #include "lantern/trace/varint.hpp"
 #include "support/run_command.hpp"
@@ -233,6 +235,86 @@ TEST_F(Cli, HelpForEveryCommand) {
     EXPECT_TRUE(has(r.out, "exit status")) << command;
     EXPECT_EQ(run_tool({"help", command}).out, r.out);
   }
+}
+
+// A percentile is never above the max (nor below the min) of its samples: one labelled
+// task of 2.90 ms sits in the bucket [2.88, 3.15) ms, whose midpoint (3.01 ms) stats used
+// to print as its p50 beside a max of 2.90 ms. Stats (text and JSON) and diff agree.
+TEST_F(Cli, PercentilesStayWithinTheSamples) {
+  TraceHeader header = testing::test_header(1);
+  header.clock = ClockCalibration{false, 1.0, 0, 0};  // 1 tick = 1 ns: durations exact
+  header.level = Level::tasks;
+  LabelTable names;
+  names.define(1, "fib");
+  const std::uint64_t task = 0x7f00'1000, start = 10'000, ns = 2'900'000;
+  const std::vector<Event> events = {
+      make_event(1'000, 0, StatePayload{WorkerState::idle, WorkerState::idle, StateReason::started}),
+      make_event(start - 1, 0, StatePayload{WorkerState::idle, WorkerState::active, StateReason::found_work}),
+      make_event(start, 0, TaskBeginPayload{task, TaskSource::own_lane}),
+      make_event(start + 1, 0, TaskLabelPayload{task, 1}),
+      make_event(start + ns, 0, TaskEndPayload{task, false}),
+      make_event(start + ns + 1, 0, StatePayload{WorkerState::active, WorkerState::idle, StateReason::stopping}),
+  };
+  const std::string path = write("one_task.ltrace", testing::write_trace_bytes(header, events, {}, &names));
+  CommandResult r = run_tool({"stats", path});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "task duration (inclusive of nested tasks): 1 samples, p50 2.90 ms, p90 2.90 ms, p99 2.90 ms, "
+                         "max 2.90 ms"))
+      << r.out;
+  char row[160];  // the by-label table's row: label, tasks, p50, p90, p99, max
+  std::snprintf(row, sizeof row, "%-28s%10d%11s%11s%11s%11s", "fib", 1, "2.90 ms", "2.90 ms", "2.90 ms", "2.90 ms");
+  EXPECT_TRUE(has(r.out, row)) << r.out;
+  r = run_tool({"stats", "--json", path});
+  for (const std::string key : {"\"task_duration\":{\"count\":1,", "\"fib\":{\"count\":1,"}) {
+    const std::size_t at = r.out.find(key);
+    ASSERT_NE(at, std::string::npos) << key << "\n" << r.out;
+    const std::string want = "\"p50_ns\":2900000,\"p90_ns\":2900000,\"p99_ns\":2900000,\"max_ns\":2900000";
+    EXPECT_EQ(r.out.substr(at + key.size(), want.size()), want) << key;
+  }
+  r = run_tool({"diff", path, path, "--json"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "\"p50_ns\": 2900000.0, \"p90_ns\": 2900000.0, \"p99_ns\": 2900000.0, \"max_ns\": 2900000.0"))
+      << r.out;
+  EXPECT_FALSE(has(r.out, "3014656")) << "the bucket's midpoint, above every sample";
+}
+
+// A figure without samples says why, from the recording level in the trace header: the
+// ready wait comes from lane_pop events, recorded at level full only.
+TEST_F(Cli, NoSamplesSaysWhyFromTheHeadersLevel) {
+  auto events = testing::fork_join_events({.workers = 2, .events = 4'000, .seed = 9});
+  std::erase_if(events, [](const Event& e) { return info(e.type).level > Level::tasks; });  // what level tasks records
+  TraceHeader header = testing::test_header(2);
+  header.level = Level::tasks;
+  const std::string tasks = write("level_tasks.ltrace", testing::write_trace_bytes(header, events));
+  CommandResult r = run_tool({"stats", tasks});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "recorded at level tasks")) << r.out;
+  EXPECT_TRUE(has(r.out, "ready wait (lane_pop): no samples: not recorded at level tasks: lane_pop events are recorded "
+                         "at level full and above"))
+      << r.out;
+  r = run_tool({"stats", "--json", tasks});
+  EXPECT_TRUE(has(r.out, "\"level\":\"tasks\"")) << r.out;
+  EXPECT_TRUE(has(r.out, "\"no_samples\":\"not recorded at level tasks: lane_pop events")) << r.out;
+  EXPECT_TRUE(has(run_tool({"info", tasks}).out, "level       tasks (when recording started)"));
+
+  // Recorded at level full, and still none: they did not happen.
+  header.level = Level::full;
+  const std::string full = write("level_full.ltrace", testing::write_trace_bytes(header, events));
+  r = run_tool({"stats", full});
+  EXPECT_TRUE(has(r.out, "ready wait (lane_pop): no samples: none happened (the trace was recorded at level full, "
+                         "which records lane_pop events)"))
+      << r.out;
+
+  // A header that does not say its level (older traces) is not guessed at.
+  header.level = std::nullopt;
+  const std::string unsaid = write("level_unknown.ltrace", testing::write_trace_bytes(header, events));
+  r = run_tool({"stats", unsaid});
+  EXPECT_TRUE(has(r.out, "ready wait (lane_pop): no samples: no lane_pop events in the trace; they are recorded at level "
+                         "full and above, and the trace's header does not say its level"))
+      << r.out;
+  EXPECT_TRUE(has(r.out, "recorded at level (not in the header)")) << r.out;
+  r = run_tool({"stats", "--json", unsaid});
+  EXPECT_TRUE(has(r.out, "\"level\":null")) << r.out;
 }
 
 }  // namespace

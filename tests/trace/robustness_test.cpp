@@ -337,7 +337,32 @@ TEST(Version, LaterRevisionFieldsAppendedToTheHeaderAreSkipped) {
   EXPECT_TRUE(c.problems.empty());
   EXPECT_TRUE(c.header_ok);
   EXPECT_EQ(c.header.hostname, "testhost");
+  EXPECT_EQ(c.header.level, Level::full) << "the recording level comes before the unknown fields";
   EXPECT_EQ(c.events, events);
+}
+
+// The recording level was appended within version 3: a header written before it (it ends
+// after the event names) reads as "not said", and so does a level byte outside the table.
+TEST(Version, HeaderWithoutTheRecordingLevelDoesNotSayIt) {
+  const std::vector<Event> events = random_events(50, 3);
+  std::vector<std::uint8_t> bytes = write_trace_bytes(test_header(1), events);
+  const std::uint32_t len = load_le<std::uint32_t>(bytes.data() + 12);
+  ASSERT_EQ(bytes[len - 5], static_cast<std::uint8_t>(Level::full)) << "the level is the last field";
+  std::vector<std::uint8_t> older = bytes;
+  older.erase(older.begin() + len - 5);  // as written before the field existed
+  store_le<std::uint32_t>(older.data() + 12, len - 1);
+  refresh_header_crc(older);
+  const TraceContents c = read_trace_bytes(older);
+  EXPECT_TRUE(c.problems.empty());
+  EXPECT_TRUE(c.header_ok);
+  EXPECT_EQ(c.header.level, std::nullopt);
+  EXPECT_EQ(c.events, events);
+  bytes[len - 5] = kUnknownLevel;
+  refresh_header_crc(bytes);
+  EXPECT_EQ(read_trace_bytes(bytes).header.level, std::nullopt);
+  bytes[len - 5] = 9;  // no such level
+  refresh_header_crc(bytes);
+  EXPECT_EQ(read_trace_bytes(bytes).header.level, std::nullopt);
 }
 
 TEST(NotATrace, GarbageEmptyAndOtherFormats) {

@@ -316,7 +316,7 @@ bool real_trace(const std::string& path, trace::Level level = trace::Level::full
   options.workers = workers;
   options.observer = &recorder;
   Scheduler pool(options);
-  auto sink = std::make_shared<instrumentation::TraceFileSink>(path, instrumentation::make_trace_header(pool, "viewer tests"));
+  auto sink = std::make_shared<instrumentation::TraceFileSink>(path, instrumentation::make_trace_header(pool, recorder, "viewer tests"));
   collector.attach(sink);
   collector.start();
   for (int round = 0; round < rounds; ++round) {

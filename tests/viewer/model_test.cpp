@@ -298,6 +298,98 @@ TEST(Analysis, WakeLatencyLeavesIoWakesOut) {
   EXPECT_EQ(s.workers[0].wakes_performed, 1u);
 }
 
+// A worker's time per state runs from its first event to its `stopping` state event (its
+// thread ended there), not to the end of the stream, which another worker's later events
+// set: the span the Recorder's counters cover, so both show the same shares.
+TEST(Analysis, StateTimeEndsWhereTheWorkerStopped) {
+  TraceBuilder b(2);
+  const auto started = static_cast<std::uint64_t>(StateReason::started);
+  const auto stopping = static_cast<std::uint64_t>(StateReason::stopping);
+  b.state(0, 100, 1, 1, started);
+  b.state(0, 200, 1, 0);            // active 200..500
+  b.state(0, 500, 0, 1, stopping);  // worker 0 stops at 500
+  b.state(1, 150, 1, 1, started);
+  b.state(1, 300, 1, 3);            // sleeping 300..2000
+  b.state(1, 2000, 3, 0);           // active 2000..3000
+  b.state(1, 3000, 0, 1, stopping);
+  Model m;
+  b.apply_to(m);
+  m.finish();
+  const Summary s = m.analysis().summary();
+  EXPECT_EQ(m.analysis().span_end(0), 500u);
+  EXPECT_EQ(s.workers[0].state_ticks[0], 300u);
+  EXPECT_EQ(s.workers[0].state_ticks[1], 100u) << "idle 100..200 only: nothing after it stopped";
+  EXPECT_EQ(s.workers[1].state_ticks[1], 150u);
+  EXPECT_EQ(s.workers[1].state_ticks[3], 1700u);
+  EXPECT_EQ(s.workers[1].state_ticks[0], 1000u);
+  // A stream without the stop (a live view, a flight-recorder dump) runs to its end.
+  TraceBuilder cut(2);
+  cut.state(0, 100, 1, 1, started);
+  cut.state(0, 200, 1, 0);
+  cut.state(1, 150, 1, 1, started);
+  cut.state(1, 3000, 1, 3);
+  Model n;
+  cut.apply_to(n);
+  EXPECT_EQ(n.analysis().span_end(0), 3000u);
+  EXPECT_EQ(n.analysis().summary().workers[0].state_ticks[0], 2800u);
+}
+
+// Percentiles are bucket midpoints kept within the samples: never above the max, never
+// below the min, for the views reading the analysis (stats, diff, the viewer's panel).
+TEST(Analysis, PercentilesStayWithinTheSamples) {
+  LatencyHistogram one;
+  one.record(2'900'000);  // bucket [2,883,584, 3,145,728): midpoint 3,014,656
+  EXPECT_EQ(one.quantile_ns(0.5), 2'900'000.0);
+  EXPECT_EQ(one.quantile_ns(0.99), 2'900'000.0);
+  const Percentiles p = percentiles(one);
+  EXPECT_EQ(p.p50_ns, p.max_ns);
+  EXPECT_EQ(p.p99_ns, p.max_ns);
+  LatencyHistogram low;
+  low.record(2'883'600);  // just above the bucket's lower edge: the midpoint is above it
+  low.record(2'883'700);
+  EXPECT_EQ(low.quantile_ns(0.0), 2'883'700.0) << "clamped to the max, as both samples are below the midpoint";
+  LatencyHistogram spread;  // many buckets: the clamp changes nothing inside the range
+  for (std::uint64_t v = 1000; v <= 1'000'000; v += 1000) spread.record(static_cast<double>(v));
+  EXPECT_EQ(spread.quantile_ns(0.5), trace::LatencyBuckets::midpoint(LatencyHistogram::bucket_of(500'000)));
+  EXPECT_GE(spread.quantile_ns(0.0), spread.min_ns());
+  EXPECT_LE(spread.quantile_ns(1.0), spread.max_ns());
+  EXPECT_EQ(LatencyHistogram().quantile_ns(0.5), 0.0);
+}
+
+// An empty figure says why, from the trace header's recording level; the viewer's
+// panels and lantern-trace stats print this sentence.
+TEST(Analysis, NoSamplesSaysWhyFromTheHeadersLevel) {
+  TraceBuilder b(1);
+  b.state(0, 100, 1, 0);
+  b.task_begin(0, 100, 0x10, 0);
+  b.task_end(0, 200, 0x10);
+  trace::TraceHeader h = b.header();
+  auto summary_at = [&](std::optional<trace::Level> level) {
+    h.level = level;
+    Model m;
+    m.apply_header(h, true);
+    m.apply(b.events());
+    m.finish();
+    EXPECT_EQ(m.analysis().level(), level);
+    return m.analysis().summary();
+  };
+  Summary s = summary_at(trace::Level::tasks);
+  EXPECT_EQ(s.level, trace::Level::tasks);
+  EXPECT_EQ(s.ready_wait.count, 0u);
+  EXPECT_EQ(s.ready_wait.no_samples.rfind("not recorded at level tasks: lane_pop events are recorded at level full", 0), 0u)
+      << s.ready_wait.no_samples;
+  EXPECT_EQ(s.task_duration.count, 1u);
+  EXPECT_EQ(s.task_duration.no_samples, "");
+  EXPECT_EQ(s.wake_latency.no_samples, "none happened (the trace was recorded at level tasks, which records wake events)");
+  s = summary_at(trace::Level::states);
+  EXPECT_EQ(s.io_latency.no_samples.rfind("not recorded at level states: io_complete events are recorded at level tasks", 0),
+            0u)
+      << s.io_latency.no_samples;
+  s = summary_at(std::nullopt);
+  EXPECT_NE(s.ready_wait.no_samples.find("the trace's header does not say its level"), std::string::npos)
+      << s.ready_wait.no_samples;
+}
+
 }  // namespace
 // Issue 13 item 5: after a skipped chunk, a release whose task began in the lost bytes is
 // not linked to a later task that reuses the id; tasks open at the gap end there.

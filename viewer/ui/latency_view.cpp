@@ -4,21 +4,24 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 
 #include "palette.hpp"
 
 namespace lantern::viewer {
 
-void LatencyView::histogram(const char* title, const char* what, const LatencyHistogram& h, ImU32 colour, ImVec2 origin,
-                            ImVec2 size) const {
+void LatencyView::histogram(const char* title, const Model& model, trace::EventType source, const LatencyHistogram& h,
+                            ImU32 colour, ImVec2 origin, ImVec2 size) const {
   ImDrawList* draw = ImGui::GetWindowDrawList();
   const float text_h = ImGui::GetTextLineHeight();
-  char text[200];
+  char text[400];
   draw->AddText(origin, palette::kText, title);
   if (h.count() == 0) {
-    if (layout_) layout_->add("needs_level", std::strstr(what, "'full'") ? 1 : 2, 0, 0, 0, 0, 0);
-    std::snprintf(text, sizeof text, "%s", what);
+    // Why it is empty, from the trace header's level: the analysis says it, as it does
+    // for lantern-trace stats. Layout: 1 not recorded at this level (or the header does
+    // not say), 2 recorded but empty.
+    const std::optional<bool> recorded = model.analysis().recorded_at_level(source);
+    if (layout_) layout_->add("needs_level", recorded.value_or(false) ? 2 : 1, 0, 0, 0, 0, 0);
+    std::snprintf(text, sizeof text, "no samples: %s", model.analysis().no_samples_reason(source).c_str());
     draw->AddText(ImGui::GetFont(), ImGui::GetFontSize(), ImVec2(origin.x, origin.y + text_h + 4), palette::kDimText, text,
                   nullptr, size.x - 8);
     return;
@@ -113,15 +116,13 @@ void LatencyView::draw(const Model& model, ViewState& view, ImVec2 size) {
   ImGui::TextDisabled("(whole trace; hover a bar for its bucket)");
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   const float h = (size.y - ImGui::GetFrameHeightWithSpacing()) / 3;
-  histogram("ready wait",
-            "no lane pops recorded: they are recorded at the 'full' level only (Recorder options "
-            ".level = Level::full; the demo: lantern_demo --level full)", model.ready_wait(), palette::kSource[1], origin,
+  histogram("ready wait", model, trace::EventType::lane_pop, model.ready_wait(), palette::kSource[1], origin,
             ImVec2(size.x, h));
-  histogram("task duration", "no tasks recorded", model.task_duration(), palette::kState[0], ImVec2(origin.x, origin.y + h),
-            ImVec2(size.x, h));
+  histogram("task duration", model, trace::EventType::task_end, model.task_duration(), palette::kState[0],
+            ImVec2(origin.x, origin.y + h), ImVec2(size.x, h));
   // IO wakes have no waker and no latency: the analysis leaves them out, and the label says so.
   const std::string wake_title = "wake latency (IO wakes left out: " + format_count(model.io_wakes()) + ")";
-  histogram(wake_title.c_str(), "no wake-ups by a waker recorded", model.wake_latency(), palette::kState[3],
+  histogram(wake_title.c_str(), model, trace::EventType::wake, model.wake_latency(), palette::kState[3],
             ImVec2(origin.x, origin.y + 2 * h), ImVec2(size.x, h));
   ImGui::Dummy(ImVec2(size.x, 3 * h));
 }

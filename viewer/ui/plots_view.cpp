@@ -173,9 +173,13 @@ void PlotsView::draw(const Model& model, ViewState& view, ImVec2 size) {
                true, ImVec2(origin.x, origin.y + 4 * h), ImVec2(size.x, h));
   }
   if (model.events_of(trace::EventType::lane_pop) == 0 && !model.empty()) {
-    if (view.layout) view.layout->add("needs_level", 0, 0, 0, 0, 0, 0);  // queue depth: 'full
-    ImGui::GetWindowDrawList()->AddText(ImVec2(origin.x + TimelineView::kLabelWidth + 8, origin.y + h + 20), palette::kDimText,
-                                        "no lane pops recorded: queue depth needs the 'full' recording level (lantern_demo --level full)");
+    // Queue depth is built from lane pops; why there are none is the analysis' sentence
+    // (from the trace header's level), the one lantern-trace stats prints.
+    if (view.layout) view.layout->add("needs_level", 0, 0, 0, 0, 0, 0);
+    const std::string why = "queue depth: no lane pops: " + model.analysis().no_samples_reason(trace::EventType::lane_pop);
+    ImGui::GetWindowDrawList()->AddText(ImGui::GetFont(), ImGui::GetFontSize(),
+                                        ImVec2(origin.x + TimelineView::kLabelWidth + 8, origin.y + h + 20), palette::kDimText,
+                                        why.c_str(), nullptr, std::max(1.0f, size.x - TimelineView::kLabelWidth - 16));
   }
   ImGui::Dummy(size);
 }

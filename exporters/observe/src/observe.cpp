@@ -172,7 +172,7 @@ void Observation::Impl::start(SchedulerOptions scheduler_options) {
                            " workers, the recorder " + std::to_string(recorder->worker_count()));
   }
   collector = std::make_unique<ins::Collector>(*recorder);
-  const trace::TraceHeader header = ins::make_trace_header(*scheduler, options.program);
+  const trace::TraceHeader header = ins::make_trace_header(*scheduler, *recorder, options.program);
   const std::string level_name(trace::kLevelNames[static_cast<int>(level)]);
 
   if (want_trace) {

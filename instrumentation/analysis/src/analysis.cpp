@@ -6,7 +6,7 @@
 
 namespace lantern::analysis {
 
-Percentiles percentiles(const LatencyHistogram& h) noexcept {
+Percentiles percentiles(const LatencyHistogram& h) {
   Percentiles p;
   p.count = h.count();
   if (p.count == 0) return p;
@@ -22,6 +22,7 @@ Analysis::~Analysis() = default;
 
 void Analysis::set_header(const trace::TraceHeader& header, bool intact) {
   ns_per_tick_ = header.safe_ns_per_tick();
+  level_ = header.level;
   if (intact && header.workers > 0 && header.workers <= kMaxWorkerId) ensure_worker(header.workers - 1);
 }
 
@@ -241,6 +242,38 @@ void Analysis::on_task_begun(std::uint32_t w, int depth, Tick t, std::uint64_t i
   }
 }
 
+std::string Analysis::no_samples_reason(trace::EventType source) const {
+  const trace::EventInfo& info = trace::info(source);
+  const std::string name(info.name);
+  const std::string needed(trace::kLevelNames[static_cast<int>(info.level)]);
+  if (const std::uint64_t seen = events_of(source); seen > 0) {
+    return "none of the trace's " + std::to_string(seen) + " " + name + " events gives one";
+  }
+  if (!level_) {
+    return "no " + name + " events in the trace; they are recorded at level " + needed +
+           " and above, and the trace's header does not say its level (written before traces said it)";
+  }
+  const std::string level(trace::kLevelNames[static_cast<int>(*level_)]);
+  if (!*recorded_at_level(source)) {
+    return "not recorded at level " + level + ": " + name + " events are recorded at level " + needed +
+           " and above (record at level " + needed + ": LANTERN_LEVEL=" + needed + ", lantern_demo --level " + needed +
+           ", RecorderOptions::level)";
+  }
+  return "none happened (the trace was recorded at level " + level + ", which records " + name + " events)";
+}
+
+Tick Analysis::span_end(std::uint32_t w) const noexcept {
+  const Tick stopped = track(w).stopped_at();
+  return stopped != kOpenEnd ? stopped : last_tick_;
+}
+
+Occupancy Analysis::state_time(std::uint32_t w) const noexcept {
+  const WorkerTrack& t = track(w);
+  if (!t.seen()) return Occupancy{};
+  const Tick end = span_end(w);
+  return t.occupancy(t.first_tick(), end, end);
+}
+
 bool Analysis::in_gap(int w, Tick a, Tick b) const noexcept {
   const std::uint32_t first = w < 0 ? 0 : static_cast<std::uint32_t>(w);
   const std::uint32_t last = w < 0 ? worker_count() : std::min(worker_count(), first + 1);
@@ -293,10 +326,8 @@ Summary Analysis::summary() const {
   for (std::uint32_t w = 0; w < worker_count(); ++w) {
     const WorkerTrack& t = track(w);
     WorkerFigures& f = s.workers[w];
-    if (t.seen()) {
-      const Occupancy o = t.occupancy(t.first_tick(), last_tick_, last_tick_);
-      for (int k = 0; k < kStateSlots; ++k) f.state_ticks[static_cast<std::size_t>(k)] = static_cast<std::uint64_t>(o[k]);
-    }
+    const Occupancy o = state_time(w);
+    for (int k = 0; k < kStateSlots; ++k) f.state_ticks[static_cast<std::size_t>(k)] = static_cast<std::uint64_t>(o[k]);
     for (int d = 0; d < t.depth_count(); ++d) {
       for (const TaskSlice& slice : t.slices(d)) {
         ++f.tasks;
@@ -333,10 +364,16 @@ Summary Analysis::summary() const {
   s.io_failed = io_failed_;
   s.dropped_events = dropped_;
   for (int r = 0; r < kDropReasonCount; ++r) s.dropped_by_reason[r] = dropped_by_reason_[r];
+  s.level = level_;
   s.ready_wait = percentiles(ready_wait_);
   s.task_duration = percentiles(task_duration_);
   s.wake_latency = percentiles(wake_latency_);
   s.io_latency = percentiles(io_latency_);
+  // Each empty figure says why, named by the events it is built from.
+  if (s.ready_wait.count == 0) s.ready_wait.no_samples = no_samples_reason(EventId::lane_pop);
+  if (s.task_duration.count == 0) s.task_duration.no_samples = no_samples_reason(EventId::task_end);
+  if (s.wake_latency.count == 0) s.wake_latency.no_samples = no_samples_reason(EventId::wake);
+  if (s.io_latency.count == 0) s.io_latency.no_samples = no_samples_reason(EventId::io_complete);
   for (const auto& [label, h] : duration_by_label_) s.duration_by_label[label] = percentiles(h);
   s.warnings = health_.warning_count(*this);
   for (int k = 0; k < kProblemKindCount; ++k) s.warnings_by_kind[static_cast<std::size_t>(k)] = health_.count(static_cast<ProblemKind>(k));

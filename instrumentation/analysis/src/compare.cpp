@@ -53,12 +53,12 @@ Comparison compare(const Analysis& a, const std::string& a_name, const Analysis&
   Comparison c;
   c.a = run_of(a, a_name);
   c.b = run_of(b, b_name);
-  // State shares: of each worker's recorded time (its first to the trace's last tick).
+  // State shares: of each worker's time with a known state, over its span
+  // (Analysis::state_time: its first event to its `stopping` event or the trace's end).
   auto shares = [](const Analysis& m, std::uint32_t w) {
     Occupancy o{};
-    if (w >= m.worker_count() || !m.track(w).seen()) return o;
-    const WorkerTrack& t = m.track(w);
-    o = t.occupancy(t.first_tick(), m.last_tick(), m.last_tick());
+    if (w >= m.worker_count()) return o;
+    o = m.state_time(w);
     double total = 0;
     for (int s = 0; s < trace::kStateCount; ++s) total += o[s];
     for (auto& v : o) v = total > 0 ? v / total : 0;

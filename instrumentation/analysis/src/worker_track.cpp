@@ -45,6 +45,7 @@ void WorkerTrack::add_interval(Tick t, int state, std::uint8_t reason) {
 void WorkerTrack::on_state(Tick t, int from, int to, std::uint8_t reason) {
   t = clamp(t);
   if (to < 0 || to >= trace::kStateCount) return;
+  stopped_at_ = reason == static_cast<std::uint8_t>(StateReason::stopping) ? t : kOpenEnd;
   // The first state event tells what the worker was doing before it: fill in the
   // unknown interval a late-attached viewer started with.
   if (!states_.empty() && states_.back() == kUnknownState && from >= 0 && from < trace::kStateCount) {

@@ -106,6 +106,8 @@ std::vector<std::uint8_t> encode_header(const TraceHeader& header) {
   const std::vector<std::string> names = header.event_names.empty() ? current_event_names() : header.event_names;
   w.varint(names.size());
   for (const std::string& n : names) w.string(n);
+  // Appended after the event names (README, "File header": later fields).
+  w.fixed<std::uint8_t>(header.level ? static_cast<std::uint8_t>(*header.level) : kUnknownLevel);
   store_le<std::uint32_t>(out.data() + 12, static_cast<std::uint32_t>(out.size() + 4));
   w.fixed<std::uint32_t>(crc32c(out));
   return out;
@@ -153,6 +155,11 @@ std::optional<TraceHeader> parse_header_fields(std::span<const std::uint8_t> fie
   h.event_names.resize(count);
   for (std::string& n : h.event_names)
     if (!r.string(n, "an event name")) return std::nullopt;
+  // Fields appended later: a header written before them simply ends here.
+  if (r.p < r.end) {
+    const std::uint8_t level = *r.p++;
+    if (level < std::size(kLevelNames)) h.level = static_cast<Level>(level);  // else not said (kUnknownLevel)
+  }
   return h;  // any remaining bytes are fields appended by a later revision: skipped
 }
 

@@ -12,10 +12,11 @@ namespace {
 constexpr const char* kHelp =
     "usage: lantern-trace info [--no-progress] FILE\n"
     "\n"
-    "Prints a trace's header (producer, host, CPU, topology, workers, clock), its\n"
-    "duration, chunk and event counts, bytes per event, events by type, the events\n"
-    "lost (from 'dropped' markers, by reason: ring_full, the app's rings; slow_viewer, a\n"
-    "live stream's viewer that read too slowly), and the task labels the trace names\n"
+    "Prints a trace's header (producer, host, CPU, topology, workers, clock, the level\n"
+    "recording started at), its duration, chunk and event counts, bytes per event,\n"
+    "events by type, the events lost (from 'dropped' markers, by reason: ring_full, the\n"
+    "app's rings; slow_viewer, a live stream's viewer that read too slowly), and the\n"
+    "task labels the trace names\n"
     "(id, name, how many task_label events use it). Damaged or cut-off files are read\n"
     "as far as possible; their problems are counted at the end and listed on stderr.\n"
     "\n"
@@ -55,6 +56,8 @@ void print_header(const TraceHeader& h) {
   std::printf("clock       %s, %.6f ns/tick (base %" PRIu64 " ticks = %" PRId64 " ns)\n",
               h.clock.tsc ? "TSC" : "steady_clock ns", h.clock.ns_per_tick, h.clock.base_ticks, h.clock.base_ns);
   std::printf("started     %s\n", format_wall_clock(h.wall_start_unix_ns).c_str());
+  if (h.level) std::printf("level       %s (when recording started)\n", std::string(kLevelNames[static_cast<int>(*h.level)]).c_str());
+  else std::printf("level       not in the header (written before traces said it)\n");
 }
 
 // print_labels: every label the trace names, and ids used but never named.

@@ -19,8 +19,10 @@ constexpr const char* kHelp =
     "usage: lantern-trace stats [--no-progress] [--json] FILE\n"
     "\n"
     "Events by type. Per worker: the share of time in each state (active, idle, sleepy,\n"
-    "sleeping; from the worker's first event to the end of the trace), tasks run, steals,\n"
-    "helps and wakes (times it was woken). Then steals by distance (smt, l2, llc, numa,\n"
+    "sleeping; from the worker's first event - its start - to its 'stopping' state\n"
+    "event, or to the end of the trace if it has none: the span the recorder's counters\n"
+    "cover, so the demo's table shows the same shares), tasks run, steals, helps and\n"
+    "wakes (times it was woken). Then steals by distance (smt, l2, llc, numa,\n"
     "remote), wakes by cause (work, latch, io), and p50/p90/p99/max of the ready wait\n"
     "(time a task waited in a lane, from lane_pop), of task duration (task_begin to\n"
     "task_end on one worker; a task's duration includes the tasks nested in it while it\n"
@@ -32,8 +34,13 @@ constexpr const char* kHelp =
     "searching without work, events dropped, deadlock suspected).\n"
     "\n"
     "Percentiles are the midpoint of the bucket holding the value (buckets 1/8 of a\n"
-    "power of two wide: within 6.25 %), the buckets of the recorder's exact histograms,\n"
-    "Prometheus and the viewer, so all of them print the same p50 for the same run.\n"
+    "power of two wide: within 6.25 %), kept within the smallest and largest sample (so\n"
+    "never above the max), computed as the recorder's exact histograms and the viewer\n"
+    "compute them, so the demo, stats, diff and the viewer print the same p50 for the\n"
+    "same run (Prometheus gets the same buckets at power-of-two edges only, and its\n"
+    "histogram_quantile interpolates). A figure with no samples says why, from the\n"
+    "recording level in the trace header: the ready wait's lane_pop events, for one,\n"
+    "are recorded at level full only.\n"
     "Ticks are converted to time with the clock calibration in the trace header.\n"
     "\n"
     "options:\n"
@@ -46,7 +53,7 @@ constexpr const char* kHelp =
 
 void print_percentiles(const char* what, const Percentiles& p) {
   if (p.count == 0) {
-    std::printf("%s: no samples\n", what);
+    std::printf("%s: no samples: %s\n", what, p.no_samples.c_str());
     return;
   }
   std::printf("%s: %" PRIu64 " samples, p50 %s, p90 %s, p99 %s, max %s\n", what, p.count,
@@ -93,11 +100,13 @@ void print_row(const std::string& label, const WorkerFigures& w) {
 }
 
 void print_text(const Scan& scan, const Summary& s) {
-  std::printf("%" PRIu64 " events over %.6f s\n\n", scan.events, scan.duration_seconds());
+  std::printf("%" PRIu64 " events over %.6f s, recorded at level %s\n\n", scan.events, scan.duration_seconds(),
+              s.level ? std::string(kLevelNames[static_cast<int>(*s.level)]).c_str() : "(not in the header)");
   std::printf("events by type:");
   for (int t = 0; t < kEventTypeCount; ++t)
     std::printf("%s %s %" PRIu64, t ? "," : "", std::string(kEventInfo[t].name).c_str(), s.events_by_type[static_cast<std::size_t>(t)]);
   std::printf("\n\ntime share by state, tasks, steals, helps and wakes (times woken) per worker\n");
+  std::printf("(time share: of each worker's time from its start to its stop, or to the end of the trace)\n");
   std::printf("%8s", "worker");
   for (std::string_view name : kStateNames) std::printf("%9s", std::string(name).c_str());
   std::printf("%9s%10s%9s%8s%8s\n", "unknown", "tasks", "steals", "helps", "wakes");
@@ -154,12 +163,17 @@ void print_text(const Scan& scan, const Summary& s) {
 
 void json_percentiles(JsonOut& j, const char* key, const Percentiles& p) {
   j.raw(",\"").raw(key).raw("\":{\"count\":").u64(p.count).raw(",\"p50_ns\":").f64(p.p50_ns);
-  j.raw(",\"p90_ns\":").f64(p.p90_ns).raw(",\"p99_ns\":").f64(p.p99_ns).raw(",\"max_ns\":").f64(p.max_ns).raw("}");
+  j.raw(",\"p90_ns\":").f64(p.p90_ns).raw(",\"p99_ns\":").f64(p.p99_ns).raw(",\"max_ns\":").f64(p.max_ns);
+  if (p.count == 0) j.raw(",\"no_samples\":").string(p.no_samples);
+  j.raw("}");
 }
 
 bool print_json(const Summary& s, const LabelTable& names) {
   JsonOut j(stdout);
-  j.raw("{\"events\":").u64(s.events).raw(",\"events_by_type\":{");
+  j.raw("{\"level\":");
+  if (s.level) j.string(std::string(kLevelNames[static_cast<int>(*s.level)]));
+  else j.raw("null");
+  j.raw(",\"events\":").u64(s.events).raw(",\"events_by_type\":{");
   for (int t = 0; t < kEventTypeCount; ++t) {
     j.raw(t ? "," : "").string(std::string(kEventInfo[t].name)).raw(":").u64(s.events_by_type[static_cast<std::size_t>(t)]);
   }
@@ -168,7 +182,12 @@ bool print_json(const Summary& s, const LabelTable& names) {
     const WorkerFigures& f = s.workers[w];
     j.raw(w ? "," : "").raw("{\"tasks\":").u64(f.tasks).raw(",\"steals\":").u64(f.steals).raw(",\"helps\":").u64(f.helps);
     j.raw(",\"wakes\":").u64(f.wakes).raw(",\"wakes_performed\":").u64(f.wakes_performed).raw(",\"dropped\":").u64(f.dropped);
-    j.raw("}");
+    j.raw(",\"state_ticks\":{");  // over the worker's span, as the text's shares
+    for (int k = 0; k <= kStateCount; ++k) {
+      j.raw(k ? "," : "").string(k < kStateCount ? std::string(kStateNames[k]) : "unknown").raw(":");
+      j.u64(f.state_ticks[static_cast<std::size_t>(k)]);
+    }
+    j.raw("}}");
   }
   j.raw("],\"tasks\":").u64(s.tasks).raw(",\"tasks_by_label\":{");
   bool first = true;
@@ -204,7 +223,8 @@ bool print_json(const Summary& s, const LabelTable& names) {
   first = true;
   for (const auto& [label, p] : s.duration_by_label) {
     j.raw(first ? "" : ",").string(label_text(label, names)).raw(":{\"count\":").u64(p.count);
-    j.raw(",\"p50_ns\":").f64(p.p50_ns).raw(",\"p90_ns\":").f64(p.p90_ns).raw(",\"p99_ns\":").f64(p.p99_ns).raw("}");
+    j.raw(",\"p50_ns\":").f64(p.p50_ns).raw(",\"p90_ns\":").f64(p.p90_ns).raw(",\"p99_ns\":").f64(p.p99_ns);
+    j.raw(",\"max_ns\":").f64(p.max_ns).raw("}");  // the text table's max column too
     first = false;
   }
   j.raw("},\"warnings\":").u64(s.warnings).raw(",\"warnings_by_kind\":{");

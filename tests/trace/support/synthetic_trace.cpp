@@ -184,6 +184,7 @@ TraceHeader test_header(std::uint32_t workers) {
   h.workers = workers;
   h.clock = ClockCalibration{true, 1.0 / 3.0, 123'456'789, 987'654'321};
   h.wall_start_unix_ns = 1'700'000'000'000'000'000;
+  h.level = Level::full;  // fork_join_events records lane pops and pushes: level full's events
   return h;
 }
 

@@ -29,6 +29,9 @@ class Counter {
   std::atomic<std::uint64_t> value_{0};
 };
 
+// kNoState: WorkerCounters::state of a worker not started yet, or stopped.
+inline constexpr std::uint64_t kNoState = trace::kStateCount;
+
 struct alignas(64) WorkerCounters {
   Counter tasks;               // tasks run: written by core's worker itself (Observer::task_counter)
   Counter tasks_threw;         // task_end with threw = 1
@@ -43,9 +46,14 @@ struct alignas(64) WorkerCounters {
   Counter io_completed;        // io_complete: IO completions this worker reaped (their tasks made ready)
   Counter io_wakes;            // wakes caused by an IO completion: counted here, not in wake_latency
   Counter deadlocks;           // deadlock events (every worker blocked in a wait, nothing ready)
-  // Time per state, in clock ticks, up to state_since; plus the current state.
+  // Time per state, in clock ticks, up to state_since; plus the current state. A
+  // worker's time runs from its `started` state event (its thread began) to its
+  // `stopping` one (the scheduler shut it down), the span the trace's analysis counts
+  // for the same worker (analysis.hpp, "Time per state"): before and after, `state` is
+  // kNoState and no time is counted, so figures read after a run are the run's, however
+  // long after it they are read, and equal lantern-trace stats' to the tick.
   std::array<Counter, trace::kStateCount> state_ticks;
-  Counter state;               // current state (trace state number)
+  Counter state;               // current state (trace state number), or kNoState
   Counter state_since;         // ticks when it entered the current state
   // Exact latency histograms (ns), kept by the worker itself at every level, so they do
   // not depend on events surviving the ring: how long each task waited in a lane before
@@ -72,7 +80,7 @@ struct WorkerCountersSnapshot {
   std::array<std::uint64_t, trace::kDistanceCount> steals;
   std::uint64_t steal_rounds_failed, helps, lane_pops, sleeps, wakes_received;
   std::array<std::uint64_t, trace::kStateCount> state_ticks;  // including the open interval
-  std::uint32_t state;
+  std::uint32_t state;  // kNoState before the worker started and after it stopped
   std::uint64_t events_produced, events_recorded, events_dropped;
   std::uint64_t releases;  // last, so positional initialisers written before it stay valid
   std::uint64_t io_submitted, io_completed;

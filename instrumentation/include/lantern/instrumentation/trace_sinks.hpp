@@ -24,9 +24,15 @@ class Scheduler;
 
 namespace lantern::instrumentation {
 
+class Recorder;
+
 // make_trace_header describes this machine, the scheduler's topology and worker count,
-// and the clock calibration: everything a reader needs besides the events.
+// and the clock calibration: everything a reader needs besides the events. Given the
+// Recorder that feeds the trace, it also says the level it records at now (the header's
+// recording level, which readers use to tell "not recorded at this level" from "did not
+// happen"); without one the header does not say.
 trace::TraceHeader make_trace_header(const Scheduler& scheduler, std::string producer);
+trace::TraceHeader make_trace_header(const Scheduler& scheduler, const Recorder& recorder, std::string producer);
 
 // TraceFileSink writes every event it receives to a trace file. A failure (disk full, a
 // removed directory) stops the writing, not the program, and is reported when it

@@ -26,7 +26,21 @@
 //     (The Recorder's histogram and lantern_wake_latency_seconds make the same choice.)
 //   - Percentiles are the midpoint of the trace::LatencyBuckets bucket holding the q-th
 //     value (within 6.25 %), the buckets of the Recorder's exact histograms and of
-//     Prometheus; ticks become nanoseconds as the Recorder converts them (truncated).
+//     Prometheus, clamped to the smallest and largest sample (a bucket's midpoint can lie
+//     beyond every sample in it: one task of 2.90 ms sits in [2.88, 3.15) ms, midpoint
+//     3.01 ms), so no percentile is above the max or below the min it is printed with;
+//     the clamp is LatencyBuckets::quantile_ns', which the Recorder's histograms use too.
+//     Ticks become nanoseconds as the Recorder converts them (truncated).
+//   - Time per state (WorkerFigures::state_ticks, state_time): a worker's time runs from
+//     its first event (in a whole trace, its `started` state event: the thread began) to
+//     its `stopping` state event (the scheduler shut it down: the thread ends), or to the
+//     stream's last event while it has none (a live stream, a flight-recorder dump, a
+//     cut-off file). The Recorder's counters count the same span (from `started` to
+//     `stopping`, or to the moment they are read), so for a run without dropped events
+//     the demo's table and lantern-trace stats show the same shares, to the tick.
+//   - A figure without samples says why (no_samples_reason), from the trace header's
+//     recording level: not recorded at that level (lane_pop, the ready wait's source, is
+//     recorded at level full only), or recorded but none happened.
 //
 // Not thread-safe: one thread adds and reads (the viewer's Session holds its mutex).
 #pragma once
@@ -130,13 +144,16 @@ struct Deadlock {
 struct Percentiles {
   std::uint64_t count = 0;
   double p50_ns = 0, p90_ns = 0, p99_ns = 0, max_ns = 0;
+  std::string no_samples;  // count 0: why (Analysis::no_samples_reason), what every view prints
   friend bool operator==(const Percentiles&, const Percentiles&) = default;
 };
-Percentiles percentiles(const LatencyHistogram& h) noexcept;
+Percentiles percentiles(const LatencyHistogram& h);
 
 // WorkerFigures: one worker's row.
 struct WorkerFigures {
-  std::array<std::uint64_t, kStateSlots> state_ticks{};  // last slot: before the first state event
+  // Ticks in each state over the worker's span (Analysis::state_time; the header says
+  // which span); last slot: before the first state event.
+  std::array<std::uint64_t, kStateSlots> state_ticks{};
   std::uint64_t tasks = 0;          // task slices begun (task_begin events kept)
   std::uint64_t steals = 0;         // tasks this worker stole
   std::uint64_t helps = 0;
@@ -148,6 +165,7 @@ struct WorkerFigures {
 
 // Summary: the figures the outputs show, computed one way for all of them.
 struct Summary {
+  std::optional<trace::Level> level;  // the trace header's recording level, if it says
   std::uint64_t events = 0;
   std::array<std::uint64_t, kEventCount> events_by_type{};
   std::uint64_t rejected_events = 0;  // impossible worker ids, types or states
@@ -207,6 +225,20 @@ class Analysis {
   void recheck_health(const HealthThresholds& thresholds);
 
   // --- time ---
+  // level: the recording level the trace header says recording started at (nullopt: it
+  // does not say).
+  std::optional<trace::Level> level() const noexcept { return level_; }
+  // recorded_at_level: whether the header's level records events of type `source`
+  // (nullopt: the header does not say its level).
+  std::optional<bool> recorded_at_level(trace::EventType source) const noexcept {
+    if (!level_) return std::nullopt;
+    return *level_ >= trace::info(source).level;
+  }
+  // no_samples_reason: why figures built from events of type `source` (lane_pop for the
+  // ready wait, task_end for task durations, wake, io_complete) have no samples, as one
+  // sentence: not recorded at the header's level, recorded but none happened, or the
+  // header does not say its level. Every view that shows an empty figure prints it.
+  std::string no_samples_reason(trace::EventType source) const;
   double ns_per_tick() const noexcept { return ns_per_tick_; }
   double ticks_to_ns(double ticks) const noexcept { return ticks * ns_per_tick_; }
   double ns_to_ticks(double ns) const noexcept { return ns / ns_per_tick_; }
@@ -231,6 +263,12 @@ class Analysis {
   const TaskSlice& slice(const SliceRef& r) const noexcept {
     return track(static_cast<std::uint32_t>(r.worker)).slices(r.depth)[r.index];
   }
+  // span_end: where worker w's time ends: its `stopping` state event, else the stream's
+  // last event. state_time: ticks in each state over [its first event, span_end) - the
+  // one definition of a worker's time per state (see the header), which Summary and the
+  // comparison of two runs read.
+  Tick span_end(std::uint32_t w) const noexcept;
+  Occupancy state_time(std::uint32_t w) const noexcept;
   std::uint64_t dropped(std::uint32_t w) const noexcept { return per_worker_[w].dropped; }
   std::uint64_t failed_rounds(std::uint32_t w) const noexcept { return per_worker_[w].failed_rounds; }
   // in_gap: whether [a, b] overlaps a gap of lost events of worker w (every worker: -1).
@@ -294,6 +332,7 @@ class Analysis {
   void on_io(std::uint32_t w, Tick t, const trace::Event& e);
 
   double ns_per_tick_ = 1.0;
+  std::optional<trace::Level> level_;
   bool finished_ = false;
   Tick first_tick_ = 0;
   Tick last_tick_ = 0;

@@ -88,6 +88,10 @@ class WorkerTrack {
   int interval_state(std::size_t i) const noexcept { return states_[i]; }
   std::uint8_t interval_reason(std::size_t i) const noexcept { return reasons_[i]; }
   int current_state() const noexcept { return states_.empty() ? kUnknownState : states_.back(); }
+  // stopped_at: the tick of this worker's `stopping` state event (the scheduler shut it
+  // down: its thread ends there), or kOpenEnd while none has come (a later state event
+  // clears it: the worker runs again).
+  Tick stopped_at() const noexcept { return stopped_at_; }
   // interval_at: index of the interval containing t, or -1 before the first.
   std::ptrdiff_t interval_at(Tick t) const noexcept;
   // occupancy: ticks per state in [a, b), the open interval ending at `open_end`.
@@ -122,6 +126,7 @@ class WorkerTrack {
   std::vector<std::array<Tick, kStateSlots>> checkpoints_;
   std::array<Tick, kStateSlots> running_{};  // occupancy of every closed interval
   Tick last_tick_ = 0;
+  Tick stopped_at_ = kOpenEnd;
 
   std::vector<std::vector<TaskSlice>> slices_;  // by depth
   struct Open {

@@ -36,6 +36,8 @@ inline constexpr std::size_t kHeaderPrefixBytes = 16;
 // Bounds on the whole header's length (prefix + fields + CRC): anything outside is damage.
 inline constexpr std::uint32_t kMinHeaderBytes = kHeaderPrefixBytes + 4;
 inline constexpr std::uint32_t kMaxHeaderBytes = 16u << 20;
+// kUnknownLevel: the header's recording_level byte when the writer was given no level.
+inline constexpr std::uint8_t kUnknownLevel = 0xFF;
 // Longest string a header field may carry; longer strings are cut by the writer.
 inline constexpr std::size_t kMaxHeaderString = 64u << 10;
 

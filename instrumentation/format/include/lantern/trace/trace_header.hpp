@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "lantern/trace/event_table.hpp"
 #include "lantern/trace/format.hpp"
 #include "lantern/trace/trace_error.hpp"
 
@@ -52,6 +53,12 @@ struct TraceHeader {
   // The event table's names by id. Left empty, the writer fills in this build's table;
   // a reader gets the file's.
   std::vector<std::string> event_names;
+  // level: the recording level when the header was made (recording started); which
+  // events a level records is the event table's level column. nullopt: not said (a file
+  // written before the field existed, or a writer given no level). A level changed later
+  // (Recorder::set_level) is not in the header. Readers use it to say why a figure has
+  // no samples (lane_pop, for the ready wait, is recorded at level full only).
+  std::optional<Level> level;
 
   friend bool operator==(const TraceHeader&, const TraceHeader&) = default;
 
