@@ -9,10 +9,12 @@
 //   - lantern-trace export --chrome (the real binary; its JSON parsed),
 //   - for a live run with no drops, the Recorder's exact counters and histograms.
 // Quantities: events by type, tasks per worker and per label, steals by distance, wakes
-// (and which have arrows), every percentile, warnings.
+// (and which have arrows), every percentile, warnings, each worker's state shares (stats
+// and lantern-trace diff) and where its states end (stats and the Chrome export).
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -283,6 +285,41 @@ Summary check_views(const std::string& path, const fs::path& dir) {
   for (const auto& [tid, slices] : state_slices_by_tid) {
     for (std::size_t i = 0; i + 1 < slices.size(); ++i) {
       EXPECT_LE(slices[i].first + slices[i].second, slices[i + 1].first) << "tid " << tid << " slice " << i;
+    }
+  }
+  // A worker's last state slice ends where its time does (Analysis::span_end: its stop,
+  // else the trace's end), the span stats counts: not on to the end of the trace.
+  const lantern::analysis::Analysis& a = model->analysis();
+  for (std::uint32_t w = 0; w < a.worker_count(); ++w) {
+    const auto& slices = state_slices_by_tid[2ull * w + 1];
+    if (slices.empty()) continue;
+    double end_us = 0;
+    for (const auto& [ts, dur] : slices) end_us = std::max(end_us, ts + dur);
+    const double span_end_us = a.ticks_to_ns(static_cast<double>(a.span_end(w) - a.first_tick())) / 1e3;
+    EXPECT_NEAR(end_us, span_end_us, 0.002) << "worker " << w << "'s states in the Chrome export end at its span's end";
+  }
+  // lantern-trace diff prints the shares stats prints (state_shares: of the whole span,
+  // unknown time its own row), for every worker: diff of a run with itself. (A file cut
+  // before its first whole chunk holds no events: diff refuses it, saying so.)
+  if (s.events == 0) return s;
+  run_command(std::string(LANTERN_TRACE_BIN) + " diff --json --no-progress '" + path + "' '" + path + "' 2>/dev/null", &out);
+  const json diff = json::parse(out);
+  std::map<std::pair<std::uint32_t, std::string>, double> diff_share;
+  for (const json& row : diff.at("state_shares"))
+    diff_share[{row.at("worker").get<std::uint32_t>(), row.at("state").get<std::string>()}] = row.at("a").get<double>();
+  for (std::size_t w = 0; w < stats.at("workers").size(); ++w) {
+    const json& ticks = stats.at("workers")[w].at("state_ticks");
+    double span = 0;
+    for (const auto& [name, v] : ticks.items()) span += v.get<double>();
+    for (const auto& [name, v] : ticks.items()) {
+      const double share = span > 0 ? v.get<double>() / span : 0;
+      const std::pair<std::uint32_t, std::string> key{static_cast<std::uint32_t>(w), name};
+      if (name == "unknown" && share == 0) {
+        EXPECT_EQ(diff_share.count(key), 0u) << "worker " << w << ": an unknown row without unknown time";
+        continue;
+      }
+      EXPECT_EQ(diff_share.count(key), 1u) << "worker " << w << " " << name;
+      EXPECT_NEAR(diff_share[key], share, 1e-6) << "worker " << w << " " << name << ": diff and stats";
     }
   }
   return s;

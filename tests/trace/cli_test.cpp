@@ -3,7 +3,11 @@
 // lines a user relies on. A crash would show as exit code -1.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "lantern/trace/crc32c.hpp"
 #include "lantern/trace/varint.hpp"
@@ -276,6 +280,105 @@ TEST_F(Cli, PercentilesStayWithinTheSamples) {
   EXPECT_TRUE(has(r.out, "\"p50_ns\": 2900000.0, \"p90_ns\": 2900000.0, \"p99_ns\": 2900000.0, \"max_ns\": 2900000.0"))
       << r.out;
   EXPECT_FALSE(has(r.out, "3014656")) << "the bucket's midpoint, above every sample";
+}
+
+// One share per worker and state, whatever prints it: a trace that starts mid-run (a
+// flight-recorder window) has time whose state is unknown - here worker 1's first state
+// event in the window does not name a state this reader knows as where it came from (a
+// newer recorder's state, or a damaged byte), and worker 3 only pushes work from inside
+// a task that began before the window. `stats` and `diff A A` (table and JSON) print the
+// same shares for every worker: of its whole span, the unknown part one share of it.
+// (diff divided by known-state time only: worker 1's active share read 1/(1-unknown)
+// times what stats printed, and diff had no unknown row.)
+TEST_F(Cli, StatsAndDiffPrintOneShareForATraceThatStartsMidRun) {
+  const auto all = testing::fork_join_events({.workers = 3, .events = 12'000, .seed = 11});
+  std::vector<std::uint64_t> ticks;
+  for (const Event& e : all) ticks.push_back(e.ticks);
+  std::sort(ticks.begin(), ticks.end());
+  const std::uint64_t window = ticks[ticks.size() / 2], late = ticks.back();
+  // Worker 1's window opens with failed steal rounds; its first state event comes a
+  // quarter of the way in, from a state this reader does not know.
+  std::uint64_t first_state = 0;
+  for (const Event& e : all)
+    if (e.worker == 1 && e.type == EventType::state && e.ticks >= window + (late - window) / 4) {
+      first_state = e.ticks;
+      break;
+    }
+  ASSERT_GT(first_state, 0u);
+  std::vector<Event> events;
+  for (int k = 0; k < 8; ++k)
+    events.push_back(make_event(window + k * (first_state - window) / 8, 1, StealRoundFailedPayload{2, 0}));
+  for (Event e : all) {
+    if (e.ticks < (e.worker == 1 ? first_state : window)) continue;  // the window starts mid-run
+    if (e.worker == 1 && e.ticks == first_state && e.type == EventType::state) e.a = (e.a & 0xFF) | 0x7Fu << 8;
+    events.push_back(e);
+  }
+  for (std::uint64_t t = window + 5; t < late; t += (late - window) / 8) {
+    events.push_back(make_event(t, 3, PushPayload::into_lane(0x7f00'2000 + t, 1)));  // worker 3: pushes only
+  }
+  std::stable_sort(events.begin(), events.end(), [](const Event& a, const Event& b) { return a.worker < b.worker; });
+  const std::string path = write("mid_run.ltrace", testing::write_trace_bytes(testing::test_header(4), events));
+
+  // stats --json: ticks per state and unknown; the share is of their sum (the span).
+  CommandResult r = run_tool({"stats", "--json", path});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto stats = nlohmann::json::parse(r.out);
+  ASSERT_EQ(stats.at("workers").size(), 4u);
+  std::map<std::pair<unsigned, std::string>, double> stats_share;
+  for (unsigned w = 0; w < 4; ++w) {
+    const auto& t = stats.at("workers")[w].at("state_ticks");
+    double span = 0;
+    for (const auto& [name, v] : t.items()) span += v.get<double>();
+    ASSERT_GT(span, 0) << "worker " << w;
+    for (const auto& [name, v] : t.items()) stats_share[{w, name}] = v.get<double>() / span;
+  }
+  const double unknown_1 = stats_share[{1u, "unknown"}], unknown_3 = stats_share[{3u, "unknown"}];
+  ASSERT_GT(unknown_1, 0.05) << "worker 1 has unknown time before its first state event";
+  ASSERT_LT(unknown_1, 0.95);
+  ASSERT_EQ(unknown_3, 1.0) << "worker 3's state is never said";
+
+  // diff --json A A: the same shares, unknown included wherever stats has any.
+  r = run_tool({"diff", "--json", path, path});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto diff = nlohmann::json::parse(r.out);
+  std::map<std::pair<unsigned, std::string>, double> diff_share;
+  for (const auto& row : diff.at("state_shares")) {
+    const std::pair<unsigned, std::string> key{row.at("worker").get<unsigned>(), row.at("state").get<std::string>()};
+    diff_share[key] = row.at("a").get<double>();
+    EXPECT_EQ(row.at("a").get<double>(), row.at("b").get<double>());
+    EXPECT_FALSE(row.at("notable").get<bool>());
+  }
+  for (const auto& [key, share] : stats_share) {
+    if (share == 0 && key.second == "unknown") continue;  // no unknown time: no row
+    ASSERT_TRUE(diff_share.count(key)) << "worker " << key.first << " " << key.second << ": no diff row";
+    EXPECT_NEAR(diff_share[key], share, 1e-6) << "worker " << key.first << " " << key.second;
+  }
+
+  // The tables, as printed: stats' row per worker and diff's rows, to the tenth.
+  const CommandResult text = run_tool({"stats", path});
+  const CommandResult table = run_tool({"diff", path, path});
+  ASSERT_EQ(text.exit_code, 0);
+  ASSERT_EQ(table.exit_code, 0);
+  const std::vector<std::string> slots = {"active", "idle", "sleepy", "sleeping", "unknown"};
+  std::map<std::pair<std::string, std::string>, std::string> printed_stats, printed_diff;
+  std::istringstream in(text.out.substr(text.out.find("time share by state")));
+  for (std::string line; std::getline(in, line) && line.find("steals by distance") == std::string::npos;) {
+    std::istringstream fields(line);
+    std::vector<std::string> f;
+    for (std::string x; fields >> x;) f.push_back(x);
+    if (f.size() < 6 || f[0].find_first_not_of("0123456789") != std::string::npos) continue;
+    for (std::size_t k = 0; k < slots.size(); ++k)
+      if (f[1 + k] != "-") printed_stats[{f[0], slots[k]}] = f[1 + k];
+  }
+  std::istringstream rows(table.out.substr(table.out.find("state shares")));
+  for (std::string line; std::getline(rows, line) && !line.empty();) {
+    std::istringstream fields(line);
+    std::vector<std::string> f;
+    for (std::string x; fields >> x;) f.push_back(x);
+    if (f.size() == 5 && f[0].find_first_not_of("0123456789") == std::string::npos) printed_diff[{f[0], f[1]}] = f[2];
+  }
+  ASSERT_EQ(printed_stats.size(), 4u * 4u + 2u) << text.out;  // 4 states a worker, unknown for workers 1 and 3
+  EXPECT_EQ(printed_diff, printed_stats) << "stats:\n" << text.out << "\ndiff:\n" << table.out;
 }
 
 // A figure without samples says why, from the recording level in the trace header: the

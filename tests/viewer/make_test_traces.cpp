@@ -44,8 +44,9 @@ bool write_bytes(const std::string& path, const std::vector<std::uint8_t>& bytes
   return static_cast<bool>(out);
 }
 
-// states: 10 ms of scripted states, 1 tick = 1 ns. Worker 0 mostly active, worker 1
-// alternating idle and active, worker 2 mostly sleeping with a sleepy phase.
+// states: 10 ms of scripted states, 1 tick = 1 ns. Worker 0 active, then stopped at 7 ms
+// (nothing is drawn after its stop), worker 1 alternating idle and active, worker 2 mostly
+// sleeping with a sleepy phase.
 std::vector<std::uint8_t> states_trace() {
   trace::TraceHeader h;
   h.producer = "viewer screenshot test";
@@ -53,20 +54,20 @@ std::vector<std::uint8_t> states_trace() {
   h.clock = trace::ClockCalibration{false, 1.0, 0, 0};
   for (int i = 0; i < 3; ++i) h.cpus.push_back(trace::CpuRow{-1, i, i, 0, 0, 0});
   std::vector<trace::Event> ev;
-  auto state = [&](std::uint32_t w, std::uint64_t t, int from, int to) {
+  auto state = [&](std::uint32_t w, std::uint64_t t, int from, int to, StateReason why = StateReason::started) {
     ev.push_back(trace::Event{1'000'000 + t, w, trace::EventType::state, {0, 0, 0},
-                              static_cast<std::uint64_t>(from << 8 | to), 0});
+                              static_cast<std::uint64_t>(from << 8 | to), static_cast<std::uint64_t>(why)});
   };
-  // worker 0: active 0-9 ms, idle 9-10 ms
+  // worker 0: active 0-7 ms, then its thread stops (active -> idle, stopping)
   state(0, 0, 1, 0);
-  state(0, 9'000'000, 0, 1);
+  state(0, 7'000'000, 0, 1, StateReason::stopping);
   // worker 1: idle/active alternating every 1 ms (wide bands at any zoom)
   for (int k = 0; k < 10; ++k) state(1, static_cast<std::uint64_t>(k) * 1'000'000, k % 2 ? 0 : 1, k % 2 ? 1 : 0);
   // worker 2: idle 0-1 ms, sleepy 1-3 ms, sleeping 3-10 ms
   state(2, 0, 0, 1);
   state(2, 1'000'000, 1, 2);
   state(2, 3'000'000, 2, 3);
-  for (std::uint32_t w = 0; w < 3; ++w) {
+  for (std::uint32_t w = 1; w < 3; ++w) {
     ev.push_back(trace::Event{1'000'000 + 10'000'000, w, trace::EventType::steal_round_failed, {0, 0, 0}, 0, 0});
   }
   std::vector<std::uint8_t> out;

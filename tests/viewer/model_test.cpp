@@ -258,6 +258,30 @@ TEST(Health, IdleSleepyFlappingIsSearchingWithoutWork) {
   EXPECT_GE(p.value, 8'000'000u);
 }
 
+// A worker that stopped (its `stopping` state event: the thread ended) is not searching,
+// however long the trace runs on after it: at the end of a trace, or at a playhead past
+// the stop, it is not an ongoing "searching without work". Before, its last interval
+// (idle, from the stop) was taken for a search that had lasted since then.
+TEST(Health, AStoppedWorkerIsNotSearching) {
+  const auto stopping = static_cast<std::uint64_t>(StateReason::stopping);
+  TraceBuilder b(2);
+  b.state(0, 0, 1, 0);
+  b.state(1, 0, 1, 0);
+  b.state(0, 1'000'000, 0, 1, stopping);  // worker 0 stops at 1 ms
+  b.task_begin(1, 1'000'000, 0xB, 0);     // worker 1 runs on to 20 ms
+  b.task_end(1, 3'000'000, 0xB);
+  b.state(1, 20'000'000, 0, 1, stopping);
+  Model m;
+  b.apply_to(m);
+  m.finish();
+  for (const Tick at : {Tick{12'000'000}, m.analysis().last_tick()}) {
+    for (const Problem& p : m.health().ongoing(m.analysis(), at)) {
+      EXPECT_FALSE(p.worker == 0 && p.kind == ProblemKind::spinning) << "at " << at << ": from " << p.start;
+    }
+  }
+  EXPECT_EQ(m.health().count(ProblemKind::spinning), 0u);
+}
+
 TEST(Health, DeadlockEventsAreAFinding) {
   TraceBuilder b(2);
   b.state(0, 0, 1, 0);
@@ -332,6 +356,51 @@ TEST(Analysis, StateTimeEndsWhereTheWorkerStopped) {
   cut.apply_to(n);
   EXPECT_EQ(n.analysis().span_end(0), 3000u);
   EXPECT_EQ(n.analysis().summary().workers[0].state_ticks[0], 2800u);
+}
+
+// What the timeline draws of a stopped worker ends at its `stopping` event too: its
+// intervals (the last one ending at the stop, whatever open end a view passes: the
+// stream's last event, the playhead) and every range query over them add up to the
+// summary's time per state, and nothing is left after the stop. (The timeline, the plots
+// and the Chrome export ran a stopped worker's last interval on to the end of the stream:
+// idle for 2.5 us here that the summary does not count.)
+TEST(Analysis, AStoppedWorkersIntervalsEndAtItsStopInEveryView) {
+  TraceBuilder b(2);
+  const auto started = static_cast<std::uint64_t>(StateReason::started);
+  const auto stopping = static_cast<std::uint64_t>(StateReason::stopping);
+  b.state(0, 100, 1, 1, started);
+  b.state(0, 200, 1, 0);
+  b.state(0, 500, 0, 1, stopping);  // worker 0 stops at 500
+  b.state(1, 150, 1, 1, started);
+  b.state(1, 300, 1, 0);
+  b.state(1, 3000, 0, 1, stopping);  // the stream runs on to 3000
+  Model m;
+  b.apply_to(m);
+  m.finish();
+  const Summary s = m.analysis().summary();
+  for (std::uint32_t w = 0; w < 2; ++w) {
+    SCOPED_TRACE("worker " + std::to_string(w));
+    const WorkerTrack& t = m.track(w);
+    std::array<std::uint64_t, kStateSlots> drawn{};
+    Tick end = 0;
+    for (std::size_t i = 0; i < t.interval_count(); ++i) {
+      const Tick a = t.interval_start(i), e = t.interval_end(i, m.last_tick());
+      if (e > a) drawn[static_cast<std::size_t>(t.interval_state(i))] += e - a, end = std::max(end, e);
+    }
+    EXPECT_EQ(end, m.analysis().span_end(w)) << "the last interval ends at the stop";
+    EXPECT_EQ(drawn, s.workers[w].state_ticks);
+    const Occupancy whole = t.occupancy(t.first_tick(), m.last_tick(), m.last_tick());
+    const Occupancy played = t.cumulative(2000, 2000);  // a playhead before the stream's end
+    for (int k = 0; k < kStateSlots; ++k) {
+      EXPECT_EQ(whole[k], static_cast<double>(s.workers[w].state_ticks[static_cast<std::size_t>(k)])) << k;
+      if (w == 0) {
+        EXPECT_EQ(played[k], whole[k]) << k << ": nothing after the stop";
+      }
+    }
+  }
+  const Occupancy after = m.track(0).occupancy(500, 3000, m.last_tick());
+  for (int k = 0; k < kStateSlots; ++k) EXPECT_EQ(after[k], 0.0) << k;
+  EXPECT_EQ(m.track(0).interval_end(m.track(0).interval_count() - 1, m.last_tick()), 500u);
 }
 
 // Percentiles are bucket midpoints kept within the samples: never above the max, never

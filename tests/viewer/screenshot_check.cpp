@@ -91,10 +91,21 @@ int check_lanes(const Image& img, const std::vector<Rect>& lanes, double start, 
     const int y = static_cast<int>((lane.y0 + lane.y1) / 2);
     const double tpp = (end - start) / static_cast<double>(lane.x1 - lane.x0);
     int columns = 0, agree = 0;
+    // A worker that stopped (its `stopping` state event) is drawn up to its stop and no
+    // further: the summary counts none of its time after it (Analysis::span_end).
+    const bool stopped = m.track(w).stopped_at() != lantern::analysis::kOpenEnd;
+    const double stop = m.rel(m.analysis().span_end(w));
+    int after_stop = 0, drawn_after_stop = 0;
     std::map<int, int> expected_columns, seen_columns;
     for (int x = static_cast<int>(lane.x0) + 1; x < static_cast<int>(lane.x1) - 1 && x < img.w; ++x) {
       const double a = start + (x - lane.x0) * tpp, b = a + tpp;
       if (b > limit) break;  // past the playhead nothing is drawn
+      if (stopped && a >= stop + 1) {
+        int r, g, bl;
+        img.at(x, y, &r, &g, &bl);
+        ++after_stop;
+        drawn_after_stop += classify(r, g, bl) >= 0;
+      }
       const Occupancy o = m.track(w).occupancy(m.abs(a), m.abs(b), m.last_tick());
       int expected = -1;
       double most = 0;
@@ -116,7 +127,12 @@ int check_lanes(const Image& img, const std::vector<Rect>& lanes, double start, 
     for (int s = 0; s < lantern::trace::kStateCount; ++s) {
       std::printf(" %s %d/%d", lantern::trace::kStateNames[s].data(), seen_columns[s], expected_columns[s]);
     }
+    if (stopped) std::printf("; stopped: %d of %d columns after the stop drawn", drawn_after_stop, after_stop);
     std::printf("\n");
+    if (drawn_after_stop > 0) {
+      std::printf("FAIL: lane %u draws a state after its worker stopped\n", w);
+      ++failures;
+    }
     if (columns < 50 || share < 0.9) {
       std::printf("FAIL: lane %u does not show the trace's states (need >= 90%% of columns)\n", w);
       ++failures;

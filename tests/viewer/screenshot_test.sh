@@ -124,12 +124,28 @@ case "$scenario" in
   live)
     # An app streams; the viewer attaches, collects for 2 s, takes its picture and exits.
     # The app must neither wait for nor notice the viewer leaving.
-    port=$((20000 + RANDOM % 20000))
-    "$live_demo" --stream "127.0.0.1:$port" --workers 2 --fib 24 --seconds 4 --wait-for-viewer > "$work/live_app.log" 2>&1 &
+    # Port 0: the app binds a free port and names it ("streaming on HOST:PORT"). A port
+    # picked at random here could be taken (another test's, or an ephemeral port of some
+    # connection): the app then exits with "Address already in use" and the viewer,
+    # finding nobody, received no events (seen once under ctest -j2).
+    "$live_demo" --stream "127.0.0.1:0" --workers 2 --fib 24 --seconds 4 --wait-for-viewer > "$work/live_app.log" 2>&1 &
     app=$!
+    port=
+    for _ in $(seq 1 300); do  # up to 30 s for the app to start streaming
+      port=$(sed -n 's/.*streaming on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$work/live_app.log" | head -n 1)
+      [ -n "$port" ] && break
+      kill -0 "$app" 2> /dev/null || break
+      sleep 0.1
+    done
+    if [ -z "$port" ]; then
+      echo "FAIL: the app did not say where it streams:"
+      cat "$work/live_app.log"
+      kill "$app" 2> /dev/null
+      exit 1
+    fi
     shot live "(live)" --attach "127.0.0.1:$port" --after 2s
     expect_ok live
-    grep -Eq ": [1-9][0-9,]* events" "$work/live.log" || { echo "FAIL: the live viewer received no events"; exit 1; }
+    grep -Eq ": [1-9][0-9,]* events" "$work/live.log" || { echo "FAIL: the live viewer received no events; the app said:"; cat "$work/live_app.log"; exit 1; }
     [ "$(grep -c '^lane_band' "$work/live.layout")" -eq 2 ] || { echo "FAIL: expected 2 worker lanes"; exit 1; }
     if ! wait "$app"; then
       echo "FAIL: the app did not survive its viewer leaving:"

@@ -57,7 +57,7 @@ void CompareView::tables(const Comparison& c, ImVec2 size, LayoutRecord* layout)
       ImGui::TableNextColumn();
       ImGui::ColorButton("##s", palette::vec(palette::state(r.state)), ImGuiColorEditFlags_NoTooltip, ImVec2(10, 10));
       ImGui::SameLine();
-      ImGui::TextUnformatted(trace::kStateNames[r.state].data());
+      ImGui::TextUnformatted(state_slot_name(r.state).data());
       ImGui::TableNextColumn();
       ImGui::TextColored(palette::vec(kRunA), "%.1f%%", 100 * r.a);
       ImGui::TableNextColumn();

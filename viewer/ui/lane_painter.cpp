@@ -30,7 +30,9 @@ void LanePainter::flush_run(float y0, float y1) {
 void LanePainter::states(std::uint32_t worker, float y0, float y1) {
   const WorkerTrack& track = model_.track(worker);
   if (!track.seen()) return;
-  const Tick end_abs = open_end();
+  // The band ends where the worker's time does (its stop, else the stream's newest event:
+  // Analysis::span_end, the span the summary counts), or at the playhead.
+  const Tick end_abs = std::min(open_end(), model_.analysis().span_end(worker));
   // Visible part: the window, clipped to the worker's data and the playhead.
   const double lo = std::max(map_.start, model_.rel(track.first_tick()));
   const double hi = std::min({map_.end, model_.rel(end_abs), limit_});

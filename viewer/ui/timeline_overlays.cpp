@@ -3,6 +3,7 @@
 // markers, IO completion marks, the health view's focus, the playhead and cursor, and
 // the hover tooltip.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <unordered_map>
 
@@ -188,13 +189,15 @@ void TimelineView::tooltip(const Model& model, const ViewState& view, const Time
   const WorkerTrack& track = model.track(w);
   const Tick at = model.abs(t);
   const double tpp = map.ticks_per_pixel();
-  const Tick open_end = model.last_tick();
+  const Tick open_end = model.last_tick();  // where a running task is drawn to
   auto ns = [&](double ticks) { return format_duration(model.ticks_to_ns(ticks)); };
   if (in_lane < lanes.band) {
+    // The band ends where the worker's time does (its stop: Analysis::span_end).
+    const Tick span_end = model.analysis().span_end(w);
     const std::ptrdiff_t i = track.interval_at(at);
-    if (i < 0 || at > open_end) return;
+    if (i < 0 || at > span_end) return;
     const auto k = static_cast<std::size_t>(i);
-    const Tick s = track.interval_start(k), e = track.interval_end(k, open_end);
+    const Tick s = track.interval_start(k), e = track.interval_end(k, span_end);
     ImGui::BeginTooltip();
     ImGui::Text("worker %u at %s", w, ns(t).c_str());
     if (static_cast<double>(e - s) >= tpp) {
@@ -204,13 +207,18 @@ void TimelineView::tooltip(const Model& model, const ViewState& view, const Time
       const std::uint8_t why = track.interval_reason(k);
       if (why < std::size(trace::kReasonNames)) ImGui::TextDisabled("because: %s", trace::kReasonNames[why].data());
     } else {
-      // Several intervals under the cursor: the pixel's mix, from the occupancy sums.
-      const Occupancy o = track.occupancy(model.abs(t - tpp * 2), model.abs(t + tpp * 2), open_end);
-      double total = 0;
-      for (int st = 0; st < trace::kStateCount; ++st) total += o[st];
+      // Several intervals under the cursor: the pixel's mix, from the occupancy sums, as
+      // shares the way every view computes them (state_shares: unknown time its own).
+      const Occupancy o = track.occupancy(model.abs(t - tpp * 2), model.abs(t + tpp * 2), span_end);
+      std::array<std::uint64_t, kStateSlots> ticks{};
+      for (int st = 0; st < kStateSlots; ++st) ticks[static_cast<std::size_t>(st)] = static_cast<std::uint64_t>(o[st]);
+      const StateShares shares = state_shares(ticks);
       ImGui::Text("%s around the cursor:", ns(tpp * 4).c_str());
-      for (int st = 0; st < trace::kStateCount && total > 0; ++st) {
-        ImGui::TextColored(palette::vec(palette::state(st)), "  %-9s %5.1f%%", trace::kStateNames[st].data(), 100 * o[st] / total);
+      const bool any = std::any_of(ticks.begin(), ticks.end(), [](std::uint64_t v) { return v > 0; });
+      for (int st = 0; st < kStateSlots && any; ++st) {
+        const double share = shares[static_cast<std::size_t>(st)];
+        if (st == kUnknownState && share == 0) continue;
+        ImGui::TextColored(palette::vec(palette::state(st)), "  %-9s %5.1f%%", state_slot_name(st).data(), 100 * share);
       }
     }
     ImGui::EndTooltip();

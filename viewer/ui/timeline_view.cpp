@@ -177,8 +177,13 @@ void TimelineView::draw(const Model& model, ViewState& view, ImVec2 size) {
     if (y + lanes.height < clip_top || y > clip_bottom) continue;  // scrolled out of view
     draw->AddRectFilled(ImVec2(origin.x, y - 3), ImVec2(right, y + lanes.height - 7), palette::kLaneBackground[w % 2]);
     std::snprintf(text, sizeof text, "worker %u", w);
-    const int now = model.track(w).current_state();
-    draw->AddCircleFilled(ImVec2(origin.x + 9, y + 7), 4.0f, palette::state(now));
+    const WorkerTrack& track = model.track(w);
+    if (track.stopped_at() != kOpenEnd) {
+      // Stopped (its `stopping` state event): no state any more, as its band ends there.
+      draw->AddCircle(ImVec2(origin.x + 9, y + 7), 3.5f, palette::kDimText);
+    } else {
+      draw->AddCircleFilled(ImVec2(origin.x + 9, y + 7), 4.0f, palette::state(track.current_state()));
+    }
     draw->AddText(ImVec2(origin.x + 18, y - 1), palette::kText, text);
     if (const trace::CpuRow* cpu = model.cpu_of(w)) {
       std::snprintf(text, sizeof text, "pkg %d  llc %d", cpu->package, cpu->llc);

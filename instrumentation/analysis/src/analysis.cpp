@@ -17,6 +17,20 @@ Percentiles percentiles(const LatencyHistogram& h) {
   return p;
 }
 
+StateShares state_shares(const std::array<std::uint64_t, kStateSlots>& ticks) noexcept {
+  StateShares shares{};
+  std::uint64_t span = 0;
+  for (const std::uint64_t t : ticks) span += t;
+  if (span == 0) return shares;
+  for (std::size_t k = 0; k < ticks.size(); ++k) shares[k] = static_cast<double>(ticks[k]) / static_cast<double>(span);
+  return shares;
+}
+
+std::string_view state_slot_name(int slot) noexcept {
+  if (slot >= 0 && slot < trace::kStateCount) return trace::kStateNames[slot];
+  return slot == kUnknownState ? "unknown" : "?";
+}
+
 Analysis::Analysis() = default;
 Analysis::~Analysis() = default;
 
@@ -274,6 +288,15 @@ Occupancy Analysis::state_time(std::uint32_t w) const noexcept {
   return t.occupancy(t.first_tick(), end, end);
 }
 
+std::array<std::uint64_t, kStateSlots> Analysis::state_ticks(std::uint32_t w) const noexcept {
+  std::array<std::uint64_t, kStateSlots> ticks{};
+  const Occupancy o = state_time(w);  // sums of tick differences: whole numbers
+  for (int k = 0; k < kStateSlots; ++k) ticks[static_cast<std::size_t>(k)] = static_cast<std::uint64_t>(o[k]);
+  return ticks;
+}
+
+StateShares Analysis::state_shares(std::uint32_t w) const noexcept { return analysis::state_shares(state_ticks(w)); }
+
 bool Analysis::in_gap(int w, Tick a, Tick b) const noexcept {
   const std::uint32_t first = w < 0 ? 0 : static_cast<std::uint32_t>(w);
   const std::uint32_t last = w < 0 ? worker_count() : std::min(worker_count(), first + 1);
@@ -326,8 +349,7 @@ Summary Analysis::summary() const {
   for (std::uint32_t w = 0; w < worker_count(); ++w) {
     const WorkerTrack& t = track(w);
     WorkerFigures& f = s.workers[w];
-    const Occupancy o = state_time(w);
-    for (int k = 0; k < kStateSlots; ++k) f.state_ticks[static_cast<std::size_t>(k)] = static_cast<std::uint64_t>(o[k]);
+    f.state_ticks = state_ticks(w);
     for (int d = 0; d < t.depth_count(); ++d) {
       for (const TaskSlice& slice : t.slices(d)) {
         ++f.tasks;

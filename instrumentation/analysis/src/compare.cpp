@@ -53,21 +53,15 @@ Comparison compare(const Analysis& a, const std::string& a_name, const Analysis&
   Comparison c;
   c.a = run_of(a, a_name);
   c.b = run_of(b, b_name);
-  // State shares: of each worker's time with a known state, over its span
-  // (Analysis::state_time: its first event to its `stopping` event or the trace's end).
-  auto shares = [](const Analysis& m, std::uint32_t w) {
-    Occupancy o{};
-    if (w >= m.worker_count()) return o;
-    o = m.state_time(w);
-    double total = 0;
-    for (int s = 0; s < trace::kStateCount; ++s) total += o[s];
-    for (auto& v : o) v = total > 0 ? v / total : 0;
-    return o;
-  };
+  // State shares: Analysis::state_shares, what lantern-trace stats prints for the same
+  // worker (of its whole span, unknown time a share of its own: analysis.hpp). The
+  // unknown row is there when either run has unknown time for the worker.
+  auto shares = [](const Analysis& m, std::uint32_t w) { return w < m.worker_count() ? m.state_shares(w) : StateShares{}; };
   const std::uint32_t workers = std::max(a.worker_count(), b.worker_count());
   for (std::uint32_t w = 0; w < workers; ++w) {
-    const Occupancy sa = shares(a, w), sb = shares(b, w);
-    for (int s = 0; s < trace::kStateCount; ++s) {
+    const StateShares sa = shares(a, w), sb = shares(b, w);
+    for (int s = 0; s < kStateSlots; ++s) {
+      if (s == kUnknownState && sa[s] == 0 && sb[s] == 0) continue;
       c.state_shares.push_back({w, s, sa[s], sb[s], std::fabs(sb[s] - sa[s]) >= kShareNotable});
     }
   }
@@ -166,10 +160,11 @@ void write_table(std::FILE* out, const Comparison& c, bool notable_only) {
                static_cast<unsigned long long>(c.b.events), dur(c.b.duration_ns).c_str(),
                static_cast<unsigned long long>(c.b.tasks), static_cast<unsigned long long>(c.b.steals));
   std::fprintf(out, "%zu notable differences (marked *)\n\n", c.notable_count());
-  std::fprintf(out, "state shares (of each worker's recorded time)\n  %-8s %-9s %8s %8s %9s\n", "worker", "state", "A", "B", "B-A");
+  std::fprintf(out, "state shares (as lantern-trace stats prints them: of each worker's time from its start to its stop)\n"
+               "  %-8s %-9s %8s %8s %9s\n", "worker", "state", "A", "B", "B-A");
   for (const auto& r : c.state_shares) {
     if (notable_only && !r.notable) continue;
-    std::fprintf(out, "%s %-8u %-9s %7.1f%% %7.1f%% %+7.1fpp\n", mark[r.notable], r.worker, trace::kStateNames[r.state].data(),
+    std::fprintf(out, "%s %-8u %-9s %7.1f%% %7.1f%% %+7.1fpp\n", mark[r.notable], r.worker, std::string(state_slot_name(r.state)).c_str(),
                  100 * r.a, 100 * r.b, 100 * (r.b - r.a));
   }
   std::fprintf(out, "\ntask durations by label\n  %-16s %9s %9s %10s %10s %10s %10s %7s\n", "label", "A tasks", "B tasks", "A mean",
@@ -218,7 +213,7 @@ void write_json(std::FILE* out, const Comparison& c) {
   for (std::size_t i = 0; i < c.state_shares.size(); ++i) {
     const auto& r = c.state_shares[i];
     std::fprintf(out, "%s\n    {\"worker\": %u, \"state\": \"%s\", \"a\": %.6f, \"b\": %.6f, \"notable\": %s}", i ? "," : "", r.worker,
-                 trace::kStateNames[r.state].data(), r.a, r.b, r.notable ? "true" : "false");
+                 std::string(state_slot_name(r.state)).c_str(), r.a, r.b, r.notable ? "true" : "false");
   }
   std::fprintf(out, "\n  ],\n  \"task_durations\": [");
   for (std::size_t i = 0; i < c.durations.size(); ++i) {

@@ -32,7 +32,9 @@ const char* problem_kind_advice(ProblemKind kind) noexcept {
     case ProblemKind::queued_while_asleep:
       return "Work sat in a lane while every worker slept: a wake-up was late or lost.";
     case ProblemKind::spinning:
-      return "A worker kept searching for work it never found, burning a CPU: too many workers for the work?";
+      return "A worker searched long without finding work or sleeping. Lantern's workers get sleepy after 100 us "
+             "of searching, so either it was woken again and again for work others took (too many workers for the "
+             "work?), or it was not given a CPU (more runnable threads than cores).";
     case ProblemKind::events_dropped:
       return "The recorder's ring (or the live stream) was full: the trace has a gap here. Counters stay exact.";
     case ProblemKind::deadlock:
@@ -285,6 +287,8 @@ std::vector<Problem> HealthChecker::ongoing(const Analysis& m, Tick now) const {
     }
     // The search going on at `now`: the run of idle/sleepy intervals holding it, from
     // its first interval (a run ends where the next interval begins, open or not).
+    // A worker that stopped (its `stopping` event: its thread ended) is not searching.
+    if (t.stopped_at() != kOpenEnd && t.stopped_at() <= now) continue;
     const std::ptrdiff_t k = t.interval_at(now);
     if (k < 0) continue;
     std::size_t first = static_cast<std::size_t>(k);

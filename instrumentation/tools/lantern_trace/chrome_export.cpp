@@ -89,8 +89,11 @@ bool Exporter::known_state_at(std::uint32_t w, Tick t) const {
   if (w >= a_.worker_count()) return false;
   const analysis::WorkerTrack& track = a_.track(w);
   const std::ptrdiff_t i = track.interval_at(t);
-  return i >= 0 && track.interval_state(static_cast<std::size_t>(i)) != analysis::kUnknownState &&
-         track.interval_end(static_cast<std::size_t>(i), end_) > track.interval_start(static_cast<std::size_t>(i));
+  if (i < 0 || track.interval_state(static_cast<std::size_t>(i)) == analysis::kUnknownState) return false;
+  // The slice drawn for it (states()): up to the next interval, the last one up to the
+  // worker's stop - after its stop a worker has no slice to bind to.
+  const Tick end = track.interval_end(static_cast<std::size_t>(i), a_.span_end(w));
+  return end > track.interval_start(static_cast<std::size_t>(i)) && t <= end;
 }
 
 bool Exporter::flow(const char* name, std::uint32_t from, Tick from_t, std::uint32_t to, Tick to_t) {
@@ -101,9 +104,12 @@ bool Exporter::flow(const char* name, std::uint32_t from, Tick from_t, std::uint
 
 void Exporter::states(std::uint32_t w) {
   const analysis::WorkerTrack& track = a_.track(w);
+  // The last slice ends where the worker's time does: its stop, else the trace's end
+  // (Analysis::span_end, the span stats counts), never later.
+  const Tick span_end = a_.span_end(w);
   for (std::size_t i = 0; i < track.interval_count(); ++i) {
     const int state = track.interval_state(i);
-    const Tick from = track.interval_start(i), to = track.interval_end(i, end_);
+    const Tick from = track.interval_start(i), to = track.interval_end(i, span_end);
     if (state == analysis::kUnknownState || to <= from) continue;
     slice(std::string(kWorkerStateNames[state]), "state", states_tid(w), from, to);
     json_.raw(",\"args\":{\"reason\":")

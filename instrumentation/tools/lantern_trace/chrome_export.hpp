@@ -5,7 +5,9 @@
 // Layout: one process; per worker two threads (tracks), "worker N states" (tid 2N+1)
 // and "worker N tasks" (tid 2N+2). Worker states (category "state") and tasks (category
 // "task") are complete ("X") slices; tasks nest as they ran (a join runs tasks inside
-// the waiting one). Lane queue depths are counter tracks ("C"), from each lane pop's
+// the waiting one). A worker's states end where its time does (Analysis::span_end: its
+// `stopping` state event, else the end of the trace), so per worker and state the
+// slices add up to the time lantern-trace stats counts. Lane queue depths are counter tracks ("C"), from each lane pop's
 // wait (the task sat in the lane from pop - wait to pop, as the viewer draws it), and
 // the pool's not-ready tasks a counter of its own. Helps, drops and deadlock reports are
 // instant events; so is EVERY wake ("wake", on the woken worker's states track, with
@@ -43,7 +45,7 @@ struct ChromeExportCounts {
   std::uint64_t wakes = 0;        // wake instants: every wake
   std::uint64_t wakes_from_outside = 0;   // no arrow: the waker is not a worker of the pool
   std::uint64_t wakes_by_io = 0;          // no arrow: an IO completion has no waker
-  std::uint64_t wakes_unbound = 0;        // no arrow: an end has no state slice (before a worker's first event)
+  std::uint64_t wakes_unbound = 0;        // no arrow: an end has no state slice (before a worker's first event, after its stop)
   std::uint64_t steals_unbound = 0;       // the same, for steals
   std::uint64_t counter_samples = 0;
   std::uint64_t instants = 0;

@@ -21,9 +21,11 @@ constexpr const char* kHelp =
     "Events by type. Per worker: the share of time in each state (active, idle, sleepy,\n"
     "sleeping; from the worker's first event - its start - to its 'stopping' state\n"
     "event, or to the end of the trace if it has none: the span the recorder's counters\n"
-    "cover, so the demo's table shows the same shares), tasks run, steals, helps and\n"
-    "wakes (times it was woken). Then steals by distance (smt, l2, llc, numa,\n"
-    "remote), wakes by cause (work, latch, io), and p50/p90/p99/max of the ready wait\n"
+    "cover, so the demo's table shows the same shares; 'unknown': time whose state no\n"
+    "event says, in a trace that starts mid-run; lantern-trace diff and the viewer show\n"
+    "the same shares), tasks run, steals, helps and wakes (times it was woken). Then\n"
+    "steals by distance (smt, l2, llc, numa, remote), wakes by cause (work, latch,\n"
+    "io), and p50/p90/p99/max of the ready wait\n"
     "(time a task waited in a lane, from lane_pop), of task duration (task_begin to\n"
     "task_end on one worker; a task's duration includes the tasks nested in it while it\n"
     "waited in a join), also per task label (the name a task gave itself with\n"
@@ -85,16 +87,17 @@ void print_labels(const Summary& s, const LabelTable& names) {
 }
 
 void print_row(const std::string& label, const WorkerFigures& w) {
-  std::uint64_t total = 0;
-  for (std::uint64_t t : w.state_ticks) total += t;
+  // The shares every view prints (analysis::state_shares: of the worker's whole span,
+  // unknown time its own column), which lantern-trace diff and the viewer show too.
+  const analysis::StateShares shares = analysis::state_shares(w.state_ticks);
+  const bool any = std::any_of(w.state_ticks.begin(), w.state_ticks.end(), [](std::uint64_t t) { return t > 0; });
   std::printf("%8s", label.c_str());
   for (int s = 0; s <= kStateCount; ++s) {
-    if (s == kStateCount && w.state_ticks[static_cast<std::size_t>(s)] == 0) {
+    if (!any || (s == kStateCount && w.state_ticks[static_cast<std::size_t>(s)] == 0)) {
       std::printf("%9s", "-");
       continue;
     }
-    if (total > 0) std::printf("%8.1f%%", 100.0 * static_cast<double>(w.state_ticks[static_cast<std::size_t>(s)]) / static_cast<double>(total));
-    else std::printf("%9s", "-");
+    std::printf("%8.1f%%", 100.0 * shares[static_cast<std::size_t>(s)]);
   }
   std::printf("%10" PRIu64 "%9" PRIu64 "%8" PRIu64 "%8" PRIu64 "\n", w.tasks, w.steals, w.helps, w.wakes);
 }
@@ -108,8 +111,8 @@ void print_text(const Scan& scan, const Summary& s) {
   std::printf("\n\ntime share by state, tasks, steals, helps and wakes (times woken) per worker\n");
   std::printf("(time share: of each worker's time from its start to its stop, or to the end of the trace)\n");
   std::printf("%8s", "worker");
-  for (std::string_view name : kStateNames) std::printf("%9s", std::string(name).c_str());
-  std::printf("%9s%10s%9s%8s%8s\n", "unknown", "tasks", "steals", "helps", "wakes");
+  for (int k = 0; k < analysis::kStateSlots; ++k) std::printf("%9s", std::string(analysis::state_slot_name(k)).c_str());
+  std::printf("%10s%9s%8s%8s\n", "tasks", "steals", "helps", "wakes");
   WorkerFigures all;
   for (std::size_t id = 0; id < s.workers.size(); ++id) {
     const WorkerFigures& w = s.workers[id];
@@ -184,7 +187,7 @@ bool print_json(const Summary& s, const LabelTable& names) {
     j.raw(",\"wakes\":").u64(f.wakes).raw(",\"wakes_performed\":").u64(f.wakes_performed).raw(",\"dropped\":").u64(f.dropped);
     j.raw(",\"state_ticks\":{");  // over the worker's span, as the text's shares
     for (int k = 0; k <= kStateCount; ++k) {
-      j.raw(k ? "," : "").string(k < kStateCount ? std::string(kStateNames[k]) : "unknown").raw(":");
+      j.raw(k ? "," : "").string(std::string(analysis::state_slot_name(k))).raw(":");
       j.u64(f.state_ticks[static_cast<std::size_t>(k)]);
     }
     j.raw("}}");

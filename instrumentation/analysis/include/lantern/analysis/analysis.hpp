@@ -37,7 +37,23 @@
 //     stream's last event while it has none (a live stream, a flight-recorder dump, a
 //     cut-off file). The Recorder's counters count the same span (from `started` to
 //     `stopping`, or to the moment they are read), so for a run without dropped events
-//     the demo's table and lantern-trace stats show the same shares, to the tick.
+//     the demo's table and lantern-trace stats show the same shares, to the tick. What
+//     the timeline and the Chrome export draw ends there too: a worker's last interval
+//     ends at its stop (WorkerTrack::interval_end), not at the stream's end.
+//   - A state's share (state_shares) is its time over the worker's WHOLE span, the
+//     unknown part included: the time before a worker's first state event whose state
+//     no event says (the first state event names the state it left, which fills in the
+//     time before it; what stays unknown is a worker whose window holds no state event
+//     or task begin, or whose first state event names a state this reader does not
+//     know). Unknown time is a share of its own, shown beside the four states wherever
+//     it is not 0, so a row adds up to 100 %, the denominator is the span the Recorder's
+//     counters cover, and no view extrapolates a state into time nobody recorded (a run
+//     compared with a dump of itself shows the unknown part, not inflated shares).
+//     Rejected: shares of the known time only (what diff printed): for a trace that
+//     starts mid-run they read larger than the time the worker was seen in each state,
+//     and stats and diff printed two numbers for one worker. stats (per worker and
+//     "all"), diff (table and JSON; an unknown row where either run has unknown time),
+//     the viewer's Compare view and the timeline's tooltip all print state_shares.
 //   - A figure without samples says why (no_samples_reason), from the trace header's
 //     recording level: not recorded at that level (lane_pop, the ready wait's source, is
 //     recorded at level full only), or recorded but none happened.
@@ -52,6 +68,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -149,10 +166,19 @@ struct Percentiles {
 };
 Percentiles percentiles(const LatencyHistogram& h);
 
+// StateShares: fractions of a span per slot - the four states, then (kUnknownState) the
+// time whose state is unknown; they add up to 1, or are all 0 for an empty span.
+using StateShares = std::array<double, kStateSlots>;
+// state_shares: `ticks` per slot as shares of their sum, the worker's whole span (the
+// decision in the header). Every share a view prints comes from here.
+StateShares state_shares(const std::array<std::uint64_t, kStateSlots>& ticks) noexcept;
+// state_slot_name: a slot's name as every view prints it ("active" ... "unknown").
+std::string_view state_slot_name(int slot) noexcept;
+
 // WorkerFigures: one worker's row.
 struct WorkerFigures {
-  // Ticks in each state over the worker's span (Analysis::state_time; the header says
-  // which span); last slot: before the first state event.
+  // Ticks in each state over the worker's span (Analysis::state_ticks; the header says
+  // which span); last slot: unknown, before the first state event. Shares: state_shares.
   std::array<std::uint64_t, kStateSlots> state_ticks{};
   std::uint64_t tasks = 0;          // task slices begun (task_begin events kept)
   std::uint64_t steals = 0;         // tasks this worker stole
@@ -265,10 +291,13 @@ class Analysis {
   }
   // span_end: where worker w's time ends: its `stopping` state event, else the stream's
   // last event. state_time: ticks in each state over [its first event, span_end) - the
-  // one definition of a worker's time per state (see the header), which Summary and the
-  // comparison of two runs read.
+  // one definition of a worker's time per state (see the header). state_ticks: the same
+  // in whole ticks, as Summary holds them; state_shares: those as shares of the span,
+  // which stats, diff and the viewer's Compare view print.
   Tick span_end(std::uint32_t w) const noexcept;
   Occupancy state_time(std::uint32_t w) const noexcept;
+  std::array<std::uint64_t, kStateSlots> state_ticks(std::uint32_t w) const noexcept;
+  StateShares state_shares(std::uint32_t w) const noexcept;
   std::uint64_t dropped(std::uint32_t w) const noexcept { return per_worker_[w].dropped; }
   std::uint64_t failed_rounds(std::uint32_t w) const noexcept { return per_worker_[w].failed_rounds; }
   // in_gap: whether [a, b] overlaps a gap of lost events of worker w (every worker: -1).

@@ -4,8 +4,9 @@
 // Model's analysis()); neither computes a difference of its own.
 //
 // What is compared (B against A):
-//   - per-worker state shares: the fraction of each worker's recorded time in each
-//     state (percentage points apart);
+//   - per-worker state shares: Analysis::state_shares, the shares lantern-trace stats
+//     prints (of the worker's whole span; an "unknown" row when either run has time
+//     whose state is unknown, see analysis.hpp), percentage points apart;
 //   - task durations per label (count, mean, p50, p90, max; B/A of the mean);
 //   - the steal matrix, cell by cell, and steals by topology distance;
 //   - the latency histograms (ready wait, task duration, wake latency): count and
@@ -41,7 +42,7 @@ struct Comparison {
   } a, b;
   struct StateShare {  // worker w's share of its time in `state`, in [0, 1]
     std::uint32_t worker;
-    int state;
+    int state;  // a state, or kUnknownState (state_slot_name names both)
     double a, b;
     bool notable;
   };

@@ -16,6 +16,7 @@
 //     falls inside one pixel with one binary search (see TimelineView).
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <limits>
@@ -81,20 +82,25 @@ class WorkerTrack {
   Tick last_tick() const noexcept { return last_tick_; }
   std::size_t interval_count() const noexcept { return starts_.size(); }
   Tick interval_start(std::size_t i) const noexcept { return starts_[i]; }
-  // interval_end: the next interval's start; the last one is open and ends at `open_end`.
+  // interval_end: the next interval's start; the last one is open and ends at `open_end`
+  // (the stream's newest event, a playhead), or at the worker's stop if that comes first
+  // (stopped_at: its thread ended there). Every view reads a worker's time through here,
+  // so none can run a stopped worker on past its stop: the timeline, the plots, the Chrome
+  // export and Analysis::state_time (the summary) end it at the same tick.
   Tick interval_end(std::size_t i, Tick open_end) const noexcept {
-    return i + 1 < starts_.size() ? starts_[i + 1] : open_end;
+    return i + 1 < starts_.size() ? starts_[i + 1] : std::min(open_end, stopped_at_);
   }
   int interval_state(std::size_t i) const noexcept { return states_[i]; }
   std::uint8_t interval_reason(std::size_t i) const noexcept { return reasons_[i]; }
   int current_state() const noexcept { return states_.empty() ? kUnknownState : states_.back(); }
   // stopped_at: the tick of this worker's `stopping` state event (the scheduler shut it
   // down: its thread ends there), or kOpenEnd while none has come (a later state event
-  // clears it: the worker runs again).
+  // clears it: the worker runs again). The open interval ends here (interval_end).
   Tick stopped_at() const noexcept { return stopped_at_; }
   // interval_at: index of the interval containing t, or -1 before the first.
   std::ptrdiff_t interval_at(Tick t) const noexcept;
-  // occupancy: ticks per state in [a, b), the open interval ending at `open_end`.
+  // occupancy: ticks per state in [a, b), the open interval ending at `open_end` (or at
+  // the worker's stop: interval_end).
   Occupancy occupancy(Tick a, Tick b, Tick open_end) const noexcept;
   // cumulative: ticks per state in [first_tick, t); `hint` speeds up sequential calls.
   Occupancy cumulative(Tick t, Tick open_end, std::ptrdiff_t* hint = nullptr) const noexcept;
