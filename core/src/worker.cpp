@@ -343,6 +343,10 @@ void Worker::sample_not_ready() noexcept {
   if (!(observer->interest.load(std::memory_order_relaxed) & Observer::bit(Hook::not_ready))) return;
   // A pool-wide gauge: report it when it differs from the last value any worker reported.
   const std::uint64_t n = registry_->not_ready_tasks();
+  // Load before the exchange: the value is nearly always unchanged (no dependent tasks,
+  // or none released since), and a load leaves the shared line shared, where an
+  // exchange on every idle transition bounced it between the workers that go idle.
+  if (registry_->last_not_ready_sample.load(std::memory_order_relaxed) == n) return;
   if (registry_->last_not_ready_sample.exchange(n, std::memory_order_relaxed) == n) return;
   LANTERN_HOOK(*this, NotReadyPayload{n});
 }

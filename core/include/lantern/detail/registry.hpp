@@ -144,8 +144,11 @@ class Registry {
   // missed (never "negative"); a non-zero result may be stale.
   std::uint64_t not_ready_tasks() const noexcept;
   // last_not_ready_sample: the value of the last not_ready hook any worker reported
-  // (Worker::sample_not_ready; rare, so one shared word is fine). ~0: none yet.
-  std::atomic<std::uint64_t> last_not_ready_sample{~std::uint64_t{0}};
+  // (Worker::sample_not_ready, on every idle transition while an observer wants
+  // not_ready: read there, written only when the value changed). ~0: none yet. A line of
+  // its own, so those reads and rare writes share it with nothing.
+  alignas(64) std::atomic<std::uint64_t> last_not_ready_sample{~std::uint64_t{0}};
+  char last_not_ready_sample_line_[64 - sizeof(std::atomic<std::uint64_t>)] = {};  // the rest of its line
 
   // has_injected_work: some lane holds a job (the sleeper's final check).
   bool has_injected_work() const noexcept;
