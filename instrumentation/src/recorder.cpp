@@ -43,6 +43,7 @@ WorkerCountersSnapshot snapshot(const WorkerCounters& c, std::uint64_t now_ticks
   s.events_recorded = 0;  // filled in by Recorder::snapshot, from the ring
   s.events_dropped = c.events_dropped.get();
   s.events_produced = s.events_recorded + s.events_dropped;
+  s.drop_markers = c.drop_markers.get();
   return s;
 }
 
@@ -83,8 +84,33 @@ void Recorder::on_event(std::uint32_t worker, Hook hook, std::uint64_t a, std::u
   // recorded or a counter that needs it (time per state, task durations).
   const bool needs_clock = record_it || hook == Hook::state || hook == Hook::task_begin || hook == Hook::task_end;
   const std::uint64_t now = needs_clock ? ticks_now() : 0;
+  // A new thread of this worker: drops its previous one handed off unmarked are marked
+  // here, before its `started`, unless the consumer marked them already.
+  if (hook == Hook::state && StatePayload::decode(a, b).reason == StateReason::started) take_back(p);
   count(p, hook, a, b, now);
   if (record_it) record(p, trace::Event{now, worker, static_cast<trace::EventType>(h), {0, 0, 0}, a, b});
+  // The thread's last event, and drops still unmarked (its ring was full to the end):
+  // the consumer marks them (drain).
+  if (p.pending_dropped != 0 && hook == Hook::state && StatePayload::decode(a, b).reason == StateReason::stopping)
+      [[unlikely]] {
+    hand_off(p, now);
+  }
+}
+
+void Recorder::hand_off(PerWorker& p, std::uint64_t now) noexcept {
+  std::lock_guard<std::mutex> lock(p.handoff_mutex);
+  p.handoff_count += p.pending_dropped;
+  p.handoff_ticks = now;
+  p.pending_dropped = 0;
+  p.handed_off.store(true, std::memory_order_release);
+}
+
+void Recorder::take_back(PerWorker& p) noexcept {
+  if (!p.handed_off.load(std::memory_order_acquire)) return;  // none, or drain marked it
+  std::lock_guard<std::mutex> lock(p.handoff_mutex);
+  p.pending_dropped += p.handoff_count;  // marked by record(), before this thread's first event
+  p.handoff_count = 0;
+  p.handed_off.store(false, std::memory_order_relaxed);
 }
 
 void Recorder::count(PerWorker& p, Hook hook, std::uint64_t a, std::uint64_t b, std::uint64_t now) noexcept {
@@ -117,7 +143,7 @@ void Recorder::count(PerWorker& p, Hook hook, std::uint64_t a, std::uint64_t b, 
         if (p.depth < PerWorker::kMaxDepth) c.task_duration.record(to_ns(now - p.task_begin_ticks[p.depth]));
       }
       break;
-    case Hook::push: break;  // counted by core (Scheduler::tasks_created); recorded at full
+    case Hook::push: break;  // not counted (core counts spawned tasks): recorded at level full only
     case Hook::steal: {
       const StealPayload s = StealPayload::decode(a, b);
       if (valid(s.distance)) c.steals[static_cast<std::size_t>(s.distance)].add();
@@ -167,19 +193,38 @@ void Recorder::record(PerWorker& p, const trace::Event& e) noexcept {
 }
 
 std::size_t Recorder::drain(std::uint32_t worker, trace::Event* out, std::size_t max, bool everything) noexcept {
-  return workers_[worker]->ring.pop(out, max, !everything);
+  PerWorker& p = *workers_[worker];
+  // A count handed off: its thread is gone, so take everything (leaving a half-written
+  // line is for a producer that writes it), then mark the count.
+  const bool handed = p.handed_off.load(std::memory_order_acquire);
+  std::size_t n = p.ring.pop(out, max, !(everything || handed));
+  if (handed && n < max) {
+    std::lock_guard<std::mutex> lock(p.handoff_mutex);
+    // Empty: every event the stopped thread recorded has been taken, so the marker comes
+    // after them. A new thread of this worker records nothing before take_back, which
+    // waits for this lock or sees the flag cleared here: none of its events come before.
+    if (p.handoff_count != 0 && p.ring.empty()) {
+      out[n++] = trace::make_event(p.handoff_ticks, worker, DroppedPayload{p.handoff_count, DropReason::ring_full});
+      p.consumer_markers.store(p.consumer_markers.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+      p.handoff_count = 0;
+      p.handed_off.store(false, std::memory_order_release);
+    }
+  }
+  return n;
 }
 
 WorkerCountersSnapshot Recorder::snapshot(std::uint32_t worker) const noexcept {
   const PerWorker& p = *workers_[worker];
-  // Markers first, then the ring's count: a marker is counted after its push, so the
-  // difference never goes below the events really recorded (at most one marker being
-  // written counts as an event for a moment).
+  // Markers first, then the ring's count: a marker is counted after its push, so
+  // events_produced never goes below the events the level selected (a marker being
+  // written may count as one of them for a moment).
   const std::uint64_t markers = p.counters.drop_markers.get();
+  const std::uint64_t consumer_markers = p.consumer_markers.load(std::memory_order_relaxed);
   const std::uint64_t pushed = p.ring.pushed();
   WorkerCountersSnapshot s = instrumentation::snapshot(p.counters, ticks_now());
-  s.events_recorded = pushed >= markers ? pushed - markers : 0;
-  s.events_produced = s.events_recorded + s.events_dropped;
+  s.events_recorded = pushed + consumer_markers;
+  s.drop_markers = markers + consumer_markers;
+  s.events_produced = (pushed >= markers ? pushed - markers : 0) + s.events_dropped;
   return s;
 }
 

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -26,15 +27,40 @@ extern char** environ;
 
 namespace lantern::instrumentation {
 
+// Tally: one worker's events in a chunk, or what a viewer lost of them.
+struct StreamServer::Tally {
+  std::uint64_t events = 0;     // `dropped` markers included
+  std::uint64_t markers = 0;    // how many of them are `dropped` markers ...
+  std::array<std::uint64_t, kDropReasonCount> marked{};  // ... and the events they count, by reason
+  std::uint64_t last_tick = 0;  // the worker's latest event
+
+  void add(const trace::Event& e) {
+    ++events;
+    last_tick = std::max(last_tick, e.ticks);
+    if (e.type != trace::EventType::dropped) return;
+    const DroppedPayload d = trace::payload<DroppedPayload>(e);
+    if (static_cast<std::size_t>(d.reason) >= marked.size()) return;  // not a reason this build knows: an event
+    ++markers;
+    marked[static_cast<std::size_t>(d.reason)] += d.count;
+  }
+  // lose: the viewer lost `t`: the counts of its markers keep their reasons, its other
+  // events are the viewer's own loss (slow_viewer).
+  void lose(const Tally& t) {
+    for (std::size_t r = 0; r < marked.size(); ++r) marked[r] += t.marked[r];
+    marked[static_cast<std::size_t>(DropReason::slow_viewer)] += t.events - t.markers;
+    last_tick = std::max(last_tick, t.last_tick);
+  }
+};
+
 struct StreamServer::Chunk {
   std::vector<std::uint8_t> bytes;
-  std::uint64_t events = 0;
+  std::uint64_t events = 0;   // `dropped` markers included
+  std::uint64_t markers = 0;  // of those
   struct Worker {
     std::uint32_t worker;
-    std::uint32_t events;
-    std::uint64_t last_tick;  // the worker's latest event in this chunk
+    Tally tally;
   };
-  std::vector<Worker> per_worker;  // for drop markers
+  std::vector<Worker> per_worker;  // for what a viewer that loses the chunk must be told
 };
 
 namespace {
@@ -63,9 +89,9 @@ struct StreamServer::Client {
   bool stalled = false;                  // bytes waiting, and the socket took none
   std::chrono::steady_clock::time_point stalled_since;
   std::atomic<bool> stalled_now{false};  // for stats(), read on any thread
-  // Collector thread only: events dropped for this viewer since its last marker.
-  std::vector<std::uint64_t> lost;            // per worker: count
-  std::vector<std::uint64_t> lost_last_tick;  // per worker: the latest lost event's tick
+  // What this viewer lost since its last gap markers, per worker (Tally::lose). Written
+  // by publish() holding encode_mutex_ and clients_mutex_; read holding either.
+  std::vector<Tally> lost;
   bool lost_any = false;
 };
 
@@ -194,12 +220,8 @@ void StreamServer::on_batch(std::span<const trace::Event> events) {
     }
     if (result != trace::ChunkEncoder::AddResult::added) continue;
     if (e.worker < kMaxStreamWorker) {
-      if (open_per_worker_.size() <= e.worker) {
-        open_per_worker_.resize(e.worker + 1, 0);
-        open_last_tick_.resize(e.worker + 1, 0);
-      }
-      ++open_per_worker_[e.worker];
-      open_last_tick_[e.worker] = std::max(open_last_tick_[e.worker], e.ticks);
+      if (open_.size() <= e.worker) open_.resize(e.worker + 1);
+      open_[e.worker].add(e);
     }
     if (encoder_.full()) finish_chunk();
   }
@@ -213,15 +235,19 @@ void StreamServer::on_flush() {
 
 void StreamServer::finish_chunk() {
   last_flush_ = std::chrono::steady_clock::now();
-  if (encoder_.empty()) return;
+  if (encoder_.empty()) {
+    // Nothing new, but a viewer that lost the last chunk must still learn of it.
+    if (markers_owed_) publish(nullptr);
+    return;
+  }
   auto chunk = std::make_shared<Chunk>();
   encoder_.finish_chunk(chunk->bytes);
-  for (std::uint32_t w = 0; w < open_per_worker_.size(); ++w) {
-    if (open_per_worker_[w] == 0) continue;
-    chunk->per_worker.push_back({w, open_per_worker_[w], open_last_tick_[w]});
-    chunk->events += open_per_worker_[w];
-    open_per_worker_[w] = 0;
-    open_last_tick_[w] = 0;
+  for (std::uint32_t w = 0; w < open_.size(); ++w) {
+    if (open_[w].events == 0) continue;
+    chunk->events += open_[w].events;
+    chunk->markers += open_[w].markers;
+    chunk->per_worker.push_back({w, open_[w]});
+    open_[w] = Tally{};
   }
   publish(std::move(chunk));
 }
@@ -229,55 +255,62 @@ void StreamServer::finish_chunk() {
 void StreamServer::publish(std::shared_ptr<const Chunk> chunk) {
   // Both producers of a client's queue (finish_chunk from the collector thread and from
   // the server thread's timed flush) hold encode_mutex_: one producer at a time.
-  add(counters_->chunks_encoded, 1);
-  add(counters_->events_encoded, chunk->events);
+  if (chunk) {
+    add(counters_->chunks_encoded, 1);
+    add(counters_->events_encoded, chunk->events);
+  }
+  bool owed = false;
   {
     std::lock_guard<std::mutex> lock(clients_mutex_);
     for (auto& c : clients_) {
+      if (!chunk && !c->lost_any) continue;
       std::shared_ptr<Chunk> marker;
       if (c->lost_any) {
-        // The gap marker goes before the next chunk this viewer gets. Each worker's marker
-        // carries the tick of that worker's latest lost event: after everything this
-        // viewer received from the worker, before anything it will receive.
+        // The gap markers go before the next chunk this viewer gets (or alone, when no
+        // chunk comes). Each worker's markers carry the tick of that worker's latest lost
+        // event: after everything this viewer received from the worker, before anything
+        // it will receive. One marker per reason: slow_viewer for the events lost for
+        // this viewer only (the app's own trace has them), and the counts of the markers
+        // it lost with their own reasons (ring_full: lost by the app too).
         trace::ChunkEncoder markers;
         for (std::uint32_t w = 0; w < c->lost.size(); ++w) {
-          if (c->lost[w]) {
-            // slow_viewer: lost for this viewer only; the app's own trace has them.
-            markers.add(trace::make_event(c->lost_last_tick[w], w, DroppedPayload{c->lost[w], DropReason::slow_viewer}));
+          for (std::size_t r = 0; r < c->lost[w].marked.size(); ++r) {
+            if (c->lost[w].marked[r] == 0) continue;
+            markers.add(trace::make_event(c->lost[w].last_tick, w,
+                                          DroppedPayload{c->lost[w].marked[r], static_cast<DropReason>(r)}));
           }
         }
         marker = std::make_shared<Chunk>();
         markers.finish_chunk(marker->bytes);
       }
-      const std::size_t bytes = chunk->bytes.size() + (marker ? marker->bytes.size() : 0);
-      const bool fits = c->queue.write_available() >= (marker ? 2u : 1u) &&
+      const std::size_t bytes = (chunk ? chunk->bytes.size() : 0) + (marker ? marker->bytes.size() : 0);
+      const std::size_t slots = (chunk ? 1u : 0u) + (marker ? 1u : 0u);
+      const bool fits = c->queue.write_available() >= slots &&
                         c->queued_bytes.load(std::memory_order_acquire) + bytes <= options_.client_buffer_bytes;
       if (!fits) {
         // Too slow: this viewer loses the whole chunk (chunks are independent, so the
         // next one still decodes) and later learns how many events each worker lost.
         c->lost_any = true;
+        owed = true;
+        if (!chunk) continue;  // the markers wait for room
         for (const Chunk::Worker& w : chunk->per_worker) {
-          if (c->lost.size() <= w.worker) {
-            c->lost.resize(w.worker + 1, 0);
-            c->lost_last_tick.resize(w.worker + 1, 0);
-          }
-          c->lost[w.worker] += w.events;
-          c->lost_last_tick[w.worker] = std::max(c->lost_last_tick[w.worker], w.last_tick);
+          if (c->lost.size() <= w.worker) c->lost.resize(w.worker + 1);
+          c->lost[w.worker].lose(w.tally);
         }
-        add(counters_->events_dropped, chunk->events);
+        add(counters_->events_dropped, chunk->events - chunk->markers);
         add(counters_->chunks_dropped, 1);
         continue;
       }
       c->queued_bytes.fetch_add(bytes, std::memory_order_release);
       if (marker) {
         c->queue.push(std::move(marker));
-        c->lost.assign(c->lost.size(), 0);
-        c->lost_last_tick.assign(c->lost_last_tick.size(), 0);
+        c->lost.assign(c->lost.size(), Tally{});
         c->lost_any = false;
       }
-      c->queue.push(chunk);
+      if (chunk) c->queue.push(chunk);
     }
   }
+  markers_owed_ = owed;
   wake();
 }
 
@@ -401,9 +434,12 @@ void StreamServer::run() {
     remove_clients(gone);
     if (fds[1].revents & POLLIN) accept_clients(now);
     {
-      // A partly filled chunk must not wait for more events forever (an idle pool).
+      // A partly filled chunk must not wait for more events forever (an idle pool), nor
+      // gap markers for a viewer that had no room for them.
       std::lock_guard<std::mutex> lock(encode_mutex_);
-      if (!encoder_.empty() && std::chrono::steady_clock::now() - last_flush_ >= options_.flush_period) finish_chunk();
+      if ((!encoder_.empty() || markers_owed_) && std::chrono::steady_clock::now() - last_flush_ >= options_.flush_period) {
+        finish_chunk();
+      }
     }
     if (const pid_t child = child_.load(std::memory_order_relaxed); child > 0) {
       if (::waitpid(child, nullptr, WNOHANG) == child) child_.store(0, std::memory_order_relaxed);
@@ -430,8 +466,9 @@ bool StreamServer::wait_until_sent(std::chrono::milliseconds timeout) const {
   for (;;) {
     {
       std::lock_guard<std::mutex> lock(clients_mutex_);
-      if (std::all_of(clients_.begin(), clients_.end(),
-                      [](const auto& c) { return c->queued_bytes.load(std::memory_order_acquire) == 0; })) {
+      if (std::all_of(clients_.begin(), clients_.end(), [](const auto& c) {
+            return c->queued_bytes.load(std::memory_order_acquire) == 0 && !c->lost_any;
+          })) {
         return true;
       }
     }

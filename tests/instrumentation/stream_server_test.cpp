@@ -284,6 +284,93 @@ TEST(StreamServer, GapMarkersKeepEachWorkersTicksInOrder) {
   EXPECT_EQ(backwards, 0u) << "events or markers earlier than the same worker's previous event";
 }
 
+// A slow viewer that loses chunks still learns of every drop, for the right reason: the
+// app's own `ring_full` markers inside a lost chunk reach it as ring_full (before: they
+// were counted as slow_viewer events and the app's drops vanished for that viewer), the
+// rest as slow_viewer; and a loss after the last chunk is reported too (before: gap
+// markers only went out in front of a next chunk, which never came).
+TEST(StreamServer, ASlowViewerLearnsOfEveryDropWithItsReasonEvenAfterTheLastChunk) {
+  lantern::testing::Watchdog watchdog("ASlowViewerLearnsOfEveryDropWithItsReasonEvenAfterTheLastChunk", 60s);
+  StreamOptions o;
+  o.client_buffer_bytes = 64 << 10;  // small: chunks are dropped soon after the socket is full
+  o.stall_timeout = std::chrono::minutes(10);
+  constexpr std::uint32_t kWorkers = 2;
+  auto server = StreamServer::start(test_header(kWorkers), o);
+  ASSERT_TRUE(server);
+  const int fd = connect_to(server->port(), 4096);
+  ASSERT_TRUE(until([&] { return server->stats().clients == 1; }, [] { std::this_thread::sleep_for(1ms); }));
+  // Each batch: per worker 300 events and then the app's marker for 7 events its ring
+  // dropped: one chunk per feed.
+  std::uint64_t tick = 1000, fed_events = 0, fed_ring_full = 0;
+  auto feed = [&] {
+    std::vector<trace::Event> events;
+    for (std::uint32_t w = 0; w < kWorkers; ++w) {
+      for (int i = 0; i < 300; ++i) {
+        events.push_back(trace::Event{tick + static_cast<std::uint64_t>(i), w, trace::EventType::steal_round_failed, {0, 0, 0}, 1, 0});
+      }
+      events.push_back(trace::make_event(tick + 300, w, DroppedPayload{7, DropReason::ring_full}));
+      fed_events += 300, fed_ring_full += 7;
+    }
+    tick += 1000;
+    server->on_batch(events);
+    server->on_flush();
+  };
+  // Feed until chunks are being dropped, and stop right after a feed whose chunk was:
+  // nothing follows the last loss.
+  bool last_lost = false;
+  ASSERT_TRUE(until([&] { return last_lost; },
+                    [&] {
+                      const std::uint64_t before = server->stats().chunks_dropped;
+                      feed();
+                      last_lost = before >= 10 && server->stats().chunks_dropped > before;
+                    }));
+  std::vector<std::uint8_t> got;
+  std::atomic<bool> done{false};
+  std::atomic<std::uint64_t> received{0};
+  std::thread reader([&] {
+    bool eof = false;
+    while (!done.load() && !eof) {
+      auto more = read_some(fd, 20ms, 1 << 20, &eof);
+      got.insert(got.end(), more.begin(), more.end());
+      received.store(got.size());
+    }
+  });
+  // Sent means told too: the viewer's gap markers went out once it had room for them.
+  ASSERT_TRUE(server->wait_until_sent(std::chrono::milliseconds(static_cast<long long>(20000 * lantern::testing::sanitizer_slowdown()))));
+  const std::uint64_t sent = server->stats().bytes_sent;
+  ASSERT_TRUE(until([&] { return received.load() >= sent; }, [] { std::this_thread::sleep_for(1ms); }))
+      << "received " << received.load() << " of " << sent << " bytes sent";
+  done = true;
+  reader.join();
+  ::close(fd);
+
+  trace::TraceDecoder decoder;
+  decoder.feed(got);
+  decoder.end_of_input();
+  std::vector<std::uint64_t> last(kWorkers, 0);
+  std::uint64_t events = 0, ring_full = 0, slow_viewer = 0, backwards = 0;
+  for (auto step = decoder.next(); step != trace::TraceDecoder::Step::end; step = decoder.next()) {
+    if (step != trace::TraceDecoder::Step::chunk) continue;
+    for (const auto& e : decoder.chunk().events) {
+      ASSERT_LT(e.worker, kWorkers);
+      if (e.ticks < last[e.worker]) ++backwards;
+      last[e.worker] = std::max(last[e.worker], e.ticks);
+      if (e.type != trace::EventType::dropped) {
+        ++events;
+        continue;
+      }
+      const auto d = trace::payload<DroppedPayload>(e);
+      (d.reason == DropReason::ring_full ? ring_full : slow_viewer) += d.count;
+    }
+  }
+  const StreamStats stats = server->stats();
+  EXPECT_GE(stats.chunks_dropped, 10u);
+  EXPECT_EQ(ring_full, fed_ring_full) << "every drop of the app's reaches the viewer as ring_full";
+  EXPECT_EQ(slow_viewer, stats.events_dropped) << "and every event it lost itself as slow_viewer";
+  EXPECT_EQ(events + slow_viewer, fed_events);
+  EXPECT_EQ(backwards, 0u) << "events or markers earlier than the same worker's previous event";
+}
+
 TEST(StreamServer, ServingBeyondLoopbackWarnsThatAnyoneCanReadTheTrace) {
   for (const char* host : {"127.0.0.1", "::1"}) {
     StreamOptions o;

@@ -46,15 +46,16 @@ constexpr std::string_view kNotLantern[] = {"exposer_scrapes_total", "exposer_tr
 // Recorder figures that are deliberately not on /metrics. Warnings are not here: they are
 // health findings of the analysis library (lantern-trace stats, the viewer), computed
 // from a trace, not counters the Recorder keeps.
-//   drop_markers     - internal: the `dropped` markers in the ring, subtracted from the
-//                      ring's push count to give events_recorded.
-//   events_produced  - events_recorded + events_dropped, both published.
+//   drop_markers     - the `dropped` markers among events_recorded (each carries a count
+//                      of events_dropped): in the trace, where lantern-trace stats counts them.
+//   events_produced  - events_recorded - drop_markers + events_dropped: the events the
+//                      level selected.
 //   state            - the current state: published through lantern_workers (checked).
 //   state_since      - internal bookkeeping of the state time.
 // A field added to WorkerCountersSnapshot must be published or added to this list: the
 // size below changes, and this fails to compile until someone decides.
 static_assert(sizeof(ins::WorkerCountersSnapshot) ==
-                  sizeof(std::uint64_t) * (2 + trace::kDistanceCount + 5 + trace::kStateCount + 1 + 3 + 1 + 2 + 2),
+                  sizeof(std::uint64_t) * (2 + trace::kDistanceCount + 5 + trace::kStateCount + 1 + 3 + 1 + 2 + 2 + 1),
               "a counter was added to WorkerCountersSnapshot: publish it in metric_table.hpp and check it in "
               "expected_samples() (tests/exporters/support/scrape_check.hpp), or say there why /metrics leaves it out");
 

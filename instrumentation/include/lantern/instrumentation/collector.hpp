@@ -47,7 +47,10 @@ class Collector {
   void detach(const Sink* sink);
 
   void start();  // starts the thread (idempotent)
-  void stop();   // final drain, on_flush to every sink, joins the thread (idempotent)
+  // stop: final drain, on_flush to every sink, joins the thread (idempotent). Stop the
+  // Scheduler first: the final drain then also delivers the `dropped` marker for events
+  // a worker lost at the very end of its run (Recorder::drain).
+  void stop();
   // drain_now: one synchronous pass over every ring (for tests, and flush-on-demand);
   // returns the most events taken from one ring (0: every ring was empty).
   // Safe while the thread runs: passes are serialised.

@@ -66,10 +66,12 @@ struct alignas(64) WorkerCounters {
   // are not in it (io_wakes counts them): the worker's wake events are wake_latency's
   // count plus io_wakes.
   Histogram wake_latency;
-  // Event accounting: every event the level selects is either recorded (in the ring) or
+  // Event accounting: every event the level selects is either written to the ring or
   // dropped (ring full); a snapshot's events_produced is their sum. Recorded events are
-  // not counted one by one: the ring's own push count, less the drop markers it holds,
-  // is the figure (Recorder::snapshot), which saves a store on every recorded event.
+  // not counted one by one: the ring's own push count is the figure (Recorder::snapshot),
+  // which saves a store on every recorded event. drop_markers: the `dropped` markers
+  // this worker wrote into its ring (the consumer writes one more for drops a stopped
+  // worker could not mark: Recorder::drain).
   Counter drop_markers;
   Counter events_dropped;
 };
@@ -81,10 +83,17 @@ struct WorkerCountersSnapshot {
   std::uint64_t steal_rounds_failed, helps, lane_pops, sleeps, wakes_received;
   std::array<std::uint64_t, trace::kStateCount> state_ticks;  // including the open interval
   std::uint32_t state;  // kNoState before the worker started and after it stopped
+  // events_produced: events the level selected. events_recorded: the worker's events in
+  // the trace, its `dropped` markers included (drop_markers of them): what the sinks
+  // receive once the consumer has taken everything. events_dropped: lost because the
+  // ring was full; once the worker has stopped and its ring is drained, the markers'
+  // counts add up to it. Read while no worker writes:
+  // events_produced + drop_markers == events_recorded + events_dropped.
   std::uint64_t events_produced, events_recorded, events_dropped;
   std::uint64_t releases;  // last, so positional initialisers written before it stay valid
   std::uint64_t io_submitted, io_completed;
   std::uint64_t io_wakes, deadlocks;
+  std::uint64_t drop_markers;
 };
 
 WorkerCountersSnapshot snapshot(const WorkerCounters& c, std::uint64_t now_ticks) noexcept;

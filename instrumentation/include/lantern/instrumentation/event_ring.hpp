@@ -88,6 +88,12 @@ class EventRing {
     return n;
   }
 
+  // empty: consumer only. True when every event pushed so far (as of this call) was popped.
+  bool empty() noexcept {
+    consumer_tail_ = tail_.load(std::memory_order_acquire);
+    return consumer_tail_ == head_.load(std::memory_order_relaxed);
+  }
+
  private:
   // evict_lines: consumer only. Evicts the lines whose every slot lies in [0, to) and
   // that hold a slot of [from, to): everything read up to `to`, including the end of a

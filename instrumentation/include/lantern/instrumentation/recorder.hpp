@@ -7,12 +7,19 @@
 // see bench/RESULTS.md): the worker never blocks and never allocates; when the
 // ring is full the event is dropped and counted, and a `dropped` marker carrying the
 // count is written as soon as there is room again, so readers see where the gap is.
+// Every drop is marked exactly once: a worker whose ring is still full when it stops
+// (its `stopping` state event, its last) hands the count it could not mark to the
+// consumer, whose drain() adds the marker once that worker's ring is empty; a new thread
+// of the same worker (the next Scheduler) takes a count not yet marked back first. The
+// hand-off is the one place a worker takes a lock, held for a few instructions: at its
+// thread's end with drops unmarked, and at its start when a count waits.
 #pragma once
 
 #include <array>
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "lantern/instrumentation/counters.hpp"
@@ -55,9 +62,9 @@ class Recorder final : public Observer {
   // Level can change while the scheduler runs; counters are kept at every level.
   void set_level(trace::Level level) noexcept {
     level_.store(static_cast<std::uint8_t>(level), std::memory_order_relaxed);
-    // Every hook feeds a counter except push (counted by core itself) and task_label
-    // (nothing to count), which are only wanted when they are recorded: below their
-    // level the scheduler skips the call entirely.
+    // Every hook feeds a counter except push and task_label (nothing to count), which
+    // are only wanted when they are recorded: below their level the scheduler skips the
+    // call entirely.
     std::uint32_t mask = ~0u;
     if (level < trace::info(trace::EventType::push).level) mask &= ~Observer::bit(Hook::push);
     if (level < trace::info(trace::EventType::task_label).level) mask &= ~Observer::bit(Hook::task_label);
@@ -77,7 +84,9 @@ class Recorder final : public Observer {
 
   // drain: the consumer side (one thread at a time, normally the Collector). Moves up
   // to `max` events of one worker's ring into `out`; returns how many. `everything`:
-  // also the last event of a half-written cache line (see EventRing::pop).
+  // also the last event of a half-written cache line (see EventRing::pop). When the
+  // worker stopped with drops it could not mark and its ring is now empty, the last of
+  // them is the `dropped` marker for those drops, at the tick of the worker's `stopping`.
   std::size_t drain(std::uint32_t worker, trace::Event* out, std::size_t max, bool everything = false) noexcept;
 
   const WorkerCounters& counters(std::uint32_t worker) const noexcept { return workers_[worker]->counters; }
@@ -96,9 +105,18 @@ class Recorder final : public Observer {
     std::array<bool, kMaxDepth> begin_recorded{};  // ... and whether each one's task_begin was recorded
     int depth = 0;
     bool core_counts_tasks = false;  // set before the worker starts (task_counter)
+    // The hand-off of a stopped worker's unmarked drops (see the top of this file), on
+    // lines of their own: drain() reads the flag on every call.
+    alignas(64) std::atomic<bool> handed_off{false};  // set while a count waits
+    std::mutex handoff_mutex;
+    std::uint64_t handoff_count = 0;  // guarded by handoff_mutex
+    std::uint64_t handoff_ticks = 0;  // ... the tick of the `stopping` that handed it
+    std::atomic<std::uint64_t> consumer_markers{0};  // markers drain() wrote (its only writer)
   };
   void count(PerWorker& p, Hook hook, std::uint64_t a, std::uint64_t b, std::uint64_t now) noexcept;
   void record(PerWorker& p, const trace::Event& e) noexcept;
+  static void hand_off(PerWorker& p, std::uint64_t now) noexcept;
+  static void take_back(PerWorker& p) noexcept;
 
   std::vector<std::unique_ptr<PerWorker>> workers_;
   double ns_per_tick_;

@@ -17,8 +17,11 @@
 //     collector, let alone a worker;
 //   - a slow viewer: its queue is bounded (StreamOptions::client_buffer_bytes); whole
 //     chunks that do not fit are dropped for that viewer and counted, and before its next
-//     chunk it receives `dropped` events (the trace format's own gap marker) saying how
-//     many events each worker lost, so its health view shows the gap;
+//     chunk (or alone, within a flush period of there being room, when no chunk follows)
+//     it receives `dropped` events (the trace format's own gap marker) saying how many
+//     events each worker lost and why: `slow_viewer` for the events it lost, and the
+//     counts of the `dropped` markers among them with their own reasons (`ring_full`:
+//     the app lost those too), so its health view shows every gap;
 //   - a viewer that stops reading: once its socket has accepted nothing for
 //     StreamOptions::stall_timeout it is disconnected, and when every slot is taken a
 //     new viewer takes the slot of the one stalled longest; a client that sends bytes (a
@@ -79,7 +82,9 @@ struct StreamStats {
   std::uint64_t clients_sent_input = 0;  // closed because they sent bytes (a viewer sends nothing)
   std::uint64_t events_encoded = 0;   // events put into chunks (only while a viewer is connected)
   std::uint64_t chunks_encoded = 0;
-  std::uint64_t events_dropped = 0;   // summed over viewers: events a slow viewer did not get
+  // events_dropped: summed over viewers, events a slow viewer did not get, the `dropped`
+  // markers among them left out (their counts reach it): its slow_viewer markers' sum.
+  std::uint64_t events_dropped = 0;
   std::uint64_t chunks_dropped = 0;
   std::uint64_t bytes_sent = 0;
 };
@@ -108,8 +113,9 @@ class StreamServer final : public Sink {
   // warning start() printed on stderr (anyone who can reach the port can read the trace).
   const std::string& exposure_warning() const noexcept { return exposure_warning_; }
   StreamStats stats() const;
-  // wait_until_sent: until every connected viewer has been sent all it was given (or
-  // `timeout`); an app about to exit calls it so the last chunks are not cut off.
+  // wait_until_sent: until every connected viewer has been sent all it was given and
+  // told of everything it lost (or `timeout`); an app about to exit calls it so the last
+  // chunks are not cut off.
   bool wait_until_sent(std::chrono::milliseconds timeout) const;
   // stop closes every connection and the listening socket and joins the thread.
   // Detach the sink from its Collector first (start_stream's handle does both).
@@ -119,6 +125,7 @@ class StreamServer final : public Sink {
   void adopt_child(pid_t pid) noexcept { child_.store(pid, std::memory_order_relaxed); }
 
  private:
+  struct Tally;
   struct Chunk;
   struct Client;
   struct Counters;
@@ -126,7 +133,7 @@ class StreamServer final : public Sink {
   bool listen_on(std::string* error);
   void run();
   void finish_chunk();  // requires encode_mutex_
-  void publish(std::shared_ptr<const Chunk> chunk);
+  void publish(std::shared_ptr<const Chunk> chunk);  // null: only the gap markers owed
   void accept_clients(std::chrono::steady_clock::time_point now);
   bool write_client(Client& c, std::chrono::steady_clock::time_point now);  // false: the client is gone
   void remove_clients(const std::vector<Client*>& gone);
@@ -146,9 +153,9 @@ class StreamServer final : public Sink {
   // Encoding state: the collector thread, and the server thread's timed flush.
   std::mutex encode_mutex_;
   trace::ChunkEncoder encoder_;
-  std::vector<std::uint32_t> open_per_worker_;  // events per worker in the open chunk
-  std::vector<std::uint64_t> open_last_tick_;   // per worker: its latest event in the open chunk
+  std::vector<Tally> open_;  // per worker: its events in the open chunk
   std::chrono::steady_clock::time_point last_flush_;
+  bool markers_owed_ = false;  // a viewer lost chunks and has not been told yet
 
   // clients_: only the server thread adds and removes clients, holding clients_mutex_;
   // publish() (the collector thread) reads the list holding it, so a client cannot go

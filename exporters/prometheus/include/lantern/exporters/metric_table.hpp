@@ -70,7 +70,8 @@ enum class MetricType : std::uint8_t { counter, gauge, histogram };
     "From a wake call to the woken worker running again. IO wakes are left out (no waker: "                    \
     "lantern_io_wakes_total counts them).")                                                                    \
   X(events_recorded, "lantern_events_recorded_total", counter, "worker",                                       \
-    "Trace events written to the worker's ring (0 at recording level off).")                                   \
+    "The worker's trace events, its dropped markers included: what its trace holds when no sink loses any "    \
+    "(0 at recording level off).")                                                                             \
   X(events_dropped, "lantern_events_dropped_total", counter, "worker",                                         \
     "Trace events lost because the worker's ring was full.")                                                   \
   X(unhandled_exceptions, "lantern_unhandled_exceptions_total", counter, "",                                   \
