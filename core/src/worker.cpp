@@ -72,7 +72,13 @@ void Worker::main(bool pin, int os_cpu) {
   }
   LANTERN_HOOK(*this, StatePayload{WorkerState::idle, WorkerState::idle, StateReason::started});
   wait_until(terminate);
-  set_state(WorkerState::idle, StateReason::stopping);
+  // stopping is the worker's last state event, reported even when the state does not
+  // change (a pool shut down before this worker's first wait leaves it in the idle it
+  // started in, and set_state reports changes only): observers end the worker's time
+  // per state, and the analysis its span, here.
+  LANTERN_HOOK(*this, StatePayload{state_, WorkerState::idle, StateReason::stopping});
+  state_ = WorkerState::idle;
+  published_state_.store(WorkerState::idle, std::memory_order_relaxed);
   tls_worker = nullptr;
   tls_pool_sleep = nullptr;
 }

@@ -357,6 +357,36 @@ TEST(Observer, SeesStatesTasksAndSteals) {
 #endif
 }
 
+// Every worker that reports `started` reports `stopping` as its last state event, even
+// when the pool is shut down before the worker's first wait (its state is then still the
+// idle it started in). The Recorder ends a worker's time per state, and the analysis its
+// span, at that event, and hands over unmarked drops there. Pools destroyed at once make
+// that case likely; the counts must match in every pool.
+TEST(Observer, EveryWorkerThatStartedReportsStopping) {
+  struct Bounds final : lantern::Observer {
+    std::atomic<long> started{0}, stopping{0}, after_stopping{0};
+    std::atomic<bool> stopped[4] = {};
+    void on_event(std::uint32_t w, lantern::Hook h, std::uint64_t a, std::uint64_t b) noexcept override {
+      if (w < 4 && stopped[w].load()) after_stopping.fetch_add(1);
+      if (h != lantern::Hook::state) return;
+      const auto p = lantern::StatePayload::decode(a, b);
+      if (p.reason == lantern::StateReason::started) started.fetch_add(1);
+      if (p.reason == lantern::StateReason::stopping && w < 4) {
+        stopping.fetch_add(1);
+        stopped[w].store(true);
+      }
+    }
+  };
+  Watchdog watchdog("EveryWorkerThatStartedReportsStopping", 60s);
+  for (int i = 0; i < 40; ++i) {
+    Bounds bounds;
+    { Scheduler pool({.workers = 1 + static_cast<std::uint32_t>(i % 3), .observer = &bounds}); }
+    ASSERT_EQ(bounds.started.load(), LANTERN_OBSERVER ? 1 + i % 3 : 0) << "pool " << i;
+    ASSERT_EQ(bounds.stopping.load(), bounds.started.load()) << "pool " << i << ": a worker never reported stopping";
+    ASSERT_EQ(bounds.after_stopping.load(), 0) << "pool " << i << ": an event after stopping";
+  }
+}
+
 // Observer::interest reads and writes like an atomic word; each worker tests its own copy
 // on the push and task hooks (issue 16), and every way of changing the word (store,
 // assignment, exchange, fetch_or, fetch_and, set_interest) must reach those copies at
