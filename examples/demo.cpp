@@ -17,6 +17,7 @@
 // scheduler. Everything observable - trace, metrics, flight recorder, live stream, viewer -
 // is started by one lantern::observe() call, the path any app takes (README, "Observe
 // your own app"), so the LANTERN_* environment variables work here too.
+#include <lantern/analysis/analysis.hpp>
 #include <lantern/exporters/prometheus_exporter.hpp>
 #include <lantern/instrumentation/recorder.hpp>
 #include <lantern/instrumentation/stream_server.hpp>
@@ -70,14 +71,28 @@ void print_figures(const lantern::instrumentation::Recorder& recorder, const lan
     wake.add(recorder.counters(i).wake_latency);
     io_wakes += w.io_wakes;
   }
-  auto line = [](const char* name, const HistogramSnapshot& h) {
-    std::printf("%-22s n=%-9llu p50 %9.1f us   p90 %9.1f us   p99 %9.1f us\n", name,
-                static_cast<unsigned long long>(h.count), h.quantile_ns(0.5) / 1e3, h.quantile_ns(0.9) / 1e3,
-                h.quantile_ns(0.99) / 1e3);
+  // Printed as lantern-trace stats prints a figure (analysis::format_percentiles), so the
+  // two show the same text for the same run; an empty one says why, in the Recorder's terms.
+  auto line = [](const char* name, const HistogramSnapshot& h, const char* why_empty) {
+    lantern::analysis::Percentiles p;
+    p.count = h.count;
+    if (h.count > 0) {
+      p.p50_ns = h.quantile_ns(0.5);
+      p.p90_ns = h.quantile_ns(0.9);
+      p.p99_ns = h.quantile_ns(0.99);
+      p.max_ns = static_cast<double>(h.max_ns);
+    } else {
+      p.no_samples = why_empty;
+    }
+    std::printf("%-22s %s\n", name, lantern::analysis::format_percentiles(p).c_str());
   };
-  line("ready wait (lanes)", ready);
-  line("task duration", duration);
-  line("wake latency", wake);
+  constexpr const char* kNoneHappened = "none happened in this run (the Recorder counts them at every level)";
+  line("ready wait (lanes)", ready, kNoneHappened);
+  line("task duration", duration,
+       recorder.level() < lantern::trace::info(lantern::trace::EventType::task_begin).level
+           ? "the Recorder times tasks at level tasks and above (or with RecorderOptions::time_tasks)"
+           : "no task ended in this run");
+  line("wake latency", wake, "no worker was woken by another thread in this run (IO wakes have no latency)");
   std::printf("%-22s (IO wakes left out: %llu; they have no waker)\n", "",
               static_cast<unsigned long long>(io_wakes));
   std::printf("topology: %s\n", topology.describe().c_str());

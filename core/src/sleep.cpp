@@ -26,7 +26,7 @@ void wake_latch_sleeper(Sleep* sleep, std::uint32_t worker) noexcept {
   if (!sleep || worker == Latch::kNoWorker) return;
   // The wake comes from the calling worker, if it belongs to this pool.
   Worker* me = tls_worker;
-  sleep->wake_specific(worker, (me && &me->sleep() == sleep) ? me : nullptr, 1);
+  sleep->wake_specific(worker, (me && &me->sleep() == sleep) ? me : nullptr, WakeWhy::latch);
 }
 
 void outside_enter(Sleep* sleep) noexcept { sleep->enter_outside(); }
@@ -95,8 +95,8 @@ std::uint32_t Sleep::wake_for(std::uint32_t n, bool queue_was_empty, SleepSink* 
   return wake_any(wake, sink, where);
 }
 
-bool Sleep::wake_specific(std::uint32_t worker, SleepSink* sink, std::uint64_t why) noexcept {
-  return wake_slot(worker, sink, why, SleepSink::kNowhere);
+bool Sleep::wake_specific(std::uint32_t worker, SleepSink* sink, WakeWhy why) noexcept {
+  return wake_slot(worker, sink, static_cast<std::uint64_t>(why), SleepSink::kNowhere);
 }
 
 bool Sleep::wake_slot(std::uint32_t worker, SleepSink* sink, std::uint64_t why, std::uint32_t where) noexcept {

@@ -108,14 +108,8 @@ std::string key(const char* kind, hwloc_obj_t obj) {
 }  // namespace
 
 const char* distance_name(Distance d) noexcept {
-  switch (d) {
-    case Distance::smt: return "smt";
-    case Distance::l2: return "l2";
-    case Distance::llc: return "llc";
-    case Distance::numa: return "numa";
-    case Distance::remote: return "remote";
-  }
-  return "unknown";
+  // The vocabulary's names are string literals, so data() is null-terminated.
+  return valid(d) ? name_of(d).data() : "unknown";
 }
 
 std::optional<std::vector<int>> parse_cpu_list(std::string_view text) {
@@ -457,13 +451,7 @@ Topology Topology::flat(int n) {
 Distance Topology::distance(int a, int b) const noexcept {
   if (a == b) return Distance::smt;
   if (a < 0 || b < 0 || a >= cpu_count() || b >= cpu_count()) return Distance::remote;  // unknown: far
-  const CpuInfo& x = cpus_[static_cast<std::size_t>(a)];
-  const CpuInfo& y = cpus_[static_cast<std::size_t>(b)];
-  if (x.core == y.core) return Distance::smt;
-  if (x.l2 == y.l2) return Distance::l2;
-  if (x.llc == y.llc) return Distance::llc;
-  if (x.numa_node == y.numa_node) return Distance::numa;
-  return Distance::remote;
+  return distance_between(cpus_[static_cast<std::size_t>(a)], cpus_[static_cast<std::size_t>(b)]);
 }
 
 std::string Topology::describe() const {

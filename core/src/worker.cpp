@@ -416,14 +416,14 @@ Job* Worker::steal_from(const Victim& victim, std::uint64_t* lost_races, TaskSou
   if (stolen.status == StealStatus::success) {
     *source = TaskSource::stolen_deque;
     *more_left = other.deque.size() > 0;
-    LANTERN_HOOK(*this, StealPayload{victim.worker, static_cast<StealDistance>(victim.distance), TaskSource::stolen_deque});
+    LANTERN_HOOK(*this, StealPayload{victim.worker, victim.distance, TaskSource::stolen_deque});
     return stolen.value;
   }
   if (stolen.status == StealStatus::lost_race) ++*lost_races;
   if (Job* job = pop_lane(other.lane, victim.worker)) {
     *source = TaskSource::stolen_lane;
     *more_left = other.lane.size() > 0;
-    LANTERN_HOOK(*this, StealPayload{victim.worker, static_cast<StealDistance>(victim.distance), TaskSource::stolen_lane});
+    LANTERN_HOOK(*this, StealPayload{victim.worker, victim.distance, TaskSource::stolen_lane});
     return job;
   }
   return nullptr;

@@ -420,5 +420,208 @@ TEST_F(Cli, NoSamplesSaysWhyFromTheHeadersLevel) {
   EXPECT_TRUE(has(r.out, "\"level\":null")) << r.out;
 }
 
+
+// A count the trace's level does not record is unknown, not 0: at level states (state
+// changes and wakes only) stats printed 0 tasks, steals and helps per worker and diff
+// "0 tasks", where the Recorder's counters had thousands. Now: "-" with a line saying
+// from which level they are recorded (text), null (JSON), and diff the same.
+TEST_F(Cli, CountsTheLevelDoesNotRecordAreNotPrintedAsZero) {
+  auto events = testing::fork_join_events({.workers = 2, .events = 4'000, .seed = 12});
+  std::erase_if(events, [](const Event& e) { return info(e.type).level > Level::states; });  // what level states records
+  TraceHeader header = testing::test_header(2);
+  header.level = Level::states;
+  const std::string states = write("level_states.ltrace", testing::write_trace_bytes(header, events));
+  CommandResult r = run_tool({"stats", states});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::istringstream in(r.out.substr(r.out.find("time share by state")));
+  int rows = 0;
+  for (std::string line; std::getline(in, line) && !line.empty();) {
+    std::istringstream fields(line);
+    std::vector<std::string> f;
+    for (std::string x; fields >> x;) f.push_back(x);
+    if (f.size() != 10 || (f[0] != "all" && f[0].find_first_not_of("0123456789") != std::string::npos)) continue;
+    ++rows;
+    EXPECT_EQ(f[6], "-") << "tasks: " << line;
+    EXPECT_EQ(f[7], "-") << "steals: " << line;
+    EXPECT_EQ(f[8], "-") << "helps: " << line;
+    EXPECT_NE(f[9], "-") << "wakes are recorded at level states: " << line;
+  }
+  EXPECT_EQ(rows, 3) << r.out;  // workers 0 and 1, and "all"
+  EXPECT_TRUE(has(r.out, "tasks, steals, helps: not recorded at level states (task_begin, steal, help events are recorded at "
+                         "level tasks and above)"))
+      << r.out;
+  EXPECT_TRUE(has(r.out, "steals by distance: not recorded at level states")) << r.out;
+
+  r = run_tool({"stats", "--json", states});
+  const auto stats = nlohmann::json::parse(r.out);
+  for (const auto& w : stats.at("workers")) {
+    EXPECT_TRUE(w.at("tasks").is_null()) << w;
+    EXPECT_TRUE(w.at("steals").is_null()) << w;
+    EXPECT_TRUE(w.at("helps").is_null()) << w;
+    EXPECT_TRUE(w.at("wakes").is_number()) << w;
+  }
+  EXPECT_TRUE(stats.at("tasks").is_null());
+  EXPECT_TRUE(stats.at("tasks_by_label").is_null());
+  EXPECT_TRUE(stats.at("steals_by_distance").is_null());
+  EXPECT_TRUE(has(stats.at("not_recorded").at("task_begin").get<std::string>(), "not recorded at level states")) << r.out;
+  EXPECT_FALSE(stats.at("not_recorded").contains("wake")) << r.out;
+
+  // diff: the run's tasks and steals, and its steals by distance, are not recorded either.
+  r = run_tool({"diff", states, good_});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(has(r.out, ", - tasks, - steals\n   - tasks: not recorded at level states: task_begin events")) << r.out;
+  EXPECT_FALSE(has(r.out, " 0 tasks")) << r.out;
+  std::istringstream distance(r.out.substr(r.out.find("steals by distance")));
+  std::string line;
+  std::getline(distance, line);
+  std::getline(distance, line);
+  for (int d = 0; d < kDistanceCount && std::getline(distance, line); ++d) {
+    std::istringstream fields(line);
+    std::string name, a;
+    fields >> name >> a;
+    EXPECT_EQ(a, "-") << line;
+  }
+  r = run_tool({"diff", "--json", states, good_});
+  const auto diff = nlohmann::json::parse(r.out);
+  EXPECT_TRUE(diff.at("a").at("tasks").is_null());
+  EXPECT_TRUE(diff.at("a").at("steals").is_null());
+  EXPECT_TRUE(has(diff.at("a").at("tasks_not_recorded").get<std::string>(), "not recorded at level states"));
+  EXPECT_TRUE(diff.at("b").at("tasks").is_number());
+  for (const auto& row : diff.at("steals_by_distance")) EXPECT_TRUE(row.at("a").is_null()) << row;
+  for (const auto& row : diff.at("task_durations")) EXPECT_TRUE(row.at("a").at("tasks").is_null()) << row;
+
+  // The Chrome export's steal count too.
+  r = run_tool({"export", "--chrome", states, "-o", "-"});
+  EXPECT_TRUE(nlohmann::json::parse(r.out).at("otherData").at("steals").is_null()) << r.out.substr(r.out.size() - 400);
+  r = run_tool({"export", "--chrome", good_, "-o", "-"});
+  EXPECT_TRUE(nlohmann::json::parse(r.out).at("otherData").at("steals").is_number());
+}
+
+// An empty latency figure says why in diff too, as in stats: "-" in its cells and the
+// analysis' reason below the table (diff printed "0 ns" percentiles), a field in JSON.
+TEST_F(Cli, DiffSaysWhyAFigureIsEmpty) {
+  auto events = testing::fork_join_events({.workers = 2, .events = 4'000, .seed = 13});
+  std::erase_if(events, [](const Event& e) { return info(e.type).level > Level::tasks; });
+  TraceHeader header = testing::test_header(2);
+  header.level = Level::tasks;
+  const std::string tasks = write("diff_level_tasks.ltrace", testing::write_trace_bytes(header, events));
+  CommandResult r = run_tool({"diff", tasks, good_});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string table = r.out.substr(r.out.find("latency histograms"));
+  std::istringstream in(table);
+  bool seen = false;
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream fields(line);
+    std::vector<std::string> f;
+    for (std::string x; fields >> x;) f.push_back(x);
+    if (f.size() < 5 || f[0] != "ready") continue;
+    seen = true;
+    EXPECT_EQ(f[2], "0") << line;  // A n
+    EXPECT_EQ(f[4], "-") << "A p50: " << line;
+    EXPECT_EQ(f[7], "-") << "A p90: " << line;  // (B p50 is two fields: "9.73 us")
+    EXPECT_EQ(f[10], "-") << "A p99: " << line;
+  }
+  EXPECT_TRUE(seen) << r.out;
+  EXPECT_TRUE(has(table, "  A ready wait: no samples: not recorded at level tasks: lane_pop events are recorded at level full"))
+      << table;
+  r = run_tool({"diff", "--json", tasks, good_});
+  const auto diff = nlohmann::json::parse(r.out);
+  for (const auto& row : diff.at("latency")) {
+    if (row.at("what") != "ready wait") continue;
+    EXPECT_EQ(row.at("a").at("count").get<int>(), 0);
+    EXPECT_TRUE(has(row.at("a").at("no_samples").get<std::string>(), "not recorded at level tasks: lane_pop events")) << row;
+  }
+}
+
+// Tasks per label are one number in every view: the tasks begun (stats --json
+// tasks_by_label, the Chrome export's slices), with durations over those that ended.
+// diff's "A tasks" column counted duration samples only: 1 here, where stats said 2.
+TEST_F(Cli, TasksPerLabelAreTheTasksBegunInEveryView) {
+  TraceHeader header = testing::test_header(1);
+  header.clock = ClockCalibration{false, 1.0, 0, 0};
+  header.level = Level::tasks;
+  LabelTable names;
+  names.define(1, "fib");
+  const std::uint64_t done = 0x7f00'1000, running = 0x7f00'2000;
+  const std::vector<Event> events = {
+      make_event(1'000, 0, StatePayload{WorkerState::idle, WorkerState::active, StateReason::started}),
+      make_event(2'000, 0, TaskBeginPayload{done, TaskSource::own_lane}),
+      make_event(2'001, 0, TaskLabelPayload{done, 1}),
+      make_event(9'000, 0, TaskEndPayload{done, false}),
+      make_event(10'000, 0, TaskBeginPayload{running, TaskSource::own_lane}),
+      make_event(10'001, 0, TaskLabelPayload{running, 1}),  // never ends in the trace
+  };
+  const std::string path = write("label_counts.ltrace", testing::write_trace_bytes(header, events, {}, &names));
+  CommandResult r = run_tool({"stats", "--json", path});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto stats = nlohmann::json::parse(r.out);
+  ASSERT_EQ(stats.at("tasks_by_label").at("fib").get<int>(), 2);
+  EXPECT_EQ(stats.at("duration_by_label").at("fib").at("count").get<int>(), 1);
+
+  r = run_tool({"diff", "--json", path, path});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto diff = nlohmann::json::parse(r.out);
+  bool seen = false;
+  for (const auto& row : diff.at("task_durations")) {
+    if (row.at("label") != "fib") continue;
+    seen = true;
+    EXPECT_EQ(row.at("a").at("tasks").get<int>(), 2) << row;
+    EXPECT_EQ(row.at("a").at("count").get<int>(), 1) << "durations: the task that ended";
+  }
+  EXPECT_TRUE(seen) << r.out;
+  r = run_tool({"diff", path, path});
+  EXPECT_TRUE(has(r.out, "task durations by label (tasks: begun; mean and p90: of those that ended)")) << r.out;
+  char row[160];
+  std::snprintf(row, sizeof row, "  %-16s %9d %9d %10s", "fib", 2, 2, "7.00 us");
+  EXPECT_TRUE(has(r.out, row)) << r.out;
+}
+
+// One event count: the analysis', in stats (text and JSON) and info. An event rejected
+// as damage (a state outside the table, a worker id no trace can have) is counted apart,
+// printed when there are any, and is in neither the count nor the counts by type (stats'
+// text printed every decoded event; the JSON counted the bad state, not the bad worker).
+TEST_F(Cli, RejectedEventsAreCountedApartAndShown) {
+  auto events = testing::fork_join_events({.workers = 2, .events = 2'000, .seed = 14});
+  const std::uint64_t last = events.back().ticks, total = events.size() + 2;
+  events.push_back(make_event(last + 1, 0, StatePayload{WorkerState::idle, static_cast<WorkerState>(9), StateReason::woken}));
+  events.push_back(make_event(last + 2, 5000, StatePayload{WorkerState::idle, WorkerState::active, StateReason::woken}));
+  TraceHeader header = testing::test_header(2);
+  const std::string path = write("rejected.ltrace", testing::write_trace_bytes(header, events));
+  CommandResult r = run_tool({"stats", "--json", path});
+  const auto stats = nlohmann::json::parse(r.out);
+  const std::uint64_t kept = stats.at("events").get<std::uint64_t>();
+  EXPECT_EQ(stats.at("rejected_events").get<std::uint64_t>(), 2u) << r.out;
+  EXPECT_EQ(kept, total - 2);
+  std::uint64_t by_type = 0;
+  for (const auto& [name, n] : stats.at("events_by_type").items()) by_type += n.get<std::uint64_t>();
+  EXPECT_EQ(by_type, kept) << "events by type count the events kept";
+  r = run_tool({"stats", path});
+  EXPECT_EQ(r.out.rfind(std::to_string(kept) + " events over", 0), 0u) << r.out;
+  EXPECT_TRUE(has(r.out, "2 more events rejected as damage (impossible worker id, type or state) and left out")) << r.out;
+  r = run_tool({"info", path});
+  EXPECT_TRUE(has(r.out, "events      " + std::to_string(kept) + " (")) << r.out;
+  EXPECT_TRUE(has(r.out, "rejected    2 more events")) << r.out;
+  EXPECT_FALSE(has(run_tool({"info", good_}).out, "rejected")) << "shown only when there are any";
+}
+
+// validate checks payload values against the vocabulary's tables: a state, a steal
+// distance, a wake cause outside its table is an error (it said "ok" and exit 0).
+TEST_F(Cli, ValidateChecksPayloadValues) {
+  auto events = testing::fork_join_events({.workers = 2, .events = 2'000, .seed = 15});
+  std::uint64_t last = 0;  // after every worker's last event: no clock runs backwards
+  for (const Event& e : events) last = std::max(last, e.ticks);
+  const std::string clean = write("values_ok.ltrace", testing::write_trace_bytes(testing::test_header(2), events));
+  EXPECT_EQ(run_tool({"validate", clean}).exit_code, 0);
+  events.push_back(make_event(last + 1, 1, StatePayload{WorkerState::idle, static_cast<WorkerState>(9), StateReason::woken}));
+  events.push_back(make_event(last + 2, 0, StealPayload{1, static_cast<StealDistance>(77), TaskSource::stolen_deque}));
+  events.push_back(make_event(last + 3, 0, WakePayload{1, static_cast<WakeCause>(5), 10}));
+  const std::string bad = write("values_bad.ltrace", testing::write_trace_bytes(testing::test_header(2), events));
+  const CommandResult r = run_tool({"validate", bad});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_TRUE(has(r.err, "error: 3 events carry a value outside its table")) << r.err;
+  EXPECT_TRUE(has(r.err, "the first, worker 1's state's to (9) at tick " + std::to_string(last + 1))) << r.err;
+  EXPECT_TRUE(has(r.out, "invalid: 1 error, 0 warnings")) << r.out;
+}
+
 }  // namespace
 }  // namespace lantern::trace

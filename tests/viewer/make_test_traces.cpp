@@ -4,6 +4,7 @@
 //   one_worker.ltrace  the simulation with a single worker: nobody to steal from
 //   real.ltrace        a real Scheduler + Recorder run (fork-join, bursts) at level full
 //   real_default.ltrace the same (one round) at the Recorder's default level (item 9)
+//   real_states.ltrace  the same (one round) at level states: no task, steal or help events
 //   labels.ltrace      3 workers running labelled tasks (3 labels, some tasks unlabelled),
 //                      with releases from task to task and IO submissions and completions
 //   truncated.ltrace   steals.ltrace cut in the middle of a chunk
@@ -362,7 +363,8 @@ int main(int argc, char** argv) {
                   write_bytes(dir + "/lost_end.ltrace", lost_end_trace()) && write_bytes(dir + "/health.ltrace", health_trace()) &&
                   write_bytes(dir + "/not_a_trace.ltrace", std::vector<std::uint8_t>(text.begin(), text.end())) &&
                   real_trace(dir + "/real.ltrace") &&
-                  real_trace(dir + "/real_default.ltrace", instrumentation::RecorderOptions{}.level, 1);
+                  real_trace(dir + "/real_default.ltrace", instrumentation::RecorderOptions{}.level, 1) &&
+                  real_trace(dir + "/real_states.ltrace", trace::Level::states, 1);
   if (!ok) {
     std::fprintf(stderr, "make_test_traces: cannot write the traces into %s\n", dir.c_str());
     return 1;

@@ -79,7 +79,7 @@ TEST(WorkerTrack, NestedTasksStackMatchAndInheritWaitAndSteal) {
   ASSERT_EQ(t.slices(0).size(), 1u);
   EXPECT_EQ(t.slices(0)[0].start, 12u);
   EXPECT_EQ(t.slices(0)[0].end, 60u);
-  EXPECT_EQ(t.slices(0)[0].ready_wait, 500u);
+  EXPECT_EQ(t.ready_wait(t.slices(0)[0]), std::optional<Tick>(500));
   ASSERT_EQ(t.slices(1).size(), 2u);
   EXPECT_EQ(t.slices(1)[1].steal, 0);
   EXPECT_EQ(m.steals(0)[0].victim, 1u);

@@ -255,6 +255,15 @@ case "$scenario" in
       { echo "FAIL: not grouped by worker and sorted by time"; exit 1; }
     [ "$(rows health_duration)" = "w1@10ms/30ms w0@20ms/25ms w0@60ms/15ms w0@0ms/12ms " ] ||
       { echo "FAIL: not sorted by duration"; exit 1; }
+    # The playhead hides what comes after it here too: at 30 ms only worker 0's first long
+    # task had ended; worker 1's is going on (20 ms so far). The whole trace has 4.
+    shot health_at "$traces/health.ltrace" --view health --size 1024x640 --at 30ms
+    expect_ok health_at
+    total() { awk '$1 == "health_total" {print $2 "/" $3}' "$work/$1.layout" | tail -1; }
+    echo "at 30 ms: rows $(rows health_at) total $(total health_at); whole trace: total $(total health_time)"
+    [ "$(rows health_at)" = "w0@0ms/12ms " ] || { echo "FAIL: the Health list shows findings after the playhead"; exit 1; }
+    [ "$(total health_at)" = "2/4" ] || { echo "FAIL: the warnings by the playhead are not 1 ended + 1 ongoing (of 4)"; exit 1; }
+    [ "$(total health_time)" = "4/4" ] || { echo "FAIL: the whole trace's warnings are not 4"; exit 1; }
     ;;
   default_level)
     # Item 9: at the Recorder's default level every panel has data, or says which level
@@ -267,6 +276,33 @@ case "$scenario" in
     grep -q '^needs_level 0 ' "$work/default_all.layout" || { echo "FAIL: the queue-depth plot is empty without saying why"; exit 1; }
     grep -q '^needs_level 1 ' "$work/default_latency.layout" || { echo "FAIL: the ready-wait histogram is empty without saying why"; exit 1; }
     if grep -q '^needs_level 2 ' "$work/default_latency.layout"; then echo "FAIL: a histogram is empty at the default level"; exit 1; fi
+    ;;
+  not_recorded)
+    # A count the trace's level does not record is not drawn as 0: at level states (no
+    # task, steal or help events) the steal panel, the rate plots and the Compare view say
+    # "not recorded" and why (Analysis::counted, no_samples_reason); an empty latency
+    # figure in the Compare view says why too. B (level full) has every count.
+    states="$traces/real_states.ltrace" full="$traces/real.ltrace"
+    shot nr_steals "$states" --view steals --size 1000x600
+    expect_ok nr_steals
+    grep -q '^not_recorded 1 1 ' "$work/nr_steals.layout" || { echo "FAIL: the steal panel shows steals and helps as counts"; exit 1; }
+    shot nr_plots "$states" --view plots --size 1200x700
+    expect_ok nr_plots
+    for source in 1 4 6; do  # task_begin, steal, help
+      grep -q "^not_recorded_plot $source " "$work/nr_plots.layout" || { echo "FAIL: plot of event $source drawn as zero"; exit 1; }
+    done
+    shot nr_compare "$states" --compare "$full" --size 1600x900
+    expect_ok nr_compare
+    # Steals by distance (kind 3): A's cells (even index) not recorded, B's (odd) counted.
+    [ "$(grep -c '^compare_not_recorded 3 [0-9]*[02468] ' "$work/nr_compare.layout" || true)" = 5 ] ||
+      { echo "FAIL: A's steals by distance are not all shown as not recorded"; exit 1; }
+    if grep -q '^compare_not_recorded [0-9]* [0-9]*[13579] ' "$work/nr_compare.layout"; then
+      echo "FAIL: a count of B (level full) is shown as not recorded"; exit 1
+    fi
+    # Latency rows: ready wait (0) and task duration (1) of A have no samples, and say why.
+    for row in "0 0" "1 0"; do
+      grep -q "^compare_no_samples $row " "$work/nr_compare.layout" || { echo "FAIL: empty latency $row without its reason"; exit 1; }
+    done
     ;;
   numbers)
     # Item 4: the badge, the stdout summary and the Health panel count the same warnings.

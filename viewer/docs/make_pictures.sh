@@ -8,7 +8,7 @@
 # committing them (the fib phase should show steals between all four workers).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-build=${1:-$root/build/release}
+build=$(cd "${1:-$root/build/release}" && pwd)  # absolute: the demo runs below cd into a scratch directory
 view=$build/viewer/lantern-view
 demo=$build/viewer/lantern_live_demo
 traces=$build/tests/viewer/viewer_make_test_traces

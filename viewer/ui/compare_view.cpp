@@ -32,6 +32,19 @@ std::string ratio_text(double r) {
   return buf;
 }
 
+// count_cell: a run's count, or "-" with why in a tooltip when its recording level does
+// not record it (Comparison's nullopt: never shown as 0). Layout: "compare_not_recorded".
+void count_cell(const Count& n, ImU32 colour, const std::string& why, LayoutRecord* layout, int kind, int index) {
+  if (n) {
+    ImGui::TextColored(palette::vec(colour), "%s", format_count(*n).c_str());
+    return;
+  }
+  const ImVec2 p = ImGui::GetCursorScreenPos();
+  ImGui::TextDisabled("-");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", why.c_str());
+  if (layout) layout->add("compare_not_recorded", kind, index, p.x, p.y, p.x + 8, p.y + ImGui::GetTextLineHeight());
+}
+
 }  // namespace
 
 void CompareView::tables(const Comparison& c, ImVec2 size, LayoutRecord* layout) {
@@ -67,7 +80,7 @@ void CompareView::tables(const Comparison& c, ImVec2 size, LayoutRecord* layout)
     }
     ImGui::EndTable();
   }
-  ImGui::TextDisabled("task durations by label");
+  ImGui::TextDisabled("tasks by label (begun) and the mean duration of those that ended");
   if (ImGui::BeginTable("##durations", 6, flags, ImVec2(half, table_h))) {
     ImGui::TableSetupScrollFreeze(0, 1);
     for (const char* h : {"label", "A tasks", "B tasks", "A mean", "B mean", "B/A"}) ImGui::TableSetupColumn(h);
@@ -77,9 +90,9 @@ void CompareView::tables(const Comparison& c, ImVec2 size, LayoutRecord* layout)
       row_start(r.notable, layout, 1, static_cast<int>(i));
       ImGui::TextUnformatted(r.name.c_str());
       ImGui::TableNextColumn();
-      ImGui::TextColored(palette::vec(kRunA), "%s", format_count(r.a.count).c_str());
+      count_cell(r.tasks_a, kRunA, c.a.tasks_not_recorded, layout, 1, static_cast<int>(2 * i));
       ImGui::TableNextColumn();
-      ImGui::TextColored(palette::vec(kRunB), "%s", format_count(r.b.count).c_str());
+      count_cell(r.tasks_b, kRunB, c.b.tasks_not_recorded, layout, 1, static_cast<int>(2 * i + 1));
       ImGui::TableNextColumn();
       ImGui::TextColored(palette::vec(kRunA), "%s", r.a.count ? format_duration(r.a.mean_ns).c_str() : "-");
       ImGui::TableNextColumn();
@@ -113,7 +126,14 @@ void CompareView::tables(const Comparison& c, ImVec2 size, LayoutRecord* layout)
           ImGui::TextColored(palette::vec(side ? kRunB : kRunA), "%s / %s / %s", format_duration(f.p50_ns).c_str(),
                              format_duration(f.p90_ns).c_str(), format_duration(f.p99_ns).c_str());
         } else {
-          ImGui::TextDisabled("none recorded");
+          // Why it is empty: the analysis' sentence, as stats, diff and the latency view say it.
+          const ImVec2 p = ImGui::GetCursorScreenPos();
+          ImGui::TextDisabled("no samples (why: hover)");
+          if (ImGui::IsItemHovered()) ImGui::SetTooltip("no samples: %s", f.no_samples.c_str());
+          if (layout) {
+            layout->add("compare_no_samples", static_cast<int>(i), side, p.x, p.y, ImGui::GetItemRectMax().x,
+                        ImGui::GetItemRectMax().y);
+          }
         }
         ImGui::TableNextColumn();
         ImGui::TextUnformatted(side ? ratio_text(r.ratio).c_str() : "");
@@ -131,9 +151,9 @@ void CompareView::tables(const Comparison& c, ImVec2 size, LayoutRecord* layout)
       row_start(r.notable, layout, 3, static_cast<int>(i));
       ImGui::TextUnformatted(trace::kDistanceNames[r.distance].data());
       ImGui::TableNextColumn();
-      ImGui::TextColored(palette::vec(kRunA), "%s", format_count(r.a).c_str());
+      count_cell(r.a, kRunA, c.a.steals_not_recorded, layout, 3, static_cast<int>(2 * i));
       ImGui::TableNextColumn();
-      ImGui::TextColored(palette::vec(kRunB), "%s", format_count(r.b).c_str());
+      count_cell(r.b, kRunB, c.b.steals_not_recorded, layout, 3, static_cast<int>(2 * i + 1));
     }
     for (std::size_t i = 0; i < c.steal_cells.size(); ++i) {
       const auto& r = c.steal_cells[i];
@@ -141,9 +161,9 @@ void CompareView::tables(const Comparison& c, ImVec2 size, LayoutRecord* layout)
       row_start(true, layout, 4, static_cast<int>(i));
       ImGui::Text("worker %u from %u", r.thief, r.victim);
       ImGui::TableNextColumn();
-      ImGui::TextColored(palette::vec(kRunA), "%s", format_count(r.a).c_str());
+      count_cell(r.a, kRunA, c.a.steals_not_recorded, layout, 4, static_cast<int>(2 * i));
       ImGui::TableNextColumn();
-      ImGui::TextColored(palette::vec(kRunB), "%s", format_count(r.b).c_str());
+      count_cell(r.b, kRunB, c.b.steals_not_recorded, layout, 4, static_cast<int>(2 * i + 1));
     }
     ImGui::EndTable();
   }

@@ -213,9 +213,11 @@ void HealthView::problem_rows(const Model& model, ViewState& view, ProblemKind k
     }
   }
   ImGui::EndTable();
-  if (model.health().count(kind) > shown) {
+  std::uint64_t occurrences = 0;
+  for (const std::size_t i : items) occurrences += list[i].occurrences;
+  if (occurrences > shown) {
     ImGui::TextDisabled("(%s occurrences in all, merged where close together; %zu rows shown)",
-                        format_count(model.health().count(kind)).c_str(), shown);
+                        format_count(occurrences).c_str(), shown);
   }
 }
 
@@ -259,10 +261,21 @@ void HealthView::draw(Model& model, ViewState& view, ImVec2 size) {
     if (ImGui::Selectable(label)) focus(model, view, p);
     ImGui::PopStyleColor();
   }
-  const auto& list = model.health().problems();
+  // At a playhead the panel shows what had happened by then (the findings that had ended,
+  // and the ongoing ones above), like every other view; the badge counts the whole trace.
+  const std::vector<Problem> ended = at_playhead ? model.health().ended_by(at) : std::vector<Problem>{};
+  const auto& list = at_playhead ? ended : model.health().problems();
+  const std::uint64_t whole = model.warning_count();  // THE warning count (badge, summary line, stats)
+  const std::uint64_t total = at_playhead ? model.health().warning_count(model.analysis(), at) : whole;
   bool any = false;
-  if (const std::uint64_t total = model.warning_count()) {  // THE warning count (badge, summary line, stats)
-    ImGui::TextColored(palette::vec(palette::kWarning), "%s warnings", format_count(total).c_str());
+  if (total > 0) {
+    if (at_playhead) {
+      ImGui::TextColored(palette::vec(palette::kWarning), "%s warnings by the playhead", format_count(total).c_str());
+      ImGui::SameLine();
+      ImGui::TextDisabled("(%s in the whole trace)", format_count(whole).c_str());
+    } else {
+      ImGui::TextColored(palette::vec(palette::kWarning), "%s warnings", format_count(total).c_str());
+    }
     ImGui::SameLine();
     ImGui::TextDisabled("by worker; sort:");
     ImGui::SameLine();
@@ -274,10 +287,15 @@ void HealthView::draw(Model& model, ViewState& view, ImVec2 size) {
     std::uint64_t listed = 0;
     for (int k = 0; k < kProblemKindCount; ++k) listed += model.health().count(static_cast<ProblemKind>(k));
     view.layout->add("health_warnings", static_cast<int>(model.warning_count()), static_cast<int>(listed), 0, 0, 0, 0);
+    view.layout->add("health_total", static_cast<int>(total), static_cast<int>(whole), 0, 0, 0, 0);
   }
   for (int k = 0; k < kProblemKindCount; ++k) {
     const auto kind = static_cast<ProblemKind>(k);
-    const std::uint64_t count = model.health().count(kind);
+    std::uint64_t count = model.health().count(kind);
+    if (at_playhead) {
+      count = 0;
+      for (const Problem& p : list) count += p.kind == kind ? p.occurrences : 0;
+    }
     if (count == 0) continue;
     any = true;
     const auto rows = static_cast<std::uint64_t>(std::count_if(list.begin(), list.end(), [&](const Problem& p) { return p.kind == kind; }));
@@ -296,13 +314,18 @@ void HealthView::draw(Model& model, ViewState& view, ImVec2 size) {
     ImGui::PopID();
   }
   if (!any && now.empty()) {
-    if (model.has_trace_errors()) {
+    if (at_playhead && whole > 0) {
+      ImGui::TextDisabled("No warnings by the playhead (%s in the whole trace).", format_count(whole).c_str());
+    } else if (model.has_trace_errors()) {
       ImGui::TextDisabled("No warnings in what could be read.");
     } else {
       ImGui::TextColored(palette::vec(palette::kGood), "No warnings.");
     }
   }
-  if (model.health().suppressed()) ImGui::TextDisabled("%s further warnings not listed", format_count(model.health().suppressed()).c_str());
+  if (model.health().suppressed()) {
+    ImGui::TextDisabled("%s further warnings not listed%s", format_count(model.health().suppressed()).c_str(),
+                        at_playhead ? " (anywhere in the trace: their times are not kept)" : "");
+  }
   ImGui::Spacing();
   if (ImGui::CollapsingHeader("Thresholds")) thresholds_section(model);
   ImGui::EndChild();

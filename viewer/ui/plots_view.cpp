@@ -181,6 +181,25 @@ void PlotsView::draw(const Model& model, ViewState& view, ImVec2 size) {
                                         ImVec2(origin.x + TimelineView::kLabelWidth + 8, origin.y + h + 20), palette::kDimText,
                                         why.c_str(), nullptr, std::max(1.0f, size.x - TimelineView::kLabelWidth - 16));
   }
+  // Tasks, steals and helps per second are built from events the trace's level may not
+  // record (level states): a flat line there would read as none happening, so the plot
+  // says it is not recorded and why (Analysis::counted, no_samples_reason).
+  const struct {
+    trace::EventType source;
+    const char* what;
+    int row;
+  } rates[] = {{trace::EventType::task_begin, "tasks / s", 2}, {trace::EventType::steal, "steals / s", 2},
+               {trace::EventType::help, "helps / s", 3}};
+  float line_y[4] = {};
+  for (const auto& r : rates) {
+    if (model.empty() || model.analysis().counted(r.source)) continue;
+    if (view.layout) view.layout->add("not_recorded_plot", static_cast<int>(r.source), r.row, 0, 0, 0, 0);
+    const std::string why = std::string(r.what) + ": " + model.analysis().no_samples_reason(r.source);
+    const float wrap = std::max(1.0f, size.x - TimelineView::kLabelWidth - 16);
+    const ImVec2 at(origin.x + TimelineView::kLabelWidth + 8, origin.y + static_cast<float>(r.row) * h + 20 + line_y[r.row]);
+    ImGui::GetWindowDrawList()->AddText(ImGui::GetFont(), ImGui::GetFontSize(), at, palette::kDimText, why.c_str(), nullptr, wrap);
+    line_y[r.row] += ImGui::CalcTextSize(why.c_str(), nullptr, false, wrap).y;
+  }
   ImGui::Dummy(size);
 }
 

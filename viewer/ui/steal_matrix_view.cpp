@@ -138,15 +138,21 @@ void StealMatrixView::draw_matrix(const Model& model, ViewState& view, ImVec2 or
   }
 }
 
-void StealMatrixView::draw_totals(const Model& model, float width) {
+void StealMatrixView::draw_totals(const Model& model, float width, LayoutRecord* layout) {
   const auto& by = model.steals_by_distance();
   std::uint64_t total = 0;
   for (auto v : by) total += v;
-  ImGui::Text("Steals: %s", format_count(total).c_str());
+  // A count the trace's level does not record is not 0 (Analysis::counted): the panel
+  // says "not recorded" and why, as lantern-trace stats does.
+  const bool steals_counted = model.analysis().counted(trace::EventType::steal);
+  const bool helps_counted = model.analysis().counted(trace::EventType::help);
+  if (layout && (!steals_counted || !helps_counted)) layout->add("not_recorded", !steals_counted, !helps_counted, 0, 0, 0, 0);
+  ImGui::Text("Steals: %s", steals_counted ? format_count(total).c_str() : "not recorded");
   if (total == 0) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-    ImGui::TextWrapped("%s", model.worker_count() <= 1 ? "one worker: there is nobody to steal from"
-                                                       : "no steals in this trace (or it was recorded below the 'tasks' level)");
+    ImGui::TextWrapped("%s", model.worker_count() <= 1 && steals_counted
+                                 ? "one worker: there is nobody to steal from"
+                                 : model.analysis().no_samples_reason(trace::EventType::steal).c_str());
     ImGui::PopStyleColor();
   }
   ImGui::Spacing();
@@ -156,7 +162,8 @@ void StealMatrixView::draw_totals(const Model& model, float width) {
     ImGui::Dummy(ImVec2(16, 16));
     ImGui::SameLine();
     const double share = total ? 100.0 * static_cast<double>(by[d]) / static_cast<double>(total) : 0.0;
-    ImGui::Text("%-6s %s  %.1f%%", trace::kDistanceNames[d].data(), format_count(by[d]).c_str(), share);
+    if (steals_counted) ImGui::Text("%-6s %s  %.1f%%", trace::kDistanceNames[d].data(), format_count(by[d]).c_str(), share);
+    else ImGui::Text("%-6s -", trace::kDistanceNames[d].data());
     ImGui::SameLine();
     const ImVec2 q = ImGui::GetCursorScreenPos();
     const float bar = std::max(0.0f, width - (q.x - p.x) - 8) * static_cast<float>(share / 100.0);
@@ -166,7 +173,8 @@ void StealMatrixView::draw_totals(const Model& model, float width) {
   std::uint64_t helps = 0;
   for (std::uint32_t w = 0; w < model.worker_count(); ++w) helps += model.helps(w).size();
   ImGui::Spacing();
-  ImGui::TextWrapped("Helps (lane tasks taken for fairness): %s", format_count(helps).c_str());
+  ImGui::TextWrapped("Helps (lane tasks taken for fairness): %s",
+                     helps_counted ? format_count(helps).c_str() : model.analysis().no_samples_reason(trace::EventType::help).c_str());
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
   ImGui::TextWrapped("Rows: thieves; columns: victims; ordered and grouped by topology.");
   ImGui::PopStyleColor();
@@ -188,7 +196,7 @@ void StealMatrixView::draw(const Model& model, ViewState& view, ImVec2 size) {
   ImGui::SetCursorScreenPos(at);
   ImGui::BeginGroup();
   ImGui::PushTextWrapPos(at.x + width - ImGui::GetWindowPos().x);
-  draw_totals(model, std::max(120.0f, width));
+  draw_totals(model, std::max(120.0f, width), view.layout);
   ImGui::PopTextWrapPos();
   ImGui::EndGroup();
   if (view.layout) {

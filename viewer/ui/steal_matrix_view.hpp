@@ -37,7 +37,7 @@ class StealMatrixView {
   void build_grid(const Model& model);
   void draw_matrix(const Model& model, ViewState& view, ImVec2 origin, float side);
   void tooltip(std::uint32_t row, std::uint32_t col) const;
-  void draw_totals(const Model& model, float width);
+  void draw_totals(const Model& model, float width, LayoutRecord* layout);
 
   std::vector<std::uint32_t> order_;  // display position -> worker
   std::uint32_t ordered_for_ = 0;     // worker count order_ was built for

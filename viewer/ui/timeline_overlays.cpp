@@ -204,8 +204,7 @@ void TimelineView::tooltip(const Model& model, const ViewState& view, const Time
       const int state = track.interval_state(k);
       ImGui::TextColored(palette::vec(palette::state(state)), "%s", state < trace::kStateCount ? trace::kStateNames[state].data() : "unknown (before the first state event)");
       ImGui::Text("for %s (since %s)", ns(static_cast<double>(e - s)).c_str(), ns(model.rel(s)).c_str());
-      const std::uint8_t why = track.interval_reason(k);
-      if (why < std::size(trace::kReasonNames)) ImGui::TextDisabled("because: %s", trace::kReasonNames[why].data());
+      if (const StateReason why = track.interval_reason(k); valid(why)) ImGui::TextDisabled("because: %s", name_of(why).data());
     } else {
       // Several intervals under the cursor: the pixel's mix, from the occupancy sums, as
       // shares the way every view computes them (state_shares: unknown time its own).
@@ -243,13 +242,13 @@ void TimelineView::tooltip(const Model& model, const ViewState& view, const Time
       ImGui::TextDisabled("(label %u)", s.label);
     }
     ImGui::Text("task #%llx", static_cast<unsigned long long>(s.id));
-    ImGui::TextColored(palette::vec(palette::source(s.source)), "from %s", s.source < std::size(trace::kSourceNames) ? trace::kSourceNames[s.source].data() : "?");
+    ImGui::TextColored(palette::vec(palette::source(s.source)), "from %s", valid(s.task_source()) ? name_of(s.task_source()).data() : "?");
     ImGui::Text("ran %s%s (at %s, depth %d)", ns(static_cast<double>(end - s.start)).c_str(), s.open() ? " so far" : "",
                 ns(model.rel(s.start)).c_str(), d);
-    if (s.ready_wait != kNoReadyWait) ImGui::Text("waited %s in a lane before running", ns(s.ready_wait).c_str());
+    if (const auto wait = track.ready_wait(s)) ImGui::Text("waited %s in a lane before running", ns(static_cast<double>(*wait)).c_str());
     if (s.steal >= 0 && static_cast<std::size_t>(s.steal) < model.steals(w).size()) {
       const Steal& st = model.steals(w)[static_cast<std::size_t>(s.steal)];
-      ImGui::Text("stolen from worker %u (%s)", st.victim, st.distance < trace::kDistanceCount ? trace::kDistanceNames[st.distance].data() : "?");
+      ImGui::Text("stolen from worker %u (%s)", st.victim, valid(distance_of(st)) ? name_of(distance_of(st)).data() : "?");
     }
     if (s.flags & kSliceThrew) ImGui::TextColored(palette::vec(palette::kError), "threw an exception");
     if (s.flags & kSliceEndLost) ImGui::TextColored(palette::vec(palette::kWarning), "end not recorded (events dropped, or in a damaged chunk)");

@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "lantern/analysis/analysis.hpp"
+
 namespace lantern::viewer {
 
 // LayoutRecord: where things were drawn, one line per item ("lane_band 0 x0 y0 x1 y1"),
@@ -71,21 +73,9 @@ struct ViewState {
   }
 };
 
-// format_duration: "850 ns", "12.4 us", "3.07 ms", "1.250 s" (ASCII: fonts may lack mu).
-inline std::string format_duration(double ns) {
-  char buf[48];
-  const double a = std::fabs(ns);
-  if (a < 1e3) {
-    std::snprintf(buf, sizeof buf, "%.0f ns", ns);
-  } else if (a < 1e6) {
-    std::snprintf(buf, sizeof buf, a < 1e4 ? "%.2f us" : "%.1f us", ns / 1e3);
-  } else if (a < 1e9) {
-    std::snprintf(buf, sizeof buf, a < 1e7 ? "%.2f ms" : "%.1f ms", ns / 1e6);
-  } else {
-    std::snprintf(buf, sizeof buf, "%.3f s", ns / 1e9);
-  }
-  return buf;
-}
+// format_duration: "850 ns", "12.35 us", "3.07 ms", "1.250 s": the analysis' formatter,
+// so a figure reads the same here as in lantern-trace and the demo.
+inline std::string format_duration(double ns) { return analysis::format_duration_ns(ns); }
 
 // format_count: 1234567 -> "1,234,567".
 inline std::string format_count(unsigned long long v) {

@@ -14,20 +14,19 @@
 #include <string_view>
 #include <vector>
 
+#include "lantern/vocabulary.hpp"
+
 namespace lantern {
 
-// Distance is how far apart two logical CPUs are, nearest first. A steal records the
-// distance between thief and victim, and victims are tried in this order.
-enum class Distance : std::uint8_t {
-  smt = 0,     // same physical core (hyper-thread siblings), or the same logical CPU
-  l2 = 1,      // share an L2 cache
-  llc = 2,     // share the last-level cache
-  numa = 3,    // same NUMA node, different LLC
-  remote = 4,  // different NUMA node (or socket when nodes are unknown)
-};
-inline constexpr int kDistanceLevels = 5;
+// Distance is how far apart two logical CPUs are, nearest first: the vocabulary's
+// StealDistance (smt: the same core or CPU; l2; llc; numa: the same node, another LLC;
+// remote: another node, or socket when nodes are unknown). A steal records the distance
+// between thief and victim, and victims are tried in this order.
+using Distance = StealDistance;
+inline constexpr int kDistanceLevels = kStealDistanceCount;
 
-// distance_name returns "smt", "l2", "llc", "numa" or "remote".
+// distance_name returns the vocabulary's name: "smt", "l2", "llc", "numa" or "remote"
+// ("unknown" outside the table).
 const char* distance_name(Distance d) noexcept;
 
 // CpuInfo describes one logical CPU. Ids are small dense integers assigned by the

@@ -2,6 +2,8 @@
 #include "lantern/analysis/analysis.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <limits>
 
 namespace lantern::analysis {
@@ -15,6 +17,22 @@ Percentiles percentiles(const LatencyHistogram& h) {
   p.p99_ns = h.quantile_ns(0.99);
   p.max_ns = h.max_ns();
   return p;
+}
+
+std::string format_duration_ns(double ns) {
+  char buf[64];
+  const double v = std::fabs(ns);
+  if (v < 1e3) std::snprintf(buf, sizeof buf, "%.0f ns", ns);
+  else if (v < 1e6) std::snprintf(buf, sizeof buf, "%.2f us", ns / 1e3);
+  else if (v < 1e9) std::snprintf(buf, sizeof buf, "%.2f ms", ns / 1e6);
+  else std::snprintf(buf, sizeof buf, "%.3f s", ns / 1e9);
+  return buf;
+}
+
+std::string format_percentiles(const Percentiles& p) {
+  if (p.count == 0) return p.no_samples.empty() ? "no samples" : "no samples: " + p.no_samples;
+  return std::to_string(p.count) + " samples, p50 " + format_duration_ns(p.p50_ns) + ", p90 " + format_duration_ns(p.p90_ns) +
+         ", p99 " + format_duration_ns(p.p99_ns) + ", max " + format_duration_ns(p.max_ns);
 }
 
 StateShares state_shares(const std::array<std::uint64_t, kStateSlots>& ticks) noexcept {
@@ -70,7 +88,9 @@ void Analysis::add(std::span<const trace::Event> events) {
 }
 
 bool Analysis::add(const trace::Event& e) {
-  if (e.worker >= kMaxWorkerId || !trace::valid_type(static_cast<std::uint32_t>(e.type))) {
+  // Damage is rejected before anything counts it (rejected_events, not events).
+  if (e.worker >= kMaxWorkerId || !trace::valid_type(static_cast<std::uint32_t>(e.type)) ||
+      (e.type == EventId::state && !valid(trace::payload<StatePayload>(e).to))) {
     ++rejected_;
     return false;
   }
@@ -88,11 +108,7 @@ bool Analysis::add(const trace::Event& e) {
   const Tick t = std::max(e.ticks, track.last_tick());  // the track clamps disorder; follow it
   switch (e.type) {
     case EventId::state: {
-      const auto p = trace::payload<StatePayload>(e);
-      if (!valid(p.to)) {
-        ++rejected_;
-        return false;
-      }
+      const auto p = trace::payload<StatePayload>(e);  // p.to is valid: checked above
       track.on_state(t, valid(p.from) ? static_cast<int>(p.from) : -1, static_cast<int>(p.to),
                      static_cast<std::uint8_t>(p.reason));
       break;
@@ -340,11 +356,23 @@ void Analysis::recheck_health(const HealthThresholds& thresholds) {
   else health_.advance(*this);
 }
 
+std::map<std::uint32_t, std::uint64_t> Analysis::tasks_by_label() const {
+  std::map<std::uint32_t, std::uint64_t> by_label;
+  for (const auto& t : tracks_) {
+    for (int d = 0; d < t->depth_count(); ++d) {
+      for (const TaskSlice& slice : t->slices(d)) ++by_label[slice.label];
+    }
+  }
+  return by_label;
+}
+
 Summary Analysis::summary() const {
   Summary s;
   s.events = events_;
   s.events_by_type = by_type_;
   s.rejected_events = rejected_;
+  for (int t = 0; t < kEventCount; ++t) s.counted[static_cast<std::size_t>(t)] = counted(static_cast<EventId>(t));
+  s.tasks_by_label = tasks_by_label();
   s.workers.resize(worker_count());
   for (std::uint32_t w = 0; w < worker_count(); ++w) {
     const WorkerTrack& t = track(w);
@@ -353,7 +381,6 @@ Summary Analysis::summary() const {
     for (int d = 0; d < t.depth_count(); ++d) {
       for (const TaskSlice& slice : t.slices(d)) {
         ++f.tasks;
-        ++s.tasks_by_label[slice.label];
         if (slice.open()) ++s.unfinished_tasks;
       }
     }

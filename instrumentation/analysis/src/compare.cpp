@@ -12,8 +12,10 @@ constexpr double kShareNotable = 0.05;  // 5 percentage points
 constexpr double kRatioNotable = 1.25;
 constexpr std::uint64_t kMinSamples = 10;
 
-SideFigures figures(const LatencyHistogram& h) {
-  return SideFigures{h.count(), h.mean_ns(), h.quantile_ns(0.5), h.quantile_ns(0.9), h.quantile_ns(0.99), h.max_ns()};
+SideFigures figures(const LatencyHistogram& h, std::string no_samples = {}) {
+  SideFigures f{h.count(), h.mean_ns(), h.quantile_ns(0.5), h.quantile_ns(0.9), h.quantile_ns(0.99), h.max_ns(), {}};
+  if (f.count == 0) f.no_samples = std::move(no_samples);
+  return f;
 }
 
 bool ratio_notable(double a, double b, std::uint64_t na, std::uint64_t nb) {
@@ -32,10 +34,15 @@ Comparison::Run run_of(const Analysis& m, const std::string& name) {
   r.workers = m.worker_count();
   r.events = m.events();
   r.duration_ns = m.empty() ? 0 : m.ticks_to_ns(static_cast<double>(m.last_tick() - m.first_tick()));
-  r.tasks = m.events_of(trace::EventType::task_begin);
-  for (const auto v : m.steals_by_distance()) r.steals += v;
+  // Counts as stats prints them (its tasks and per-worker steals), unknown below their level.
+  if (m.counted(trace::EventType::task_begin)) r.tasks = m.events_of(trace::EventType::task_begin);
+  else r.tasks_not_recorded = m.no_samples_reason(trace::EventType::task_begin);
+  if (m.counted(trace::EventType::steal)) r.steals = m.events_of(trace::EventType::steal);
+  else r.steals_not_recorded = m.no_samples_reason(trace::EventType::steal);
   return r;
 }
+
+bool count_notable(const Count& a, const Count& b) { return a && b && count_notable(*a, *b); }
 
 }  // namespace
 
@@ -65,47 +72,68 @@ Comparison compare(const Analysis& a, const std::string& a_name, const Analysis&
       c.state_shares.push_back({w, s, sa[s], sb[s], std::fabs(sb[s] - sa[s]) >= kShareNotable});
     }
   }
-  // Task durations per label, matched by name (ids are per trace).
-  // (the analysis' per-label histograms: every task whose begin and end were recorded)
-  const auto& da = a.duration_by_label();
-  const auto& db = b.duration_by_label();
-  std::map<std::string, std::pair<std::uint32_t, std::pair<const LatencyHistogram*, const LatencyHistogram*>>> by_name;
+  // Per label, matched by name (ids are per trace): the tasks begun (what stats and the
+  // Chrome export count) and the durations of those that ended.
+  struct Side {
+    std::uint64_t tasks = 0;
+    const LatencyHistogram* durations = nullptr;
+  };
+  struct Entry {
+    std::uint32_t id = 0;
+    Side a, b;
+  };
+  std::map<std::string, Entry> by_name;
   auto name_of = [](const Analysis& m, std::uint32_t id) { return id == 0 ? std::string("(no label)") : m.labels().display_name(id); };
-  for (const auto& [id, h] : da) by_name[name_of(a, id)].first = id, by_name[name_of(a, id)].second.first = &h;
-  for (const auto& [id, h] : db) {
-    auto& e = by_name[name_of(b, id)];
-    if (!e.second.first) e.first = id;
-    e.second.second = &h;
+  for (int k = 0; k < 2; ++k) {
+    const Analysis& m = k ? b : a;
+    auto side = [&](std::uint32_t id) -> Side& {
+      Entry& e = by_name[name_of(m, id)];
+      if (!k || !(e.a.tasks || e.a.durations)) e.id = id;
+      return k ? e.b : e.a;
+    };
+    for (const auto& [id, n] : m.tasks_by_label()) side(id).tasks = n;
+    for (const auto& [id, h] : m.duration_by_label()) side(id).durations = &h;
   }
   static const LatencyHistogram kEmpty;
-  for (const auto& [name, entry] : by_name) {
-    const LatencyHistogram& ha = entry.second.first ? *entry.second.first : kEmpty;
-    const LatencyHistogram& hb = entry.second.second ? *entry.second.second : kEmpty;
-    Comparison::LabelDurations r{entry.first, name, figures(ha), figures(hb), 0, false};
+  const bool tasks_a = a.counted(trace::EventType::task_begin), tasks_b = b.counted(trace::EventType::task_begin);
+  for (const auto& [name, e] : by_name) {
+    Comparison::LabelDurations r{e.id, name, tasks_a ? Count(e.a.tasks) : std::nullopt, tasks_b ? Count(e.b.tasks) : std::nullopt,
+                                 figures(e.a.durations ? *e.a.durations : kEmpty),
+                                 figures(e.b.durations ? *e.b.durations : kEmpty), 0, false};
     if (r.a.mean_ns > 0 && r.b.mean_ns > 0) r.ratio = r.b.mean_ns / r.a.mean_ns;
     r.notable = ratio_notable(r.a.mean_ns, r.b.mean_ns, r.a.count, r.b.count) ||
                 ratio_notable(r.a.p90_ns, r.b.p90_ns, r.a.count, r.b.count);
     c.durations.push_back(std::move(r));
   }
-  // Steal matrices, cell by cell.
+  // Steal matrices, cell by cell; a run whose level does not record steals has none to
+  // compare (nullopt), not zero.
+  const bool steals_a = a.counted(trace::EventType::steal), steals_b = b.counted(trace::EventType::steal);
+  auto count = [](bool counted, std::uint64_t n) { return counted ? Count(n) : std::nullopt; };
   for (std::uint32_t t = 0; t < workers; ++t) {
     for (std::uint32_t v = 0; v < workers; ++v) {
       const std::uint64_t na = t < a.worker_count() && v < a.worker_count() ? a.steal_count(t, v) : 0;
       const std::uint64_t nb = t < b.worker_count() && v < b.worker_count() ? b.steal_count(t, v) : 0;
-      if (na || nb) c.steal_cells.push_back({t, v, na, nb, count_notable(na, nb)});
+      const Count ca = count(steals_a, na), cb = count(steals_b, nb);
+      if (na || nb) c.steal_cells.push_back({t, v, ca, cb, count_notable(ca, cb)});
     }
   }
   for (int d = 0; d < trace::kDistanceCount; ++d) {
-    const std::uint64_t na = a.steals_by_distance()[static_cast<std::size_t>(d)], nb = b.steals_by_distance()[static_cast<std::size_t>(d)];
-    c.steals_by_distance.push_back({d, na, nb, count_notable(na, nb)});
+    const Count ca = count(steals_a, a.steals_by_distance()[static_cast<std::size_t>(d)]);
+    const Count cb = count(steals_b, b.steals_by_distance()[static_cast<std::size_t>(d)]);
+    c.steals_by_distance.push_back({d, ca, cb, count_notable(ca, cb)});
   }
-  // Latency histograms.
+  // Latency histograms; an empty one says why, named by the events it is built from (as
+  // Analysis::summary does).
   const struct {
     const char* what;
     const LatencyHistogram& (Analysis::*get)() const noexcept;
-  } kinds[] = {{"ready wait", &Analysis::ready_wait}, {"task duration", &Analysis::task_duration}, {"wake latency", &Analysis::wake_latency}};
+    trace::EventType source;
+  } kinds[] = {{"ready wait", &Analysis::ready_wait, trace::EventType::lane_pop},
+               {"task duration", &Analysis::task_duration, trace::EventType::task_end},
+               {"wake latency", &Analysis::wake_latency, trace::EventType::wake}};
   for (const auto& k : kinds) {
-    Comparison::Latency r{k.what, figures((a.*k.get)()), figures((b.*k.get)()), 0, false};
+    Comparison::Latency r{k.what, figures((a.*k.get)(), a.no_samples_reason(k.source)),
+                          figures((b.*k.get)(), b.no_samples_reason(k.source)), 0, false};
     if (r.a.p50_ns > 0 && r.b.p50_ns > 0) r.ratio = r.b.p50_ns / r.a.p50_ns;
     r.notable = ratio_notable(r.a.p50_ns, r.b.p50_ns, r.a.count, r.b.count) ||
                 ratio_notable(r.a.p90_ns, r.b.p90_ns, r.a.count, r.b.count);
@@ -116,15 +144,10 @@ Comparison compare(const Analysis& a, const std::string& a_name, const Analysis&
 
 namespace {
 
-std::string dur(double ns) {
-  char buf[32];
-  const double v = std::fabs(ns);
-  if (v < 1e3) std::snprintf(buf, sizeof buf, "%.0f ns", ns);
-  else if (v < 1e6) std::snprintf(buf, sizeof buf, "%.2f us", ns / 1e3);
-  else if (v < 1e9) std::snprintf(buf, sizeof buf, "%.2f ms", ns / 1e6);
-  else std::snprintf(buf, sizeof buf, "%.3f s", ns / 1e9);
-  return buf;
-}
+std::string dur(double ns) { return format_duration_ns(ns); }
+// figure: a duration of a side with samples, "-" for a side without.
+std::string figure(const SideFigures& f, double ns) { return f.count ? dur(ns) : "-"; }
+std::string count_text(const Count& n) { return n ? std::to_string(*n) : "-"; }
 
 std::string ratio_text(double r) {
   if (!(r > 0)) return "-";
@@ -144,21 +167,43 @@ void json_string(std::FILE* out, const std::string& s) {
   std::fputc('"', out);
 }
 
-void json_figures(std::FILE* out, const SideFigures& f) {
-  std::fprintf(out, "{\"count\": %llu, \"mean_ns\": %.1f, \"p50_ns\": %.1f, \"p90_ns\": %.1f, \"p99_ns\": %.1f, \"max_ns\": %.1f}",
+void json_count(std::FILE* out, const Count& n) {
+  if (n) std::fprintf(out, "%llu", static_cast<unsigned long long>(*n));
+  else std::fputs("null", out);
+}
+
+// json_figures: a side's figures; `tasks` (label rows): the tasks begun (null: not
+// recorded); no_samples: why a side has none.
+void json_figures(std::FILE* out, const SideFigures& f, const Count* tasks = nullptr) {
+  std::fputc('{', out);
+  if (tasks) {
+    std::fputs("\"tasks\": ", out);
+    json_count(out, *tasks);
+    std::fputs(", ", out);
+  }
+  std::fprintf(out, "\"count\": %llu, \"mean_ns\": %.1f, \"p50_ns\": %.1f, \"p90_ns\": %.1f, \"p99_ns\": %.1f, \"max_ns\": %.1f",
                static_cast<unsigned long long>(f.count), f.mean_ns, f.p50_ns, f.p90_ns, f.p99_ns, f.max_ns);
+  if (f.count == 0 && !f.no_samples.empty()) {
+    std::fputs(", \"no_samples\": ", out);
+    json_string(out, f.no_samples);
+  }
+  std::fputc('}', out);
+}
+
+void write_run(std::FILE* out, const char* side, const Comparison::Run& r) {
+  std::fprintf(out, "%s: %s\n   %u workers, %llu events, %s, %s tasks, %s steals\n", side, r.name.c_str(), r.workers,
+               static_cast<unsigned long long>(r.events), dur(r.duration_ns).c_str(), count_text(r.tasks).c_str(),
+               count_text(r.steals).c_str());
+  if (!r.tasks) std::fprintf(out, "   - tasks: %s\n", r.tasks_not_recorded.c_str());
+  if (!r.steals) std::fprintf(out, "   - steals: %s\n", r.steals_not_recorded.c_str());
 }
 
 }  // namespace
 
 void write_table(std::FILE* out, const Comparison& c, bool notable_only) {
   const char* mark[] = {" ", "*"};
-  std::fprintf(out, "A: %s\n   %u workers, %llu events, %s, %llu tasks, %llu steals\n", c.a.name.c_str(), c.a.workers,
-               static_cast<unsigned long long>(c.a.events), dur(c.a.duration_ns).c_str(),
-               static_cast<unsigned long long>(c.a.tasks), static_cast<unsigned long long>(c.a.steals));
-  std::fprintf(out, "B: %s\n   %u workers, %llu events, %s, %llu tasks, %llu steals\n", c.b.name.c_str(), c.b.workers,
-               static_cast<unsigned long long>(c.b.events), dur(c.b.duration_ns).c_str(),
-               static_cast<unsigned long long>(c.b.tasks), static_cast<unsigned long long>(c.b.steals));
+  write_run(out, "A", c.a);
+  write_run(out, "B", c.b);
   std::fprintf(out, "%zu notable differences (marked *)\n\n", c.notable_count());
   std::fprintf(out, "state shares (as lantern-trace stats prints them: of each worker's time from its start to its stop)\n"
                "  %-8s %-9s %8s %8s %9s\n", "worker", "state", "A", "B", "B-A");
@@ -167,44 +212,59 @@ void write_table(std::FILE* out, const Comparison& c, bool notable_only) {
     std::fprintf(out, "%s %-8u %-9s %7.1f%% %7.1f%% %+7.1fpp\n", mark[r.notable], r.worker, std::string(state_slot_name(r.state)).c_str(),
                  100 * r.a, 100 * r.b, 100 * (r.b - r.a));
   }
-  std::fprintf(out, "\ntask durations by label\n  %-16s %9s %9s %10s %10s %10s %10s %7s\n", "label", "A tasks", "B tasks", "A mean",
-               "B mean", "A p90", "B p90", "B/A");
+  std::fprintf(out, "\ntask durations by label (tasks: begun; mean and p90: of those that ended)\n"
+               "  %-16s %9s %9s %10s %10s %10s %10s %7s\n", "label", "A tasks", "B tasks", "A mean", "B mean", "A p90", "B p90", "B/A");
   for (const auto& r : c.durations) {
     if (notable_only && !r.notable) continue;
-    std::fprintf(out, "%s %-16s %9llu %9llu %10s %10s %10s %10s %7s\n", mark[r.notable], r.name.c_str(),
-                 static_cast<unsigned long long>(r.a.count), static_cast<unsigned long long>(r.b.count), dur(r.a.mean_ns).c_str(),
-                 dur(r.b.mean_ns).c_str(), dur(r.a.p90_ns).c_str(), dur(r.b.p90_ns).c_str(), ratio_text(r.ratio).c_str());
+    std::fprintf(out, "%s %-16s %9s %9s %10s %10s %10s %10s %7s\n", mark[r.notable], r.name.c_str(), count_text(r.tasks_a).c_str(),
+                 count_text(r.tasks_b).c_str(), figure(r.a, r.a.mean_ns).c_str(), figure(r.b, r.b.mean_ns).c_str(), figure(r.a, r.a.p90_ns).c_str(),
+                 figure(r.b, r.b.p90_ns).c_str(), ratio_text(r.ratio).c_str());
   }
   std::fprintf(out, "\nsteals by distance\n  %-8s %9s %9s\n", "distance", "A", "B");
   for (const auto& r : c.steals_by_distance) {
     if (notable_only && !r.notable) continue;
-    std::fprintf(out, "%s %-8s %9llu %9llu\n", mark[r.notable], trace::kDistanceNames[r.distance].data(),
-                 static_cast<unsigned long long>(r.a), static_cast<unsigned long long>(r.b));
+    std::fprintf(out, "%s %-8s %9s %9s\n", mark[r.notable], trace::kDistanceNames[r.distance].data(), count_text(r.a).c_str(),
+                 count_text(r.b).c_str());
   }
   std::fprintf(out, "\nsteal matrix (thief <- victim)\n  %-6s %-6s %9s %9s\n", "thief", "victim", "A", "B");
   for (const auto& r : c.steal_cells) {
     if (notable_only && !r.notable) continue;
-    std::fprintf(out, "%s %-6u %-6u %9llu %9llu\n", mark[r.notable], r.thief, r.victim, static_cast<unsigned long long>(r.a),
-                 static_cast<unsigned long long>(r.b));
+    std::fprintf(out, "%s %-6u %-6u %9s %9s\n", mark[r.notable], r.thief, r.victim, count_text(r.a).c_str(), count_text(r.b).c_str());
   }
   std::fprintf(out, "\nlatency histograms\n  %-14s %9s %9s %10s %10s %10s %10s %10s %10s %7s\n", "what", "A n", "B n", "A p50", "B p50",
                "A p90", "B p90", "A p99", "B p99", "B/A p50");
+  std::string why;  // the empty figures' reasons, below the table
   for (const auto& r : c.latencies) {
     if (notable_only && !r.notable) continue;
     std::fprintf(out, "%s %-14s %9llu %9llu %10s %10s %10s %10s %10s %10s %7s\n", mark[r.notable], r.what.c_str(),
-                 static_cast<unsigned long long>(r.a.count), static_cast<unsigned long long>(r.b.count), dur(r.a.p50_ns).c_str(),
-                 dur(r.b.p50_ns).c_str(), dur(r.a.p90_ns).c_str(), dur(r.b.p90_ns).c_str(), dur(r.a.p99_ns).c_str(),
-                 dur(r.b.p99_ns).c_str(), ratio_text(r.ratio).c_str());
+                 static_cast<unsigned long long>(r.a.count), static_cast<unsigned long long>(r.b.count), figure(r.a, r.a.p50_ns).c_str(),
+                 figure(r.b, r.b.p50_ns).c_str(), figure(r.a, r.a.p90_ns).c_str(), figure(r.b, r.b.p90_ns).c_str(),
+                 figure(r.a, r.a.p99_ns).c_str(), figure(r.b, r.b.p99_ns).c_str(), ratio_text(r.ratio).c_str());
+    for (const auto& [side, f] : {std::pair{"A", &r.a}, std::pair{"B", &r.b}}) {
+      if (f->count == 0) why += std::string("  ") + side + " " + r.what + ": no samples: " + f->no_samples + "\n";
+    }
   }
+  std::fputs(why.c_str(), out);
 }
 
 void write_json(std::FILE* out, const Comparison& c) {
   auto run = [&](const char* key, const Comparison::Run& r) {
     std::fprintf(out, "  \"%s\": {\"name\": ", key);
     json_string(out, r.name);
-    std::fprintf(out, ", \"workers\": %u, \"events\": %llu, \"duration_ns\": %.1f, \"tasks\": %llu, \"steals\": %llu},\n", r.workers,
-                 static_cast<unsigned long long>(r.events), r.duration_ns, static_cast<unsigned long long>(r.tasks),
-                 static_cast<unsigned long long>(r.steals));
+    std::fprintf(out, ", \"workers\": %u, \"events\": %llu, \"duration_ns\": %.1f, \"tasks\": ", r.workers,
+                 static_cast<unsigned long long>(r.events), r.duration_ns);
+    json_count(out, r.tasks);
+    std::fputs(", \"steals\": ", out);
+    json_count(out, r.steals);
+    if (!r.tasks) {
+      std::fputs(", \"tasks_not_recorded\": ", out);
+      json_string(out, r.tasks_not_recorded);
+    }
+    if (!r.steals) {
+      std::fputs(", \"steals_not_recorded\": ", out);
+      json_string(out, r.steals_not_recorded);
+    }
+    std::fputs("},\n", out);
   };
   std::fprintf(out, "{\n");
   run("a", c.a);
@@ -221,23 +281,28 @@ void write_json(std::FILE* out, const Comparison& c) {
     std::fprintf(out, "%s\n    {\"label\": ", i ? "," : "");
     json_string(out, r.name);
     std::fprintf(out, ", \"a\": ");
-    json_figures(out, r.a);
+    json_figures(out, r.a, &r.tasks_a);
     std::fprintf(out, ", \"b\": ");
-    json_figures(out, r.b);
+    json_figures(out, r.b, &r.tasks_b);
     std::fprintf(out, ", \"ratio\": %.4f, \"notable\": %s}", r.ratio, r.notable ? "true" : "false");
   }
   std::fprintf(out, "\n  ],\n  \"steals_by_distance\": [");
   for (std::size_t i = 0; i < c.steals_by_distance.size(); ++i) {
     const auto& r = c.steals_by_distance[i];
-    std::fprintf(out, "%s\n    {\"distance\": \"%s\", \"a\": %llu, \"b\": %llu, \"notable\": %s}", i ? "," : "",
-                 trace::kDistanceNames[r.distance].data(), static_cast<unsigned long long>(r.a), static_cast<unsigned long long>(r.b),
-                 r.notable ? "true" : "false");
+    std::fprintf(out, "%s\n    {\"distance\": \"%s\", \"a\": ", i ? "," : "", trace::kDistanceNames[r.distance].data());
+    json_count(out, r.a);
+    std::fputs(", \"b\": ", out);
+    json_count(out, r.b);
+    std::fprintf(out, ", \"notable\": %s}", r.notable ? "true" : "false");
   }
   std::fprintf(out, "\n  ],\n  \"steal_matrix\": [");
   for (std::size_t i = 0; i < c.steal_cells.size(); ++i) {
     const auto& r = c.steal_cells[i];
-    std::fprintf(out, "%s\n    {\"thief\": %u, \"victim\": %u, \"a\": %llu, \"b\": %llu, \"notable\": %s}", i ? "," : "", r.thief,
-                 r.victim, static_cast<unsigned long long>(r.a), static_cast<unsigned long long>(r.b), r.notable ? "true" : "false");
+    std::fprintf(out, "%s\n    {\"thief\": %u, \"victim\": %u, \"a\": ", i ? "," : "", r.thief, r.victim);
+    json_count(out, r.a);
+    std::fputs(", \"b\": ", out);
+    json_count(out, r.b);
+    std::fprintf(out, ", \"notable\": %s}", r.notable ? "true" : "false");
   }
   std::fprintf(out, "\n  ],\n  \"latency\": [");
   for (std::size_t i = 0; i < c.latencies.size(); ++i) {

@@ -7,7 +7,11 @@
 
 namespace lantern::analysis {
 namespace {
-constexpr int kSleeping = 3;           // trace::kStateNames: active, idle, sleepy, sleeping
+constexpr int kSleeping = state_slot(WorkerState::sleeping);
+// searching: idle or sleepy, the states of a worker looking for work.
+constexpr bool searching(int state) noexcept {
+  return state == state_slot(WorkerState::idle) || state == state_slot(WorkerState::sleepy);
+}
 constexpr std::uint64_t kMinLaneSamples = 8;  // no "far above average" before there is an average
 }  // namespace
 
@@ -109,8 +113,7 @@ void HealthChecker::check_intervals(const Analysis& m, std::uint32_t w, Cursor& 
   // the whole run, however short each interval. A run ends where the next interval
   // begins, even when that one is the last (still open) interval of the track.
   for (; c.interval < track.interval_count(); ++c.interval) {
-    const int s = track.interval_state(c.interval);
-    if (s == 1 || s == 2) {  // idle, sleepy: searching
+    if (searching(track.interval_state(c.interval))) {
       if (c.interval + 1 == track.interval_count()) break;  // open: the run may go on
       if (!c.searching) c.searching = true, c.search_start = track.interval_start(c.interval);
       continue;
@@ -258,6 +261,20 @@ void HealthChecker::finish(const Analysis& m) {
 
 std::vector<Problem> HealthChecker::ongoing(const Analysis& m) const { return ongoing(m, m.last_tick()); }
 
+std::vector<Problem> HealthChecker::ended_by(Tick at) const {
+  std::vector<Problem> out;
+  for (const Problem& p : problems_) {
+    if (p.end <= at) out.push_back(p);
+  }
+  return out;
+}
+
+std::uint64_t HealthChecker::warning_count(const Analysis& m, Tick at) const {
+  const auto ended = static_cast<std::uint64_t>(
+      std::count_if(problems_.begin(), problems_.end(), [at](const Problem& p) { return p.end <= at; }));
+  return ended + (at >= m.last_tick() ? suppressed_ : 0) + ongoing(m, at).size();
+}
+
 std::vector<Problem> HealthChecker::ongoing(const Analysis& m, Tick now) const {
   std::vector<Problem> out;
   const Tick long_task = static_cast<Tick>(m.ns_to_ticks(thresholds_.long_task_ms * 1e6));
@@ -292,8 +309,8 @@ std::vector<Problem> HealthChecker::ongoing(const Analysis& m, Tick now) const {
     const std::ptrdiff_t k = t.interval_at(now);
     if (k < 0) continue;
     std::size_t first = static_cast<std::size_t>(k);
-    if (t.interval_state(first) != 1 && t.interval_state(first) != 2) continue;
-    while (first > 0 && (t.interval_state(first - 1) == 1 || t.interval_state(first - 1) == 2)) --first;
+    if (!searching(t.interval_state(first))) continue;
+    while (first > 0 && searching(t.interval_state(first - 1))) --first;
     const Tick from = t.interval_start(first);
     if (now > from && now - from > spin) {
       out.push_back(Problem{ProblemKind::spinning, w, from, now, now - from, 0, 1});

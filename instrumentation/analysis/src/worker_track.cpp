@@ -3,7 +3,16 @@
 
 #include <algorithm>
 
+#include "lantern/analysis/analysis.hpp"
+
 namespace lantern::analysis {
+
+StealDistance distance_of(const Steal& s) noexcept { return static_cast<StealDistance>(s.distance); }
+TaskSource source_of(const Steal& s) noexcept { return static_cast<TaskSource>(s.source); }
+WakeCause cause_of(const Wake& k) noexcept {
+  // Saturated like the codec's enums: a large value stays outside the table, never wraps into it.
+  return static_cast<WakeCause>(std::min<std::uint32_t>(k.why, 0xFF));
+}
 
 Tick WorkerTrack::clamp(Tick t) noexcept {
   // A worker's events are in time order; anything else is damage or a clock glitch.
@@ -55,14 +64,10 @@ void WorkerTrack::on_state(Tick t, int from, int to, std::uint8_t reason) {
   add_interval(t, to, reason);
 }
 
-void WorkerTrack::set_pending_ready_wait(Tick wait) noexcept {
-  pending_ready_wait_ = wait >= kNoReadyWait ? kNoReadyWait - 1 : static_cast<std::uint32_t>(wait);
-}
-
 int WorkerTrack::on_task_begin(Tick t, std::uint64_t id, std::uint8_t source) {
   t = clamp(t);
   // A task runs only on an active worker (core sets active before task_begin).
-  if (!states_.empty() && states_.back() == kUnknownState) states_.back() = 0;
+  if (!states_.empty() && states_.back() == kUnknownState) states_.back() = state_slot(WorkerState::active);
   const int depth = static_cast<int>(open_.size());
   if (depth_overflow_ > 0 || depth >= kMaxDepth) {
     ++depth_overflow_;
@@ -74,16 +79,30 @@ int WorkerTrack::on_task_begin(Tick t, std::uint64_t id, std::uint8_t source) {
   s.start = t;
   s.id = id;
   s.source = source;
-  const bool from_lane = source == 1 || source == 3 || source == 4;  // own_lane, stolen_lane, help
-  const bool stolen = source == 2 || source == 3;                    // stolen_deque, stolen_lane
-  if (from_lane) s.ready_wait = pending_ready_wait_;
-  if (stolen) s.steal = pending_steal_;
-  pending_ready_wait_ = kNoReadyWait;
+  if (from_lane(s.task_source()) && pending_ready_wait_) {
+    const Tick wait = *pending_ready_wait_;
+    if (wait < TaskSlice::kLongWait) {
+      s.wait_ = static_cast<std::uint32_t>(wait);
+    } else if (long_waits_.size() < TaskSlice::kNoWait - TaskSlice::kLongWait) {
+      s.wait_ = TaskSlice::kLongWait + static_cast<std::uint32_t>(long_waits_.size());
+      long_waits_.push_back(wait);
+    }
+  }
+  if (stolen(s.task_source())) s.steal = pending_steal_;
+  pending_ready_wait_.reset();
   pending_steal_ = -1;
   auto& row = slices_[static_cast<std::size_t>(depth)];
   row.push_back(s);
   open_.push_back(Open{depth, row.size() - 1});
   return depth;
+}
+
+std::optional<Tick> WorkerTrack::ready_wait(const TaskSlice& s) const noexcept {
+  if (s.wait_ == TaskSlice::kNoWait) return std::nullopt;
+  if (s.wait_ < TaskSlice::kLongWait) return s.wait_;
+  const std::size_t i = s.wait_ - TaskSlice::kLongWait;
+  if (i >= long_waits_.size()) return std::nullopt;  // a slice of another track
+  return long_waits_[i];
 }
 
 bool WorkerTrack::on_task_end(Tick t, std::uint64_t id, bool threw, const TaskSlice** closed) {

@@ -13,6 +13,11 @@
 
 namespace lantern::trace {
 
+// format.hpp's per-type rules name event ids by number (they are the format's own): tie
+// those about payload fields to the vocabulary, so a reordered event table fails here.
+static_assert(b_is_label_id(static_cast<std::uint32_t>(TaskLabelPayload::kEvent)));
+static_assert(b_is_interleaved(static_cast<std::uint32_t>(PushPayload::kEvent)));
+
 struct ChunkEncoder::State {
   ChunkLimits limits;
   const LabelNames* labels = nullptr;
@@ -93,8 +98,8 @@ ChunkEncoder::AddResult ChunkEncoder::add(const Event& event) {
     p += put_varint(p, b);
   }
   *start = tag;
-  if (b_is_label_id(type) && event.b != 0 && event.b <= std::numeric_limits<std::uint32_t>::max()) {
-    const auto id = static_cast<std::uint32_t>(event.b);
+  // The chunk defines the label a reader will decode (the codec's, a damaged b included).
+  if (const std::uint32_t id = b_is_label_id(type) ? TaskLabelPayload::decode(event.a, event.b).label : 0; id != 0) {
     auto it = std::lower_bound(s.label_ids.begin(), s.label_ids.end(), id);
     if (it == s.label_ids.end() || *it != id) s.label_ids.insert(it, id);
   }

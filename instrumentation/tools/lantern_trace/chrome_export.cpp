@@ -113,7 +113,7 @@ void Exporter::states(std::uint32_t w) {
     if (state == analysis::kUnknownState || to <= from) continue;
     slice(std::string(kWorkerStateNames[state]), "state", states_tid(w), from, to);
     json_.raw(",\"args\":{\"reason\":")
-        .string(name_or_number(name_of(static_cast<StateReason>(track.interval_reason(i))), track.interval_reason(i)))
+        .string(name_or_number(name_of(track.interval_reason(i)), static_cast<std::uint64_t>(track.interval_reason(i))))
         .raw("}}");
     ++counts_.state_slices;
   }
@@ -121,19 +121,19 @@ void Exporter::states(std::uint32_t w) {
     instant("wake", "state", w, k.t);
     if (k.waker == kOutsideWaker) json_.raw("\"waker\":\"outside the pool\"");
     else json_.raw("\"waker\":").u64(k.waker);
-    json_.raw(",\"cause\":").string(name_or_number(name_of(static_cast<WakeCause>(k.why)), k.why));
+    json_.raw(",\"cause\":").string(name_or_number(name_of(analysis::cause_of(k)), k.why));
     json_.raw(",\"latency_ns\":").u64(a_.to_ns(k.latency)).raw("}}");
     ++counts_.wakes;
-    if (!k.timed()) {
-      ++counts_.wakes_by_io;
-    } else if (k.waker == kOutsideWaker) {
-      ++counts_.wakes_from_outside;
-    } else {
-      // From the waker at the wake call to the woken worker as it wakes.
+    if (k.waker < a_.worker_count()) {
+      // A waker in the pool, as Summary::wake_arrows counts them: an arrow from the waker
+      // at the wake call to the woken worker as it wakes, if both ends have a state slice.
       const Tick call = k.latency <= k.t ? k.t - k.latency : 0;
-      const Tick from_t = k.waker < a_.worker_count() ? std::max(call, a_.track(k.waker).first_tick()) : call;
-      if (flow("wake", k.waker, from_t, w, k.t)) ++counts_.wake_flows;
+      if (flow("wake", k.waker, std::max(call, a_.track(k.waker).first_tick()), w, k.t)) ++counts_.wake_flows;
       else ++counts_.wakes_unbound;
+    } else if (!k.timed()) {
+      ++counts_.wakes_by_io;
+    } else {
+      ++counts_.wakes_from_outside;
     }
   }
   for (const analysis::Steal& s : a_.steals(w)) {
@@ -164,7 +164,7 @@ void Exporter::tasks(std::uint32_t w) {
       char hex[24];
       std::snprintf(hex, sizeof hex, "0x%llx", static_cast<unsigned long long>(s.id));
       json_.raw(",\"args\":{\"task\":\"").raw(hex).raw("\",\"source\":");
-      json_.string(name_or_number(name_of(static_cast<TaskSource>(s.source)), s.source));
+      json_.string(name_or_number(name_of(s.task_source()), s.source));
       if (s.label) json_.raw(",\"label\":").string(a_.labels().display_name(s.label));
       if (s.flags & analysis::kSliceThrew) json_.raw(",\"threw\":true");
       if (s.open()) json_.raw(",\"note\":\"still running at the end of the trace\"");
@@ -261,18 +261,27 @@ bool write_chrome_trace(std::FILE* out, const TraceHeader& header, const Analysi
   JsonOut json(out);
   json.raw("{\"traceEvents\":[");
   Exporter(json, header, analysis, *counts).run();
+  counts->wake_arrows = analysis.summary().wake_arrows;
   json.raw("\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"producer\":").string(header.producer);
   json.raw(",\"hostname\":").string(header.hostname).raw(",\"cpu_model\":").string(header.cpu_model);
   json.raw(",\"topology\":").string(header.topology).raw(",\"workers\":").u64(header.workers);
   json.raw(",\"clock\":\"").raw(header.clock.tsc ? "tsc" : "steady_clock_ns").raw("\",\"ns_per_tick\":");
   json.f64(header.safe_ns_per_tick()).raw(",\"format_version\":").u64(header.version);
   json.raw(",\"trace_problems\":").u64(problem_count);
-  // Every wake is an instant; the ones without an arrow are counted, with why.
-  json.raw(",\"wakes\":").u64(counts->wakes).raw(",\"wake_arrows\":").u64(counts->wake_flows);
+  // Every wake is an instant. wake_arrows: the analysis' number (Summary::wake_arrows,
+  // stats' "by a worker of the pool"); wake_arrows_drawn: the flows here. The wakes with
+  // no flow are counted by why: wakes = wake_arrows_drawn + wakes_without_arrow's three,
+  // and wake_arrows = wake_arrows_drawn + an_end_has_no_state_slice.
+  json.raw(",\"wakes\":").u64(counts->wakes).raw(",\"wake_arrows\":").u64(counts->wake_arrows);
+  json.raw(",\"wake_arrows_drawn\":").u64(counts->wake_flows);
   json.raw(",\"wakes_without_arrow\":{\"waker_outside_the_pool\":").u64(counts->wakes_from_outside);
   json.raw(",\"io_completion_no_waker\":").u64(counts->wakes_by_io);
   json.raw(",\"an_end_has_no_state_slice\":").u64(counts->wakes_unbound).raw("}");
-  json.raw(",\"steals\":").u64(counts->steal_flows + counts->steals_unbound).raw(",\"steal_arrows\":").u64(counts->steal_flows);
+  // Steals the trace's level does not record are unknown, not 0 (Analysis::counted).
+  json.raw(",\"steals\":");
+  if (analysis.counted(EventType::steal)) json.u64(counts->steal_flows + counts->steals_unbound);
+  else json.raw("null");
+  json.raw(",\"steal_arrows\":").u64(counts->steal_flows);
   json.raw("}}\n");
   return json.flush();
 }

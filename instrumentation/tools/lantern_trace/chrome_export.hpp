@@ -21,7 +21,10 @@
 // from the victim's state slice to the thief's at the steal. A wake has no arrow when
 // its waker is outside the pool or when it was an IO completion (no waker): the export
 // counts those (ChromeExportCounts, and "otherData" in the JSON) instead of dropping them
-// silently.
+// silently. "wake_arrows" in otherData is the analysis' count (Summary::wake_arrows, what
+// lantern-trace stats prints as "by a worker of the pool"); "wake_arrows_drawn" says how
+// many of them are flows here: in a dump or a live stream an end can fall where its
+// worker has no state slice yet (before its first state event), and has no flow.
 //
 // Timestamps: microseconds rebased so the earliest event is at 0, in units of 1/1024 us
 // (0.98 ns), written exactly: every ts and dur parses to a double with no rounding, so
@@ -41,11 +44,12 @@ struct ChromeExportCounts {
   std::uint64_t task_slices = 0;
   std::uint64_t flows = 0;        // steal_flows + wake_flows
   std::uint64_t steal_flows = 0;
-  std::uint64_t wake_flows = 0;
+  std::uint64_t wake_flows = 0;   // wake arrows drawn
+  std::uint64_t wake_arrows = 0;  // Summary::wake_arrows: wakes by a worker of the pool (wake_flows + wakes_unbound)
   std::uint64_t wakes = 0;        // wake instants: every wake
   std::uint64_t wakes_from_outside = 0;   // no arrow: the waker is not a worker of the pool
   std::uint64_t wakes_by_io = 0;          // no arrow: an IO completion has no waker
-  std::uint64_t wakes_unbound = 0;        // no arrow: an end has no state slice (before a worker's first event, after its stop)
+  std::uint64_t wakes_unbound = 0;        // a wake arrow not drawn: an end has no state slice (before a worker's first state event, after its stop)
   std::uint64_t steals_unbound = 0;       // the same, for steals
   std::uint64_t counter_samples = 0;
   std::uint64_t instants = 0;

@@ -135,15 +135,6 @@ int exit_code(const Scan& scan) {
   return scan.has_errors() ? kExitProblems : kExitOk;
 }
 
-std::string format_duration_ns(double ns) {
-  char buf[64];
-  if (ns < 1e3) std::snprintf(buf, sizeof buf, "%.0f ns", ns);
-  else if (ns < 1e6) std::snprintf(buf, sizeof buf, "%.2f us", ns / 1e3);
-  else if (ns < 1e9) std::snprintf(buf, sizeof buf, "%.2f ms", ns / 1e6);
-  else std::snprintf(buf, sizeof buf, "%.3f s", ns / 1e9);
-  return buf;
-}
-
 std::string format_bytes(std::uint64_t bytes) {
   char buf[64];
   if (bytes < 10'000) std::snprintf(buf, sizeof buf, "%" PRIu64 " bytes", bytes);

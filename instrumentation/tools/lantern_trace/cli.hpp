@@ -86,7 +86,7 @@ void print_problems(std::FILE* out, const std::vector<TraceError>& problems);
 int exit_code(const Scan& scan);
 
 // Human formatting shared by the reports.
-std::string format_duration_ns(double ns);  // "850 ns", "12.3 us", "4.56 ms", "1.23 s"
+using analysis::format_duration_ns;  // "850 ns", "12.35 us", "4.56 ms", "1.230 s": the demo's too
 std::string format_bytes(std::uint64_t bytes);
 // printable replaces control characters (a header string could carry terminal escapes).
 std::string printable(const std::string& text);

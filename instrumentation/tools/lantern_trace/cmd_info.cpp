@@ -19,6 +19,9 @@ constexpr const char* kHelp =
     "task labels the trace names\n"
     "(id, name, how many task_label events use it). Damaged or cut-off files are read\n"
     "as far as possible; their problems are counted at the end and listed on stderr.\n"
+    "Events are counted as stats counts them (the one analysis): events with an\n"
+    "impossible worker id, type or state are left out, and counted on a line of their\n"
+    "own when there are any.\n"
     "\n"
     "options:\n"
     "  --no-progress   no progress bar (it is only drawn when stderr is a terminal)\n"
@@ -61,8 +64,8 @@ void print_header(const TraceHeader& h) {
 }
 
 // print_labels: every label the trace names, and ids used but never named.
-void print_labels(const LabelTable& names, const std::map<std::uint64_t, std::uint64_t>& uses) {
-  std::map<std::uint64_t, std::uint64_t> all = uses;
+void print_labels(const LabelTable& names, const std::map<std::uint32_t, std::uint64_t>& uses) {
+  std::map<std::uint64_t, std::uint64_t> all(uses.begin(), uses.end());
   for (const auto& [id, name] : names.all()) all.try_emplace(id, 0);
   if (all.empty()) {
     std::printf("labels      none\n");
@@ -90,21 +93,9 @@ int run_info(std::span<char* const> args) {
     return usage_error("info", parsed->positional.empty() ? "missing FILE" : "expected one FILE");
   const std::string& path = parsed->positional[0];
 
-  std::uint64_t by_type[kEventTypeCount] = {};
-  std::uint64_t dropped = 0;
-  std::uint64_t dropped_by_reason[kDropReasonCount] = {};
-  std::map<std::uint64_t, std::uint64_t> label_uses;  // label id -> task_label events
-  const Scan scan = scan_trace(path, !parsed->has("--no-progress"), [&](const DecodedChunk& chunk) {
-    for (const Event& e : chunk.events) {
-      ++by_type[static_cast<int>(e.type)];
-      if (e.type == EventType::dropped) {
-        const auto d = payload<DroppedPayload>(e);
-        dropped += d.count;
-        if (valid(d.reason)) dropped_by_reason[static_cast<int>(d.reason)] += d.count;
-      }
-      if (e.type == EventType::task_label) ++label_uses[payload<TaskLabelPayload>(e).label];
-    }
-  });
+  // The one fold (lantern/analysis), as stats reads the file: the same counts.
+  analysis::Analysis analysis;
+  const Scan scan = analyse_trace(path, !parsed->has("--no-progress"), analysis);
   if (scan.io_failed) {
     for (const TraceError& p : scan.problems)
       if (p.kind == TraceErrorKind::io) std::fprintf(stderr, "lantern-trace info: %s\n", p.message.c_str());
@@ -116,21 +107,24 @@ int run_info(std::span<char* const> args) {
   else std::printf("header      unreadable (see problems); ticks are shown as 1 ns\n");
   std::printf("duration    %.6f s\n", scan.duration_seconds());
   std::printf("chunks      %" PRIu64 "\n", scan.chunks);
-  std::printf("events      %" PRIu64, scan.events);
-  if (scan.events > 0)
+  const analysis::Summary sum = analysis.summary();
+  std::printf("events      %" PRIu64, sum.events);
+  if (scan.events > 0)  // over every event in the file, the rejected ones too
     std::printf(" (%.2f bytes/event in the file, %.2f in chunks)",
                 static_cast<double>(scan.file_bytes) / static_cast<double>(scan.events),
                 static_cast<double>(scan.payload_bytes) / static_cast<double>(scan.events));
-  std::printf("\ndropped     %" PRIu64 " events lost (%" PRIu64 " markers)", dropped,
-              by_type[static_cast<int>(EventType::dropped)]);
+  if (sum.rejected_events > 0)
+    std::printf("\nrejected    %" PRIu64 " more events, as damage (impossible worker id, type or state): left out",
+                sum.rejected_events);
+  std::printf("\ndropped     %" PRIu64 " events lost (%" PRIu64 " markers)", sum.dropped_events, sum.drop_markers);
   for (int r = 0; r < kDropReasonCount; ++r) {
-    if (dropped_by_reason[r]) std::printf("; %s: %" PRIu64, std::string(kDropReasonNames[r]).c_str(), dropped_by_reason[r]);
+    if (sum.dropped_by_reason[r]) std::printf("; %s: %" PRIu64, std::string(kDropReasonNames[r]).c_str(), sum.dropped_by_reason[r]);
   }
   std::printf("\n");
   std::printf("events by type:\n");
   for (int t = 0; t < kEventTypeCount; ++t)
-    std::printf("  %-20s %12" PRIu64 "\n", std::string(kEventInfo[t].name).c_str(), by_type[t]);
-  print_labels(scan.labels, label_uses);
+    std::printf("  %-20s %12" PRIu64 "\n", std::string(kEventInfo[t].name).c_str(), sum.events_by_type[static_cast<std::size_t>(t)]);
+  print_labels(scan.labels, analysis.label_uses());
   // The problems themselves go to stderr (every Lantern program's errors do); the report
   // on stdout says how many there are.
   if (scan.problems.empty()) {

@@ -35,18 +35,28 @@ constexpr const char* kHelp =
     "viewer's Health panel: long task, lane head waited, work queued while all slept,\n"
     "searching without work, events dropped, deadlock suspected).\n"
     "\n"
+    "A count of events the trace's recording level does not record (tasks, steals and\n"
+    "helps at level states) is not 0 but unknown: it prints as '-', with a line saying\n"
+    "from which level it is recorded. The event count is of the events kept; events\n"
+    "rejected as damage (impossible worker id, type or state) are counted apart.\n"
+    "\n"
     "Percentiles are the midpoint of the bucket holding the value (buckets 1/8 of a\n"
     "power of two wide: within 6.25 %), kept within the smallest and largest sample (so\n"
     "never above the max), computed as the recorder's exact histograms and the viewer\n"
-    "compute them, so the demo, stats, diff and the viewer print the same p50 for the\n"
-    "same run (Prometheus gets the same buckets at power-of-two edges only, and its\n"
-    "histogram_quantile interpolates). A figure with no samples says why, from the\n"
+    "compute them, so the demo, stats, diff and the viewer show the same p50 for the\n"
+    "same run, and the demo's table and stats print it as the same text (Prometheus\n"
+    "gets the same buckets at power-of-two edges only, and its histogram_quantile\n"
+    "interpolates). A figure with no samples says why, from the\n"
     "recording level in the trace header: the ready wait's lane_pop events, for one,\n"
     "are recorded at level full only.\n"
     "Ticks are converted to time with the clock calibration in the trace header.\n"
     "\n"
     "options:\n"
-    "  --json          the same figures as one JSON object on stdout\n"
+    "  --json          the same figures as one JSON object on stdout; a count the\n"
+    "                  trace's level does not record is null (never 0), and\n"
+    "                  \"not_recorded\" maps each such event type to why; an empty\n"
+    "                  figure has count 0 and \"no_samples\" (why);\n"
+    "                  \"rejected_events\" counts the events left out as damage\n"
     "  --no-progress   no progress bar (it is only drawn when stderr is a terminal)\n"
     "  -h, --help      this text\n"
     "\n"
@@ -54,13 +64,39 @@ constexpr const char* kHelp =
     "             cover what could be read), 2 bad options or the file cannot be read\n";
 
 void print_percentiles(const char* what, const Percentiles& p) {
-  if (p.count == 0) {
-    std::printf("%s: no samples: %s\n", what, p.no_samples.c_str());
-    return;
+  std::printf("%s: %s\n", what, analysis::format_percentiles(p).c_str());  // the demo's table prints the same text
+}
+
+// The per-worker table's counts and the events each counts; a count whose events the
+// trace's level does not record prints as "-" (Summary::counts), never as 0.
+struct CountColumn {
+  const char* name;
+  EventType source;
+  std::uint64_t WorkerFigures::*value;
+  int width;
+};
+constexpr CountColumn kCountColumns[] = {{"tasks", EventType::task_begin, &WorkerFigures::tasks, 10},
+                                         {"steals", EventType::steal, &WorkerFigures::steals, 9},
+                                         {"helps", EventType::help, &WorkerFigures::helps, 8},
+                                         {"wakes", EventType::wake, &WorkerFigures::wakes, 8}};
+
+// not_recorded_note: "tasks, steals: not recorded at level states (task_begin, steal
+// events are recorded at level tasks and above)", one clause per level needed.
+std::string not_recorded_note(const Summary& s) {
+  std::string note;
+  for (int level = 0; level < static_cast<int>(std::size(kLevelNames)); ++level) {
+    std::string columns, events;
+    for (const CountColumn& c : kCountColumns) {
+      if (s.counts(c.source) || static_cast<int>(info(c.source).level) != level) continue;
+      columns += (columns.empty() ? "" : ", ") + std::string(c.name);
+      events += (events.empty() ? "" : ", ") + std::string(info(c.source).name);
+    }
+    if (columns.empty()) continue;
+    note += (note.empty() ? "" : "; ") + columns + ": not recorded at level " +
+            (s.level ? std::string(kLevelNames[static_cast<int>(*s.level)]) : "?") + " (" + events +
+            " events are recorded at level " + std::string(kLevelNames[level]) + " and above)";
   }
-  std::printf("%s: %" PRIu64 " samples, p50 %s, p90 %s, p99 %s, max %s\n", what, p.count,
-              format_duration_ns(p.p50_ns).c_str(), format_duration_ns(p.p90_ns).c_str(),
-              format_duration_ns(p.p99_ns).c_str(), format_duration_ns(p.max_ns).c_str());
+  return note;
 }
 
 std::string label_text(std::uint32_t label, const LabelTable& names) {
@@ -86,7 +122,7 @@ void print_labels(const Summary& s, const LabelTable& names) {
   }
 }
 
-void print_row(const std::string& label, const WorkerFigures& w) {
+void print_row(const std::string& label, const WorkerFigures& w, const Summary& s) {
   // The shares every view prints (analysis::state_shares: of the worker's whole span,
   // unknown time its own column), which lantern-trace diff and the viewer show too.
   const analysis::StateShares shares = analysis::state_shares(w.state_ticks);
@@ -99,12 +135,17 @@ void print_row(const std::string& label, const WorkerFigures& w) {
     }
     std::printf("%8.1f%%", 100.0 * shares[static_cast<std::size_t>(s)]);
   }
-  std::printf("%10" PRIu64 "%9" PRIu64 "%8" PRIu64 "%8" PRIu64 "\n", w.tasks, w.steals, w.helps, w.wakes);
+  for (const CountColumn& c : kCountColumns) std::printf("%*s", c.width, s.counts(c.source) ? std::to_string(w.*c.value).c_str() : "-");
+  std::printf("\n");
 }
 
-void print_text(const Scan& scan, const Summary& s) {
-  std::printf("%" PRIu64 " events over %.6f s, recorded at level %s\n\n", scan.events, scan.duration_seconds(),
+void print_text(const Scan& scan, const Summary& s, const analysis::Analysis& a) {
+  std::printf("%" PRIu64 " events over %.6f s, recorded at level %s\n", s.events, scan.duration_seconds(),
               s.level ? std::string(kLevelNames[static_cast<int>(*s.level)]).c_str() : "(not in the header)");
+  if (s.rejected_events > 0)
+    std::printf("%" PRIu64 " more events rejected as damage (impossible worker id, type or state) and left out\n",
+                s.rejected_events);
+  std::printf("\n");
   std::printf("events by type:");
   for (int t = 0; t < kEventTypeCount; ++t)
     std::printf("%s %s %" PRIu64, t ? "," : "", std::string(kEventInfo[t].name).c_str(), s.events_by_type[static_cast<std::size_t>(t)]);
@@ -112,28 +153,35 @@ void print_text(const Scan& scan, const Summary& s) {
   std::printf("(time share: of each worker's time from its start to its stop, or to the end of the trace)\n");
   std::printf("%8s", "worker");
   for (int k = 0; k < analysis::kStateSlots; ++k) std::printf("%9s", std::string(analysis::state_slot_name(k)).c_str());
-  std::printf("%10s%9s%8s%8s\n", "tasks", "steals", "helps", "wakes");
+  for (const CountColumn& c : kCountColumns) std::printf("%*s", c.width, c.name);
+  std::printf("\n");
   WorkerFigures all;
   for (std::size_t id = 0; id < s.workers.size(); ++id) {
     const WorkerFigures& w = s.workers[id];
-    print_row(std::to_string(id), w);
+    print_row(std::to_string(id), w, s);
     for (std::size_t k = 0; k < all.state_ticks.size(); ++k) all.state_ticks[k] += w.state_ticks[k];
     all.tasks += w.tasks;
     all.steals += w.steals;
     all.helps += w.helps;
     all.wakes += w.wakes;
   }
-  print_row("all", all);
+  print_row("all", all, s);
+  if (const std::string note = not_recorded_note(s); !note.empty()) std::printf("%s\n", note.c_str());
 
   std::printf("\nsteals by distance:");
-  for (int d = 0; d < kDistanceCount; ++d)
+  if (!s.counts(EventType::steal)) std::printf(" %s", a.no_samples_reason(EventType::steal).c_str());  // "not recorded at ..."
+  for (int d = 0; d < kDistanceCount && s.counts(EventType::steal); ++d)
     std::printf(" %s %" PRIu64 "%s", std::string(kDistanceNames[d]).c_str(), s.steals_by_distance[static_cast<std::size_t>(d)],
                 d + 1 < kDistanceCount ? "," : "");
   if (s.steals_by_distance[kDistanceCount] > 0) std::printf(", other %" PRIu64, s.steals_by_distance[kDistanceCount]);
-  std::printf("\nwakes: %" PRIu64 " (", s.wakes);
-  for (int c = 0; c < kWakeCauseCount; ++c)
-    std::printf("%s%s %" PRIu64, c ? ", " : "", std::string(kWakeCauseNames[c]).c_str(), s.wakes_by_cause[static_cast<std::size_t>(c)]);
-  std::printf("); %" PRIu64 " by a worker of the pool\n\n", s.wake_arrows);
+  if (s.counts(EventType::wake)) {
+    std::printf("\nwakes: %" PRIu64 " (", s.wakes);
+    for (int c = 0; c < kWakeCauseCount; ++c)
+      std::printf("%s%s %" PRIu64, c ? ", " : "", std::string(kWakeCauseNames[c]).c_str(), s.wakes_by_cause[static_cast<std::size_t>(c)]);
+    std::printf("); %" PRIu64 " by a worker of the pool\n\n", s.wake_arrows);
+  } else {
+    std::printf("\nwakes: %s\n\n", a.no_samples_reason(EventType::wake).c_str());
+  }
   print_percentiles("ready wait (lane_pop)", s.ready_wait);
   print_percentiles("task duration (inclusive of nested tasks)", s.task_duration);
   char what[128];
@@ -164,6 +212,13 @@ void print_text(const Scan& scan, const Summary& s) {
   std::printf("%s\n", any ? " occurrences)" : "");
 }
 
+// json_count: a count, or null when the trace's level does not record its events
+// (the JSON's "not_recorded" says why).
+void json_count(JsonOut& j, const Summary& s, EventType source, std::uint64_t n) {
+  if (s.counts(source)) j.u64(n);
+  else j.raw("null");
+}
+
 void json_percentiles(JsonOut& j, const char* key, const Percentiles& p) {
   j.raw(",\"").raw(key).raw("\":{\"count\":").u64(p.count).raw(",\"p50_ns\":").f64(p.p50_ns);
   j.raw(",\"p90_ns\":").f64(p.p90_ns).raw(",\"p99_ns\":").f64(p.p99_ns).raw(",\"max_ns\":").f64(p.max_ns);
@@ -171,20 +226,37 @@ void json_percentiles(JsonOut& j, const char* key, const Percentiles& p) {
   j.raw("}");
 }
 
-bool print_json(const Summary& s, const LabelTable& names) {
+bool print_json(const Summary& s, const LabelTable& names, const analysis::Analysis& a) {
   JsonOut j(stdout);
   j.raw("{\"level\":");
   if (s.level) j.string(std::string(kLevelNames[static_cast<int>(*s.level)]));
   else j.raw("null");
-  j.raw(",\"events\":").u64(s.events).raw(",\"events_by_type\":{");
+  j.raw(",\"not_recorded\":{");  // event type -> why its counts are null
+  bool first = true;
+  for (int t = 0; t < kEventTypeCount; ++t) {
+    if (s.counts(static_cast<EventType>(t))) continue;
+    j.raw(first ? "" : ",").string(std::string(kEventInfo[t].name)).raw(":");
+    j.string(a.no_samples_reason(static_cast<EventType>(t)));
+    first = false;
+  }
+  j.raw("},\"events\":").u64(s.events).raw(",\"rejected_events\":").u64(s.rejected_events).raw(",\"events_by_type\":{");
   for (int t = 0; t < kEventTypeCount; ++t) {
     j.raw(t ? "," : "").string(std::string(kEventInfo[t].name)).raw(":").u64(s.events_by_type[static_cast<std::size_t>(t)]);
   }
   j.raw("},\"workers\":[");
   for (std::size_t w = 0; w < s.workers.size(); ++w) {
     const WorkerFigures& f = s.workers[w];
-    j.raw(w ? "," : "").raw("{\"tasks\":").u64(f.tasks).raw(",\"steals\":").u64(f.steals).raw(",\"helps\":").u64(f.helps);
-    j.raw(",\"wakes\":").u64(f.wakes).raw(",\"wakes_performed\":").u64(f.wakes_performed).raw(",\"dropped\":").u64(f.dropped);
+    j.raw(w ? "," : "").raw("{\"tasks\":");
+    json_count(j, s, EventType::task_begin, f.tasks);
+    j.raw(",\"steals\":");
+    json_count(j, s, EventType::steal, f.steals);
+    j.raw(",\"helps\":");
+    json_count(j, s, EventType::help, f.helps);
+    j.raw(",\"wakes\":");
+    json_count(j, s, EventType::wake, f.wakes);
+    j.raw(",\"wakes_performed\":");
+    json_count(j, s, EventType::wake, f.wakes_performed);
+    j.raw(",\"dropped\":").u64(f.dropped);
     j.raw(",\"state_ticks\":{");  // over the worker's span, as the text's shares
     for (int k = 0; k <= kStateCount; ++k) {
       j.raw(k ? "," : "").string(std::string(analysis::state_slot_name(k))).raw(":");
@@ -192,32 +264,64 @@ bool print_json(const Summary& s, const LabelTable& names) {
     }
     j.raw("}}");
   }
-  j.raw("],\"tasks\":").u64(s.tasks).raw(",\"tasks_by_label\":{");
-  bool first = true;
-  for (const auto& [label, n] : s.tasks_by_label) {
-    j.raw(first ? "" : ",").string(label_text(label, names)).raw(":").u64(n);
-    first = false;
+  j.raw("],\"tasks\":");
+  json_count(j, s, EventType::task_begin, s.tasks);
+  j.raw(",\"tasks_by_label\":");
+  if (s.counts(EventType::task_begin)) {
+    j.raw("{");
+    first = true;
+    for (const auto& [label, n] : s.tasks_by_label) {
+      j.raw(first ? "" : ",").string(label_text(label, names)).raw(":").u64(n);
+      first = false;
+    }
+    j.raw("}");
+  } else {
+    j.raw("null");
   }
-  j.raw("},\"steals_by_distance\":{");
-  for (int d = 0; d <= kDistanceCount; ++d) {
-    j.raw(d ? "," : "").string(d < kDistanceCount ? std::string(kDistanceNames[d]) : "other").raw(":");
-    j.u64(s.steals_by_distance[static_cast<std::size_t>(d)]);
+  j.raw(",\"steals_by_distance\":");
+  if (s.counts(EventType::steal)) {
+    j.raw("{");
+    for (int d = 0; d <= kDistanceCount; ++d) {
+      j.raw(d ? "," : "").string(d < kDistanceCount ? std::string(kDistanceNames[d]) : "other").raw(":");
+      j.u64(s.steals_by_distance[static_cast<std::size_t>(d)]);
+    }
+    j.raw("}");
+  } else {
+    j.raw("null");
   }
-  j.raw("},\"wakes\":").u64(s.wakes).raw(",\"wakes_by_cause\":{");
+  j.raw(",\"wakes\":");
+  json_count(j, s, EventType::wake, s.wakes);
+  j.raw(",\"wakes_by_cause\":{");
   for (int c = 0; c < kWakeCauseCount; ++c) {
-    j.raw(c ? "," : "").string(std::string(kWakeCauseNames[c])).raw(":").u64(s.wakes_by_cause[static_cast<std::size_t>(c)]);
+    j.raw(c ? "," : "").string(std::string(kWakeCauseNames[c])).raw(":");
+    json_count(j, s, EventType::wake, s.wakes_by_cause[static_cast<std::size_t>(c)]);
   }
-  j.raw("},\"io_wakes_left_out_of_wake_latency\":").u64(s.io_wakes).raw(",\"wakes_by_a_worker\":").u64(s.wake_arrows);
-  j.raw(",\"lane_pops\":").u64(s.lane_pops).raw(",\"releases\":").u64(s.releases);
-  j.raw(",\"io_submitted\":").u64(s.io_submitted).raw(",\"io_completed\":").u64(s.io_completed).raw(",\"io_failed\":").u64(s.io_failed);
+  j.raw("},\"io_wakes_left_out_of_wake_latency\":");
+  json_count(j, s, EventType::wake, s.io_wakes);
+  j.raw(",\"wakes_by_a_worker\":");
+  json_count(j, s, EventType::wake, s.wake_arrows);
+  j.raw(",\"lane_pops\":");
+  json_count(j, s, EventType::lane_pop, s.lane_pops);
+  j.raw(",\"releases\":");
+  json_count(j, s, EventType::release, s.releases);
+  j.raw(",\"io_submitted\":");
+  json_count(j, s, EventType::io_submit, s.io_submitted);
+  j.raw(",\"io_completed\":");
+  json_count(j, s, EventType::io_complete, s.io_completed);
+  j.raw(",\"io_failed\":");
+  json_count(j, s, EventType::io_complete, s.io_failed);
   j.raw(",\"dropped_events\":").u64(s.dropped_events).raw(",\"drop_markers\":").u64(s.drop_markers);
   j.raw(",\"dropped_by_reason\":{");
   for (int r = 0; r < kDropReasonCount; ++r) {
     j.raw(r ? ",\"" : "\"").raw(std::string(kDropReasonNames[r])).raw("\":").u64(s.dropped_by_reason[r]);
   }
   j.raw("}");
-  j.raw(",\"unmatched_task_ends\":").u64(s.unmatched_task_ends).raw(",\"unfinished_tasks\":").u64(s.unfinished_tasks);
-  j.raw(",\"deadlocks\":").u64(s.deadlocks);
+  j.raw(",\"unmatched_task_ends\":");
+  json_count(j, s, EventType::task_end, s.unmatched_task_ends);
+  j.raw(",\"unfinished_tasks\":");
+  json_count(j, s, EventType::task_begin, s.unfinished_tasks);
+  j.raw(",\"deadlocks\":");
+  json_count(j, s, EventType::deadlock, s.deadlocks);
   json_percentiles(j, "ready_wait", s.ready_wait);
   json_percentiles(j, "task_duration", s.task_duration);
   json_percentiles(j, "wake_latency", s.wake_latency);
@@ -266,12 +370,12 @@ int run_stats(std::span<char* const> args) {
   }
   const Summary summary = analysis.summary();
   if (parsed->has("--json")) {
-    if (!print_json(summary, scan.labels)) {
+    if (!print_json(summary, scan.labels, analysis)) {
       std::fprintf(stderr, "lantern-trace stats: cannot write to standard output\n");
       return kExitUsage;
     }
   } else {
-    print_text(scan, summary);
+    print_text(scan, summary, analysis);
   }
   return exit_code(scan);
 }

@@ -2,9 +2,10 @@
 //
 // Beyond what the reader checks (structure, checksums, encoding), validate checks what
 // only the whole trace can show: every event's worker is within the header's worker
-// count, and no worker's clock runs backwards. Each such finding is reported once, with
-// the number of events affected and the first one's chunk offset, so a bad file gives a
-// short list rather than a million lines.
+// count, every payload value that names something (a state, a reason, a task source...)
+// is in its vocabulary table, and no worker's clock runs backwards. Each such finding is
+// reported once, with the number of events affected and the first one's chunk offset, so
+// a bad file gives a short list rather than a million lines.
 #include <cinttypes>
 #include <unordered_map>
 
@@ -18,10 +19,14 @@ constexpr const char* kHelp =
     "usage: lantern-trace validate [--no-progress] FILE\n"
     "\n"
     "Reads the whole trace and checks it: header, chunk checksums and lengths, event\n"
-    "encoding, event-table agreement, worker ids within the header's worker count, and\n"
-    "per-worker clocks that never run backwards (a warning: unsynchronised TSCs across\n"
-    "sockets can cause it). Prints every problem with its byte offset on stderr, and the\n"
-    "verdict (\"ok: ...\" or \"invalid: N errors, M warnings\") on stdout.\n"
+    "encoding, event-table agreement, worker ids within the header's worker count,\n"
+    "payload values within their tables (a worker state, state-change reason, task\n"
+    "source, steal distance, wake cause, IO kind or drop reason the vocabulary does not\n"
+    "have is an error), and per-worker clocks that never run backwards (a warning:\n"
+    "unsynchronised TSCs across sockets can cause it). Other payload values (task ids,\n"
+    "counts, latencies, IO results) have no table and are not checked. Prints every\n"
+    "problem with its byte offset on stderr, and the verdict (\"ok: ...\" or \"invalid: N\n"
+    "errors, M warnings\") on stdout.\n"
     "\n"
     "options:\n"
     "  --no-progress   no progress bar (it is only drawn when stderr is a terminal)\n"
@@ -35,6 +40,41 @@ struct Finding {
   std::uint64_t first_chunk = 0;
   std::string first;
 };
+
+// outside_table: the first payload field of `e` whose value is not in its vocabulary
+// table, as "state's to (9)", or "" when every such field is in its table. Decoded by
+// the vocabulary's codecs, the only code that reads payload words.
+std::string outside_table(const Event& e) {
+  auto check = [](std::string_view field, auto value) -> std::string {
+    if (valid(value)) return {};
+    return std::string(field) + " (" + std::to_string(static_cast<unsigned>(value)) + ")";
+  };
+  std::string bad;
+  auto first = [&bad](std::string found) {
+    if (bad.empty()) bad = std::move(found);
+  };
+  switch (e.type) {
+    case EventType::state: {
+      const auto p = payload<StatePayload>(e);
+      first(check("from", p.from));
+      first(check("to", p.to));
+      first(check("reason", p.reason));
+      break;
+    }
+    case EventType::task_begin: first(check("source", payload<TaskBeginPayload>(e).source)); break;
+    case EventType::steal: {
+      const auto p = payload<StealPayload>(e);
+      first(check("distance", p.distance));
+      first(check("source", p.source));
+      break;
+    }
+    case EventType::wake: first(check("cause", payload<WakePayload>(e).why)); break;
+    case EventType::io_submit: first(check("kind", payload<IoSubmitPayload>(e).kind)); break;
+    case EventType::dropped: first(check("reason", payload<DroppedPayload>(e).reason)); break;
+    default: break;  // no field with a table
+  }
+  return bad.empty() ? bad : std::string(info(e.type).name) + "'s " + bad;
+}
 
 }  // namespace
 
@@ -53,12 +93,16 @@ int run_validate(std::span<char* const> args) {
   std::unordered_map<std::uint32_t, std::uint64_t> last_tick;
   std::uint32_t declared_workers = 0;
   bool know_workers = false;
-  Finding bad_worker, backwards;
+  Finding bad_worker, bad_value, backwards;
   const Scan scan = scan_trace(path, !parsed->has("--no-progress"), [&](const DecodedChunk& chunk) {
     for (const Event& e : chunk.events) {
       if (know_workers && e.worker >= declared_workers && bad_worker.count++ == 0) {
         bad_worker.first_chunk = chunk.info.offset;
         bad_worker.first = "worker " + std::to_string(e.worker);
+      }
+      if (const std::string bad = outside_table(e); !bad.empty() && bad_value.count++ == 0) {
+        bad_value.first_chunk = chunk.info.offset;
+        bad_value.first = "worker " + std::to_string(e.worker) + "'s " + bad + " at tick " + std::to_string(e.ticks);
       }
       auto [it, fresh] = last_tick.try_emplace(e.worker, e.ticks);
       if (!fresh) {
@@ -92,6 +136,12 @@ int run_validate(std::span<char* const> args) {
                     " events come from workers the header does not have (it declares " +
                     std::to_string(declared_workers) + "); the first, from " + bad_worker.first +
                     ", is in the chunk at offset " + std::to_string(bad_worker.first_chunk));
+    ++errors;
+  }
+  if (bad_value.count > 0) {
+    lines.push_back("error: " + std::to_string(bad_value.count) +
+                    " events carry a value outside its table (damaged, or written by a newer Lantern); the first, " +
+                    bad_value.first + ", is in the chunk at offset " + std::to_string(bad_value.first_chunk));
     ++errors;
   }
   if (backwards.count > 0) {

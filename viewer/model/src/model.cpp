@@ -133,12 +133,9 @@ int Model::distance(std::uint32_t a, std::uint32_t b) const noexcept {
   const trace::CpuRow* x = cpu_of(a);
   const trace::CpuRow* y = cpu_of(b);
   if (x && y) {
-    // The same rule as core's Topology::distance (worker i runs on CPU i % cpu_count).
-    if (x == y || x->core == y->core) return 0;
-    if (x->l2 == y->l2) return 1;
-    if (x->llc == y->llc) return 2;
-    if (x->numa_node == y->numa_node) return 3;
-    return 4;
+    // The rule core's Topology::distance uses (distance_between), on the header's rows
+    // (worker i runs on CPU i % cpu_count).
+    return x == y ? static_cast<int>(StealDistance::smt) : static_cast<int>(distance_between(*x, *y));
   }
   return analysis_.seen_distance(a, b);
 }

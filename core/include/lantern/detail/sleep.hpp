@@ -35,7 +35,7 @@ struct IdleState {
 
 // SleepSink lets the protocol report state transitions without knowing the observer.
 struct SleepSink {
-  static constexpr std::uint32_t kOutside = 0xFFFFFFFF;  // a waker that is not a worker
+  static constexpr std::uint32_t kOutside = kOutsideWaker;  // a waker that is not a worker
   virtual void sleep_state(WorkerState s, StateReason why) noexcept = 0;
   static constexpr std::uint32_t kNowhere = 0xFFFFFFFF;  // a wake that names no queue
   // was_woken: this worker was woken by `waker` (a worker index, or kOutside) for `why`
@@ -148,9 +148,9 @@ class Sleep {
   std::uint32_t fan_out_credit() const noexcept { return fan_out_credit_.load(std::memory_order_relaxed); }
 
   // wake_specific wakes `worker` if it is blocked; true if it was. `waker` is the waking
-  // worker (nullptr for a thread outside the pool) and `why` the reason (0: new work,
-  // 1: latch set); the woken worker reports both, with the latency, as it wakes.
-  bool wake_specific(std::uint32_t worker, SleepSink* waker = nullptr, std::uint64_t why = 0) noexcept;
+  // worker (nullptr for a thread outside the pool) and `why` the reason; the woken worker
+  // reports both, with the latency, as it wakes.
+  bool wake_specific(std::uint32_t worker, SleepSink* waker = nullptr, WakeWhy why = WakeWhy::work) noexcept;
   // wake_any wakes up to n sleeping workers and tells them the work is at `where`;
   // returns how many it took out of the sleeping count.
   std::uint32_t wake_any(std::uint32_t n, SleepSink* sink, std::uint32_t where) noexcept;

@@ -113,6 +113,18 @@ inline constexpr std::string_view kStealDistanceNames[] = {
 #undef LANTERN_X
 };
 inline constexpr int kStealDistanceCount = static_cast<int>(std::size(kStealDistanceNames));
+// distance_between: THE rule for how far apart two logical CPUs are, for anything with
+// the integer ids core, l2, llc and numa_node (equal ids: shared hardware): core's
+// Topology::distance and the viewer's steal matrix (on a trace header's CPU rows) both
+// call it.
+template <class Cpu>
+constexpr StealDistance distance_between(const Cpu& x, const Cpu& y) noexcept {
+  if (x.core == y.core) return StealDistance::smt;
+  if (x.l2 == y.l2) return StealDistance::l2;
+  if (x.llc == y.llc) return StealDistance::llc;
+  if (x.numa_node == y.numa_node) return StealDistance::numa;
+  return StealDistance::remote;
+}
 
 // --- asynchronous IO operations (lantern/io.hpp) ---
 #define LANTERN_IO_KINDS(X)   \

@@ -57,6 +57,12 @@
 //   - A figure without samples says why (no_samples_reason), from the trace header's
 //     recording level: not recorded at that level (lane_pop, the ready wait's source, is
 //     recorded at level full only), or recorded but none happened.
+//   - A count of events the header's level does not record (tasks, steals and helps at
+//     level states) is not 0 but unknown (counted): every view prints it as not recorded
+//     ("-" in tables, null in JSON) and says from which level it is.
+//   - An event rejected as damage (impossible worker id, type or state) is counted in
+//     rejected_events only: events() and events by type count the events kept, so the
+//     two add up to the events decoded.
 //
 // Not thread-safe: one thread adds and reads (the viewer's Session holds its mutex).
 #pragma once
@@ -166,6 +172,13 @@ struct Percentiles {
 };
 Percentiles percentiles(const LatencyHistogram& h);
 
+// format_duration_ns: a duration as the text outputs print it: "740 ns", "12.35 us",
+// "4.56 ms", "1.230 s" (lantern-trace, diff and the demo's table).
+std::string format_duration_ns(double ns);
+// format_percentiles: "N samples, p50 X, p90 Y, p99 Z, max W", or for no samples
+// "no samples: " and p.no_samples (or "no samples" when that is empty).
+std::string format_percentiles(const Percentiles& p);
+
 // StateShares: fractions of a span per slot - the four states, then (kUnknownState) the
 // time whose state is unknown; they add up to 1, or are all 0 for an empty span.
 using StateShares = std::array<double, kStateSlots>;
@@ -194,7 +207,11 @@ struct Summary {
   std::optional<trace::Level> level;  // the trace header's recording level, if it says
   std::uint64_t events = 0;
   std::array<std::uint64_t, kEventCount> events_by_type{};
-  std::uint64_t rejected_events = 0;  // impossible worker ids, types or states
+  std::uint64_t rejected_events = 0;  // impossible worker ids, types or states (not in `events`)
+  // counted[t]: Analysis::counted(t). False: the trace's level does not record events of
+  // type t, so a count of them (WorkerFigures::tasks, steals, helps...) is unknown, not 0.
+  std::array<bool, kEventCount> counted{};
+  bool counts(EventId t) const noexcept { return counted[static_cast<std::size_t>(t)]; }
   std::vector<WorkerFigures> workers;  // by worker id
   std::array<std::uint64_t, kStealDistanceCount + 1> steals_by_distance{};  // last: outside the table
   std::uint64_t wakes = 0;        // every wake event
@@ -265,6 +282,14 @@ class Analysis {
   // sentence: not recorded at the header's level, recorded but none happened, or the
   // header does not say its level. Every view that shows an empty figure prints it.
   std::string no_samples_reason(trace::EventType source) const;
+  // counted: whether a count of `source` events is a count. False when the header's level
+  // does not record them and the trace holds none (the level can be raised while
+  // recording; then what was recorded is counted): the count is unknown, and every view
+  // prints it as not recorded, never as 0, with no_samples_reason(source) saying why.
+  // True when the header does not say its level (nothing tells a 0 from an unknown).
+  bool counted(trace::EventType source) const noexcept {
+    return recorded_at_level(source).value_or(true) || events_of(source) > 0;
+  }
   double ns_per_tick() const noexcept { return ns_per_tick_; }
   double ticks_to_ns(double ticks) const noexcept { return ticks * ns_per_tick_; }
   double ns_to_ticks(double ns) const noexcept { return ns / ns_per_tick_; }
@@ -322,6 +347,9 @@ class Analysis {
   const trace::LabelTable& labels() const noexcept { return labels_; }
   trace::LabelTable& labels() noexcept { return labels_; }
   const std::map<std::uint32_t, std::uint64_t>& label_uses() const noexcept { return label_uses_; }
+  // tasks_by_label: task slices begun, by label (0: none) - every view's tasks per label
+  // (durations per label cover the ones that ended).
+  std::map<std::uint32_t, std::uint64_t> tasks_by_label() const;
   // io_pairs: operations whose submission and completion were both seen, in the order
   // they became complete; in_flight: submitted, no completion seen (yet).
   const std::vector<IoOp>& io_pairs() const noexcept { return io_pairs_; }

@@ -7,10 +7,14 @@
 //   - per-worker state shares: Analysis::state_shares, the shares lantern-trace stats
 //     prints (of the worker's whole span; an "unknown" row when either run has time
 //     whose state is unknown, see analysis.hpp), percentage points apart;
-//   - task durations per label (count, mean, p50, p90, max; B/A of the mean);
+//   - per label: the tasks begun (Analysis::tasks_by_label, what stats and the Chrome
+//     export count) and the durations of those that ended (count, mean, p50, p90, max;
+//     B/A of the mean);
 //   - the steal matrix, cell by cell, and steals by topology distance;
 //   - the latency histograms (ready wait, task duration, wake latency): count and
-//     percentiles, B/A.
+//     percentiles, B/A; an empty one says why (Analysis::no_samples_reason).
+// A count a run's recording level does not record (tasks and steals at level states:
+// Analysis::counted) is nullopt, printed as not recorded, never as 0.
 // A row is `notable` when the difference is one a reader should look at: a state share
 // 5 percentage points or more apart; a duration or latency figure (with at least 10
 // samples on each side) 1.25x or more apart either way; a steal count that changed by
@@ -19,6 +23,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,7 +34,11 @@ namespace lantern::analysis {
 struct SideFigures {  // one side of a row
   std::uint64_t count = 0;
   double mean_ns = 0, p50_ns = 0, p90_ns = 0, p99_ns = 0, max_ns = 0;
+  std::string no_samples;  // count 0 (latency rows): why, Analysis::no_samples_reason
 };
+
+// Count: a count of events, nullopt when the run's level does not record them.
+using Count = std::optional<std::uint64_t>;
 
 struct Comparison {
   struct Run {
@@ -37,8 +46,9 @@ struct Comparison {
     std::uint32_t workers = 0;
     std::uint64_t events = 0;
     double duration_ns = 0;
-    std::uint64_t tasks = 0;
-    std::uint64_t steals = 0;
+    Count tasks;   // task_begin events
+    Count steals;
+    std::string tasks_not_recorded, steals_not_recorded;  // why nullopt (no_samples_reason)
   } a, b;
   struct StateShare {  // worker w's share of its time in `state`, in [0, 1]
     std::uint32_t worker;
@@ -50,20 +60,21 @@ struct Comparison {
   struct LabelDurations {
     std::uint32_t label;  // 0: tasks without a label
     std::string name;
-    SideFigures a, b;
+    Count tasks_a, tasks_b;  // tasks begun (Analysis::tasks_by_label)
+    SideFigures a, b;                // durations of those that ended
     double ratio;  // b.mean / a.mean (0 when either side has none)
     bool notable;
   };
   std::vector<LabelDurations> durations;  // by label name
   struct StealCell {
     std::uint32_t thief, victim;
-    std::uint64_t a, b;
+    Count a, b;  // nullopt: that run does not record steals (Run::steals_not_recorded)
     bool notable;
   };
   std::vector<StealCell> steal_cells;  // every cell with a steal on either side
   struct DistanceSteals {
     int distance;
-    std::uint64_t a, b;
+    Count a, b;
     bool notable;
   };
   std::vector<DistanceSteals> steals_by_distance;

@@ -83,6 +83,13 @@ class HealthChecker {
   // (live, or the whole trace). Each ends at `at`. Recomputed on each call.
   std::vector<Problem> ongoing(const Analysis& model, Tick at) const;
   std::vector<Problem> ongoing(const Analysis& model) const;
+  // As of time `at` (a replay's playhead): ended_by lists the findings of problems() that
+  // had ended by then (merged findings: once the last of them has); warning_count(model,
+  // at) counts those, ongoing(model, at), and the unlisted ones (suppressed(): their times
+  // are not kept) once `at` reaches the newest event, so that at model.last_tick() it is
+  // warning_count(model).
+  std::vector<Problem> ended_by(Tick at) const;
+  std::uint64_t warning_count(const Analysis& model, Tick at) const;
 
  private:
   struct Cursor {

@@ -20,6 +20,7 @@
 #include <array>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <vector>
 
 #include "lantern/trace/event_table.hpp"
@@ -35,22 +36,46 @@ inline constexpr int kStateSlots = trace::kStateCount + 1;
 using Occupancy = std::array<double, kStateSlots>;  // ticks spent in each state
 
 inline constexpr Tick kOpenEnd = std::numeric_limits<Tick>::max();
-inline constexpr std::uint32_t kNoReadyWait = std::numeric_limits<std::uint32_t>::max();
 
-// TaskSlice is one run of a task on a worker: task_begin .. task_end.
+// state_slot: a state's slot in interval_state() and Occupancy (kUnknownState: none).
+constexpr int state_slot(WorkerState s) noexcept { return static_cast<int>(s); }
+
+// TaskSlice is one run of a task on a worker: task_begin .. task_end. A 10M-event trace
+// holds millions, so it stays 40 bytes: the ready wait is 32 bits here, and the rare wait
+// that does not fit is kept whole in its track (WorkerTrack::ready_wait reads both).
 struct TaskSlice {
   Tick start = 0;
   Tick end = kOpenEnd;       // kOpenEnd while the task runs (or its end was never seen)
   std::uint64_t id = 0;      // the task id the scheduler reported (its job's address)
-  std::uint32_t ready_wait = kNoReadyWait;  // ticks it waited in a lane (saturated), if it came from one
   std::int32_t steal = -1;   // index into Analysis::steals(worker) of the steal that brought it
   std::uint32_t label = 0;   // the label the task gave itself (task_label; the last one), 0: none
-  std::uint8_t source = 0;   // trace::kSourceNames index
+  std::uint8_t source = 0;   // a TaskSource: read it as task_source()
   std::uint8_t flags = 0;    // kSliceThrew | kSliceEndLost
   bool open() const noexcept { return end == kOpenEnd; }
+  // task_source: where the task was found; a value outside the table (damaged data)
+  // stays as it is, so name_of() gives "" and valid() false for it.
+  TaskSource task_source() const noexcept { return static_cast<TaskSource>(source); }
+
+ private:
+  friend class WorkerTrack;
+  // The ready wait: ticks below kLongWait; kLongWait + i: WorkerTrack's long_waits_[i];
+  // kNoWait: none (not from a lane, or its lane pop was not recorded).
+  static constexpr std::uint32_t kLongWait = 0x8000'0000u;
+  static constexpr std::uint32_t kNoWait = 0xFFFF'FFFFu;
+  std::uint32_t wait_ = kNoWait;
 };
+static_assert(sizeof(TaskSlice) == 40, "a trace holds millions of slices: keep them small");
 inline constexpr std::uint8_t kSliceThrew = 1;
 inline constexpr std::uint8_t kSliceEndLost = 2;  // its end was lost: an outer task ended first, or a chunk was skipped
+
+// Typed reads of the vocabulary values that Steal and Wake (analysis.hpp) keep as
+// integers. A value outside its table (damaged data) stays as it is: name_of() gives ""
+// for it and valid() false.
+struct Steal;
+struct Wake;
+StealDistance distance_of(const Steal& s) noexcept;
+TaskSource source_of(const Steal& s) noexcept;
+WakeCause cause_of(const Wake& k) noexcept;
 
 class WorkerTrack {
  public:
@@ -73,7 +98,7 @@ class WorkerTrack {
   // on_task_label: the innermost open task with this id names itself; false if none is open.
   bool on_task_label(std::uint64_t id, std::uint32_t label);
   // What the next task_begin inherits: a lane pop's wait, a steal's index.
-  void set_pending_ready_wait(Tick wait) noexcept;
+  void set_pending_ready_wait(Tick wait) noexcept { pending_ready_wait_ = wait; }
   void set_pending_steal(std::int32_t index) noexcept { pending_steal_ = index; }
 
   // --- queries ---
@@ -91,7 +116,7 @@ class WorkerTrack {
     return i + 1 < starts_.size() ? starts_[i + 1] : std::min(open_end, stopped_at_);
   }
   int interval_state(std::size_t i) const noexcept { return states_[i]; }
-  std::uint8_t interval_reason(std::size_t i) const noexcept { return reasons_[i]; }
+  StateReason interval_reason(std::size_t i) const noexcept { return static_cast<StateReason>(reasons_[i]); }
   int current_state() const noexcept { return states_.empty() ? kUnknownState : states_.back(); }
   // stopped_at: the tick of this worker's `stopping` state event (the scheduler shut it
   // down: its thread ends there), or kOpenEnd while none has come (a later state event
@@ -107,6 +132,10 @@ class WorkerTrack {
 
   int depth_count() const noexcept { return static_cast<int>(slices_.size()); }
   const std::vector<TaskSlice>& slices(int depth) const noexcept { return slices_[static_cast<std::size_t>(depth)]; }
+  // ready_wait: how long a slice of this track waited in a lane before it ran, in ticks
+  // (exact, however long), or nullopt when it did not come from a lane or its lane pop
+  // was not recorded.
+  std::optional<Tick> ready_wait(const TaskSlice& s) const noexcept;
   // first_slice_ending_after: index of the first slice at `depth` whose end is > t.
   std::size_t first_slice_ending_after(int depth, Tick t) const noexcept;
   // first_slice_starting_at_or_after: index of the first slice at `depth` with start >= t.
@@ -141,7 +170,8 @@ class WorkerTrack {
   };
   std::vector<Open> open_;  // innermost last
   int depth_overflow_ = 0;  // open tasks deeper than kMaxDepth
-  std::uint32_t pending_ready_wait_ = kNoReadyWait;
+  std::optional<Tick> pending_ready_wait_;
+  std::vector<Tick> long_waits_;  // ready waits of TaskSlice::kLongWait ticks or more
   std::int32_t pending_steal_ = -1;
   std::uint64_t too_deep_ = 0;
   std::uint64_t unmatched_ends_ = 0;
