@@ -122,6 +122,11 @@ benchmarks (default set, in this order):
                 other workers asleep and would wake one (Lantern's poster wakes one
                 ahead of it after a posted task fanned out: SLEEP.md's fan-out
                 credit).
+  taskgroup_chain  200 chains of 1000 through a TaskGroup / tbb::task_group inside one
+                task (Scheduler::run / arena.execute): task i of a chain spawns task
+                i+1 into the chain's group, and the task that made the group waits on
+                it (the instrumentation bench's paired chain). Figure: ns per spawn.
+                Target ratio <= 0.7, as the spawn chain's.
   wake          wake latency: both pools idle for 20 ms (Lantern's verified: every
                 worker counted as sleeping and in state sleeping), then the main thread
                 submits one task (Scheduler::spawn / task_arena::enqueue) that stamps
@@ -145,7 +150,7 @@ opt-in (only with --only):
 )";
 
 constexpr const char* kDefaultBenchmarks[] = {"fib", "skynet", "skynet_taskgroup", "nqueens", "nqueens_tg", "parallel_for",
-                                              "spawn_chain", "wake", "idle"};
+                                              "spawn_chain", "taskgroup_chain", "wake", "idle"};
 constexpr const char* kOptInBenchmarks[] = {"lane_flood"};
 
 // parse_command_line fills *config; it returns the exit status to end with at once
@@ -597,6 +602,49 @@ void bench_spawn_chain(Context& ctx, Pools& pools) {
                           bench::format_number(bench::median(s.tbb) * 1e6) + " us"});
 }
 
+// ============================================ 4e''. chains of spawns through a TaskGroup
+
+constexpr int kGroupChains = 200;
+
+// Lantern's side is lantern_instr_bench's chain workload (workloads.hpp, spawn_chains);
+// tbb_group_step is its chain_step on a tbb::task_group.
+void tbb_group_step(tbb::task_group& group, long long& steps, int i) {
+  ++steps;
+  if (i + 1 < kChainDepth) group.run([&group, &steps, i] { tbb_group_step(group, steps, i + 1); });
+}
+
+void bench_taskgroup_chain(Context& ctx, Pools& pools) {
+  constexpr long long kSteps = static_cast<long long>(kGroupChains) * kChainDepth;
+  const Samples s = alternate(
+      ctx,
+      [&] {
+        long long total = 0;
+        const double t = time_seconds([&] {
+          total = pools.lantern.run([] { return bench::workloads::spawn_chains(kGroupChains); });
+        });
+        bench::check_equal("taskgroup_chain, " + side_label("Lantern", ctx.workers), total, kSteps);
+        return t;
+      },
+      [&] {
+        long long total = 0;
+        const double t = time_seconds([&] {
+          pools.tbb.execute([&] {
+            for (int c = 0; c < kGroupChains; ++c) {
+              long long steps = 0;
+              tbb::task_group group;
+              group.run([&] { tbb_group_step(group, steps, 0); });
+              group.wait();
+              total += steps;
+            }
+          });
+        });
+        bench::check_equal("taskgroup_chain, " + side_label("TBB", ctx.workers), total, kSteps);
+        return t;
+      });
+  ctx.rows.push_back({"TaskGroup chain 1000 x200", ctx.workers, "ns/spawn", bench::median(s.lantern) * 1e9 / kSteps,
+                      bench::median(s.tbb) * 1e9 / kSteps, Target::ratio(0.7)});
+}
+
 // ============================================= 4e'. outside submitters flooding the lanes
 
 constexpr int kFloodThreads = 4;
@@ -812,6 +860,7 @@ constexpr Benchmark kBenchmarks[] = {
     {"nqueens_tg", bench_nqueens_tg},
     {"parallel_for", bench_parallel_for},
     {"spawn_chain", bench_spawn_chain},
+    {"taskgroup_chain", bench_taskgroup_chain},
     {"lane_flood", bench_lane_flood},
     {"wake", bench_wake},
     {"idle", bench_idle},

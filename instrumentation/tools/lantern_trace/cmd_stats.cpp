@@ -296,32 +296,28 @@ bool print_json(const Summary& s, const LabelTable& names, const analysis::Analy
     j.raw(c ? "," : "").string(std::string(kWakeCauseNames[c])).raw(":");
     json_count(j, s, EventType::wake, s.wakes_by_cause[static_cast<std::size_t>(c)]);
   }
-  j.raw("},\"io_wakes_left_out_of_wake_latency\":");
-  json_count(j, s, EventType::wake, s.io_wakes);
-  j.raw(",\"wakes_by_a_worker\":");
-  json_count(j, s, EventType::wake, s.wake_arrows);
-  j.raw(",\"lane_pops\":");
-  json_count(j, s, EventType::lane_pop, s.lane_pops);
-  j.raw(",\"releases\":");
-  json_count(j, s, EventType::release, s.releases);
-  j.raw(",\"io_submitted\":");
-  json_count(j, s, EventType::io_submit, s.io_submitted);
-  j.raw(",\"io_completed\":");
-  json_count(j, s, EventType::io_complete, s.io_completed);
-  j.raw(",\"io_failed\":");
-  json_count(j, s, EventType::io_complete, s.io_failed);
+  j.raw("}");
+  // A count of events of `type`: null when the trace's level does not record them.
+  auto count_field = [&](const char* key, EventType type, std::uint64_t value) {
+    j.raw(",\"").raw(key).raw("\":");
+    json_count(j, s, type, value);
+  };
+  count_field("io_wakes_left_out_of_wake_latency", EventType::wake, s.io_wakes);
+  count_field("wakes_by_a_worker", EventType::wake, s.wake_arrows);
+  count_field("lane_pops", EventType::lane_pop, s.lane_pops);
+  count_field("releases", EventType::release, s.releases);
+  count_field("io_submitted", EventType::io_submit, s.io_submitted);
+  count_field("io_completed", EventType::io_complete, s.io_completed);
+  count_field("io_failed", EventType::io_complete, s.io_failed);
   j.raw(",\"dropped_events\":").u64(s.dropped_events).raw(",\"drop_markers\":").u64(s.drop_markers);
   j.raw(",\"dropped_by_reason\":{");
   for (int r = 0; r < kDropReasonCount; ++r) {
     j.raw(r ? ",\"" : "\"").raw(std::string(kDropReasonNames[r])).raw("\":").u64(s.dropped_by_reason[r]);
   }
   j.raw("}");
-  j.raw(",\"unmatched_task_ends\":");
-  json_count(j, s, EventType::task_end, s.unmatched_task_ends);
-  j.raw(",\"unfinished_tasks\":");
-  json_count(j, s, EventType::task_begin, s.unfinished_tasks);
-  j.raw(",\"deadlocks\":");
-  json_count(j, s, EventType::deadlock, s.deadlocks);
+  count_field("unmatched_task_ends", EventType::task_end, s.unmatched_task_ends);
+  count_field("unfinished_tasks", EventType::task_begin, s.unfinished_tasks);
+  count_field("deadlocks", EventType::deadlock, s.deadlocks);
   json_percentiles(j, "ready_wait", s.ready_wait);
   json_percentiles(j, "task_duration", s.task_duration);
   json_percentiles(j, "wake_latency", s.wake_latency);
