@@ -91,6 +91,51 @@ bool until(F done, Feed feed, std::chrono::milliseconds limit = 20s) {
   return true;
 }
 
+// ViewerReader: a viewer's socket read on a thread of its own. finish() waits until every
+// byte the server sent has arrived (the server's own count, one client), not for a fixed
+// time: a reader thread that did not get the CPU in time lost the last chunks and their
+// gap markers on a loaded machine. It then closes the socket and decodes the events.
+class ViewerReader {
+ public:
+  explicit ViewerReader(int fd) : fd_(fd), thread_([this] {
+    bool eof = false;
+    while (!done_.load() && !eof) {
+      auto more = read_some(fd_, 20ms, 1 << 20, &eof);
+      bytes_.insert(bytes_.end(), more.begin(), more.end());
+      received_.store(bytes_.size());
+    }
+  }) {}
+  ~ViewerReader() { stop(); }
+  // finish: false (and *events untouched) if the bytes sent did not all arrive in time.
+  bool finish(StreamServer& server, std::vector<trace::Event>* events) {
+    const std::uint64_t sent = server.stats().bytes_sent;
+    const bool all = until([&] { return received_.load() >= sent; }, [] { std::this_thread::sleep_for(1ms); });
+    stop();
+    EXPECT_TRUE(all) << "received " << received_.load() << " of " << sent << " bytes sent";
+    if (!all) return false;
+    trace::TraceDecoder decoder;
+    decoder.feed(bytes_);
+    decoder.end_of_input();
+    for (auto step = decoder.next(); step != trace::TraceDecoder::Step::end; step = decoder.next()) {
+      if (step == trace::TraceDecoder::Step::chunk) events->insert(events->end(), decoder.chunk().events.begin(), decoder.chunk().events.end());
+    }
+    return true;
+  }
+
+ private:
+  void stop() {
+    if (!thread_.joinable()) return;
+    done_ = true;
+    thread_.join();
+    ::close(fd_);
+  }
+  const int fd_;
+  std::vector<std::uint8_t> bytes_;
+  std::atomic<bool> done_{false};
+  std::atomic<std::uint64_t> received_{0};
+  std::thread thread_;
+};
+
 TEST(StreamServer, ClientsThatNeverReadGiveTheirSlotToARealViewer) {
   lantern::testing::Watchdog watchdog("ClientsThatNeverReadGiveTheirSlotToARealViewer", 60s);
   StreamOptions o;
@@ -235,39 +280,16 @@ TEST(StreamServer, GapMarkersKeepEachWorkersTicksInOrder) {
     server->on_flush();
   };
   ASSERT_TRUE(until([&] { return server->stats().chunks_dropped >= 20; }, feed));
-  std::vector<std::uint8_t> got;
-  std::atomic<bool> done{false};
-  std::atomic<std::uint64_t> received{0};
-  std::thread reader([&] {
-    bool eof = false;
-    while (!done.load() && !eof) {
-      auto more = read_some(fd, 20ms, 1 << 20, &eof);
-      got.insert(got.end(), more.begin(), more.end());
-      received.store(got.size());
-    }
-  });
+  ViewerReader viewer(fd);
   ASSERT_TRUE(server->wait_until_sent(20s));
   for (int i = 0; i < 5; ++i) feed();  // chunks after the gap: the markers go first
   ASSERT_TRUE(server->wait_until_sent(20s));
-  // Everything was handed to the socket; read until all of it has arrived (the server's
-  // own byte count, one client), not for a fixed 200 ms: a reader thread that did not get
-  // the CPU in time lost the last chunks and their gap markers (markers == 0, or fewer
-  // events marked than dropped) on a loaded machine.
-  const std::uint64_t sent = server->stats().bytes_sent;
-  ASSERT_TRUE(until([&] { return received.load() >= sent; }, [] { std::this_thread::sleep_for(1ms); }))
-      << "received " << received.load() << " of " << sent << " bytes sent";
-  done = true;
-  reader.join();
-  ::close(fd);
-
-  trace::TraceDecoder decoder;
-  decoder.feed(got);
-  decoder.end_of_input();
+  std::vector<trace::Event> got;
+  ASSERT_TRUE(viewer.finish(*server, &got));
   std::vector<std::uint64_t> last(3, 0);
   std::uint64_t markers = 0, marked = 0, backwards = 0;
-  for (auto step = decoder.next(); step != trace::TraceDecoder::Step::end; step = decoder.next()) {
-    if (step != trace::TraceDecoder::Step::chunk) continue;
-    for (const auto& e : decoder.chunk().events) {
+  {
+    for (const auto& e : got) {
       ASSERT_LT(e.worker, 3u);
       if (e.ticks < last[e.worker]) ++backwards;
       last[e.worker] = std::max(last[e.worker], e.ticks);
@@ -324,34 +346,15 @@ TEST(StreamServer, ASlowViewerLearnsOfEveryDropWithItsReasonEvenAfterTheLastChun
                       feed();
                       last_lost = before >= 10 && server->stats().chunks_dropped > before;
                     }));
-  std::vector<std::uint8_t> got;
-  std::atomic<bool> done{false};
-  std::atomic<std::uint64_t> received{0};
-  std::thread reader([&] {
-    bool eof = false;
-    while (!done.load() && !eof) {
-      auto more = read_some(fd, 20ms, 1 << 20, &eof);
-      got.insert(got.end(), more.begin(), more.end());
-      received.store(got.size());
-    }
-  });
+  ViewerReader viewer(fd);
   // Sent means told too: the viewer's gap markers went out once it had room for them.
   ASSERT_TRUE(server->wait_until_sent(std::chrono::milliseconds(static_cast<long long>(20000 * lantern::testing::sanitizer_slowdown()))));
-  const std::uint64_t sent = server->stats().bytes_sent;
-  ASSERT_TRUE(until([&] { return received.load() >= sent; }, [] { std::this_thread::sleep_for(1ms); }))
-      << "received " << received.load() << " of " << sent << " bytes sent";
-  done = true;
-  reader.join();
-  ::close(fd);
-
-  trace::TraceDecoder decoder;
-  decoder.feed(got);
-  decoder.end_of_input();
+  std::vector<trace::Event> got;
+  ASSERT_TRUE(viewer.finish(*server, &got));
   std::vector<std::uint64_t> last(kWorkers, 0);
   std::uint64_t events = 0, ring_full = 0, slow_viewer = 0, backwards = 0;
-  for (auto step = decoder.next(); step != trace::TraceDecoder::Step::end; step = decoder.next()) {
-    if (step != trace::TraceDecoder::Step::chunk) continue;
-    for (const auto& e : decoder.chunk().events) {
+  {
+    for (const auto& e : got) {
       ASSERT_LT(e.worker, kWorkers);
       if (e.ticks < last[e.worker]) ++backwards;
       last[e.worker] = std::max(last[e.worker], e.ticks);

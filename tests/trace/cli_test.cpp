@@ -37,6 +37,19 @@ class Cli : public ::testing::Test {
     return path.string();
   }
   static bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+  // level_events: a 2-worker fork-join run as a Recorder at `level` records it (the
+  // events of higher levels left out).
+  static std::vector<Event> level_events(Level level, std::uint64_t seed) {
+    auto events = testing::fork_join_events({.workers = 2, .events = 4'000, .seed = seed});
+    std::erase_if(events, [level](const Event& e) { return info(e.type).level > level; });
+    return events;
+  }
+  // write_at_level: `events` in a trace file whose header says `level` (nullopt: says none).
+  static std::string write_at_level(const std::string& name, const std::vector<Event>& events, std::optional<Level> level) {
+    TraceHeader header = testing::test_header(2);
+    header.level = level;
+    return write(name, testing::write_trace_bytes(header, events));
+  }
 
   static inline std::vector<std::uint8_t> bytes_;
   static inline std::string good_, truncated_, garbage_;
@@ -384,11 +397,8 @@ TEST_F(Cli, StatsAndDiffPrintOneShareForATraceThatStartsMidRun) {
 // A figure without samples says why, from the recording level in the trace header: the
 // ready wait comes from lane_pop events, recorded at level full only.
 TEST_F(Cli, NoSamplesSaysWhyFromTheHeadersLevel) {
-  auto events = testing::fork_join_events({.workers = 2, .events = 4'000, .seed = 9});
-  std::erase_if(events, [](const Event& e) { return info(e.type).level > Level::tasks; });  // what level tasks records
-  TraceHeader header = testing::test_header(2);
-  header.level = Level::tasks;
-  const std::string tasks = write("level_tasks.ltrace", testing::write_trace_bytes(header, events));
+  const auto events = level_events(Level::tasks, 9);
+  const std::string tasks = write_at_level("level_tasks.ltrace", events, Level::tasks);
   CommandResult r = run_tool({"stats", tasks});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(has(r.out, "recorded at level tasks")) << r.out;
@@ -401,16 +411,14 @@ TEST_F(Cli, NoSamplesSaysWhyFromTheHeadersLevel) {
   EXPECT_TRUE(has(run_tool({"info", tasks}).out, "level       tasks (when recording started)"));
 
   // Recorded at level full, and still none: they did not happen.
-  header.level = Level::full;
-  const std::string full = write("level_full.ltrace", testing::write_trace_bytes(header, events));
+  const std::string full = write_at_level("level_full.ltrace", events, Level::full);
   r = run_tool({"stats", full});
   EXPECT_TRUE(has(r.out, "ready wait (lane_pop): no samples: none happened (the trace was recorded at level full, "
                          "which records lane_pop events)"))
       << r.out;
 
   // A header that does not say its level (older traces) is not guessed at.
-  header.level = std::nullopt;
-  const std::string unsaid = write("level_unknown.ltrace", testing::write_trace_bytes(header, events));
+  const std::string unsaid = write_at_level("level_unknown.ltrace", events, std::nullopt);
   r = run_tool({"stats", unsaid});
   EXPECT_TRUE(has(r.out, "ready wait (lane_pop): no samples: no lane_pop events in the trace; they are recorded at level "
                          "full and above, and the trace's header does not say its level"))
@@ -426,11 +434,7 @@ TEST_F(Cli, NoSamplesSaysWhyFromTheHeadersLevel) {
 // "0 tasks", where the Recorder's counters had thousands. Now: "-" with a line saying
 // from which level they are recorded (text), null (JSON), and diff the same.
 TEST_F(Cli, CountsTheLevelDoesNotRecordAreNotPrintedAsZero) {
-  auto events = testing::fork_join_events({.workers = 2, .events = 4'000, .seed = 12});
-  std::erase_if(events, [](const Event& e) { return info(e.type).level > Level::states; });  // what level states records
-  TraceHeader header = testing::test_header(2);
-  header.level = Level::states;
-  const std::string states = write("level_states.ltrace", testing::write_trace_bytes(header, events));
+  const std::string states = write_at_level("level_states.ltrace", level_events(Level::states, 12), Level::states);
   CommandResult r = run_tool({"stats", states});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::istringstream in(r.out.substr(r.out.find("time share by state")));
@@ -500,11 +504,7 @@ TEST_F(Cli, CountsTheLevelDoesNotRecordAreNotPrintedAsZero) {
 // An empty latency figure says why in diff too, as in stats: "-" in its cells and the
 // analysis' reason below the table (diff printed "0 ns" percentiles), a field in JSON.
 TEST_F(Cli, DiffSaysWhyAFigureIsEmpty) {
-  auto events = testing::fork_join_events({.workers = 2, .events = 4'000, .seed = 13});
-  std::erase_if(events, [](const Event& e) { return info(e.type).level > Level::tasks; });
-  TraceHeader header = testing::test_header(2);
-  header.level = Level::tasks;
-  const std::string tasks = write("diff_level_tasks.ltrace", testing::write_trace_bytes(header, events));
+  const std::string tasks = write_at_level("diff_level_tasks.ltrace", level_events(Level::tasks, 13), Level::tasks);
   CommandResult r = run_tool({"diff", tasks, good_});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::string table = r.out.substr(r.out.find("latency histograms"));
