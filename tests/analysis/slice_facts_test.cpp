@@ -79,15 +79,15 @@ TEST(SliceFacts, TypedAccessorsNameWhatIsStored) {
   EXPECT_EQ(t.slices(0)[0].task_source(), TaskSource::stolen_lane);
   EXPECT_EQ(t.interval_reason(static_cast<std::size_t>(t.interval_at(100))), StateReason::woken);
   ASSERT_EQ(a.steals(1).size(), 2u);
-  EXPECT_EQ(analysis::distance_of(a.steals(1)[0]), StealDistance::numa);
-  EXPECT_EQ(analysis::source_of(a.steals(1)[0]), TaskSource::stolen_lane);
-  EXPECT_FALSE(valid(analysis::distance_of(a.steals(1)[1])));
-  EXPECT_EQ(name_of(analysis::distance_of(a.steals(1)[1])), "");
+  EXPECT_EQ(a.steals(1)[0].steal_distance(), StealDistance::numa);
+  EXPECT_EQ(a.steals(1)[0].task_source(), TaskSource::stolen_lane);
+  EXPECT_FALSE(valid(a.steals(1)[1].steal_distance()));
+  EXPECT_EQ(name_of(a.steals(1)[1].steal_distance()), "");
   ASSERT_EQ(a.wakes(1).size(), 1u);
-  EXPECT_EQ(analysis::cause_of(a.wakes(1)[0]), WakeCause::latch);
+  EXPECT_EQ(a.wakes(1)[0].cause(), WakeCause::latch);
   analysis::Wake damaged = a.wakes(1)[0];
   damaged.why = 0x100 + static_cast<std::uint32_t>(WakeCause::io);  // never wraps into the table
-  EXPECT_FALSE(valid(analysis::cause_of(damaged)));
+  EXPECT_FALSE(valid(damaged.cause()));
 }
 
 // The Health panel at a replay's playhead counts what had happened by then: findings

@@ -168,9 +168,9 @@ void TimelineView::draw_arrows(const Model& model, const ViewState& view, const 
       const Wake& k = model.wakes(w)[i];
       const float x1 = map.x(model.rel(k.t));
       const float x0 = map.x(model.rel(k.t > k.latency ? k.t - k.latency : 0));
-      if (!spacing.take(k.waker < n ? k.waker : n, w, 2, x1)) continue;
+      if (!spacing.take(k.by_worker(n) ? k.waker : n, w, 2, x1)) continue;
       // An outside thread (a submit from main) has no lane: the arrow comes from the top.
-      const float y0 = k.waker < n ? lane_y(k.waker) : lanes.top - 6;
+      const float y0 = k.by_worker(n) ? lane_y(k.waker) : lanes.top - 6;
       arrow(draw, ImVec2(x0, y0), ImVec2(x1, lane_y(w)), palette::kWake, 1.2f);
     }
   }
@@ -248,7 +248,7 @@ void TimelineView::tooltip(const Model& model, const ViewState& view, const Time
     if (const auto wait = track.ready_wait(s)) ImGui::Text("waited %s in a lane before running", ns(static_cast<double>(*wait)).c_str());
     if (s.steal >= 0 && static_cast<std::size_t>(s.steal) < model.steals(w).size()) {
       const Steal& st = model.steals(w)[static_cast<std::size_t>(s.steal)];
-      ImGui::Text("stolen from worker %u (%s)", st.victim, valid(distance_of(st)) ? name_of(distance_of(st)).data() : "?");
+      ImGui::Text("stolen from worker %u (%s)", st.victim, valid(st.steal_distance()) ? name_of(st.steal_distance()).data() : "?");
     }
     if (s.flags & kSliceThrew) ImGui::TextColored(palette::vec(palette::kError), "threw an exception");
     if (s.flags & kSliceEndLost) ImGui::TextColored(palette::vec(palette::kWarning), "end not recorded (events dropped, or in a damaged chunk)");

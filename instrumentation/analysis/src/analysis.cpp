@@ -393,7 +393,7 @@ Summary Analysis::summary() const {
     f.dropped = dropped(w);
     for (const Wake& k : wakes(w)) {
       ++s.wakes_by_cause[std::min<std::size_t>(k.why, kWakeCauseCount)];
-      if (k.waker < worker_count()) {
+      if (k.by_worker(worker_count())) {
         ++s.workers[k.waker].wakes_performed;
         ++s.wake_arrows;
       }

@@ -7,13 +7,6 @@
 
 namespace lantern::analysis {
 
-StealDistance distance_of(const Steal& s) noexcept { return static_cast<StealDistance>(s.distance); }
-TaskSource source_of(const Steal& s) noexcept { return static_cast<TaskSource>(s.source); }
-WakeCause cause_of(const Wake& k) noexcept {
-  // Saturated like the codec's enums: a large value stays outside the table, never wraps into it.
-  return static_cast<WakeCause>(std::min<std::uint32_t>(k.why, 0xFF));
-}
-
 Tick WorkerTrack::clamp(Tick t) noexcept {
   // A worker's events are in time order; anything else is damage or a clock glitch.
   // Clamping keeps every array sorted, which every query relies on.

@@ -121,10 +121,10 @@ void Exporter::states(std::uint32_t w) {
     instant("wake", "state", w, k.t);
     if (k.waker == kOutsideWaker) json_.raw("\"waker\":\"outside the pool\"");
     else json_.raw("\"waker\":").u64(k.waker);
-    json_.raw(",\"cause\":").string(name_or_number(name_of(analysis::cause_of(k)), k.why));
+    json_.raw(",\"cause\":").string(name_or_number(name_of(k.cause()), k.why));
     json_.raw(",\"latency_ns\":").u64(a_.to_ns(k.latency)).raw("}}");
     ++counts_.wakes;
-    if (k.waker < a_.worker_count()) {
+    if (k.by_worker(a_.worker_count())) {
       // A waker in the pool, as Summary::wake_arrows counts them: an arrow from the waker
       // at the wake call to the woken worker as it wakes, if both ends have a state slice.
       const Tick call = k.latency <= k.t ? k.t - k.latency : 0;

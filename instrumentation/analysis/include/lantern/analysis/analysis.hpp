@@ -87,11 +87,16 @@
 
 namespace lantern::analysis {
 
+// Steal and Wake keep vocabulary values as integers; their typed reads give the enum, and a
+// value outside its table (damaged data) stays as it is: name_of() gives "" for it and
+// valid() false.
 struct Steal {
   Tick t;
   std::uint32_t victim;
   std::uint8_t distance;  // StealDistance (kDistanceCount and above: outside the table)
   std::uint8_t source;    // TaskSource: stolen_deque or stolen_lane
+  StealDistance steal_distance() const noexcept { return static_cast<StealDistance>(distance); }
+  TaskSource task_source() const noexcept { return static_cast<TaskSource>(source); }
 };
 struct Help {
   Tick t;
@@ -106,6 +111,11 @@ struct Wake {
   Tick latency;
   // timed: counted in wake latency (every cause but IO, see the header comment).
   bool timed() const noexcept { return has_latency(static_cast<WakeCause>(why)); }
+  // cause: saturated like the codec's enums: a large value stays outside the table.
+  WakeCause cause() const noexcept { return static_cast<WakeCause>(why < 0xFF ? why : 0xFF); }
+  // by_worker: the waker is one of the pool's `workers` (Summary::wake_arrows counts these;
+  // every view draws its wake arrows for them).
+  bool by_worker(std::uint32_t workers) const noexcept { return waker < workers; }
 };
 // SliceRef: one task slice, Analysis::track(worker).slices(depth)[index].
 struct SliceRef {

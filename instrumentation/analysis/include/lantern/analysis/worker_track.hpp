@@ -68,15 +68,6 @@ static_assert(sizeof(TaskSlice) == 40, "a trace holds millions of slices: keep t
 inline constexpr std::uint8_t kSliceThrew = 1;
 inline constexpr std::uint8_t kSliceEndLost = 2;  // its end was lost: an outer task ended first, or a chunk was skipped
 
-// Typed reads of the vocabulary values that Steal and Wake (analysis.hpp) keep as
-// integers. A value outside its table (damaged data) stays as it is: name_of() gives ""
-// for it and valid() false.
-struct Steal;
-struct Wake;
-StealDistance distance_of(const Steal& s) noexcept;
-TaskSource source_of(const Steal& s) noexcept;
-WakeCause cause_of(const Wake& k) noexcept;
-
 class WorkerTrack {
  public:
   static constexpr std::size_t kCheckpointEvery = 16;
