@@ -103,12 +103,32 @@ inline new_jobs(was_empty, c_sleeping, c_awake, res) {
   fi
 }
 
-/* find_work: own deque, the lanes, the other worker's deque - three separate looks. */
-inline find_work(me, found) {
+/* find_work: own deque, the lanes, the other worker's deque - three separate looks.
+ * A thief may leave a deque's only task to its owner (Worker::steal_from: it takes such
+ * a task on its second sighting); here any search may decline it, except the search
+ * before sleeping (take_lone: sleepy), which takes what it sees. A search that declined
+ * does not pay a wake's debt (owes). -DBUG_DECLINE_SLEEPY lets the last search decline
+ * too: spin must find the task stranded. */
+inline find_work(me, found, take_lone, declined) {
   found = false;
+  declined = false;
   atomic { if :: dq[me] > 0 -> dq[me]--; found = true :: else fi };
   if :: !found -> atomic { if :: lane > 0 -> lane--; found = true :: else fi } :: else fi;
-  if :: !found -> atomic { if :: dq[1 - me] > 0 -> dq[1 - me]--; found = true :: else fi } :: else fi
+  if
+  :: !found ->
+     atomic {
+       if
+       :: dq[1 - me] > 0 -> dq[1 - me]--; found = true
+#ifdef BUG_DECLINE_SLEEPY
+       :: dq[1 - me] == 1 -> declined = true
+#else
+       :: dq[1 - me] == 1 && !take_lone -> declined = true
+#endif
+       :: else
+       fi
+     }
+  :: else
+  fi
 }
 
 /* leave_sleep's latch part: back to UNSET unless set meanwhile. */
@@ -167,11 +187,11 @@ end_blocked: (!blocked[me]);
 
 /* Worker::wait_until_cold(latch[me]): run other work until the latch is set, sleeping
  * on it when there is none. */
-inline wait_until(me, found, my_jec, sleepy, owes, ok, res) {
+inline wait_until(me, found, declined, my_jec, sleepy, owes, ok, res) {
   do
   :: latch[me] == SET -> break
   :: else ->
-     find_work(me, found);
+     find_work(me, found, false, declined);
      if
      :: found -> skip  /* execute it: jobs are short and spawn nothing */
      :: else ->
@@ -181,8 +201,8 @@ inline wait_until(me, found, my_jec, sleepy, owes, ok, res) {
         do
         :: latch[me] == SET -> break
         :: else ->
-           find_work(me, found);
-           owes = false;  /* searched since any wake for work */
+           find_work(me, found, sleepy, declined);
+           if :: !declined -> owes = false :: else fi;  /* searched since any wake for work */
            if
            :: found -> break
            :: else ->
@@ -222,22 +242,22 @@ inline wait_until(me, found, my_jec, sleepy, owes, ok, res) {
  * Signal (latch[0]). Once the latch is set, T1 runs for a long time: worker 0 is busy
  * for good, and any work still queued must be found by worker 1. */
 proctype worker0() {
-  bool found, sleepy, owes, ok, was_empty;
+  bool found, declined, sleepy, owes, ok, was_empty;
   byte my_jec, res, c_sleeping, c_awake;
   if
   :: atomic { was_empty = (dq[0] == 0); dq[0]++ };
      new_jobs(was_empty, c_sleeping, c_awake, res)
   :: skip
   fi;
-  wait_until(0, found, my_jec, sleepy, owes, ok, res);
+  wait_until(0, found, declined, my_jec, sleepy, owes, ok, res);
 end_t1_forever: false
 }
 
 /* Worker 1: its main loop, waiting on its terminate latch (never set here). */
 proctype worker1() {
-  bool found, sleepy, owes, ok;
+  bool found, declined, sleepy, owes, ok;
   byte my_jec, res;
-  wait_until(1, found, my_jec, sleepy, owes, ok, res)
+  wait_until(1, found, declined, my_jec, sleepy, owes, ok, res)
 }
 
 /* The outside thread: submits J into a lane (push, fence, new_jobs) and sets the

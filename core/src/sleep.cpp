@@ -51,6 +51,7 @@ IdleState Sleep::start_looking(std::uint32_t worker) noexcept {
   IdleState idle;
   idle.worker = worker;
   idle.started_ticks = ticks_now();
+  idle.decline_spin_until_ticks = idle.started_ticks + decline_spin_limit_ticks_;
   return idle;
 }
 
@@ -167,6 +168,8 @@ void Sleep::leave_sleep(IdleState& idle, Latch& latch, SleepSink& sink, StateRea
   idle.rounds = rounds;
   idle.sleepy = false;
   idle.started_ticks = ticks_now();
+  idle.decline_spin_until_ticks = idle.started_ticks + decline_spin_limit_ticks_;
+  idle.decline_gap_ticks = 0;
   latch.wake_up();
   sink.sleep_state(WorkerState::idle, why);
 }

@@ -5,7 +5,9 @@
 #include <pthread.h>
 #include <sched.h>
 
+#include <algorithm>
 #include <string>
+#include <utility>
 
 #include "lantern/detail/registry.hpp"
 
@@ -50,6 +52,9 @@ void Worker::throw_wait_depth() const {
 
 void Worker::set_steal_order(std::vector<Victim> victims) {
   victims_ = std::move(victims);
+  std::uint32_t most = index;
+  for (const Victim& v : victims_) most = std::max(most, v.worker);
+  lone_seen_.assign(most + 1, -1);
   far_begin_ = victims_.size();
   if (!victims_.empty() && victims_.front().distance != victims_.back().distance) {
     const Distance farthest = victims_.back().distance;
@@ -130,9 +135,16 @@ void Worker::wait_until_cold(Latch& latch, WaitKind kind) {
       blocked_in_wait_.store(true, std::memory_order_seq_cst);
     }
     while (!latch.probe()) {
+      // The search before sleeping takes a lone task at first sight: no task it saw may
+      // be left behind when it sleeps (SLEEP.md).
+      take_lone_ = idle.sleepy;
       found = find_work(&source, &more_left);
-      idle.owes_search = false;  // searched since any wake for work
+      take_lone_ = false;
+      // Searched since any wake for work - unless the search left a task to its owner:
+      // the wake may have been for that task (SLEEP.md, "A lone task").
+      if (!declined_lone_) idle.owes_search = false;
       if (found) break;
+      if (declined_lone_) back_off(idle, latch);
       // Our search found nothing: if every worker is now out of work inside a wait, the
       // pool can only be rescued from outside (core/README.md, "Waits").
       if (blocked) check_deadlock(latch);
@@ -161,8 +173,18 @@ void Worker::wait_until_cold(Latch& latch, WaitKind kind) {
   set_state(WorkerState::active, StateReason::found_work);
 }
 
+// back_off: our search left a deque's only task to its owner (steal_from): probe no
+// deque for a while (Sleep::kDeclineGapMinNs), still watching our latch, the lanes and
+// our own IO.
+void Worker::back_off(IdleState& idle, const Latch& latch) {
+  const std::uint64_t until = sleep_->declined_work(idle);
+  if (io_ && io_->in_flight() > 0) return;
+  while (ticks_now() < until && !latch.probe() && !registry_->has_injected_work()) std::this_thread::yield();
+}
+
 Job* Worker::find_work(TaskSource* source, bool* more_left) {
   *more_left = false;
+  declined_lone_ = false;
   found_at_ = index;
   if (io_) [[unlikely]] {
     if (io_->busy() || io_cancel_requested_.load(std::memory_order_relaxed)) poll_io();
@@ -412,7 +434,7 @@ Job* Worker::try_help(TaskSource* source) {
 Job* Worker::steal_from(const Victim& victim, std::uint64_t* lost_races, TaskSource* source, bool* more_left) {
   Worker& other = registry_->worker(victim.worker);
   found_at_ = victim.worker;
-  Stolen<Job> stolen = DequeThief<Job>(other.deque).steal();
+  Stolen<Job> stolen = DequeThief<Job>(other.deque).steal(take_lone_ ? nullptr : &lone_seen_[victim.worker]);
   if (stolen.status == StealStatus::success) {
     *source = TaskSource::stolen_deque;
     *more_left = other.deque.size() > 0;
@@ -420,6 +442,7 @@ Job* Worker::steal_from(const Victim& victim, std::uint64_t* lost_races, TaskSou
     return stolen.value;
   }
   if (stolen.status == StealStatus::lost_race) ++*lost_races;
+  if (stolen.status == StealStatus::fresh) declined_lone_ = true;
   if (Job* job = pop_lane(other.lane, victim.worker)) {
     *source = TaskSource::stolen_lane;
     *more_left = other.lane.size() > 0;
@@ -430,8 +453,8 @@ Job* Worker::steal_from(const Victim& victim, std::uint64_t* lost_races, TaskSou
 }
 
 // steal: one round over the victims, nearest first. A round that lost races is retried
-// (the work is there, someone was faster); a round that found every queue empty is a
-// failed round, reported once.
+// (the work is there, someone was faster); a round that took nothing (every queue empty,
+// or a deque's only task left to its owner: steal_from) is a failed round, reported once.
 Job* Worker::steal(TaskSource* source, bool* more_left) {
   const std::size_t n = victims_.size();
   if (n == 0) return nullptr;
@@ -444,7 +467,11 @@ Job* Worker::steal(TaskSource* source, bool* more_left) {
     for (const Victim& victim : victims_) {
       if (victim.worker != hinted) continue;
       ++probed;
-      if (Job* job = steal_from(victim, &lost, source, more_left)) return job;
+      // We were woken for work there: take it even if it is the deque's only task.
+      const bool take_lone = std::exchange(take_lone_, true);
+      Job* job = steal_from(victim, &lost, source, more_left);
+      take_lone_ = take_lone;
+      if (job) return job;
       break;
     }
   }

@@ -48,6 +48,35 @@ TEST(Deque, GrowsAndKeepsOrder) {
   EXPECT_EQ(owner.pop(), nullptr);
 }
 
+// A thief passing seen_top leaves a deque's only task until its second sighting of the
+// same top; the owner's pop of that task moves top, so the next lone task is fresh again.
+TEST(Deque, ALoneTaskIsTakenOnItsSecondSighting) {
+  WorkStealingDeque<int> deque(16);
+  DequeOwner<int> owner(deque);
+  DequeThief<int> thief(deque);
+  std::int64_t seen = -1;
+  int a = 0, b = 1, c = 2;
+  EXPECT_EQ(thief.steal(&seen).status, StealStatus::empty);
+  owner.push(&a);
+  EXPECT_EQ(thief.steal(&seen).status, StealStatus::fresh);  // first sighting
+  EXPECT_EQ(owner.pop(), &a);                                 // the owner takes it back
+  owner.push(&b);                                             // the next link of a chain
+  EXPECT_EQ(thief.steal(&seen).status, StealStatus::fresh);  // a new task, not a second sighting
+  auto second = thief.steal(&seen);
+  ASSERT_EQ(second.status, StealStatus::success);  // the same task, still waiting
+  EXPECT_EQ(second.value, &b);
+  // More than one task: the oldest is taken at once.
+  owner.push(&a);
+  owner.push(&c);
+  auto many = thief.steal(&seen);
+  ASSERT_EQ(many.status, StealStatus::success);
+  EXPECT_EQ(many.value, &a);
+  // Without seen_top (the search before sleeping, a search a wake pointed at): at once.
+  auto last = thief.steal();
+  ASSERT_EQ(last.status, StealStatus::success);
+  EXPECT_EQ(last.value, &c);
+}
+
 // Owner pushes and pops while thieves steal; every item is taken exactly once.
 class DequeRace : public ::testing::TestWithParam<int> {};
 

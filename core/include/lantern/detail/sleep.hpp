@@ -1,6 +1,7 @@
 // sleep.hpp - when workers fall asleep and who wakes them (protocol: core/src/SLEEP.md).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -26,6 +27,10 @@ struct IdleState {
   std::uint32_t jec_when_sleepy = 0;
   bool sleepy = false;
   std::uint64_t started_ticks = 0;  // when the search began (the spin phase's time bound)
+  // Until when a declined task (declined_work) still restarts the spin phase: the end of
+  // the period's kDeclineSpinLimitNs, counted from start_looking or the last sleep.
+  std::uint64_t decline_spin_until_ticks = 0;
+  std::uint64_t decline_gap_ticks = 0;  // the last back-off (declined_work); 0: none yet
   // A waker took this worker out of the sleeping count for new work (WakeWhy::work), and
   // the worker has not searched since: it owes that work a search. If it leaves its wait
   // without one (its latch was set meanwhile) it must pass the wake on
@@ -62,6 +67,23 @@ class Sleep {
   // slice, and 32 of them kept a searching worker from sleeping - and from blocking in
   // io_uring for its own completions - for tens of milliseconds.
   static constexpr double kSpinLimitNs = 100'000;
+  // A worker that saw a deque's only task and left it to its owner (a thief takes such a
+  // task on its second sighting, Worker::steal_from) has not run out of work: the pool is
+  // producing it, one task at a time. Two rules keep such a worker from slowing the
+  // producer (a chain of spawns, each pushed and popped by its owner nanoseconds apart:
+  // bench/RESULTS.md, "Session 13"):
+  // - it backs off: it probes no other deque for kDeclineGapMinNs, doubling with every
+  //   decline of the idle period up to kDeclineGapMaxNs (each probe reads the two cache
+  //   lines the owner writes at every push and pop; a thief probing at yield speed made
+  //   the owner's chain 5 times slower). It still watches its latch and the lanes.
+  // - the round restarts its spin phase, for at most kDeclineSpinLimitNs from the start
+  //   of the idle period (or its last sleep): going to sleep would make the producer's
+  //   next push into its empty deque wake it again, a system call on the producer's path.
+  //   After that the worker goes sleepy as usual; its last search takes what it sees.
+  // A task left alone is taken on the second sighting: at most kDeclineGapMaxNs later.
+  static constexpr double kDeclineGapMinNs = 1'000;
+  static constexpr double kDeclineGapMaxNs = 16'000;
+  static constexpr double kDeclineSpinLimitNs = 1'000'000;
 
   explicit Sleep(std::uint32_t workers);
   Sleep(const Sleep&) = delete;
@@ -94,6 +116,21 @@ class Sleep {
     // after our read sees us no longer idle (and wakes somebody itself) or we see its push.
     std::atomic_thread_fence(std::memory_order_seq_cst);
     if (has_injected_work()) wake_any(1, &sink, SleepSink::kNowhere);
+  }
+  // declined_work: the search that just ended saw a deque's only task and left it to
+  // its owner (Worker::steal_from). Within the period's kDeclineSpinLimitNs the spin phase
+  // starts again (rounds and time); the answer is the tick until which the worker should
+  // not probe other workers' deques (the back-off, kDeclineGapMinNs doubling up to
+  // kDeclineGapMaxNs over the idle period's declines).
+  std::uint64_t declined_work(IdleState& idle) const noexcept {
+    const std::uint64_t now = ticks_now();
+    if (now < idle.decline_spin_until_ticks) {
+      idle.rounds = 0;
+      idle.started_ticks = now;
+    }
+    idle.decline_gap_ticks =
+        idle.decline_gap_ticks == 0 ? decline_gap_min_ticks_ : std::min(decline_gap_max_ticks_, idle.decline_gap_ticks * 2);
+    return now + idle.decline_gap_ticks;
   }
   // no_work_found: one more fruitless round. May yield, get sleepy, or block until woken.
   // has_injected_work is re-checked after registering as a sleeper (see SLEEP.md).
@@ -212,6 +249,9 @@ class Sleep {
 
   SleepCounters counters_;
   const std::uint64_t spin_limit_ticks_ = ns_to_ticks(kSpinLimitNs);
+  const std::uint64_t decline_spin_limit_ticks_ = ns_to_ticks(kDeclineSpinLimitNs);
+  const std::uint64_t decline_gap_min_ticks_ = ns_to_ticks(kDeclineGapMinNs);
+  const std::uint64_t decline_gap_max_ticks_ = ns_to_ticks(kDeclineGapMaxNs);
   const std::uint32_t workers_;
   std::unique_ptr<WorkerSlot[]> slots_;
   bool rings_ = false;  // io_uring strategy (use_rings)

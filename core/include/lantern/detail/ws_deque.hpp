@@ -27,7 +27,8 @@ class WorkStealingDeque;
 
 // StealResult: success with a value, the deque looked empty, or another thief (or the
 // owner) won the race for the same element - worth retrying.
-enum class StealStatus : std::uint8_t { success, empty, lost_race };
+// fresh: the deque held one task, not seen there before by this thief (steal's seen_top).
+enum class StealStatus : std::uint8_t { success, empty, lost_race, fresh };
 
 template <class T>
 struct Stolen {
@@ -122,14 +123,23 @@ class WorkStealingDeque {
     return value;
   }
 
-  // steal: any thread.
-  Stolen<T> steal() noexcept {
+  // steal: any thread. With seen_top, a deque's only task is taken only if this thief saw
+  // it there before (*seen_top == top); otherwise it remembers top and returns fresh. The
+  // owner's pop of its last task moves top as a steal does, so an unchanged top with one
+  // task is the same task, still waiting: not the next one of a chain of spawns that the
+  // owner pushes and pops a few nanoseconds later (taking those made the chain bounce
+  // between workers: bench/RESULTS.md, "Session 12").
+  Stolen<T> steal(std::int64_t* seen_top = nullptr) noexcept {
     std::int64_t t = top_.load(std::memory_order_acquire);
     // Orders the read of top before the read of bottom against the owner's pop, which
     // writes bottom then reads top (the classic store-buffer pattern).
     std::atomic_thread_fence(std::memory_order_seq_cst);
     const std::int64_t b = bottom_.load(std::memory_order_acquire);
     if (t >= b) return {nullptr, StealStatus::empty};
+    if (seen_top && b - t == 1 && *seen_top != t) {
+      *seen_top = t;
+      return {nullptr, StealStatus::fresh};
+    }
     // acquire (the paper's consume): the ring pointer must be read after bottom, and its
     // contents after the pointer.
     Ring* ring = ring_.load(std::memory_order_acquire);
@@ -189,7 +199,7 @@ template <class T>
 class DequeThief {
  public:
   explicit DequeThief(WorkStealingDeque<T>& deque) noexcept : deque_(&deque) {}
-  Stolen<T> steal() noexcept { return deque_->steal(); }
+  Stolen<T> steal(std::int64_t* seen_top = nullptr) noexcept { return deque_->steal(seen_top); }
   std::int64_t size() const noexcept { return deque_->size(); }
 
  private:

@@ -206,7 +206,8 @@ enum class PayloadUnit : std::uint8_t { none, id, worker, ticks, count, packed }
   X(push, 3, full, "task", id, "queue_depth", packed,                                                              \
     "a task was queued (own deque: sampled, with the deque's depth; a lane: always)")                             \
   X(steal, 4, tasks, "victim", worker, "distance_source", packed, "a task was stolen from a victim")              \
-  X(steal_round_failed, 5, full, "probed", count, "lost_races", count, "a full steal round found nothing")       \
+  X(steal_round_failed, 5, full, "probed", count, "lost_races", count,                                             \
+    "a full steal round took nothing (every queue empty, races lost, or a deque's only task left to its owner)")  \
   X(help, 6, tasks, "lane", worker, "head_age", ticks, "a worker helped a lane whose head waited too long")        \
   X(wake, 7, states, "waker_cause", packed, "latency", ticks, "a worker woke up")                                 \
   X(lane_pop, 8, full, "lane", worker, "ready_wait", ticks, "a task left a lane after waiting")                    \
