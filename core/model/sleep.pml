@@ -13,6 +13,9 @@
  *                   its latch was set - woken for work it has not searched for, or idle
  *                   and awake while a poster counted on it - returns to its task without
  *                   passing the wake on. Spin must find a counterexample.
+ *   -DBUG_SLEEP_ON_DECLINED  a worker's last look before blocking leaves out the deque
+ *                   its search left a lone job in (SLEEP.md, "A lone task"). Spin must
+ *                   find the job stranded.
  *
  * What is modelled, step by step as the code does it (each Promela statement or atomic
  * block is one indivisible step of the real code: one atomic RMW, one load, or a
@@ -105,11 +108,10 @@ inline new_jobs(was_empty, c_sleeping, c_awake, res) {
 
 /* find_work: own deque, the lanes, the other worker's deque - three separate looks.
  * A thief may leave a deque's only task to its owner (Worker::steal_from: it takes such
- * a task on its second sighting); here any search may decline it, except the search
- * before sleeping (take_lone: sleepy), which takes what it sees. A search that declined
- * does not pay a wake's debt (owes). -DBUG_DECLINE_SLEEPY lets the last search decline
- * too: spin must find the task stranded. */
-inline find_work(me, found, take_lone, declined) {
+ * a task on its second sighting); here any search may decline it, every time. A search
+ * that declined does not pay a wake's debt (owes), and the worker does not sleep while
+ * that deque holds a job (try_sleep's last look). */
+inline find_work(me, found, declined) {
   found = false;
   declined = false;
   atomic { if :: dq[me] > 0 -> dq[me]--; found = true :: else fi };
@@ -119,11 +121,7 @@ inline find_work(me, found, take_lone, declined) {
      atomic {
        if
        :: dq[1 - me] > 0 -> dq[1 - me]--; found = true
-#ifdef BUG_DECLINE_SLEEPY
        :: dq[1 - me] == 1 -> declined = true
-#else
-       :: dq[1 - me] == 1 && !take_lone -> declined = true
-#endif
        :: else
        fi
      }
@@ -138,7 +136,7 @@ inline latch_wake_up(me) {
 
 /* Sleep::sleep / sleep_io: one attempt to fall asleep on latch[me]. Leaves `owes` set
  * when a waker took this worker out of the sleeping count for work. */
-inline try_sleep(me, my_jec, owes, ok, res) {
+inline try_sleep(me, my_jec, owes, ok, res, declined) {
   lock(mtx[me]);
   atomic { if :: latch[me] == UNSET -> latch[me] = SLEEPY; ok = true :: else -> ok = false fi };
   if :: ok -> atomic { if :: latch[me] == SLEEPY -> latch[me] = SLEEPING :: else -> ok = false fi } :: else fi;
@@ -149,9 +147,15 @@ inline try_sleep(me, my_jec, owes, ok, res) {
      if
      :: !ok -> latch_wake_up(me); unlock(mtx[me])
      :: ok ->
-        /* SleepFence, then has_injected_work. */
+        /* SleepFence, then has_injected_work, and the deque the last search declined a
+         * job in (Worker::declined_still_there). -DBUG_SLEEP_ON_DECLINED leaves that
+         * deque out: spin must find the declined job stranded. */
         if
+#ifdef BUG_SLEEP_ON_DECLINED
         :: lane > 0 -> sleeping--; latch_wake_up(me); unlock(mtx[me])
+#else
+        :: lane > 0 || (declined && dq[1 - me] > 0) -> sleeping--; latch_wake_up(me); unlock(mtx[me])
+#endif
         :: else ->
            blocked[me] = true;
            unlock(mtx[me]);            /* then futex-wait on the word, without the mutex */
@@ -191,7 +195,7 @@ inline wait_until(me, found, declined, my_jec, sleepy, owes, ok, res) {
   do
   :: latch[me] == SET -> break
   :: else ->
-     find_work(me, found, false, declined);
+     find_work(me, found, declined);
      if
      :: found -> skip  /* execute it: jobs are short and spawn nothing */
      :: else ->
@@ -201,7 +205,7 @@ inline wait_until(me, found, declined, my_jec, sleepy, owes, ok, res) {
         do
         :: latch[me] == SET -> break
         :: else ->
-           find_work(me, found, sleepy, declined);
+           find_work(me, found, declined);
            if :: !declined -> owes = false :: else fi;  /* searched since any wake for work */
            if
            :: found -> break
@@ -214,7 +218,7 @@ inline wait_until(me, found, declined, my_jec, sleepy, owes, ok, res) {
                     sleepy = true
                  fi
               :: sleepy ->
-                 try_sleep(me, my_jec, owes, ok, res);
+                 try_sleep(me, my_jec, owes, ok, res, declined);
                  sleepy = false
               fi
            fi

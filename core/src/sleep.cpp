@@ -168,8 +168,11 @@ void Sleep::leave_sleep(IdleState& idle, Latch& latch, SleepSink& sink, StateRea
   idle.rounds = rounds;
   idle.sleepy = false;
   idle.started_ticks = ticks_now();
-  idle.decline_spin_until_ticks = idle.started_ticks + decline_spin_limit_ticks_;
-  idle.decline_gap_ticks = 0;
+  if (why == StateReason::woken) {
+    // A sleep happened: a new stretch of declines and back-offs (SLEEP.md, "A lone task").
+    idle.decline_spin_until_ticks = idle.started_ticks + decline_spin_limit_ticks_;
+    idle.decline_gap_ticks = 0;
+  }
   latch.wake_up();
   sink.sleep_state(WorkerState::idle, why);
 }
@@ -192,7 +195,12 @@ bool Sleep::enter_sleep(IdleState& idle, Latch& latch, std::unique_lock<std::mut
     const CounterValue c = counters_.load();
     if (c.jec() != idle.jec_when_sleepy) {
       // Work was posted since we got sleepy: search again, and get sleepy again right
-      // after one more fruitless round (not after the full count).
+      // after one more fruitless round (not after the full count). The worker backs off
+      // before that search (news_seen): when another worker keeps pushing and popping
+      // its own tasks, every attempt fails this way, and each one makes that worker's
+      // next push flip the JEC back, an RMW on the line we just wrote (SLEEP.md, "A lone
+      // task").
+      idle.news_seen = true;
       leave_sleep(idle, latch, sink, StateReason::new_work_seen, kRoundsUntilSleepy);
       return false;
     }

@@ -135,11 +135,7 @@ void Worker::wait_until_cold(Latch& latch, WaitKind kind) {
       blocked_in_wait_.store(true, std::memory_order_seq_cst);
     }
     while (!latch.probe()) {
-      // The search before sleeping takes a lone task at first sight: no task it saw may
-      // be left behind when it sleeps (SLEEP.md).
-      take_lone_ = idle.sleepy;
       found = find_work(&source, &more_left);
-      take_lone_ = false;
       // Searched since any wake for work - unless the search left a task to its owner:
       // the wake may have been for that task (SLEEP.md, "A lone task").
       if (!declined_lone_) idle.owes_search = false;
@@ -148,7 +144,15 @@ void Worker::wait_until_cold(Latch& latch, WaitKind kind) {
       // Our search found nothing: if every worker is now out of work inside a wait, the
       // pool can only be rescued from outside (core/README.md, "Waits").
       if (blocked) check_deadlock(latch);
-      sleep_->no_work_found(idle, latch, [this] { return registry_->has_injected_work(); }, *this);
+      // The last look before blocking (after the SleepFence) also checks the deque our
+      // search left a lone task in: we never sleep on a task we declined (SLEEP.md).
+      sleep_->no_work_found(idle, latch, [this] { return registry_->has_injected_work() || declined_still_there(); }, *this);
+      if (idle.news_seen) {
+        // Our sleep attempt failed on news (the JEC moved) that our search had not found:
+        // back off, but keep the count (sleepy again after one more fruitless round).
+        idle.news_seen = false;
+        back_off(idle, latch, /*restart_spin=*/false);
+      }
     }
     if (blocked) {
       // The episode ends when any worker leaves its wait's idle section (work or latch).
@@ -176,10 +180,14 @@ void Worker::wait_until_cold(Latch& latch, WaitKind kind) {
 // back_off: our search left a deque's only task to its owner (steal_from): probe no
 // deque for a while (Sleep::kDeclineGapMinNs), still watching our latch, the lanes and
 // our own IO.
-void Worker::back_off(IdleState& idle, const Latch& latch) {
-  const std::uint64_t until = sleep_->declined_work(idle);
+void Worker::back_off(IdleState& idle, const Latch& latch, bool restart_spin) {
+  const std::uint64_t until = sleep_->declined_work(idle, restart_spin);
   if (io_ && io_->in_flight() > 0) return;
   while (ticks_now() < until && !latch.probe() && !registry_->has_injected_work()) std::this_thread::yield();
+}
+
+bool Worker::declined_still_there() const noexcept {
+  return declined_lone_ && registry_->worker(declined_from_).deque.size() > 0;
 }
 
 Job* Worker::find_work(TaskSource* source, bool* more_left) {
@@ -442,7 +450,10 @@ Job* Worker::steal_from(const Victim& victim, std::uint64_t* lost_races, TaskSou
     return stolen.value;
   }
   if (stolen.status == StealStatus::lost_race) ++*lost_races;
-  if (stolen.status == StealStatus::fresh) declined_lone_ = true;
+  if (stolen.status == StealStatus::fresh) {
+    declined_lone_ = true;
+    declined_from_ = victim.worker;
+  }
   if (Job* job = pop_lane(other.lane, victim.worker)) {
     *source = TaskSource::stolen_lane;
     *more_left = other.lane.size() > 0;

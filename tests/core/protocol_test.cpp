@@ -686,12 +686,14 @@ TEST_P(Strategy, APostWhoseTaskFannedOutWakesOneWorkerMoreForTheNextPosts) {
 
 // ---------------------------------------------------------------------------------
 // A lone task (SLEEP.md, "A lone task"). A thief takes a deque's only task on its second
-// sighting; the search before sleeping and a search a wake pointed at take it at once.
-// Before the rule, an idle worker took the next link of a chain of spawns a few
-// nanoseconds before its owner would pop it, about every 2 us, and the chain bounced
-// between the workers: 12,600-17,600 steals in 200 chains of 1,000 (bench/RESULTS.md,
-// "Session 12"). This test saw 1.5-4 % of its links stolen without the rule on a quiet
-// machine (it passes without it when the thief gets little CPU: under load or TSan).
+// sighting; a search a wake pointed at takes it at once, and a worker does not sleep
+// while the deque it declined such a task in still holds it. Before the rule, an idle
+// worker took the next link of a chain of spawns a few nanoseconds before its owner
+// would pop it, about every 2 us, and the chain bounced between the workers:
+// 12,600-17,600 steals in 200 chains of 1,000 (bench/RESULTS.md, "Session 12"). This
+// test, without the rule on a quiet machine: 10,000-48,000 of a pass's 400,000 links
+// stolen, in every run of three (it can pass without the rule when the thief gets little
+// CPU: under load or TSan).
 // ---------------------------------------------------------------------------------
 class CountSteals final : public lantern::Observer {
  public:
@@ -746,9 +748,9 @@ TEST_P(Strategy, AChainOfSpawnsStaysOnItsWorker) {
 // The rule may leave a task for a while, never for good: a task that spawns one child
 // and then blocks outside Lantern until that child has run gets it run by the other
 // worker, whether that worker was asleep at the spawn (the wake points at the deque) or
-// searching (second sighting, or its last search before sleeping). Without the rule's
-// exceptions the child could wait for its spawner forever (core/model/sleep.pml checks
-// the last search; -DBUG_DECLINE_SLEEPY is its counterexample).
+// searching (second sighting; it does not sleep while the task is there). Without those
+// the child could wait for its spawner forever (core/model/sleep.pml checks the last
+// look before sleeping; -DBUG_SLEEP_ON_DECLINED is its counterexample).
 TEST_P(Strategy, ALoneTaskIsTakenWhileItsSpawnerBlocksOutsideLantern) {
   Scheduler pool(options(2));
   Watchdog dog("a lone child while its spawner blocks", 60s, dump(pool));

@@ -31,6 +31,9 @@ struct IdleState {
   // the period's kDeclineSpinLimitNs, counted from start_looking or the last sleep.
   std::uint64_t decline_spin_until_ticks = 0;
   std::uint64_t decline_gap_ticks = 0;  // the last back-off (declined_work); 0: none yet
+  // The last sleep attempt failed because work was posted since this worker got sleepy
+  // (the JEC moved): it backs off before its next search, as after a decline.
+  bool news_seen = false;
   // A waker took this worker out of the sleeping count for new work (WakeWhy::work), and
   // the worker has not searched since: it owes that work a search. If it leaves its wait
   // without one (its latch was set meanwhile) it must pass the wake on
@@ -69,17 +72,20 @@ class Sleep {
   static constexpr double kSpinLimitNs = 100'000;
   // A worker that saw a deque's only task and left it to its owner (a thief takes such a
   // task on its second sighting, Worker::steal_from) has not run out of work: the pool is
-  // producing it, one task at a time. Two rules keep such a worker from slowing the
+  // producing it, one task at a time. These rules keep such a worker from slowing the
   // producer (a chain of spawns, each pushed and popped by its owner nanoseconds apart:
-  // bench/RESULTS.md, "Session 13"):
+  // core/src/SLEEP.md, "A lone task"; bench/RESULTS.md, "Session 13"):
   // - it backs off: it probes no other deque for kDeclineGapMinNs, doubling with every
-  //   decline of the idle period up to kDeclineGapMaxNs (each probe reads the two cache
+  //   back-off of the idle period up to kDeclineGapMaxNs (each probe reads the two cache
   //   lines the owner writes at every push and pop; a thief probing at yield speed made
   //   the owner's chain 5 times slower). It still watches its latch and the lanes.
   // - the round restarts its spin phase, for at most kDeclineSpinLimitNs from the start
   //   of the idle period (or its last sleep): going to sleep would make the producer's
   //   next push into its empty deque wake it again, a system call on the producer's path.
-  //   After that the worker goes sleepy as usual; its last search takes what it sees.
+  //   After that the worker goes sleepy as usual, but does not block while the deque it
+  //   declined the task in still holds one (Worker::declined_still_there).
+  // - a sleep attempt that failed on news it had not found (IdleState::news_seen) backs
+  //   off too: the producer's next push would flip the JEC back at once.
   // A task left alone is taken on the second sighting: at most kDeclineGapMaxNs later.
   static constexpr double kDeclineGapMinNs = 1'000;
   static constexpr double kDeclineGapMaxNs = 16'000;
@@ -122,9 +128,9 @@ class Sleep {
   // starts again (rounds and time); the answer is the tick until which the worker should
   // not probe other workers' deques (the back-off, kDeclineGapMinNs doubling up to
   // kDeclineGapMaxNs over the idle period's declines).
-  std::uint64_t declined_work(IdleState& idle) const noexcept {
+  std::uint64_t declined_work(IdleState& idle, bool restart_spin = true) const noexcept {
     const std::uint64_t now = ticks_now();
-    if (now < idle.decline_spin_until_ticks) {
+    if (restart_spin && now < idle.decline_spin_until_ticks) {
       idle.rounds = 0;
       idle.started_ticks = now;
     }

@@ -175,7 +175,9 @@ class alignas(64) Worker final : public SleepSink {
   // until `target` comes back (true: the caller runs it inline) or the deque is empty
   // (target was stolen: wait until its `latch` is set, running other work; false).
   [[gnu::noinline]] bool join_rest(Job* popped, Job* target, Latch& latch);
-  void back_off(IdleState& idle, const Latch& latch);
+  // back_off: after a search that left a lone task to its owner (restart_spin), or a
+  // sleep attempt that failed on news it had not found: probe no deque for a while.
+  void back_off(IdleState& idle, const Latch& latch, bool restart_spin = true);
   // wait_until runs other tasks until `latch` is set, sleeping on it when there are none.
   // `kind` names the wait for the deadlock report (core/README.md, "Waits"); it is read
   // only on the cold path.
@@ -339,10 +341,14 @@ class alignas(64) Worker final : public SleepSink {
   std::vector<Victim> victims_;
   // lone_seen_[v]: the top of victim v's deque when this worker last saw exactly one task
   // there (DequeThief::steal's seen_top); -1: none. take_lone_: take such a task at first
-  // sight (the search before sleeping, and a search a wake pointed at).
+  // sight (a search a wake pointed at).
   std::vector<std::int64_t> lone_seen_;
   bool take_lone_ = false;
-  bool declined_lone_ = false;  // the last steal round left a lone task (fresh) to its owner
+  // The last search left a lone task (fresh) in declined_from_'s deque to its owner.
+  bool declined_lone_ = false;
+  std::uint32_t declined_from_ = 0;
+  // declined_still_there: that deque still holds a task (the last look before sleeping).
+  bool declined_still_there() const noexcept;
   std::size_t far_begin_ = 0;  // victims_[far_begin_..] are the farthest level
   Job* continuation_ = nullptr;
   Job* current_task_ = nullptr;
