@@ -771,6 +771,82 @@ TEST_P(Strategy, ALoneTaskIsTakenWhileItsSpawnerBlocksOutsideLantern) {
   }
 }
 
+// Rule 1 of "A lone task", forced: the other worker's idle rounds miss the child (it is
+// spawned while that worker is held inside its third failed steal round), its idle period
+// is older than kDeclineSpinLimitNs (so a decline no longer restarts its spin phase), and
+// the first search that sees the child is its search before sleeping, which declines it.
+// Without the last look at the declined deque (Worker::declined_still_there) it then
+// slept, with the child's spawner blocked outside Lantern: the child waited for the
+// spawner's whole 2 s bound in every forced trial.
+class HoldInFailedRound final : public lantern::Observer {
+ public:
+  HoldInFailedRound() { interest.store(bit(lantern::Hook::steal_round_failed), std::memory_order_relaxed); }
+  void on_event(std::uint32_t worker, lantern::Hook hook, std::uint64_t, std::uint64_t) noexcept override {
+    if (hook != lantern::Hook::steal_round_failed || !armed.load() || worker != target.load()) return;
+    if (skip.fetch_sub(1) > 0) return;
+    armed = false;
+    held = true;
+    while (!release.load()) std::this_thread::yield();
+  }
+  std::atomic<bool> armed{false};
+  std::atomic<std::uint32_t> target{~0u};
+  std::atomic<int> skip{0};
+  std::atomic<bool> held{false};
+  std::atomic<bool> release{false};
+};
+
+TEST_P(Strategy, AWorkerNeverSleepsOnALoneTaskItDeclined) {
+  HoldInFailedRound observer;
+  Scheduler pool(options(2, &observer));
+  Watchdog dog("a lone task declined before sleeping", 120s, dump(pool));
+  const auto spawner_bound = 2s * lantern::testing::sanitizer_slowdown();
+  int forced = 0;
+  for (int trial = 0; trial < 10 && forced < 3; ++trial) {
+    wait_all_asleep(pool);
+    observer.held = false;
+    observer.release = false;
+    std::atomic<bool> child_ran{false};
+    bool was_forced = false;
+    bool ran_while_blocked = false;
+    pool.submit_to_lane(0, [&] {
+         const std::uint32_t me = lantern::detail::tls_worker->index;
+         observer.target = 1 - me;
+         observer.skip = 2;
+         observer.armed = true;
+         lantern::TaskGroup group;
+         group.spawn([] {});  // a push into an empty deque: wakes the other worker
+         group.wait();
+         const auto give_up = std::chrono::steady_clock::now() + 1s;
+         while (!observer.held.load() && std::chrono::steady_clock::now() < give_up) std::this_thread::yield();
+         if (!observer.held.load()) {  // it never failed three rounds: this trial proves nothing
+           observer.armed = false;
+           return;
+         }
+         was_forced = true;
+         const auto held_at = std::chrono::steady_clock::now();
+         group.spawn([&] { child_ran = true; });  // the only task of our deque, unseen by it
+         // A time bound, not synchronisation: the held worker's idle period must be older
+         // than kDeclineSpinLimitNs when it goes on.
+         while (std::chrono::steady_clock::now() - held_at < 2ms) std::this_thread::yield();
+         observer.release = true;
+         // Blocked outside Lantern: only the other worker can run the child.
+         const auto deadline = std::chrono::steady_clock::now() + spawner_bound;
+         while (!child_ran.load() && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
+         ran_while_blocked = child_ran.load();
+         group.wait();
+       })
+        .get();
+    observer.release = true;
+    if (!was_forced) continue;
+    ++forced;
+    EXPECT_TRUE(ran_while_blocked) << "trial " << trial << ": the child waited for its spawner's whole bound\n"
+                                   << pool.describe_state();
+    if (!ran_while_blocked) break;
+  }
+  std::printf("forced the interleaving in %d trials\n", forced);
+  EXPECT_GE(forced, 1) << "the interleaving was never forced";
+}
+
 }  // namespace
 
 INSTANTIATE_TEST_SUITE_P(Strategies, Strategy, ::testing::Values(SleepStrategy::condvar, SleepStrategy::io_uring),
