@@ -149,6 +149,24 @@ TEST(Latch, SetterDoesNotTouchTheLatchOnceTheWaiterCanSeeSet) {
   setter.join();
 }
 
+// HoldWorker: what the observers below share. Each stops worker `target` inside one
+// hook, once it is armed, until the test sets `release`; `held` says it is there.
+class HoldWorker : public lantern::Observer {
+ public:
+  std::atomic<bool> armed{false};
+  std::atomic<std::uint32_t> target{~0u};
+  std::atomic<bool> held{false};
+  std::atomic<bool> release{false};
+
+ protected:
+  bool is_target(std::uint32_t worker) const noexcept { return armed.load() && worker == target.load(); }
+  void hold() noexcept {
+    armed = false;
+    held = true;
+    while (!release.load()) std::this_thread::yield();
+  }
+};
+
 // ---------------------------------------------------------------------------------
 // Defect 3: a worker woken for new work whose own latch was set meanwhile went back to
 // its task without searching: the wake was used up, the work sat in a lane and the
@@ -157,21 +175,14 @@ TEST(Latch, SetterDoesNotTouchTheLatchOnceTheWaiterCanSeeSet) {
 // Before the fix job J waited for T1's whole run in every forced trial (both
 // strategies); after it, J starts while T1 still runs.
 // ---------------------------------------------------------------------------------
-class HoldWokenWorker final : public lantern::Observer {
+class HoldWokenWorker final : public HoldWorker {
  public:
   HoldWokenWorker() { interest.store(bit(lantern::Hook::wake), std::memory_order_relaxed); }
   void on_event(std::uint32_t worker, lantern::Hook hook, std::uint64_t a, std::uint64_t) noexcept override {
     if (hook != lantern::Hook::wake) return;
     if (lantern::WakePayload::decode(a, 0).why != lantern::WakeCause::work) return;
-    if (!armed.load() || worker != target.load()) return;
-    armed = false;
-    held = true;
-    while (!release.load()) std::this_thread::yield();
+    if (is_target(worker)) hold();
   }
-  std::atomic<bool> armed{false};
-  std::atomic<std::uint32_t> target{~0u};
-  std::atomic<bool> held{false};
-  std::atomic<bool> release{false};
 };
 
 TEST_P(Strategy, ALatchNeverSwallowsAWakeForWork) {
@@ -237,20 +248,13 @@ TEST_P(Strategy, ALatchNeverSwallowsAWakeForWork) {
 // find it) - and then the latch is set and the worker returns to T1 without searching.
 // The observer holds the worker right after it announced "idle" until J is posted and
 // the Signal set. Before the fix J waited for T1's whole run (both strategies).
-class HoldIdleWorker final : public lantern::Observer {
+class HoldIdleWorker final : public HoldWorker {
  public:
   HoldIdleWorker() { interest.store(bit(lantern::Hook::state), std::memory_order_relaxed); }
   void on_event(std::uint32_t worker, lantern::Hook hook, std::uint64_t a, std::uint64_t) noexcept override {
     if (hook != lantern::Hook::state || lantern::StatePayload::decode(a, 0).to != lantern::WorkerState::idle) return;
-    if (!armed.load() || worker != target.load()) return;
-    armed = false;
-    held = true;
-    while (!release.load()) std::this_thread::yield();
+    if (is_target(worker)) hold();
   }
-  std::atomic<bool> armed{false};
-  std::atomic<std::uint32_t> target{~0u};
-  std::atomic<bool> held{false};
-  std::atomic<bool> release{false};
 };
 
 TEST_P(Strategy, ALatchNeverStrandsWorkAnIdlePosterCountedOn) {
@@ -778,21 +782,15 @@ TEST_P(Strategy, ALoneTaskIsTakenWhileItsSpawnerBlocksOutsideLantern) {
 // Without the last look at the declined deque (Worker::declined_still_there) it then
 // slept, with the child's spawner blocked outside Lantern: the child waited for the
 // spawner's whole 2 s bound in every forced trial.
-class HoldInFailedRound final : public lantern::Observer {
+class HoldInFailedRound final : public HoldWorker {
  public:
   HoldInFailedRound() { interest.store(bit(lantern::Hook::steal_round_failed), std::memory_order_relaxed); }
   void on_event(std::uint32_t worker, lantern::Hook hook, std::uint64_t, std::uint64_t) noexcept override {
-    if (hook != lantern::Hook::steal_round_failed || !armed.load() || worker != target.load()) return;
-    if (skip.fetch_sub(1) > 0) return;
-    armed = false;
-    held = true;
-    while (!release.load()) std::this_thread::yield();
+    if (hook != lantern::Hook::steal_round_failed || !is_target(worker)) return;
+    if (skip.fetch_sub(1) > 0) return;  // hold in the (skip + 1)-th failed round
+    hold();
   }
-  std::atomic<bool> armed{false};
-  std::atomic<std::uint32_t> target{~0u};
   std::atomic<int> skip{0};
-  std::atomic<bool> held{false};
-  std::atomic<bool> release{false};
 };
 
 TEST_P(Strategy, AWorkerNeverSleepsOnALoneTaskItDeclined) {
