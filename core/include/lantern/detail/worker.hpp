@@ -379,6 +379,14 @@ class alignas(64) Worker final : public SleepSink {
   std::atomic<bool> blocked_in_wait_{false};         // out of work inside a nested wait
   std::atomic<const Latch*> blocked_latch_{nullptr};  // the latch of that wait (set before the flag)
   mutable std::atomic<std::uint32_t> inspectors_{0};  // check_deadlock readers of blocked_latch_
+  // Odd while this worker, blocked in a nested wait, searches (and may be holding a task
+  // it took but has not yet left the wait with); even between searches. Only this
+  // worker writes it. check_deadlock requires every epoch even and unchanged across its
+  // look at the queues (core/README.md, "Waits").
+  std::atomic<std::uint64_t> search_epoch_{0};
+  void bump_search_epoch() noexcept {
+    search_epoch_.store(search_epoch_.load(std::memory_order_relaxed) + 1, std::memory_order_seq_cst);
+  }
 };
 
 // The worker running on this thread, or nullptr. constinit: no TLS wrapper call.
