@@ -5,7 +5,6 @@
 #include <pthread.h>
 #include <sched.h>
 
-#include <algorithm>
 #include <string>
 #include <utility>
 
@@ -52,9 +51,7 @@ void Worker::throw_wait_depth() const {
 
 void Worker::set_steal_order(std::vector<Victim> victims) {
   victims_ = std::move(victims);
-  std::uint32_t most = index;
-  for (const Victim& v : victims_) most = std::max(most, v.worker);
-  lone_seen_.assign(most + 1, -1);
+  lone_seen_.assign(registry_->worker_count(), -1);
   far_begin_ = victims_.size();
   if (!victims_.empty() && victims_.front().distance != victims_.back().distance) {
     const Distance farthest = victims_.back().distance;
@@ -139,9 +136,10 @@ void Worker::wait_until_cold(Latch& latch, WaitKind kind) {
       found = find_work(&source, &more_left);
       // Searched since any wake for work - unless the search left a task to its owner:
       // the wake may have been for that task (SLEEP.md, "A lone task").
-      if (!declined_lone_) idle.owes_search = false;
+      const bool declined = declined_from_ != kNoVictim;
+      if (!declined) idle.owes_search = false;
       if (found) break;
-      if (declined_lone_) back_off(idle, latch);
+      if (declined) back_off(idle, latch);
       // Our search found nothing: if every worker is now out of work inside a wait, the
       // pool can only be rescued from outside (core/README.md, "Waits").
       if (blocked) {
@@ -191,12 +189,11 @@ void Worker::back_off(IdleState& idle, const Latch& latch, bool restart_spin) {
 }
 
 bool Worker::declined_still_there() const noexcept {
-  return declined_lone_ && registry_->worker(declined_from_).deque.size() > 0;
+  return declined_from_ != kNoVictim && registry_->worker(declined_from_).deque.size() > 0;
 }
 
 Job* Worker::find_work(TaskSource* source, bool* more_left) {
   *more_left = false;
-  declined_lone_ = false;
   found_at_ = index;
   if (io_) [[unlikely]] {
     if (io_->busy() || io_cancel_requested_.load(std::memory_order_relaxed)) poll_io();
@@ -475,10 +472,7 @@ Job* Worker::steal_from(const Victim& victim, std::uint64_t* lost_races, TaskSou
     return stolen.value;
   }
   if (stolen.status == StealStatus::lost_race) ++*lost_races;
-  if (stolen.status == StealStatus::fresh) {
-    declined_lone_ = true;
-    declined_from_ = victim.worker;
-  }
+  if (stolen.status == StealStatus::fresh) declined_from_ = victim.worker;
   if (Job* job = pop_lane(other.lane, victim.worker)) {
     *source = TaskSource::stolen_lane;
     *more_left = other.lane.size() > 0;
@@ -492,6 +486,9 @@ Job* Worker::steal_from(const Victim& victim, std::uint64_t* lost_races, TaskSou
 // (the work is there, someone was faster); a round that took nothing (every queue empty,
 // or a deque's only task left to its owner: steal_from) is a failed round, reported once.
 Job* Worker::steal(TaskSource* source, bool* more_left) {
+  // Every search that finds nothing ends here (find_work), so this is where its record of
+  // a declined lone task starts, off the own-deque path.
+  declined_from_ = kNoVictim;
   const std::size_t n = victims_.size();
   if (n == 0) return nullptr;
   std::uint64_t lost = 0;

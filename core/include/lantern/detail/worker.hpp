@@ -344,9 +344,10 @@ class alignas(64) Worker final : public SleepSink {
   // sight (a search a wake pointed at).
   std::vector<std::int64_t> lone_seen_;
   bool take_lone_ = false;
-  // The last search left a lone task (fresh) in declined_from_'s deque to its owner.
-  bool declined_lone_ = false;
-  std::uint32_t declined_from_ = 0;
+  // The worker whose deque the last steal round left a lone task (fresh) in, to its
+  // owner; kNoVictim if it left none. Reset by steal(), the end of every fruitless search.
+  static constexpr std::uint32_t kNoVictim = 0xFFFFFFFF;
+  std::uint32_t declined_from_ = kNoVictim;
   // declined_still_there: that deque still holds a task (the last look before sleeping).
   bool declined_still_there() const noexcept;
   std::size_t far_begin_ = 0;  // victims_[far_begin_..] are the farthest level
