@@ -137,4 +137,70 @@ TEST_P(DequeRace, EveryItemTakenExactlyOnce) {
   }
 }
 
+// A chain: the owner pushes one task and pops it back (sometimes two), so nearly every
+// pop is of the deque's last task, which the owner takes with one CAS on top as a thief
+// would (pop's fast path), racing the thieves' CAS for the same task.
+TEST_P(DequeRace, EveryLastTaskTakenExactlyOnce) {
+  const int thieves = GetParam();
+  const long n = lantern::testing::scaled(400000, 20000);
+  std::vector<int> items(n);
+  std::vector<std::atomic<int>> taken(n);
+  WorkStealingDeque<int> deque(16);
+  std::atomic<bool> done{false};
+  std::atomic<long> stolen_count{0};
+  lantern::testing::Watchdog dog("deque last-task race", std::chrono::seconds(60));
+
+  auto take = [&](int* p) { taken[p - items.data()].fetch_add(1, std::memory_order_relaxed); };
+  std::vector<std::thread> threads;
+  for (int t = 0; t < thieves; ++t) {
+    threads.emplace_back([&] {
+      DequeThief<int> thief(deque);
+      for (;;) {
+        auto s = thief.steal();
+        if (s.status == StealStatus::success) {
+          take(s.value);
+          stolen_count.fetch_add(1, std::memory_order_relaxed);
+        } else if (s.status == StealStatus::empty && done.load(std::memory_order_acquire)) {
+          return;
+        }
+      }
+    });
+  }
+  DequeOwner<int> owner(deque);
+  long pushed = 0, popped = 0;
+  // Halfway through, if no thief has stolen yet (a thief thread may not run at all for a
+  // while on a loaded machine), one task is left to them and the owner waits for a steal:
+  // the race is what the test is for.
+  while (pushed < n) {
+    const int burst = (pushed % 5 == 0) ? 2 : 1;
+    for (int k = 0; k < burst && pushed < n; ++k) owner.push(&items[pushed++]);
+    for (int k = 0; k < burst; ++k) {
+      if (int* p = owner.pop()) {
+        take(p);
+        ++popped;
+      }
+    }
+    if (thieves > 0 && stolen_count.load(std::memory_order_relaxed) == 0 && pushed >= n / 2 && pushed < n) {
+      owner.push(&items[pushed++]);  // one left for the thieves
+      while (stolen_count.load(std::memory_order_relaxed) == 0) std::this_thread::yield();
+    }
+  }
+  while (int* p = owner.pop()) {
+    take(p);
+    ++popped;
+  }
+  EXPECT_EQ(owner.size(), 0);
+  done.store(true, std::memory_order_release);
+  for (auto& t : threads) t.join();
+  long missing = 0, duplicated = 0;
+  for (auto& c : taken) {
+    missing += c.load() == 0;
+    duplicated += c.load() > 1;
+  }
+  EXPECT_EQ(missing, 0);
+  EXPECT_EQ(duplicated, 0);
+  EXPECT_EQ(popped + stolen_count.load(), n);
+  if (thieves > 0) EXPECT_GT(stolen_count.load(), 0);
+}
+
 INSTANTIATE_TEST_SUITE_P(Thieves, DequeRace, ::testing::Values(0, 1, 3));

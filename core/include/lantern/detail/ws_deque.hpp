@@ -11,6 +11,12 @@
 // instead of a release fence followed by a relaxed store. On x86 both compile to a
 // plain mov; the store form is what ThreadSanitizer understands (it ignores standalone
 // fences), so the TSan build checks the real protocol rather than a weakened one.
+//
+// Second departure: pop takes the deque's last task the way a thief does (one CAS on
+// top, no fence, bottom untouched) instead of decrementing bottom, fencing, then racing
+// the thieves with the same CAS. The owner is then one more thief on its own top, which
+// the paper's argument for steal covers. In a chain of spawns every pop is of the last
+// task, and the fence was half its cost (bench/RESULTS.md, "Session 14").
 #pragma once
 
 #include <atomic>
@@ -99,26 +105,43 @@ class WorkStealingDeque {
   }
 
   // pop: owner only. nullptr when empty (including losing the last element to a thief).
-  T* pop() noexcept {
-    const std::int64_t b = bottom_.load(std::memory_order_relaxed) - 1;
-    Ring* ring = ring_.load(std::memory_order_relaxed);
-    bottom_.store(b, std::memory_order_relaxed);
-    // The store to bottom must be visible to thieves before we read top: this is the
-    // one full fence on the owner's path (store-load ordering, which acquire/release
-    // cannot give).
-    std::atomic_thread_fence(std::memory_order_seq_cst);
+  //
+  // At most one task (by a possibly stale top, which only ever over-counts: top only
+  // grows), the owner takes it as a thief would, with one CAS on top and no fence: the
+  // CAS alone decides between it and the thieves, and bottom does not move. That is the
+  // common case of a chain of spawns (each task spawns the next) and of a TaskGroup's
+  // last child, where the fence and the CAS were the two costs of every pop.
+  [[gnu::always_inline]] T* pop() noexcept {
+    const std::int64_t b = bottom_.load(std::memory_order_relaxed);
     std::int64_t t = top_.load(std::memory_order_relaxed);
-    if (t > b) {  // empty
-      bottom_.store(b + 1, std::memory_order_relaxed);
+    Ring* ring = ring_.load(std::memory_order_relaxed);
+    if (b - t <= 1) {
+      if (b - t <= 0) return nullptr;
+      T* value = ring->get(t);
+      // Fails only if top moved: a thief took the task (or top was stale and the deque
+      // was already empty).
+      return top_.compare_exchange_strong(t, t + 1, std::memory_order_seq_cst, std::memory_order_relaxed) ? value
+                                                                                                     : nullptr;
+    }
+    // Two or more tasks by the stale top: claim the bottom one, then check against the
+    // thieves. The store to bottom must be visible to them before we read top again:
+    // this is the one full fence on the owner's path (store-load ordering, which
+    // acquire/release cannot give).
+    const std::int64_t last = b - 1;
+    bottom_.store(last, std::memory_order_relaxed);
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    t = top_.load(std::memory_order_relaxed);
+    if (t > last) {  // empty: the thieves took the rest
+      bottom_.store(b, std::memory_order_relaxed);
       return nullptr;
     }
-    T* value = ring->get(b);
-    if (t == b) {
+    T* value = ring->get(last);
+    if (t == last) {
       // Last element: race the thieves for it through top.
       if (!top_.compare_exchange_strong(t, t + 1, std::memory_order_seq_cst, std::memory_order_relaxed)) {
         value = nullptr;
       }
-      bottom_.store(b + 1, std::memory_order_relaxed);
+      bottom_.store(b, std::memory_order_relaxed);
     }
     return value;
   }
@@ -187,7 +210,7 @@ class DequeOwner {
 
   // push: the size before the push, or WorkStealingDeque<T>::kFull (not pushed).
   std::int64_t push(T* value) noexcept { return deque_->push(value); }
-  T* pop() noexcept { return deque_->pop(); }
+  [[gnu::always_inline]] T* pop() noexcept { return deque_->pop(); }
   std::int64_t size() const noexcept { return deque_->size(); }
 
  private:
