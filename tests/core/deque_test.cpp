@@ -77,64 +77,87 @@ TEST(Deque, ALoneTaskIsTakenOnItsSecondSighting) {
   EXPECT_EQ(last.value, &c);
 }
 
-// Owner pushes and pops while thieves steal; every item is taken exactly once.
+// Race: n items, a small deque (it grows under contention) and `thieves` threads
+// stealing from it until finish(), which checks that every item was taken exactly once.
+class Race {
+ public:
+  Race(int thieves, long n, const char* what)
+      : items_(n), taken_(n), deque_(16), dog_(what, std::chrono::seconds(60)), thieves_(thieves) {
+    for (int t = 0; t < thieves; ++t) {
+      threads_.emplace_back([this] {
+        DequeThief<int> thief(deque_);
+        for (;;) {
+          auto s = thief.steal();
+          if (s.status == StealStatus::success) {
+            take(s.value);
+            stolen_.fetch_add(1, std::memory_order_relaxed);
+          } else if (s.status == StealStatus::empty && done_.load(std::memory_order_acquire)) {
+            return;
+          }
+        }
+      });
+    }
+  }
+  WorkStealingDeque<int>& deque() { return deque_; }
+  int* item(long i) { return &items_[i]; }
+  void take(int* p) { taken_[p - items_.data()].fetch_add(1, std::memory_order_relaxed); }
+  long stolen() const { return stolen_.load(std::memory_order_relaxed); }
+  // wait_for_a_steal: on a loaded machine a thief thread may not run at all during the
+  // owner's few milliseconds; the tests mean to race owner and thieves, not to pass
+  // without a steal. The caller has left something to steal.
+  void wait_for_a_steal() const {
+    while (stolen() == 0) std::this_thread::yield();
+  }
+  // finish: stops and joins the thieves, then checks the items.
+  void finish() {
+    done_.store(true, std::memory_order_release);
+    for (auto& t : threads_) t.join();
+    long missing = 0, duplicated = 0;
+    for (auto& c : taken_) {
+      missing += c.load() == 0;
+      duplicated += c.load() > 1;
+    }
+    EXPECT_EQ(missing, 0);
+    EXPECT_EQ(duplicated, 0);
+    if (thieves_ > 0) {
+      EXPECT_GT(stolen(), 0);
+    }
+  }
+
+ private:
+  std::vector<int> items_;
+  std::vector<std::atomic<int>> taken_;
+  WorkStealingDeque<int> deque_;
+  lantern::testing::Watchdog dog_;
+  int thieves_;
+  std::atomic<bool> done_{false};
+  std::atomic<long> stolen_{0};
+  std::vector<std::thread> threads_;
+};
+
 class DequeRace : public ::testing::TestWithParam<int> {};
 
+// Owner pushes and pops while thieves steal; every item is taken exactly once.
 TEST_P(DequeRace, EveryItemTakenExactlyOnce) {
   const int thieves = GetParam();
   const long n = lantern::testing::scaled(400000, 20000);
-  std::vector<int> items(n);
-  std::vector<std::atomic<int>> taken(n);
-  WorkStealingDeque<int> deque(16);  // small: forces growth under contention
-  std::atomic<bool> done{false};
-  std::atomic<long> stolen_count{0};
-  lantern::testing::Watchdog dog("deque race", std::chrono::seconds(60));
-
-  auto take = [&](int* p) { taken[p - items.data()].fetch_add(1, std::memory_order_relaxed); };
-  std::vector<std::thread> threads;
-  for (int t = 0; t < thieves; ++t) {
-    threads.emplace_back([&] {
-      DequeThief<int> thief(deque);
-      for (;;) {
-        auto s = thief.steal();
-        if (s.status == StealStatus::success) {
-          take(s.value);
-          stolen_count.fetch_add(1, std::memory_order_relaxed);
-        } else if (s.status == StealStatus::empty && done.load(std::memory_order_acquire)) {
-          return;
-        }
-      }
-    });
-  }
-  DequeOwner<int> owner(deque);
+  Race race(thieves, n, "deque race");
+  DequeOwner<int> owner(race.deque());
   long pushed = 0;
-  // Leave the first items to the thieves until one has stolen something: on a loaded
-  // machine a thief thread may not run at all during the owner's few milliseconds, and
-  // the test means to race owner and thieves, not to pass without a steal.
+  // The first items go to the thieves (wait_for_a_steal).
   if (thieves > 0) {
-    while (pushed < 64) owner.push(&items[pushed++]);
-    while (stolen_count.load(std::memory_order_relaxed) == 0) std::this_thread::yield();
+    while (pushed < 64) owner.push(race.item(pushed++));
+    race.wait_for_a_steal();
   }
   while (pushed < n) {
     // bursts of pushes then some pops: exercises the last-element race in pop
-    for (int k = 0; k < 7 && pushed < n; ++k) owner.push(&items[pushed++]);
+    for (int k = 0; k < 7 && pushed < n; ++k) owner.push(race.item(pushed++));
     for (int k = 0; k < 5; ++k) {
-      if (int* p = owner.pop()) take(p);
+      if (int* p = owner.pop()) race.take(p);
     }
   }
-  while (int* p = owner.pop()) take(p);
-  done.store(true, std::memory_order_release);
-  for (auto& t : threads) t.join();
-  long missing = 0, duplicated = 0;
-  for (auto& c : taken) {
-    missing += c.load() == 0;
-    duplicated += c.load() > 1;
-  }
-  EXPECT_EQ(missing, 0);
-  EXPECT_EQ(duplicated, 0);
-  if (thieves > 0) {
-    EXPECT_GT(stolen_count.load(), 0);
-  }
+  while (int* p = owner.pop()) race.take(p);
+  race.finish();
 }
 
 // A chain: the owner pushes one task and pops it back (sometimes two), so nearly every
@@ -143,64 +166,32 @@ TEST_P(DequeRace, EveryItemTakenExactlyOnce) {
 TEST_P(DequeRace, EveryLastTaskTakenExactlyOnce) {
   const int thieves = GetParam();
   const long n = lantern::testing::scaled(400000, 20000);
-  std::vector<int> items(n);
-  std::vector<std::atomic<int>> taken(n);
-  WorkStealingDeque<int> deque(16);
-  std::atomic<bool> done{false};
-  std::atomic<long> stolen_count{0};
-  lantern::testing::Watchdog dog("deque last-task race", std::chrono::seconds(60));
-
-  auto take = [&](int* p) { taken[p - items.data()].fetch_add(1, std::memory_order_relaxed); };
-  std::vector<std::thread> threads;
-  for (int t = 0; t < thieves; ++t) {
-    threads.emplace_back([&] {
-      DequeThief<int> thief(deque);
-      for (;;) {
-        auto s = thief.steal();
-        if (s.status == StealStatus::success) {
-          take(s.value);
-          stolen_count.fetch_add(1, std::memory_order_relaxed);
-        } else if (s.status == StealStatus::empty && done.load(std::memory_order_acquire)) {
-          return;
-        }
-      }
-    });
-  }
-  DequeOwner<int> owner(deque);
+  Race race(thieves, n, "deque last-task race");
+  DequeOwner<int> owner(race.deque());
   long pushed = 0, popped = 0;
-  // Halfway through, if no thief has stolen yet (a thief thread may not run at all for a
-  // while on a loaded machine), one task is left to them and the owner waits for a steal:
-  // the race is what the test is for.
+  auto pop = [&] {
+    int* p = owner.pop();
+    if (p) {
+      race.take(p);
+      ++popped;
+    }
+    return p != nullptr;
+  };
   while (pushed < n) {
     const int burst = (pushed % 5 == 0) ? 2 : 1;
-    for (int k = 0; k < burst && pushed < n; ++k) owner.push(&items[pushed++]);
-    for (int k = 0; k < burst; ++k) {
-      if (int* p = owner.pop()) {
-        take(p);
-        ++popped;
-      }
-    }
-    if (thieves > 0 && stolen_count.load(std::memory_order_relaxed) == 0 && pushed >= n / 2 && pushed < n) {
-      owner.push(&items[pushed++]);  // one left for the thieves
-      while (stolen_count.load(std::memory_order_relaxed) == 0) std::this_thread::yield();
+    for (int k = 0; k < burst && pushed < n; ++k) owner.push(race.item(pushed++));
+    for (int k = 0; k < burst; ++k) pop();
+    // Halfway through with no steal yet: one task left to the thieves (wait_for_a_steal).
+    if (thieves > 0 && race.stolen() == 0 && pushed >= n / 2 && pushed < n) {
+      owner.push(race.item(pushed++));
+      race.wait_for_a_steal();
     }
   }
-  while (int* p = owner.pop()) {
-    take(p);
-    ++popped;
+  while (pop()) {
   }
   EXPECT_EQ(owner.size(), 0);
-  done.store(true, std::memory_order_release);
-  for (auto& t : threads) t.join();
-  long missing = 0, duplicated = 0;
-  for (auto& c : taken) {
-    missing += c.load() == 0;
-    duplicated += c.load() > 1;
-  }
-  EXPECT_EQ(missing, 0);
-  EXPECT_EQ(duplicated, 0);
-  EXPECT_EQ(popped + stolen_count.load(), n);
-  if (thieves > 0) EXPECT_GT(stolen_count.load(), 0);
+  race.finish();
+  EXPECT_EQ(popped + race.stolen(), n);
 }
 
 INSTANTIATE_TEST_SUITE_P(Thieves, DequeRace, ::testing::Values(0, 1, 3));
