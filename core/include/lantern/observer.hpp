@@ -114,7 +114,7 @@ class Observer {
 
   // task_counter: where worker `worker` counts the tasks it runs (the ones task_begin
   // reports), or nullptr. Asked once per worker before its thread starts; the worker is
-  // then the only writer (a relaxed load and store per task, no call), so an observer
+  // then the only writer (one increment per task, no call: count_task), so an observer
   // can keep an exact task count without wanting task_begin at all.
   virtual std::atomic<std::uint64_t>* task_counter(std::uint32_t worker) noexcept {
     (void)worker;
