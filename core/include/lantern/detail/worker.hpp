@@ -316,7 +316,9 @@ class alignas(64) Worker final : public SleepSink {
   void count_task() noexcept {
 #if defined(__x86_64__) && !defined(__SANITIZE_THREAD__)
     static_assert(sizeof(std::atomic<std::uint64_t>) == sizeof(std::uint64_t));
-    asm volatile("incq %0" : "+m"(*reinterpret_cast<std::uint64_t*>(task_counter_)));
+    // Both assembler dialects: this header is compiled into the user's code, which may
+    // use -masm=intel.
+    asm volatile("{incq %0|inc %0}" : "+m"(*reinterpret_cast<std::uint64_t*>(task_counter_)));
 #else
     task_counter_->store(task_counter_->load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
 #endif
