@@ -49,9 +49,14 @@ class Scheduler {
   // spawn runs fn() some time later, detached. From one of this scheduler's workers the
   // task goes on that worker's deque; from any other thread into a lane. Its exception
   // goes to SchedulerOptions::on_unhandled_exception. Throws ShutdownError after shutdown.
+  // (The calling worker is looked up once, for the frame, the count and the push.)
   template <class F>
   void spawn(F&& fn) {
-    registry_->push_or_inject(detail::make_heap_job(*registry_, std::forward<F>(fn)));
+    if (detail::Worker* const w = registry_->current_worker()) [[likely]] {
+      w->push(detail::make_heap_job_on(*w, std::forward<F>(fn)));
+    } else {
+      registry_->inject(detail::make_outside_heap_job(*registry_, std::forward<F>(fn)));
+    }
   }
 
   // submit runs fn() and returns a Future for its result or exception.
@@ -176,7 +181,7 @@ template <class F>
 void spawn(F&& fn) {
   detail::Worker* w = detail::tls_worker;
   if (!w) throw std::logic_error("lantern::spawn called outside a worker thread; use Scheduler::spawn");
-  w->push(detail::make_heap_job(w->registry(), std::forward<F>(fn)));
+  w->push(detail::make_heap_job_on(*w, std::forward<F>(fn)));
 }
 
 }  // namespace lantern

@@ -150,7 +150,7 @@ class TaskGroup {
       if (w && &w->registry() == registry_) {
         push_new(*w, std::forward<F>(fn));
       } else {
-        registry_->inject(detail::make_heap_job(*registry_, task(std::forward<F>(fn))));
+        registry_->inject(detail::make_outside_heap_job(*registry_, task(std::forward<F>(fn))));
       }
     } catch (...) {
       // never queued: nobody else saw it

@@ -121,11 +121,11 @@ HeapJob<std::decay_t<F>>* make_heap_job_on(Worker& w, F&& fn) {
   return job;
 }
 
-// make_heap_job counts a new job and allocates it. Throws ShutdownError when the
-// registry is stopping and the caller is not one of its workers.
+// make_outside_heap_job: a new job made on a thread that is not one of `registry`'s
+// workers (the caller has checked that): counted on the registry, or ShutdownError when
+// it is stopping; the frame from an outside shard, or operator new.
 template <class F>
-Job* make_heap_job(Registry& registry, F&& fn) {
-  if (Worker* const w = registry.current_worker()) [[likely]] return make_heap_job_on(*w, std::forward<F>(fn));
+Job* make_outside_heap_job(Registry& registry, F&& fn) {
   using J = HeapJob<std::decay_t<F>>;
   registry.begin_job();  // an outside thread: counted, or ShutdownError
   try {
@@ -144,6 +144,14 @@ Job* make_heap_job(Registry& registry, F&& fn) {
     registry.cancel_job();
     throw;
   }
+}
+
+// make_heap_job counts a new job and allocates it, on whatever thread calls it. Throws
+// ShutdownError when the registry is stopping and the caller is not one of its workers.
+template <class F>
+Job* make_heap_job(Registry& registry, F&& fn) {
+  if (Worker* const w = registry.current_worker()) [[likely]] return make_heap_job_on(*w, std::forward<F>(fn));
+  return make_outside_heap_job(registry, std::forward<F>(fn));
 }
 
 }  // namespace lantern::detail
