@@ -365,7 +365,6 @@ void Worker::report_push(Job* job, std::int64_t depth) noexcept {
 // that it can count failures at every level.
 // (The interest test is made by the caller, so these call on_event directly.)
 void Worker::run_observed(Job* job, TaskSource source, std::uint32_t hooks) noexcept {
-  count_task();
   if (hooks & Observer::bit(Hook::task_begin)) report_task_begin(job, source);
   Job* const outer = observed_task_;  // run_observed nests as tasks do
   observed_task_ = job;

@@ -118,31 +118,29 @@ class alignas(64) Worker final : public SleepSink {
     for (;;) {
       current_task_ = job;
 #if LANTERN_OBSERVER
-      // hooks_ is the worker's copy of the observer's interest (Observer::copy_of: every
-      // change of Observer::interest updates it); 0 without an observer, so the
-      // unobserved task pays one load and branch and nothing after it. The copy is
-      // negative when a task hook is wanted, so the same test answers that too. A task
-      // no task hook is wanted for (a Recorder at levels off and states) costs one count
-      // (count_task: one incq of the counter the observer handed out, or of
-      // uncounted_tasks_) and no call; if it throws, the job's catch site reports
-      // task_end with threw (task_threw), so failures are counted at every level. When a
-      // task hook is wanted, run_observed makes both decisions from this one read:
-      // task_end is reported for a task exactly when the interest read at its begin
-      // asked for it (or it threw), so a level change while the task runs never leaves a
-      // task_end without its task_begin (callgrind counts: bench/RESULTS.md,
-      // "Instrumentation overhead").
-      // (Laid out so that the counted task falls through to the same call as the
-      // unobserved one: the counted task costs 3 instructions more - the sign test, the
-      // counter's address, the incq - not one more with a jump back.)
-      if (const std::uint32_t hooks = hooks_.load(std::memory_order_relaxed)) {
-        if (static_cast<std::int32_t>(hooks) < 0) [[unlikely]] {
-          run_observed(job, source, hooks);
-          goto ran;
-        }
-        count_task();
+      // Every task is counted (count_task: one incq of the counter the observer handed
+      // out, or of uncounted_tasks_ without one), observed or not, so a task no task hook
+      // is wanted for (no observer, or a Recorder at levels off and states) runs exactly
+      // the same instructions either way: the count, then one load and a sign test of
+      // hooks_, the worker's copy of the observer's interest (Observer::copy_of: every
+      // change of Observer::interest updates it; 0 without an observer, negative when a
+      // task hook is wanted). Counting only the observed tasks cost an observed task 3
+      // instructions more than an unobserved one (a second test, the counter's address,
+      // the incq): +1.6 % of a 1-worker TaskGroup chain's instructions and +5 % of its
+      // time; counting every task costs the unobserved chain 1 % more instructions
+      // (bench/RESULTS.md, "Session 15"). A task that throws reports task_end with threw
+      // from the job's catch site (task_threw), so failures are counted at every level.
+      // When a task hook is wanted, run_observed makes both decisions from this one
+      // read: task_end is reported for a task exactly when the interest read at its
+      // begin asked for it (or it threw), so a level change while the task runs never
+      // leaves a task_end without its task_begin.
+      count_task();
+      if (const std::uint32_t hooks = hooks_.load(std::memory_order_relaxed); static_cast<std::int32_t>(hooks) < 0)
+          [[unlikely]] {
+        run_observed(job, source, hooks);
+      } else {
+        job->execute(job);
       }
-      job->execute(job);
-    ran:
 #else
       job->execute(job);
 #endif
@@ -306,13 +304,13 @@ class alignas(64) Worker final : public SleepSink {
   // report_push: the push hook for a sampled own-deque push (depth: the deque's depth
   // after it). Out of line so that push() stays inlinable.
   [[gnu::noinline]] void report_push(Job* job, std::int64_t depth) noexcept;
-  // count_task: one more task in the observer's count. The worker is the count's only
-  // writer and readers load the whole word, so on x86-64 one unlocked `inc` of it is
-  // enough: an aligned 8-byte store is never seen torn, and no other writer can lose an
-  // update (Linux's per-CPU counters, this_cpu_inc, rest on the same two facts). One
-  // instruction instead of a load, an add and a store, on every task an observer counts
-  // (bench/RESULTS.md, "Session 14"). Elsewhere, and under ThreadSanitizer (which does
-  // not see into asm, and must see the store), the relaxed load and store.
+  // count_task: one more task in the count (the observer's, or uncounted_tasks_). The
+  // worker is the count's only writer and readers load the whole word, so on x86-64 one
+  // unlocked `inc` of it is enough: an aligned 8-byte store is never seen torn, and no
+  // other writer can lose an update (Linux's per-CPU counters, this_cpu_inc, rest on the
+  // same two facts). One instruction instead of a load, an add and a store, on every
+  // task (bench/RESULTS.md, "Session 14"). Elsewhere, and under ThreadSanitizer (which
+  // does not see into asm, and must see the store), the relaxed load and store.
   void count_task() noexcept {
 #if defined(__x86_64__) && !defined(__SANITIZE_THREAD__)
     static_assert(sizeof(std::atomic<std::uint64_t>) == sizeof(std::uint64_t));
@@ -383,7 +381,8 @@ class alignas(64) Worker final : public SleepSink {
   std::atomic<bool> io_cancel_requested_{false};
   std::uint32_t continuations_ = 0;
   // The observer's count of tasks run by this worker (Observer::task_counter), or
-  // &uncounted_tasks_ when it keeps none (never null: no test per task).
+  // &uncounted_tasks_ when it keeps none (never null: no test per task). Every task is
+  // counted, observed or not (execute).
   std::atomic<std::uint64_t> uncounted_tasks_{0};
   std::atomic<std::uint64_t>* const task_counter_;
   std::uint32_t join_help_countdown_ = kJoinHelpInterval;
