@@ -321,8 +321,8 @@ class alignas(64) Worker final : public SleepSink {
     task_counter_->store(task_counter_->load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
 #endif
   }
-  // run_observed: counts and runs `job` reporting the task hooks `hooks` (the interest
-  // read at its begin) asks for; task_end also when it threw. observed_task_ is the job
+  // run_observed: runs `job` (execute has counted it) reporting the task hooks `hooks`
+  // (the interest read at its begin) asks for; task_end also when it threw. observed_task_ is the job
   // it runs, for task_threw.
   [[gnu::noinline]] void run_observed(Job* job, TaskSource source, std::uint32_t hooks) noexcept;
   [[gnu::noinline]] void report_task_begin(Job* job, TaskSource source) noexcept;
