@@ -26,8 +26,9 @@ Worker::Worker(Registry& registry, std::uint32_t idx, LaneMirror* mirror, Observ
       rng_(0x9E3779B97F4A7C15ULL * (idx + 1)),
       task_counter_([&]() -> std::atomic<std::uint64_t>* {
         std::atomic<std::uint64_t>* c = obs ? obs->task_counter(idx) : nullptr;
-        return c ? c : &uncounted_tasks_;
+        return c ? c : &own_task_count_;
       }()),
+      task_count_base_(task_counter_->load(std::memory_order_relaxed)),
       max_wait_depth_(registry.options().max_wait_depth) {
 #if LANTERN_OBSERVER
   if (obs) obs->interest.attach(&hooks_);

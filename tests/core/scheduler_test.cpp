@@ -91,6 +91,42 @@ TEST_P(SchedulerP, SpawnSubmitAndTaskGroup) {
   EXPECT_EQ(inner, 64);
 }
 
+// tasks_run counts every task a worker takes and runs, exactly once, observed or not:
+// 1000 TaskGroup spawns and 100 submits from this thread, one run() whose task spawns 50
+// more (Scheduler::spawn from a worker, onto its deque) - 1151 tasks in all.
+TEST_P(SchedulerP, TasksRunCountsEveryTaskOnce) {
+  Scheduler pool(options());
+  Watchdog dog("tasks_run", 30s, dump(pool));
+  auto total = [&] {
+    std::uint64_t n = 0;
+    for (std::uint32_t i = 0; i < pool.worker_count(); ++i) n += pool.tasks_run(i);
+    return n;
+  };
+  EXPECT_EQ(total(), 0u);
+  std::atomic<int> ran{0};
+  {
+    lantern::TaskGroup group(pool);
+    for (int i = 0; i < 1000; ++i) group.spawn([&] { ran.fetch_add(1); });
+    group.wait();
+  }
+  EXPECT_EQ(total(), 1000u);
+  std::vector<lantern::Future<int>> futures;
+  for (int i = 0; i < 100; ++i) futures.push_back(pool.submit([i] { return i; }));
+  for (auto& f : futures) f.get();
+  EXPECT_EQ(total(), 1100u);
+  pool.run([&] {
+    for (int i = 0; i < 50; ++i) {
+      pool.spawn([&] {
+        if (ran.fetch_add(1) + 1 == 1050) ran.notify_all();
+      });
+    }
+    return 0;
+  });
+  // A task is counted before it runs, so once all 50 have run all are counted.
+  for (int seen = ran.load(); seen != 1050; seen = ran.load()) ran.wait(seen);
+  EXPECT_EQ(total(), 1151u);
+}
+
 TEST_P(SchedulerP, StressJoinSpawnSubmitThroughSleepCycles) {
   Scheduler pool(options());
   Watchdog dog("stress cycles", 120s, dump(pool));
@@ -354,6 +390,41 @@ TEST(Observer, SeesStatesTasksAndSteals) {
   EXPECT_GT(n(lantern::Hook::lane_pop), 0);
 #else
   EXPECT_EQ(n(lantern::Hook::task_begin), 0);
+#endif
+}
+
+// tasks_run is the count the observer keeps (Observer::task_counter), less what that
+// count held when the scheduler started, and it counts the tasks task_begin reports:
+// stolen join halves included, a join half popped back by its own worker not.
+TEST(Observer, TasksRunIsTheObserversTaskCount) {
+#if LANTERN_OBSERVER
+  struct Keeping final : lantern::Observer {
+    std::atomic<std::uint64_t> counts[2] = {500, 7};  // counts left by an earlier scheduler
+    std::atomic<std::uint64_t> begins{0};
+    void on_event(std::uint32_t, lantern::Hook h, std::uint64_t, std::uint64_t) noexcept override {
+      if (h == lantern::Hook::task_begin) begins.fetch_add(1, std::memory_order_relaxed);
+    }
+    std::atomic<std::uint64_t>* task_counter(std::uint32_t worker) noexcept override {
+      return worker < 2 ? &counts[worker] : nullptr;
+    }
+  } keeping;
+  for (int round = 0; round < 2; ++round) {
+    const std::uint64_t before[2] = {keeping.counts[0].load(), keeping.counts[1].load()};
+    const std::uint64_t begins_before = keeping.begins.load();
+    Scheduler pool({.workers = 2, .observer = &keeping});
+    Watchdog dog("tasks_run with an observer", 60s, dump(pool));
+    EXPECT_EQ(pool.tasks_run(0) + pool.tasks_run(1), 0u);
+    EXPECT_EQ(pool.run([] { return fib(22); }), fib(22));
+    lantern::TaskGroup group(pool);
+    for (int i = 0; i < 300; ++i) group.spawn([] {});
+    group.wait();
+    for (std::uint32_t w = 0; w < 2; ++w) EXPECT_EQ(pool.tasks_run(w), keeping.counts[w].load() - before[w]);
+    const std::uint64_t run = pool.tasks_run(0) + pool.tasks_run(1);
+    EXPECT_GE(run, 301u);  // the run() task and the group's 300, and any stolen join halves
+    EXPECT_EQ(run, keeping.begins.load() - begins_before);
+  }
+#else
+  GTEST_SKIP() << "built with LANTERN_OBSERVER=OFF: no observer can be attached";
 #endif
 }
 

@@ -127,6 +127,15 @@ class Scheduler {
     return registry_->worker(i).jobs_created.load(std::memory_order_relaxed);
   }
   std::uint64_t tasks_submitted_from_outside() const noexcept { return registry_->external_jobs_created(); }
+  // tasks_run(i): tasks worker i has run since this scheduler started: every task it took
+  // from a deque or a lane (spawns, submits, TaskGroup spawns, dependency and graph
+  // tasks, IO completions, and the halves of joins that other workers stole), which are
+  // the tasks an observer's task_begin reports. A join half that its own worker pops
+  // back and runs inline is not a task. Counted by the worker itself, observed or not
+  // (one increment a task); with an observer that keeps the count (Observer::task_counter,
+  // as a Recorder does) this is that count, less what it held when this scheduler
+  // started. Readable from any thread; exact once the tasks are done.
+  std::uint64_t tasks_run(std::uint32_t i) const noexcept { return registry_->worker(i).tasks_run(); }
   // not_ready_tasks: tasks waiting for dependencies (spawn_after tasks, TaskGraph nodes
   // of a running graph whose predecessors have not all finished). Exact: per-worker
   // single-writer counters, read as live_jobs reads the job counts.

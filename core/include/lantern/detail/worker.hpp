@@ -119,7 +119,7 @@ class alignas(64) Worker final : public SleepSink {
       current_task_ = job;
 #if LANTERN_OBSERVER
       // Every task is counted (count_task: one incq of the counter the observer handed
-      // out, or of uncounted_tasks_ without one), observed or not, so a task no task hook
+      // out, or of own_task_count_ without one), observed or not, so a task no task hook
       // is wanted for (no observer, or a Recorder at levels off and states) runs exactly
       // the same instructions either way: the count, then one load and a sign test of
       // hooks_, the worker's copy of the observer's interest (Observer::copy_of: every
@@ -128,12 +128,13 @@ class alignas(64) Worker final : public SleepSink {
       // instructions more than an unobserved one (a second test, the counter's address,
       // the incq): +1.6 % of a 1-worker TaskGroup chain's instructions and +5 % of its
       // time; counting every task costs the unobserved chain 1 % more instructions
-      // (bench/RESULTS.md, "Session 15"). A task that throws reports task_end with threw
-      // from the job's catch site (task_threw), so failures are counted at every level.
-      // When a task hook is wanted, run_observed makes both decisions from this one
-      // read: task_end is reported for a task exactly when the interest read at its
-      // begin asked for it (or it threw), so a level change while the task runs never
-      // leaves a task_end without its task_begin.
+      // (bench/RESULTS.md, "Session 15: every task counted"), and the count is
+      // Scheduler::tasks_run whether or not an observer keeps it. A task that throws
+      // reports task_end with threw from the job's catch site (task_threw), so failures
+      // are counted at every level. When a task hook is wanted, run_observed makes both
+      // decisions from this one read: task_end is reported for a task exactly when the
+      // interest read at its begin asked for it (or it threw), so a level change while
+      // the task runs never leaves a task_end without its task_begin.
       count_task();
       if (const std::uint32_t hooks = hooks_.load(std::memory_order_relaxed); static_cast<std::int32_t>(hooks) < 0)
           [[unlikely]] {
@@ -142,6 +143,7 @@ class alignas(64) Worker final : public SleepSink {
         job->execute(job);
       }
 #else
+      count_task();  // Scheduler::tasks_run, with the hooks compiled out too
       job->execute(job);
 #endif
       (void)source;
@@ -236,6 +238,10 @@ class alignas(64) Worker final : public SleepSink {
   // Registry::live_jobs for the readers' side).
   std::atomic<std::uint64_t> jobs_created{0};
   std::atomic<std::uint64_t> jobs_finished{0};
+  // tasks_run: the tasks this worker has run since it was made (Scheduler::tasks_run).
+  std::uint64_t tasks_run() const noexcept {
+    return task_counter_->load(std::memory_order_relaxed) - task_count_base_;
+  }
   // frames: where this worker's heap jobs are allocated (frame_pool.hpp); other workers
   // only ever call free_remote on it.
   FramePool frames;
@@ -304,7 +310,7 @@ class alignas(64) Worker final : public SleepSink {
   // report_push: the push hook for a sampled own-deque push (depth: the deque's depth
   // after it). Out of line so that push() stays inlinable.
   [[gnu::noinline]] void report_push(Job* job, std::int64_t depth) noexcept;
-  // count_task: one more task in the count (the observer's, or uncounted_tasks_). The
+  // count_task: one more task in the count (the observer's, or own_task_count_). The
   // worker is the count's only writer and readers load the whole word, so on x86-64 one
   // unlocked `inc` of it is enough: an aligned 8-byte store is never seen torn, and no
   // other writer can lose an update (Linux's per-CPU counters, this_cpu_inc, rest on the
@@ -381,10 +387,13 @@ class alignas(64) Worker final : public SleepSink {
   std::atomic<bool> io_cancel_requested_{false};
   std::uint32_t continuations_ = 0;
   // The observer's count of tasks run by this worker (Observer::task_counter), or
-  // &uncounted_tasks_ when it keeps none (never null: no test per task). Every task is
+  // &own_task_count_ when it keeps none (never null: no test per task). Every task is
   // counted, observed or not (execute).
-  std::atomic<std::uint64_t> uncounted_tasks_{0};
+  std::atomic<std::uint64_t> own_task_count_{0};
   std::atomic<std::uint64_t>* const task_counter_;
+  // *task_counter_ when this worker was made: an observer's count may hold an earlier
+  // scheduler's tasks (a Recorder attached to one Scheduler after another).
+  const std::uint64_t task_count_base_;
   std::uint32_t join_help_countdown_ = kJoinHelpInterval;
   std::uint32_t wait_depth_ = 0;  // waits nested on this thread's stack (wait_until_cold)
   std::uint32_t max_wait_depth_;  // SchedulerOptions::max_wait_depth
