@@ -113,9 +113,11 @@ class Observer {
   std::atomic<std::uint32_t> deque_push_sample_mask{0};
 
   // task_counter: where worker `worker` counts the tasks it runs (the ones task_begin
-  // reports), or nullptr. Asked once per worker before its thread starts; the worker is
-  // then the only writer (one increment per task, no call: count_task), so an observer
-  // can keep an exact task count without wanting task_begin at all.
+  // reports), or nullptr (the worker then counts into a counter of its own). Asked once
+  // per worker before its thread starts; the worker is then the only writer (one
+  // increment per task, no call: count_task), so an observer can keep an exact task
+  // count without wanting task_begin at all. Scheduler::tasks_run reads the same count,
+  // less what it held when the scheduler started.
   virtual std::atomic<std::uint64_t>* task_counter(std::uint32_t worker) noexcept {
     (void)worker;
     return nullptr;

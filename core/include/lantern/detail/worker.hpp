@@ -328,8 +328,8 @@ class alignas(64) Worker final : public SleepSink {
 #endif
   }
   // run_observed: runs `job` (execute has counted it) reporting the task hooks `hooks`
-  // (the interest read at its begin) asks for; task_end also when it threw. observed_task_ is the job
-  // it runs, for task_threw.
+  // (the interest read at its begin) asks for; task_end also when it threw.
+  // observed_task_ is the job it runs, for task_threw.
   [[gnu::noinline]] void run_observed(Job* job, TaskSource source, std::uint32_t hooks) noexcept;
   [[gnu::noinline]] void report_task_begin(Job* job, TaskSource source) noexcept;
   [[gnu::noinline]] void report_task_end(Job* job, bool threw) noexcept;
