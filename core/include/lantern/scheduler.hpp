@@ -49,14 +49,9 @@ class Scheduler {
   // spawn runs fn() some time later, detached. From one of this scheduler's workers the
   // task goes on that worker's deque; from any other thread into a lane. Its exception
   // goes to SchedulerOptions::on_unhandled_exception. Throws ShutdownError after shutdown.
-  // (The calling worker is looked up once, for the frame, the count and the push.)
   template <class F>
   void spawn(F&& fn) {
-    if (detail::Worker* const w = registry_->current_worker()) [[likely]] {
-      w->push(detail::make_heap_job_on(*w, std::forward<F>(fn)));
-    } else {
-      registry_->inject(detail::make_outside_heap_job(*registry_, std::forward<F>(fn)));
-    }
+    detail::spawn_heap_job(*registry_, std::forward<F>(fn));
   }
 
   // submit runs fn() and returns a Future for its result or exception.
@@ -172,11 +167,10 @@ class Scheduler {
       state->done.set();
       return {threw};
     };
-    detail::Job* job = detail::make_heap_job(*registry_, std::move(task));
     if (lane >= 0) {
-      registry_->inject(job, lane);
+      registry_->inject(detail::make_heap_job(*registry_, std::move(task)), lane);
     } else {
-      registry_->push_or_inject(job);
+      detail::spawn_heap_job(*registry_, std::move(task));
     }
     return Future<T>(std::move(state), registry_.get());
   }

@@ -146,6 +146,18 @@ Job* make_outside_heap_job(Registry& registry, F&& fn) {
   }
 }
 
+// spawn_heap_job: a new heap job for fn, queued where Scheduler::spawn puts it: on the
+// calling worker's own deque when it is one of registry's workers, else into a lane. The
+// worker is looked up once, for the frame, the count and the push.
+template <class F>
+void spawn_heap_job(Registry& registry, F&& fn) {
+  if (Worker* const w = registry.current_worker()) [[likely]] {
+    w->push(make_heap_job_on(*w, std::forward<F>(fn)));
+  } else {
+    registry.inject(make_outside_heap_job(registry, std::forward<F>(fn)));
+  }
+}
+
 // make_heap_job counts a new job and allocates it, on whatever thread calls it. Throws
 // ShutdownError when the registry is stopping and the caller is not one of its workers.
 template <class F>

@@ -117,25 +117,21 @@ class alignas(64) Worker final : public SleepSink {
     Job* const outer = current_task_;  // tasks nest: a join runs others while it waits
     for (;;) {
       current_task_ = job;
-#if LANTERN_OBSERVER
-      // Every task is counted (count_task: one incq of the counter the observer handed
-      // out, or of own_task_count_ without one), observed or not, so a task no task hook
-      // is wanted for (no observer, or a Recorder at levels off and states) runs exactly
-      // the same instructions either way: the count, then one load and a sign test of
-      // hooks_, the worker's copy of the observer's interest (Observer::copy_of: every
-      // change of Observer::interest updates it; 0 without an observer, negative when a
-      // task hook is wanted). Counting only the observed tasks cost an observed task 3
-      // instructions more than an unobserved one (a second test, the counter's address,
-      // the incq): +1.6 % of a 1-worker TaskGroup chain's instructions and +5 % of its
-      // time; counting every task costs the unobserved chain 1 % more instructions
-      // (bench/RESULTS.md, "Session 15: every task counted"), and the count is
-      // Scheduler::tasks_run whether or not an observer keeps it. A task that throws
-      // reports task_end with threw from the job's catch site (task_threw), so failures
-      // are counted at every level. When a task hook is wanted, run_observed makes both
-      // decisions from this one read: task_end is reported for a task exactly when the
-      // interest read at its begin asked for it (or it threw), so a level change while
-      // the task runs never leaves a task_end without its task_begin.
+      // Every task is counted, observed or not (count_task: into the counter the
+      // observer handed out, or into own_task_count_; Scheduler::tasks_run), so a task
+      // no task hook is wanted for (no observer, or a Recorder at levels off and states)
+      // runs the same instructions either way: the count, one load of hooks_ and a sign
+      // test (bench/RESULTS.md, "Session 15: every task counted"). hooks_ is the worker's
+      // copy of the observer's interest (Observer::copy_of: every change of
+      // Observer::interest updates it), 0 without an observer and negative when a task
+      // hook is wanted. A task that throws reports task_end with threw from the job's
+      // catch site (task_threw), so failures are counted at every level. When a task hook
+      // is wanted, run_observed makes both decisions from this one read: task_end is
+      // reported for a task exactly when the interest read at its begin asked for it (or
+      // it threw), so a level change while the task runs never leaves a task_end without
+      // its task_begin.
       count_task();
+#if LANTERN_OBSERVER
       if (const std::uint32_t hooks = hooks_.load(std::memory_order_relaxed); static_cast<std::int32_t>(hooks) < 0)
           [[unlikely]] {
         run_observed(job, source, hooks);
@@ -143,7 +139,6 @@ class alignas(64) Worker final : public SleepSink {
         job->execute(job);
       }
 #else
-      count_task();  // Scheduler::tasks_run, with the hooks compiled out too
       job->execute(job);
 #endif
       (void)source;
