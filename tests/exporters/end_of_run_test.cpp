@@ -232,12 +232,12 @@ TEST_P(EndOfRun, PrometheusScrapeAgreesExactlyWithTheRecorder) {
     EXPECT_TRUE(expected.count(std::string(s.family))) << s.family;
   }
 
-  // At the end of a run the Scheduler's and the Recorder's views of the states agree.
   const Reading& r = scrape.before;
   // The Scheduler's task count and the Recorder's (lantern_tasks_total) are one number.
   for (std::uint32_t w = 0; w < pool.worker_count(); ++w) {
     EXPECT_EQ(pool.tasks_run(w), r.workers[w].tasks) << "worker " << w;
   }
+  // At the end of a run the Scheduler's and the Recorder's views of the states agree.
   std::array<std::uint32_t, trace::kStateCount> recorder_states{};
   for (const auto& w : r.workers) ++recorder_states[w.state];
   for (int s = 0; s < trace::kStateCount; ++s) {
