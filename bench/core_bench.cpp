@@ -6,9 +6,11 @@
 //   1. configuration and command line     4. the benchmarks, one section each
 //   2. the two pools of one worker count   5. the benchmark list and main
 //   3. the repetition loop
+#include <fcntl.h>
 #include <sys/resource.h>
-
+#include <sys/syscall.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -16,11 +18,14 @@
 #include <iterator>
 #include <map>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
+#include <memory>
 #include <numeric>
 #include <optional>
 #include <sstream>
@@ -60,6 +65,7 @@ struct Config {
   std::string topology;            // Lantern's SchedulerOptions::topology ("" = this machine)
   lantern::SleepStrategy sleep = lantern::SleepStrategy::condvar;  // Lantern's sleep strategy
   int wake_samples = 2000;         // per side and worker count
+  std::string wake_trace;          // --wake-trace FILE: per-sample list + ftrace markers
   std::chrono::milliseconds idle_duration = 2000ms;
 };
 
@@ -93,6 +99,12 @@ options:
   --topology SPEC      Lantern's topology, e.g. "2 sockets x 8 cores x 2 threads"
                        (default: read this machine's)
   --sleep STRATEGY     Lantern's sleep strategy: condvar (default) or io_uring
+  --wake-trace FILE    for the wake benchmark: write a marker into the kernel's trace
+                       (/sys/kernel/tracing/trace_marker; needs root and tracefs) before
+                       each sample, and one line per sample to FILE: side (L or T),
+                       workers, index, latency in us, the task's thread id.
+                       bench/wake_trace.sh runs it under ftrace and splits each wake
+                       into phases (bench/wake_phases.py)
 
 benchmarks (default set, in this order):
   fib           fib(32) by binary fork-join: lantern::join / tbb::parallel_invoke.
@@ -176,6 +188,7 @@ std::optional<int> parse_command_line(int argc, char** argv, Config* config) {
           },
           "", ""));
   lantern::tools::choice_option(app, "--sleep", &sleep, {"condvar", "io_uring"});
+  app.add_option("--wake-trace", config->wake_trace);
   if (const auto exit = program.parse(argc, argv)) return exit;
   config->sleep = *lantern::parse_strategy(sleep);
   if (config->quick) {
@@ -265,6 +278,65 @@ struct Pools {
 
 // Context: what a benchmark needs besides its pools: the configuration, where to report
 // progress, and where its rows go.
+// WakeTrace (--wake-trace): a marker in the kernel's trace before each wake sample, and
+// one line per sample in a file, so that bench/wake_phases.py can find each sample's
+// scheduler events (who woke whom, on which CPU, when each thread ran) in an ftrace.
+class WakeTrace {
+ public:
+  // open: nullopt and `*error` set when the marker file or the list cannot be opened.
+  static std::unique_ptr<WakeTrace> open(const std::string& path, std::string* error) {
+    const char* marker_path = "/sys/kernel/tracing/trace_marker";
+    const int fd = ::open(marker_path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0) {
+      *error = std::string("--wake-trace: cannot open ") + marker_path + ": " + std::strerror(errno) +
+               " (it needs root and tracefs: mount -t tracefs nodev /sys/kernel/tracing)";
+      return nullptr;
+    }
+    std::FILE* out = std::fopen(path.c_str(), "w");
+    if (!out) {
+      *error = "--wake-trace: cannot write " + path + ": " + std::strerror(errno);
+      ::close(fd);
+      return nullptr;
+    }
+    return std::unique_ptr<WakeTrace>(new WakeTrace(fd, out));
+  }
+  ~WakeTrace() {
+    ::close(marker_fd_);
+    std::fclose(out_);
+  }
+  WakeTrace(const WakeTrace&) = delete;
+  WakeTrace& operator=(const WakeTrace&) = delete;
+
+  // mark: "lantern_wake SIDE WORKERS INDEX" into the trace, before the sample's clock read.
+  void mark(char side, unsigned workers, int index) const {
+    char text[64];
+    const int n = std::snprintf(text, sizeof text, "lantern_wake %c %u %d", side, workers, index);
+    if (::write(marker_fd_, text, static_cast<std::size_t>(n)) != n) ++failed_marks_;
+  }
+  // record: the sample's line in the list.
+  void record(char side, unsigned workers, int index, double us, pid_t tid) const {
+    std::fprintf(out_, "%c %u %d %.3f %d\n", side, workers, index, us, static_cast<int>(tid));
+  }
+  // finish: false (and `*error` set) when a marker or the list could not be written.
+  bool finish(const std::string& path, std::string* error) const {
+    if (std::fflush(out_) != 0 || std::ferror(out_)) {
+      *error = "--wake-trace: writing " + path + " failed: " + std::strerror(errno);
+      return false;
+    }
+    if (failed_marks_ > 0) {
+      *error = "--wake-trace: " + std::to_string(failed_marks_) + " trace markers could not be written";
+      return false;
+    }
+    return true;
+  }
+
+ private:
+  WakeTrace(int fd, std::FILE* out) : marker_fd_(fd), out_(out) {}
+  int marker_fd_;
+  std::FILE* out_;
+  mutable int failed_marks_ = 0;
+};
+
 struct Context {
   const Config& config;
   const bench::Progress& progress;
@@ -272,6 +344,7 @@ struct Context {
   std::vector<Row>& rows;
   const char* benchmark = "";  // a string literal (the watchdog keeps the pointer)
   unsigned workers = 0;
+  const WakeTrace* wake_trace = nullptr;  // --wake-trace, or none
 
   // step reports progress (`done` of `total` steps) to the progress line and watchdog.
   void step(int done, int total) const {
@@ -698,19 +771,24 @@ void bench_lane_flood(Context& ctx, Pools& pools) {
 constexpr auto kWakeIdle = 20ms;  // long enough for every worker of both pools to sleep
 
 // WakeProbe is one task's start stamp, and the flag the main thread blocks on.
+// With a WakeTrace it also notes the task's thread and marks the kernel's trace first.
 struct WakeProbe {
   Clock::time_point started;
   std::atomic<int> done{0};
+  const WakeTrace* trace = nullptr;
+  pid_t tid = 0;  // the thread that ran the task (with a trace only)
 
   void fire() {
     started = Clock::now();
+    if (trace) tid = static_cast<pid_t>(::syscall(SYS_gettid));
     done.store(1, std::memory_order_release);
     done.notify_one();
   }
   // sample: submits a task that fires through `submit` and returns the latency in us.
   template <class Submit>
-  double sample(Submit&& submit) {
+  double sample(Submit&& submit, char side, unsigned workers, int index) {
     done.store(0);
+    if (trace) trace->mark(side, workers, index);
     const auto submitted = Clock::now();
     submit();
     done.wait(0, std::memory_order_acquire);
@@ -741,19 +819,29 @@ bool all_asleep(const lantern::Scheduler& pool) {
 
 void bench_wake(Context& ctx, Pools& pools) {
   WakeProbe lantern_probe, tbb_probe;
+  lantern_probe.trace = tbb_probe.trace = ctx.wake_trace;
   std::vector<double> lantern_us, tbb_us;
   int not_asleep = 0;
+  int i = 0;
+  auto record = [&](char side, const WakeProbe& probe, double us) {
+    if (ctx.wake_trace) ctx.wake_trace->record(side, ctx.workers, i, us, probe.tid);
+    return us;
+  };
   auto lantern_sample = [&] {
     std::this_thread::sleep_for(kWakeIdle);
     if (!all_asleep(pools.lantern)) ++not_asleep;
-    lantern_us.push_back(lantern_probe.sample([&] { pools.lantern.spawn([&] { lantern_probe.fire(); }); }));
+    const double us = lantern_probe.sample([&] { pools.lantern.spawn([&] { lantern_probe.fire(); }); }, 'L',
+                                           ctx.workers, i);
+    lantern_us.push_back(record('L', lantern_probe, us));
   };
   auto tbb_sample = [&] {
     std::this_thread::sleep_for(kWakeIdle);
-    tbb_us.push_back(tbb_probe.sample([&] { pools.tbb_outside.enqueue([&] { tbb_probe.fire(); }); }));
+    const double us =
+        tbb_probe.sample([&] { pools.tbb_outside.enqueue([&] { tbb_probe.fire(); }); }, 'T', ctx.workers, i);
+    tbb_us.push_back(record('T', tbb_probe, us));
   };
   const int n = ctx.config.wake_samples;
-  for (int i = 0; i < n; ++i) {
+  for (; i < n; ++i) {
     if (i % 10 == 0) ctx.step(i, n);
     if (i % 2 == 0) {
       lantern_sample();
@@ -872,6 +960,16 @@ int main(int argc, char** argv) {
   Config config;
   if (const auto exit = parse_command_line(argc, argv, &config)) return *exit;
 
+  std::unique_ptr<WakeTrace> wake_trace;
+  if (!config.wake_trace.empty()) {
+    std::string error;
+    wake_trace = WakeTrace::open(config.wake_trace, &error);
+    if (!wake_trace) {
+      std::fprintf(stderr, "lantern_bench: %s\n", error.c_str());
+      return 2;
+    }
+  }
+
   // TBB's default is hardware_concurrency threads in all, the caller included, i.e.
   // hardware_concurrency - 1 workers. Allow as many workers as the widest Lantern pool,
   // which tbb_outside needs (its W slots are all for workers); arenas still cap each
@@ -895,7 +993,7 @@ int main(int argc, char** argv) {
   for (const Benchmark& b : kBenchmarks) {
     if (std::find(config.only.begin(), config.only.end(), b.name) == config.only.end()) continue;
     for (unsigned workers : config.workers) {
-      Context ctx{config, progress, watchdog, rows, b.name, workers};
+      Context ctx{config, progress, watchdog, rows, b.name, workers, wake_trace.get()};
       progress.show(b.name, workers, "starting");
       watchdog.beat(b.name);
       Pools pools(workers, config.topology, config.sleep);
@@ -912,5 +1010,12 @@ int main(int argc, char** argv) {
     if (!r.target.met(r.lantern, r.tbb)) ++misses;
   }
   std::printf("\n%d of %d targets missed; every answer was checked and right.\n", misses, targets);
+  if (wake_trace) {
+    std::string error;
+    if (!wake_trace->finish(config.wake_trace, &error)) {
+      std::fprintf(stderr, "lantern_bench: %s\n", error.c_str());
+      return 1;
+    }
+  }
   return 0;
 }

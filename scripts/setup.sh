@@ -18,6 +18,7 @@ packages=(
   libimgui-dev libstb-dev libglfw3-dev libgl-dev   # viewer (lantern-view)
   xvfb xauth libgl1-mesa-dri              # viewer screenshot tests (a real window, headless GL)
   spin                                    # model check of the sleep protocol (core/model/sleep.pml)
+  python3-minimal                         # bench/wake_phases.py (a wake trace's phases) and its test
 )
 
 missing=()

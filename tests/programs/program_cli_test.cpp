@@ -222,6 +222,9 @@ TEST(ProgramCli, BenchListsAndChoicesAreChecked) {
   cases.push_back({LANTERN_BENCH_BIN, "lantern_bench", {"--sleep", "spin"}, "--sleep takes condvar or io_uring, not 'spin'"});
   cases.push_back({LANTERN_BENCH_BIN, "lantern_bench", {"--topology", "2 sockets x"}, "--topology takes a spec such as"});
   cases.push_back({LANTERN_BENCH_BIN, "lantern_bench", {"--quick=yes"}, "option --quick takes no value"});
+  // Either the kernel's trace marker (no tracefs, not root) or the list cannot be opened;
+  // both before any benchmark runs.
+  cases.push_back({LANTERN_BENCH_BIN, "lantern_bench", {"--wake-trace", "/nonexistent-dir/samples.txt"}, "--wake-trace: cannot "});
 #endif
 #ifdef LANTERN_INSTR_BENCH_BIN
   cases.push_back({LANTERN_INSTR_BENCH_BIN, "lantern_instr_bench", {"--count", "fib:all"}, "--count takes WORKLOAD:OBSERVER"});

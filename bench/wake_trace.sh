@@ -1,0 +1,60 @@
+#!/bin/bash
+# wake_trace.sh [OUTDIR] [lantern_bench options]: runs lantern_bench's wake benchmark
+# under the kernel's scheduler trace and splits every wake into phases (submit path,
+# kernel wake, waiting for the CPU, the woken thread's way to the task), for Lantern and
+# oneTBB side by side (bench/wake_phases.py). Needs root (it mounts tracefs if needed and
+# turns the sched events on, then off again).
+#
+#   bench/wake_trace.sh /tmp/wt --workers 1 --wake-samples 1000
+#
+# OUTDIR (default ./wake_trace) gets samples.txt (lantern_bench --wake-trace), trace.txt
+# (the kernel's trace) and phases.md (the table). LANTERN_BENCH names the benchmark
+# binary (default build/release/bench/lantern_bench).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+case "${1:-}" in
+  -h | --help)
+    sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'
+    exit 0
+    ;;
+esac
+out=wake_trace
+if [[ $# -gt 0 && $1 != -* ]]; then
+  out=$1
+  shift
+fi
+bench=${LANTERN_BENCH:-$here/../build/release/bench/lantern_bench}
+if [[ ! -x $bench ]]; then
+  echo "wake_trace.sh: no benchmark binary at $bench (build it: scripts/build.sh release, or set LANTERN_BENCH)" >&2
+  exit 2
+fi
+if [[ $(id -u) != 0 ]]; then
+  echo "wake_trace.sh: needs root (the kernel's trace)" >&2
+  exit 2
+fi
+tracing=/sys/kernel/tracing
+if [[ ! -e $tracing/trace_marker ]]; then
+  mount -t tracefs nodev "$tracing" || {
+    echo "wake_trace.sh: cannot mount tracefs on $tracing" >&2
+    exit 2
+  }
+fi
+mkdir -p "$out"
+events=(sched/sched_waking sched/sched_wakeup sched/sched_switch)
+stop() {
+  echo 0 >"$tracing/tracing_on"
+  for e in "${events[@]}"; do echo 0 >"$tracing/events/$e/enable"; done
+}
+trap stop EXIT
+echo 0 >"$tracing/tracing_on"
+echo nop >"$tracing/current_tracer"
+echo 65536 >"$tracing/buffer_size_kb" # per CPU; a 2000-sample run needs a few MB
+for e in "${events[@]}"; do echo 1 >"$tracing/events/$e/enable"; done
+echo >"$tracing/trace"
+echo 1 >"$tracing/tracing_on"
+"$bench" --only wake --markdown --wake-trace "$out/samples.txt" "$@"
+stop
+trap - EXIT
+cat "$tracing/trace" >"$out/trace.txt"
+echo >"$tracing/trace"
+python3 "$here/wake_phases.py" "$out/trace.txt" "$out/samples.txt" | tee "$out/phases.md"
