@@ -57,14 +57,32 @@ Registry::Registry(SchedulerOptions options)
   // Only this machine's CPUs carry an OS number (os_cpu >= 0); synthetic ones (a spec,
   // another machine's hwloc description) are -1, and Worker::main never pins those.
   const bool pin = options_.pin_workers;
-  for (std::uint32_t i = 0; i < worker_count_; ++i) {
-    const int os_cpu = topology_.cpus()[i % topology_.cpu_count()].os_cpu;
-    Worker* w = workers_[i].get();
-    w->thread = std::thread([w, pin, os_cpu] { w->main(pin, os_cpu); });
+  try {
+    for (std::uint32_t i = 0; i < worker_count_; ++i) {
+      const int os_cpu = topology_.cpus()[i % topology_.cpu_count()].os_cpu;
+      Worker* w = workers_[i].get();
+      w->thread = std::thread([w, pin, os_cpu] { w->main(pin, os_cpu); });
+    }
+  } catch (...) {
+    // A thread the system would not give (std::system_error, e.g. EAGAIN at a thread
+    // limit): stop the workers already started, so that the constructor throws instead
+    // of destroying joinable threads (std::terminate). No job can exist yet.
+    for (auto& w : workers_) w->terminate.set();
+    for (auto& w : workers_) {
+      if (w->thread.joinable()) w->thread.join();
+    }
+    shared_io_.stop();
+    throw;
   }
 }
 
 Registry::~Registry() { shutdown(); }
+
+void Registry::wait_for_shutdown_calls() const noexcept {
+  // A racing call is at most a drain (which the destructor's own shutdown has finished)
+  // and a wait for the join (done): it leaves within a few scheduling rounds.
+  while (shutdown_calls_.load(std::memory_order_acquire) != 0) std::this_thread::yield();
+}
 
 // setup_io_strategy: one io_uring per worker, or, if any of them cannot be had, the
 // condvar strategy and one line saying why.
@@ -228,12 +246,19 @@ void Registry::shutdown() {
       pause = std::min(pause * 2, std::chrono::microseconds{1000});
     }
   }
-  if (!joined_.exchange(true)) {
-    for (auto& w : workers_) w->terminate.set();
-    for (auto& w : workers_) {
-      if (w->thread.joinable()) w->thread.join();
+  {
+    // Every caller waits here until the workers are joined, not only the first: a
+    // second shutdown() that returned while the first was still joining would let its
+    // caller destroy the pool under it.
+    std::lock_guard<std::mutex> lock(stop_mutex_);
+    if (!joined_) {
+      for (auto& w : workers_) w->terminate.set();
+      for (auto& w : workers_) {
+        if (w->thread.joinable()) w->thread.join();
+      }
+      shared_io_.stop();
+      joined_ = true;
     }
-    shared_io_.stop();
   }
   // A thread outside the pool that published the last job (a Signal::set, a submit, an
   // IO completion) may still be waking somebody: the job's completion, which the drain

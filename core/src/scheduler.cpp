@@ -10,7 +10,10 @@ namespace lantern {
 
 Scheduler::Scheduler(SchedulerOptions options) : registry_(std::make_unique<detail::Registry>(std::move(options))) {}
 
-Scheduler::~Scheduler() { registry_->shutdown(); }
+Scheduler::~Scheduler() {
+  registry_->shutdown();
+  registry_->wait_for_shutdown_calls();
+}
 
 Scheduler::SleepSnapshot Scheduler::sleep_snapshot() const noexcept {
   const detail::CounterValue c = registry_->sleep().counters();

@@ -323,6 +323,50 @@ TEST(Dynamic, ExceptionsReachHandlesAndSkipDependents) {
   EXPECT_THROW(lantern::Dependency(TaskHandle{}), std::invalid_argument);
 }
 
+// What unhandled_exceptions() counts (scheduler.hpp): a failure nobody can observe goes to
+// the handler once per task that completes with it. A task that threw, with three
+// dependents and no handles anywhere: it hands its exception on, and each dependent,
+// failed with it and observable by nobody, reports it: three reports of one exception.
+// With a handle kept on one dependent, that one is observable: two.
+TEST(Dynamic, UnhandledCountsEveryUnobservableFailedTask) {
+  for (const bool keep_one : {false, true}) {
+    std::atomic<int> reports{0};
+    std::atomic<int> distinct{0};
+    std::atomic<const void*> first{nullptr};  // the exception object's address, not a copy
+    Scheduler pool({.workers = 2, .on_unhandled_exception = [&](std::exception_ptr e) {
+                      const void* object = nullptr;
+                      try {
+                        std::rethrow_exception(e);
+                      } catch (const std::exception& x) {
+                        object = &x;
+                      } catch (...) {
+                      }
+                      const void* expected_first = nullptr;
+                      if (!first.compare_exchange_strong(expected_first, object) && expected_first != object) distinct++;
+                      reports++;
+                    }});
+    Watchdog dog("unhandled count", 30s, dump(pool));
+    Signal go;
+    std::vector<TaskHandle> kept;
+    {
+      TaskHandle origin = pool.spawn_after({go}, [] { throw std::runtime_error("origin"); });
+      for (int i = 0; i < 3; ++i) {
+        TaskHandle dependent = pool.spawn_after({origin}, [] { ADD_FAILURE() << "a dependent of a failed task ran"; });
+        if (keep_one && i == 0) kept.push_back(std::move(dependent));
+      }
+    }  // no handle on the origin is left: only its dependents can carry the exception on
+    go.set();
+    if (keep_one) {
+      EXPECT_THROW(kept[0].wait(), std::runtime_error);
+    }
+    pool.shutdown();
+    const int expected = keep_one ? 2 : 3;
+    EXPECT_EQ(reports.load(), expected) << (keep_one ? "one dependent kept" : "no handles");
+    EXPECT_EQ(pool.unhandled_exceptions(), static_cast<std::uint64_t>(expected));
+    EXPECT_EQ(distinct.load(), 0) << "the reports are not all of the origin's exception";
+  }
+}
+
 // ------------------------------------------------------ not-ready count, wakes, hooks
 
 TEST(NotReady, CountsTasksWaitingOnAnUnsetSignal) {

@@ -343,6 +343,38 @@ TEST_P(Strategy, JoinRunsTheSecondHalfWhenTheFirstThrows) {
   }
 }
 
+// The same promise off the pool, where join runs its halves serially on the calling
+// thread: b still runs when a throws, and parallel_for, built on join, skips only the
+// indices it would skip on a worker (here none: every chunk is one index).
+TEST(Join, OffThePoolTheSecondHalfStillRunsWhenTheFirstThrows) {
+  int b_ran = 0;
+  EXPECT_THROW(lantern::join([] { throw std::runtime_error("a"); }, [&] { ++b_ran; }), std::runtime_error);
+  EXPECT_EQ(b_ran, 1);
+  // Both throw: a's exception wins, as on a worker.
+  try {
+    lantern::join([] { throw std::runtime_error("a"); },
+                  [&] {
+                    ++b_ran;
+                    throw std::logic_error("b");
+                  });
+    ADD_FAILURE() << "join did not throw";
+  } catch (const std::runtime_error& e) {
+    EXPECT_STREQ(e.what(), "a");
+  }
+  EXPECT_EQ(b_ran, 2);
+  // Only b throws: b's exception.
+  EXPECT_THROW(lantern::join([] {}, [] { throw std::logic_error("b"); }), std::logic_error);
+
+  std::vector<int> seen(8, 0);
+  EXPECT_THROW(lantern::parallel_for(0, 8, 1,
+                                     [&](std::size_t i) {
+                                       ++seen[i];
+                                       if (i == 0) throw std::runtime_error("body 0");
+                                     }),
+               std::runtime_error);
+  EXPECT_EQ(seen, std::vector<int>(8, 1)) << "off the pool, a throwing body stopped the other indices";
+}
+
 // ---------------------------------------------------------------------------------
 // Defect 7: each task submits one child and waits for it; every wait runs the child on
 // the same stack. Before the fix about 30,000 levels overflowed the worker's stack

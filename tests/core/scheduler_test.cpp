@@ -13,6 +13,7 @@
 #include <tuple>
 #include <vector>
 
+#include "lantern/graph.hpp"
 #include "lantern/lantern.hpp"
 #include "support/fib.hpp"
 #include "support/pool_state.hpp"
@@ -125,6 +126,50 @@ TEST_P(SchedulerP, TasksRunCountsEveryTaskOnce) {
   // A task is counted before it runs, so once all 50 have run all are counted.
   for (int seen = ran.load(); seen != 1050; seen = ran.load()) ran.wait(seen);
   EXPECT_EQ(total(), 1151u);
+}
+
+// The jobs that carry outside work onto a worker are tasks too, in tasks_run as in an
+// observer's task_begin: a TaskGraph run started outside the pool adds its starter, and
+// an IO operation started outside the pool adds the job that submits it besides its
+// completion. Started on a worker, neither needs such a job.
+TEST_P(SchedulerP, TasksRunCountsTheJobsThatCarryOutsideWork) {
+  Scheduler pool(options());
+  Watchdog dog("tasks_run of outside work", 30s, dump(pool));
+  auto total = [&] {
+    std::uint64_t n = 0;
+    for (std::uint32_t i = 0; i < pool.worker_count(); ++i) n += pool.tasks_run(i);
+    return n;
+  };
+  lantern::TaskGraph graph;
+  auto a = graph.add([] {}), b = graph.add([] {}), c = graph.add([] {}), d = graph.add([] {});
+  d.succeed(a, b, c);
+  graph.run(pool);  // from outside: 4 graph tasks and the starter
+  EXPECT_EQ(total(), 5u);
+  pool.run([&] { graph.run(pool); });  // from a task: 1 + 4
+  EXPECT_EQ(total(), 10u);
+
+  std::atomic<int> done{0};
+  auto wait_done = [&](int n) {
+    for (int seen = done.load(); seen != n; seen = done.load()) done.wait(seen);
+  };
+  for (int i = 0; i < 10; ++i) {
+    pool.io().timeout(std::chrono::microseconds(100), [&](lantern::IoResult) {
+      done.fetch_add(1);
+      done.notify_all();
+    });
+  }
+  wait_done(10);  // a task is counted before it runs: all 20 are counted by now
+  EXPECT_EQ(total(), 30u);
+  pool.run([&] {
+    for (int i = 0; i < 10; ++i) {
+      lantern::io::timeout(std::chrono::microseconds(100), [&](lantern::IoResult) {
+        done.fetch_add(1);
+        done.notify_all();
+      });
+    }
+  });
+  wait_done(20);
+  EXPECT_EQ(total(), 41u);  // the run's task and 10 completions
 }
 
 TEST_P(SchedulerP, StressJoinSpawnSubmitThroughSleepCycles) {
@@ -305,6 +350,24 @@ TEST(BadUse, SubmitAfterShutdownThrows) {
   pool.shutdown();  // idempotent
 }
 
+// A Future without a task - default-constructed, or after get() took the result - is an
+// error to wait on, not a null dereference.
+TEST(BadUse, FutureWithoutATaskThrows) {
+  Scheduler pool({.workers = 1});
+  lantern::Future<int> none;
+  EXPECT_FALSE(none.valid());
+  EXPECT_THROW(none.wait(), std::logic_error);
+  EXPECT_THROW(none.get(), std::logic_error);
+  lantern::Future<int> f = pool.submit([] { return 7; });
+  EXPECT_TRUE(f.valid());
+  EXPECT_EQ(f.get(), 7);
+  EXPECT_FALSE(f.valid()) << "get() takes the result";
+  EXPECT_THROW(f.get(), std::logic_error);
+  lantern::Future<void> v = pool.submit([] {});
+  v.get();
+  EXPECT_THROW(v.wait(), std::logic_error);
+}
+
 TEST(BadUse, WorkerCounts) {
   {
     Scheduler pool({.workers = 0});
@@ -366,6 +429,81 @@ TEST(BadUse, DestructionRunsPendingWork) {
     // destructor: drains
   }
   EXPECT_EQ(ran.load(), 2000);
+}
+
+// --- shutdown from several threads ---
+
+// Several threads call shutdown() at once: each call returns only once the workers have
+// stopped. (The first call to take the join used to be the only one to wait for it; the
+// others returned while it was joining, so their callers could destroy the pool under
+// it.) A worker's last act is its `stopping` state event; the hook lingers there a little
+// so that a call that did not wait for the join would see fewer than all of them.
+TEST(Shutdown, ConcurrentCallsEachReturnAfterTheWorkersStopped) {
+#if LANTERN_OBSERVER
+  struct Stops final : lantern::Observer {
+    std::atomic<std::uint32_t> stopped{0};
+    void on_event(std::uint32_t, lantern::Hook h, std::uint64_t a, std::uint64_t b) noexcept override {
+      if (h != lantern::Hook::state) return;
+      if (lantern::StatePayload::decode(a, b).reason != lantern::StateReason::stopping) return;
+      std::this_thread::sleep_for(2ms);  // widens the window; nothing waits on it
+      stopped.fetch_add(1);
+    }
+  };
+  Watchdog watchdog("ConcurrentCallsEachReturnAfterTheWorkersStopped", 120s);
+  int early = 0;
+  for (int round = 0; round < 40; ++round) {
+    Stops stops;
+    const std::uint32_t workers = 1 + round % 4;
+    Scheduler pool({.workers = workers, .observer = &stops});
+    std::atomic<int> pending{0};
+    for (int i = 0; i < 100; ++i) pool.spawn([&] { pending.fetch_add(1); });
+    std::atomic<int> ready{0};
+    std::atomic<int> returned_early{0};
+    auto call = [&] {
+      ready.fetch_add(1);
+      while (ready.load() < 3) std::this_thread::yield();
+      pool.shutdown();
+      if (stops.stopped.load() != workers) returned_early.fetch_add(1);
+    };
+    std::thread t1(call), t2(call);
+    call();
+    t1.join();
+    t2.join();
+    EXPECT_EQ(pending.load(), 100) << "round " << round;
+    early += returned_early.load();
+  }
+  EXPECT_EQ(early, 0) << "shutdown() calls returned before every worker had stopped";
+#else
+  GTEST_SKIP() << "built with LANTERN_OBSERVER=OFF: no observer can be attached";
+#endif
+}
+
+// A shutdown() on another thread that began before the destructor: the destructor waits
+// for it to return before it frees the pool (it used to free it under that call: a crash
+// or a joinable std::thread destroyed, in about half the rounds).
+TEST(Shutdown, DestructorWaitsForAShutdownCallThatBeganFirst) {
+  Watchdog watchdog("DestructorWaitsForAShutdownCallThatBeganFirst", 120s);
+  for (int round = 0; round < 100; ++round) {
+    auto pool = std::make_unique<Scheduler>(lantern::SchedulerOptions{.workers = 1 + static_cast<std::uint32_t>(round % 3)});
+    Scheduler* p = pool.get();
+    std::atomic<bool> release{false};
+    p->spawn([&] {  // keeps the drain of both shutdowns waiting until released
+      while (!release.load()) std::this_thread::yield();
+    });
+    std::thread caller([p] { p->shutdown(); });
+    // The caller's shutdown has begun once an outside spawn is refused.
+    for (;;) {
+      try {
+        p->spawn([] {});
+      } catch (const lantern::ShutdownError&) {
+        break;
+      }
+      std::this_thread::yield();
+    }
+    release.store(true);
+    pool.reset();  // races the caller's shutdown(), which began first
+    caller.join();
+  }
 }
 
 TEST(Observer, SeesStatesTasksAndSteals) {

@@ -4,6 +4,7 @@
 #include <exception>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <type_traits>
 #include <utility>
 
@@ -24,7 +25,10 @@ struct FutureState {
 
 // Future<T>: get() waits and returns the task's result or rethrows its exception. Waiting
 // on a worker thread of the same scheduler runs other tasks meanwhile; on any other
-// thread it blocks. get() may be called once (it moves the result out).
+// thread (a worker of another scheduler too) it blocks. get() may be called once: it
+// moves the result out and leaves the Future without a task (valid() false), as
+// std::future does. wait() or get() on a Future without a task (default-constructed,
+// or after get()) throws std::logic_error.
 template <class T>
 class Future {
  public:
@@ -32,6 +36,7 @@ class Future {
   bool valid() const noexcept { return state_ != nullptr; }
   bool ready() const noexcept { return state_ && state_->done.probe(); }
   void wait() const {
+    if (!state_) throw std::logic_error("lantern: Future::wait() or get() on a Future without a task (default-constructed, or its result already taken by get())");
     if (detail::Worker* w = detail::tls_worker; w && &w->registry() == registry_) {
       if (state_->done.probe()) return;
       w->check_wait_depth();  // WaitDepthError rather than a stack overflow
@@ -42,8 +47,9 @@ class Future {
   }
   T get() {
     wait();
-    if (state_->error) std::rethrow_exception(state_->error);
-    if constexpr (!std::is_void_v<T>) return std::move(*state_->value);
+    const std::shared_ptr<detail::FutureState<T>> state = std::move(state_);
+    if (state->error) std::rethrow_exception(state->error);
+    if constexpr (!std::is_void_v<T>) return std::move(*state->value);
   }
 
  private:

@@ -8,8 +8,10 @@
 // allocation. If b was stolen, the caller runs other tasks until b finishes: a worker
 // never blocks waiting for a task.
 //
-// Called outside any worker thread, join runs a then b on the calling thread, and
-// parallel_for runs serially; use Scheduler::run to enter the pool.
+// Called outside any worker thread, join runs a then b on the calling thread (b also
+// when a threw, as above), and parallel_for runs serially, splitting its range as it
+// would on a worker (so a throwing body skips the same indices); use Scheduler::run to
+// enter the pool.
 #pragma once
 
 #include <cstddef>
@@ -39,7 +41,12 @@ template <class A, class B>
 void join(A&& a, B&& b) {
   detail::Worker* worker = detail::tls_worker;
   if (!worker) [[unlikely]] {
-    a();
+    // Off the pool, serially, with the same promise: b runs even if a threw.
+    try {
+      a();
+    } catch (...) {
+      detail::run_then_rethrow(b, std::current_exception());
+    }
     b();
     return;
   }

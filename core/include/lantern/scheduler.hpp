@@ -92,8 +92,10 @@ class Scheduler {
   }
 
   // shutdown: as the destructor, but callable early; later spawn/submit throw
-  // ShutdownError. Idempotent.
-  void shutdown() { registry_->shutdown(); }
+  // ShutdownError. Idempotent. Several threads may call it at once, and one call may
+  // race the destructor if it began first: each returns only after every task has run
+  // and the workers have stopped, and the destructor waits for such a call to return.
+  void shutdown() { registry_->shutdown_call(); }
 
   // io: start asynchronous IO operations (lantern/io.hpp) from any thread.
   Io io() noexcept { return Io(*registry_); }
@@ -103,7 +105,11 @@ class Scheduler {
   const std::string& strategy_note() const noexcept { return registry_->strategy_note(); }
   // io_in_flight(i): operations started on worker i's ring and not yet reaped (io_uring
 
-  // unhandled_exceptions: how many spawned tasks have thrown.
+  // unhandled_exceptions: how many times an exception went to on_unhandled_exception:
+  // once per spawned task (or IO callback) that threw, and once per task with
+  // dependencies or handles that completed failed, with its own exception or one it
+  // inherited, and that nobody can observe (task_handle.hpp): a failure inherited by
+  // three such dependents counts three times.
   std::uint64_t unhandled_exceptions() const noexcept { return registry_->unhandled_exceptions(); }
   // sleep_snapshot: a snapshot of the sleep protocol's counters (for tests, watchdogs).
   struct SleepSnapshot {
@@ -125,8 +131,11 @@ class Scheduler {
   // tasks_run(i): tasks worker i has run since this scheduler started: every task it took
   // from a deque or a lane (spawns, submits, TaskGroup spawns, dependency and graph
   // tasks, IO completions, and the halves of joins that other workers stole), which are
-  // the tasks an observer's task_begin reports. A join half that its own worker pops
-  // back and runs inline is not a task. Counted by the worker itself, observed or not
+  // the tasks an observer's task_begin reports. That includes the jobs that carry work
+  // from outside threads onto a worker: a TaskGraph run started outside the pool adds
+  // its starter, and an IO operation started outside the pool adds the job that submits
+  // it, besides its completion. A join half that its own worker pops back and runs
+  // inline is not a task. Counted by the worker itself, observed or not
   // (one increment a task); with an observer that keeps the count (Observer::task_counter,
   // as a Recorder does) this is that count, less what it held when this scheduler
   // started. Readable from any thread; exact once the tasks are done.

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <exception>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -154,8 +155,23 @@ class Registry {
   bool has_injected_work() const noexcept;
 
   // shutdown: refuse new outside work, wait until every job has finished (running
-  // tasks may still spawn), then stop and join the workers. Idempotent.
+  // tasks may still spawn), then stop and join the workers. Idempotent, and safe to call
+  // from several threads at once: every call returns only after the workers are joined.
   void shutdown();
+  // shutdown_call: Scheduler::shutdown(), from a thread that may race the Scheduler's
+  // destructor: counted while inside, so that the destructor (wait_for_shutdown_calls)
+  // frees nothing under it.
+  void shutdown_call() {
+    shutdown_calls_.fetch_add(1, std::memory_order_seq_cst);
+    struct Leave {
+      std::atomic<std::uint32_t>& calls;
+      ~Leave() { calls.fetch_sub(1, std::memory_order_release); }  // the call's last touch
+    } leave{shutdown_calls_};
+    shutdown();
+  }
+  // wait_for_shutdown_calls: after the destructor's own shutdown(), until every
+  // shutdown_call that began before it has returned.
+  void wait_for_shutdown_calls() const noexcept;
 
  private:
   SchedulerOptions options_;
@@ -172,7 +188,9 @@ class Registry {
   std::atomic<bool> stopping_{false};
   alignas(64) std::atomic<std::uint32_t> next_lane_{0};
   std::atomic<std::uint64_t> unhandled_{0};
-  std::atomic<bool> joined_{false};
+  std::mutex stop_mutex_;  // held by the shutdown() that stops and joins the workers
+  bool joined_ = false;    // under stop_mutex_
+  std::atomic<std::uint32_t> shutdown_calls_{0};
   // Not-ready counts: one cache line per worker (single writer each), one shared pair
   // for outside threads. Initialised here, before the constructor starts any worker.
   struct alignas(64) NotReadyCount {
