@@ -119,3 +119,58 @@ TEST(SliceFacts, HealthAsOfAPlayhead) {
 }
 
 }  // namespace
+
+namespace {
+
+// IO operations are paired by id in time order, whichever order the workers' batches come
+// in. Worker 1 completes operation X for worker 0 (at 150), then submits it again (the
+// address reused, 200) and completes it (250); worker 1's batch comes first, as a file's
+// interleaving may have it. Paired in arrival order, the completion at 150 matched the
+// submission at 200 (a slice ending before it began) and 100 matched 250.
+TEST(IoPairs, AreMatchedInTimeOrderWhicheverWorkerBatchComesFirst) {
+  constexpr std::uint64_t x = 0x7f00'0000'1000;
+  const Tick at = 1'000'000;
+  const auto submit = [](Tick t, std::uint32_t w) { return make_event(t, w, IoSubmitPayload{x, IoKind::read, 5}); };
+  const auto complete = [](Tick t, std::uint32_t w, std::int64_t r) { return make_event(t, w, IoCompletePayload{x, r}); };
+  const auto stopping = [](Tick t, std::uint32_t w) {
+    return make_event(t, w, StatePayload{WorkerState::idle, WorkerState::idle, StateReason::stopping});
+  };
+  Analysis a;
+  a.set_header(header(2), true);
+  // Live: worker 1's batch, then worker 0's. Nothing can be paired before worker 0 has
+  // reported past the events (its submission at 100 could still arrive).
+  for (const auto& e : {complete(at + 150, 1, 10), submit(at + 200, 1), complete(at + 250, 1, 20)}) a.add(e);
+  EXPECT_TRUE(a.io_pairs().empty()) << "paired before every worker had reported that far";
+  a.add(submit(at + 100, 0));
+  a.add(make_event(at + 300, 0, StatePayload{WorkerState::active, WorkerState::idle, StateReason::out_of_work}));
+  // Worker 0 is past 250 and worker 1 at 250: everything up to 250 is final.
+  ASSERT_EQ(a.io_pairs().size(), 2u) << "live pairing waits for the slowest worker only";
+  EXPECT_EQ(a.io_pairs()[0].submitted, at + 100);
+  EXPECT_EQ(a.io_pairs()[0].completed, at + 150);
+  EXPECT_EQ(a.io_pairs()[0].submit_worker, 0u);
+  EXPECT_EQ(a.io_pairs()[0].complete_worker, 1u);
+  EXPECT_EQ(a.io_pairs()[0].result, 10);
+  EXPECT_EQ(a.io_pairs()[1].submitted, at + 200);
+  EXPECT_EQ(a.io_pairs()[1].completed, at + 250);
+  EXPECT_EQ(a.io_pairs()[1].result, 20);
+  EXPECT_TRUE(a.in_flight().empty());
+  // The completion's own record names the kind its submission had.
+  ASSERT_EQ(a.io(1).size(), 3u);
+  EXPECT_EQ(a.io(1)[0].kind, IoKind::read);
+  // A submission whose completion was lost (dropped), then the id reused: counted as
+  // unpaired, and the later pair is still right.
+  for (const auto& e : {submit(at + 400, 0), submit(at + 500, 0), complete(at + 520, 1, 7), stopping(at + 600, 0),
+                        stopping(at + 610, 1)}) {
+    a.add(e);
+  }
+  a.finish();
+  ASSERT_EQ(a.io_pairs().size(), 3u);
+  EXPECT_EQ(a.io_pairs()[2].submitted, at + 500);
+  EXPECT_EQ(a.io_pairs()[2].completed, at + 520);
+  EXPECT_EQ(a.io_unpaired(), 1u);
+  const analysis::Summary s = a.summary();
+  EXPECT_EQ(s.io_latency.count, 3u) << "every pair is a latency sample";
+  EXPECT_DOUBLE_EQ(s.io_latency.max_ns, static_cast<double>(a.to_ns(50)));
+}
+
+}  // namespace

@@ -104,6 +104,7 @@ bool Analysis::add(const trace::Event& e) {
   WorkerTrack& track = *tracks_[w];
   PerWorker& pw = per_worker_[w];
   const Tick previous = track.seen() ? track.last_tick() : e.ticks;  // a drop's gap starts here
+  const Tick last_before = track.last_tick();  // 0: the worker's first event
   track.touch(e.ticks);
   const Tick t = std::max(e.ticks, track.last_tick());  // the track clamps disorder; follow it
   switch (e.type) {
@@ -193,52 +194,94 @@ bool Analysis::add(const trace::Event& e) {
       break;
     }
   }
+  // IO events wait in time order until no worker can still report an earlier one (on_io).
+  if (!io_waiting_.empty() && io_waiting_.front().t > io_watermark_ &&
+      (last_before <= io_watermark_ || track.stopped_at() != kOpenEnd)) {
+    io_watermark_ = io_watermark();
+  }
+  if (!io_waiting_.empty() && io_waiting_.front().t <= io_watermark_) pair_io(io_watermark_);
   return true;
 }
 
-// on_io pairs submissions with completions by operation id. A file interleaves workers'
-// batches, so a completion reported by another worker can come before its submission.
-// Ids are addresses and are reused once an operation is done, so a pair leaves the
-// pending maps as soon as it is complete.
+// on_io files an IO event on its worker and keeps it for pairing. Operations are paired
+// by id in time order: a file interleaves workers' batches, so a completion reported by
+// another worker can come before its submission, and ids are addresses, reused once an
+// operation is done - paired in the order the events arrive, one completion read ahead
+// of its submission paired every later operation at that address with the wrong one
+// (half the pairs of a 2-worker echo server ended before they began). In time order an
+// id's events alternate: submitted, completed, submitted again (the address reused)...
+// So each event waits (io_waiting_, earliest first) until every worker still running
+// has reported an event as late as it (io_watermark: a worker's own events come in its
+// order), and then pair_io matches it; finish() pairs whatever still waits.
 void Analysis::on_io(std::uint32_t w, Tick t, const trace::Event& e) {
   auto& io = per_worker_[w].io;
-  auto finish_pair = [this](IoOp op) {
-    if (op.completed >= op.submitted) io_latency_.record(static_cast<double>(to_ns(op.completed - op.submitted)));
-    io_pairs_.push_back(op);
-  };
+  WaitingIo waiting{t, io_sequence_++, w, io.size(), false, 0, IoKind{}, 0};
   if (e.type == EventId::io_submit) {
     const auto p = trace::payload<IoSubmitPayload>(e);
     io.push_back(IoEvent{t, p.op, false, p.kind, p.fd});
-    IoOp op;
-    if (auto it = completed_first_.find(p.op); it != completed_first_.end()) {
-      op = it->second;
-      completed_first_.erase(it);
-    }
-    op.op = p.op;
-    op.kind = p.kind;
-    op.fd = p.fd;
-    op.submitted = t;
-    op.submit_worker = w;
-    op.has_submit = true;
-    if (op.done) finish_pair(op);
-    else in_flight_[p.op] = op;
+    waiting.op = p.op;
+    waiting.kind = p.kind;
+    waiting.value = p.fd;
   } else {
     const auto p = trace::payload<IoCompletePayload>(e);
     ++io_completed_;
     if (p.failed()) ++io_failed_;
-    IoOp op;
-    if (auto it = in_flight_.find(p.op); it != in_flight_.end()) {
-      op = it->second;
-      in_flight_.erase(it);
+    io.push_back(IoEvent{t, p.op, true, IoKind{}, p.result});  // its kind: from its submission (pair_io)
+    waiting.completed = true;
+    waiting.op = p.op;
+    waiting.value = p.result;
+  }
+  io_waiting_.push_back(waiting);
+  std::push_heap(io_waiting_.begin(), io_waiting_.end(), WaitingIo::later);
+}
+
+// io_watermark: the tick up to which every worker has reported: the earliest last event
+// among the workers that have not stopped (0 while one has reported nothing yet). No
+// event at or before it can still arrive.
+Tick Analysis::io_watermark() const noexcept {
+  Tick mark = ~Tick{0};
+  for (const auto& track : tracks_) {
+    if (track->stopped_at() != kOpenEnd) continue;  // reports nothing more
+    mark = std::min(mark, track->last_tick());
+  }
+  return mark;
+}
+
+// pair_io: matches the waiting IO events at or before `up_to`, earliest first.
+void Analysis::pair_io(Tick up_to) {
+  while (!io_waiting_.empty() && io_waiting_.front().t <= up_to) {
+    std::pop_heap(io_waiting_.begin(), io_waiting_.end(), WaitingIo::later);
+    const WaitingIo e = io_waiting_.back();
+    io_waiting_.pop_back();
+    if (!e.completed) {
+      IoOp op;
+      op.op = e.op;
+      op.kind = e.kind;
+      op.fd = e.value;
+      op.submitted = e.t;
+      op.submit_worker = e.worker;
+      op.has_submit = true;
+      // A submission still open at this id lost its completion (dropped events).
+      if (auto [it, added] = in_flight_.try_emplace(e.op, op); !added) {
+        ++io_unpaired_;
+        it->second = op;
+      }
+      continue;
     }
-    io.push_back(IoEvent{t, p.op, true, op.kind, p.result});
-    op.op = p.op;
-    op.completed = t;
-    op.complete_worker = w;
-    op.result = p.result;
+    auto it = in_flight_.find(e.op);
+    if (it == in_flight_.end()) {  // its submission was lost, or came before the stream began
+      ++io_unpaired_;
+      continue;
+    }
+    IoOp op = it->second;
+    in_flight_.erase(it);
+    per_worker_[e.worker].io[e.index].kind = op.kind;
+    op.completed = e.t;
+    op.complete_worker = e.worker;
+    op.result = e.value;
     op.done = true;
-    if (op.has_submit) finish_pair(op);
-    else completed_first_[p.op] = op;
+    io_latency_.record(static_cast<double>(to_ns(op.completed - op.submitted)));
+    io_pairs_.push_back(op);
   }
 }
 
@@ -345,6 +388,7 @@ void Analysis::lose_record() {
 void Analysis::advance_health() { health_.advance(*this); }
 
 void Analysis::finish() {
+  pair_io(~Tick{0});  // the stream ended: nothing earlier can arrive
   finished_ = true;
   health_.finish(*this);
 }

@@ -14,7 +14,8 @@
 //       submissions and completions, drops (with the gap they leave), deadlock reports;
 //   for the whole stream:
 //     - events by type, the steal matrix and steals by distance, label names and uses,
-//     - IO operations paired with their completions (whichever workers reported them),
+//     - IO operations paired with their completions in time order (whichever workers
+//       reported them, in whichever order their batches arrive),
 //     - latency histograms: ready wait, task duration, wake latency, IO latency,
 //     - health findings (HealthChecker: stuck worker, starving lane, work queued while
 //       every worker sleeps, searching without work, deadlock suspected, events dropped).
@@ -361,9 +362,14 @@ class Analysis {
   // (durations per label cover the ones that ended).
   std::map<std::uint32_t, std::uint64_t> tasks_by_label() const;
   // io_pairs: operations whose submission and completion were both seen, in the order
-  // they became complete; in_flight: submitted, no completion seen (yet).
+  // they completed; in_flight: submitted, no completion seen (yet). Paired by id in time
+  // order, once every worker still running has reported past the event (so a live
+  // stream pairs an operation once all workers have moved on; finish() pairs the rest).
+  // io_unpaired: a completion without its submission, or a submission whose completion
+  // never came before the next use of its id (events dropped, or before the stream).
   const std::vector<IoOp>& io_pairs() const noexcept { return io_pairs_; }
   const std::map<std::uint64_t, IoOp>& in_flight() const noexcept { return in_flight_; }
+  std::uint64_t io_unpaired() const noexcept { return io_unpaired_; }
 
   // Histograms (nanoseconds, trace::LatencyBuckets).
   const LatencyHistogram& ready_wait() const noexcept { return ready_wait_; }
@@ -420,8 +426,27 @@ class Analysis {
   std::map<std::uint32_t, std::uint64_t> label_uses_;
   std::unordered_map<std::uint64_t, std::pair<std::uint32_t, std::size_t>> waiting_releases_;
   std::vector<IoOp> io_pairs_;
-  std::map<std::uint64_t, IoOp> in_flight_;       // submitted, not completed
-  std::map<std::uint64_t, IoOp> completed_first_;  // completion seen before its submission
+  std::map<std::uint64_t, IoOp> in_flight_;  // submitted, not completed
+  // IO events not paired yet, a heap: earliest (tick, then arrival) on top (on_io).
+  struct WaitingIo {
+    Tick t;
+    std::uint64_t sequence;
+    std::uint32_t worker;
+    std::size_t index;  // in per_worker_[worker].io
+    bool completed;
+    std::uint64_t op;
+    IoKind kind;
+    std::int64_t value;  // the fd, or the result
+    static bool later(const WaitingIo& a, const WaitingIo& b) noexcept {
+      return a.t != b.t ? a.t > b.t : a.sequence > b.sequence;
+    }
+  };
+  std::vector<WaitingIo> io_waiting_;
+  std::uint64_t io_sequence_ = 0;
+  Tick io_watermark_ = 0;
+  std::uint64_t io_unpaired_ = 0;
+  Tick io_watermark() const noexcept;
+  void pair_io(Tick up_to);
   std::uint64_t io_completed_ = 0, io_failed_ = 0;
   LatencyHistogram ready_wait_;
   LatencyHistogram task_duration_;
