@@ -2,6 +2,7 @@
 // family with exact counts, promtool accepts it, a taken port is a clear error after
 // which the scheduler still runs tasks, and the exporter stops serving when destroyed.
 #include <gtest/gtest.h>
+#include <dlfcn.h>
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -153,6 +154,45 @@ TEST(PrometheusExporter, MalformedAddressIsAClearError) {
       EXPECT_TRUE(contains(e.what(), std::string("\"") + bad + "\"")) << e.what();
       EXPECT_TRUE(contains(e.what(), "IP:PORT")) << e.what();
     }
+  }
+  // Each says what is wrong with it, in the words of the one address parser: the port
+  // out of range is not "not a numeric IP".
+  const std::pair<const char*, const char*> reasons[] = {
+      {"127.0.0.1:99999", "not a number from 0 to 65535"},
+      {"localhost:9464", "'localhost' is not a numeric IP"},
+  };
+  for (const auto& [bad, reason] : reasons) {
+    PrometheusOptions options;
+    options.address = bad;
+    try {
+      PrometheusExporter exporter(p.pool, p.recorder, options);
+      ADD_FAILURE() << "expected ExporterError for " << bad;
+    } catch (const ExporterError& e) {
+      EXPECT_TRUE(contains(e.what(), reason)) << e.what();
+    }
+  }
+}
+
+// An IPv6 address: served where this process' civetweb has IPv6, else refused with that
+// reason (Debian 12's civetweb 1.15 is built without IPv6: the exporter said only
+// "null context ... Possible problem binding to port" and pointed at a holder of the
+// port that did not exist).
+TEST(PrometheusExporter, Ipv6IsServedOrRefusedWithTheReason) {
+  InstrumentedPool p(1, trace::Level::off);
+  PrometheusOptions options;
+  options.address = "[::1]:0";
+  void* check = ::dlsym(RTLD_DEFAULT, "mg_check_feature");
+  ASSERT_NE(check, nullptr) << "civetweb is not loaded in this process";
+  const bool has_ipv6 = reinterpret_cast<unsigned (*)(unsigned)>(check)(8) != 0;
+  try {
+    PrometheusExporter exporter(p.pool, p.recorder, options);
+    EXPECT_TRUE(has_ipv6) << "listened on IPv6 with a civetweb built without it";
+    EXPECT_TRUE(contains(exporter.address(), "[::1]:")) << exporter.address();
+  } catch (const ExporterError& e) {
+    EXPECT_FALSE(has_ipv6) << e.what();
+    EXPECT_TRUE(contains(e.what(), "built without IPv6")) << e.what();
+    EXPECT_TRUE(contains(e.what(), "127.0.0.1:9464")) << e.what();
+    EXPECT_FALSE(contains(e.what(), "sport =")) << "no port is held: " << e.what();
   }
 }
 

@@ -4,6 +4,7 @@
 #include "lantern/host_port.hpp"
 
 #include <arpa/inet.h>
+#include <dlfcn.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -44,15 +45,26 @@ SocketAddress to_socket_address(const ListenAddress& address, const std::string&
 
 }  // namespace
 
-std::optional<ListenAddress> parse_listen_address(std::string_view address) {
+std::optional<ListenAddress> parse_listen_address(std::string_view address, std::string* error) {
   // lantern::parse_host_port reads the text (a bare PORT listens on every IPv4
   // interface, as civetweb reads it); civetweb listens on numeric addresses only.
-  const auto parsed = parse_host_port(address, nullptr, {.default_host = "0.0.0.0", .allow_port_zero = true});
+  const auto parsed = parse_host_port(address, error, {.default_host = "0.0.0.0", .allow_port_zero = true});
   if (!parsed) return std::nullopt;
   ListenAddress out{parsed->host, parsed->port, parsed->ipv6()};
   unsigned char probe[sizeof(in6_addr)];
-  if (inet_pton(out.ipv6 ? AF_INET6 : AF_INET, out.host.c_str(), probe) != 1) return std::nullopt;
+  if (inet_pton(out.ipv6 ? AF_INET6 : AF_INET, out.host.c_str(), probe) != 1) {
+    if (error) *error = "'" + out.host + "' is not a numeric IP (the exporter listens on numeric addresses only)";
+    return std::nullopt;
+  }
   return out;
+}
+
+std::optional<bool> civetweb_has_ipv6() noexcept {
+  // Looked up rather than linked: civetweb is prometheus-cpp's, loaded with it.
+  using CheckFeature = unsigned (*)(unsigned);
+  const auto check = reinterpret_cast<CheckFeature>(::dlsym(RTLD_DEFAULT, "mg_check_feature"));
+  if (!check) return std::nullopt;
+  return check(8) != 0;  // 8: MG_FEATURES_IPV6
 }
 
 std::string format_listen_address(const ListenAddress& address) {

@@ -20,8 +20,15 @@ struct ListenAddress {
 };
 
 // parse_listen_address reads "IP:PORT", "[IPv6]:PORT" or a bare "PORT" (every IPv4
-// interface, as civetweb reads it). nullopt when it is none of these.
-std::optional<ListenAddress> parse_listen_address(std::string_view address);
+// interface, as civetweb reads it). nullopt when it is none of these; then `error` (if
+// given) says what is wrong, in lantern::parse_host_port's words (the port out of range,
+// no port...) or that the host is not a numeric IP.
+std::optional<ListenAddress> parse_listen_address(std::string_view address, std::string* error = nullptr);
+
+// civetweb_has_ipv6: whether the civetweb in this process can listen on IPv6 addresses
+// (mg_check_feature(8)). Debian 12's libcivetweb1 (1.15) is built without: it fails such
+// a listen with only "null context when constructing CivetServer". nullopt: cannot tell.
+std::optional<bool> civetweb_has_ipv6() noexcept;
 
 // format_listen_address: the inverse ("[::1]:9464" for IPv6).
 std::string format_listen_address(const ListenAddress& address);

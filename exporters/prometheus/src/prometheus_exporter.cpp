@@ -56,11 +56,18 @@ PrometheusExporter::PrometheusExporter(const Scheduler& scheduler, const instrum
     : collectable_(std::make_shared<SchedulerCollectable>(scheduler, recorder)), path_(std::move(options.path)) {
   // Parse first: civetweb reads some malformed addresses as something else (a bare
   // "localhost:9464" fails late and vaguely), so refuse them here with the expected form.
-  const auto parsed = detail::parse_listen_address(options.address);
+  std::string why_not;
+  const auto parsed = detail::parse_listen_address(options.address, &why_not);
   if (!parsed) {
-    throw ExporterError("lantern Prometheus exporter: cannot listen on \"" + options.address +
-                        "\": it is not of the form IP:PORT with a numeric IP (e.g. 127.0.0.1:9464, [::1]:9464, "
-                        "127.0.0.1:0 for any free port). The scheduler is unaffected and keeps running.");
+    throw ExporterError("lantern Prometheus exporter: cannot listen on \"" + options.address + "\": " + why_not +
+                        ". Pass IP:PORT with a numeric IP (e.g. 127.0.0.1:9464, 0.0.0.0:9464, 127.0.0.1:0 for any "
+                        "free port). The scheduler is unaffected and keeps running.");
+  }
+  if (parsed->ipv6 && detail::civetweb_has_ipv6() == false) {
+    throw ExporterError("lantern Prometheus exporter: cannot listen on " + options.address +
+                        ": this system's civetweb (the HTTP server under prometheus-cpp) was built without IPv6. "
+                        "Listen on an IPv4 address instead (127.0.0.1:9464, or 0.0.0.0:9464 for every interface). "
+                        "The scheduler is unaffected and keeps running.");
   }
   try {
     // civetweb gets the address as parsed (":9464" becomes "0.0.0.0:9464").

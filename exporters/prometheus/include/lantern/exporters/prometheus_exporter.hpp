@@ -35,8 +35,9 @@ inline constexpr std::string_view kDefaultAddress = "127.0.0.1:9464";
 
 struct PrometheusOptions {
   // "IP:PORT" to listen on: "127.0.0.1:9464" (the default), "0.0.0.0:9464" for every
-  // IPv4 interface, "[::1]:9464" for IPv6 loopback, port 0 for any free port (read it
-  // back with PrometheusExporter::port()).
+  // IPv4 interface, "[::1]:9464" for IPv6 loopback (where civetweb has IPv6; Debian 12's
+  // does not, and the constructor then throws saying so), port 0 for any free port (read
+  // it back with PrometheusExporter::port()).
   std::string address = std::string(kDefaultAddress);
   std::string path = "/metrics";  // the URL path Prometheus scrapes
 
