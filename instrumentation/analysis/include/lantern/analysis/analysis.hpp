@@ -247,7 +247,7 @@ struct Summary {
 
 class Analysis {
  public:
-  static constexpr std::uint32_t kMaxWorkerId = 4096;  // larger ids are damage
+  static constexpr std::uint32_t kMaxWorkerId = trace::kMaxWorkers;  // this and larger ids are damage (the format's bound)
 
   Analysis();
   ~Analysis();

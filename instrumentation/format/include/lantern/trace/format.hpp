@@ -38,6 +38,10 @@ inline constexpr std::uint32_t kMinHeaderBytes = kHeaderPrefixBytes + 4;
 inline constexpr std::uint32_t kMaxHeaderBytes = 16u << 20;
 // kUnknownLevel: the header's recording_level byte when the writer was given no level.
 inline constexpr std::uint8_t kUnknownLevel = 0xFF;
+// kMaxWorkers: the most workers a trace may have (core's pools have at most 1024). An
+// event from worker kMaxWorkers or above is damage to every reader (the analysis
+// rejects it, lantern-trace validate reports it), whatever the header says.
+inline constexpr std::uint32_t kMaxWorkers = 4096;
 // Longest string a header field may carry; longer strings are cut by the writer.
 inline constexpr std::size_t kMaxHeaderString = 64u << 10;
 
