@@ -139,6 +139,21 @@ TEST(Observe, InvalidEnvironmentValuesAreReportedAndMakeTheStatusFail) {
   EXPECT_EQ(obs.finish(), 1);
 }
 
+// LANTERN_FLIGHT takes seconds, a size, or one of each: a third item, or the same kind
+// twice, is refused like any other bad value ("30s,64MB,1" kept only the last 1 s).
+TEST(Observe, AFlightSpecGivingTheSameThingTwiceIsRefused) {
+  for (const char* bad : {"30s,64MB,1", "30s,10s", "8MB,16MB"}) {
+    Env env({{"LANTERN_FLIGHT", bad}});
+    auto obs = lantern::observe({.workers = 1}, quiet());
+    const auto problems = obs.problems();
+    ASSERT_EQ(problems.size(), 1u) << bad;
+    EXPECT_NE(problems[0].find(std::string("LANTERN_FLIGHT=") + bad), std::string::npos) << problems[0];
+    EXPECT_NE(problems[0].find("twice"), std::string::npos) << problems[0];
+    EXPECT_EQ(obs.flight(), nullptr) << bad;
+    EXPECT_EQ(obs.finish(), 1);
+  }
+}
+
 TEST(Observe, AMetricsPortInUseIsReportedAtOnce) {
   const int fd = socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in a{};
