@@ -215,9 +215,19 @@ TEST(Model, StopsGrowingAtItsEventLimit) {
   m.set_event_limit(100);
   a.apply_to(m);
   m.apply(b.events());
-  EXPECT_EQ(m.events(), 80u);
-  EXPECT_EQ(m.discarded_events(), 50u);
-  EXPECT_NE(m.status().message.find("memory limit"), std::string::npos);
+  // Exactly the limit is kept: the batch that crosses it is cut, not dropped whole (with
+  // --max-events 10, the first chunk alone was over the limit and nothing was kept).
+  EXPECT_EQ(m.events(), 100u);
+  EXPECT_EQ(m.discarded_events(), 30u);
+  EXPECT_NE(m.status().message.find("memory limit reached after 100 events"), std::string::npos) << m.status().message;
+  m.apply(b.events());
+  EXPECT_EQ(m.events(), 100u);
+  EXPECT_EQ(m.discarded_events(), 80u);
+  Model small;
+  small.set_event_limit(10);
+  a.apply_to(small);
+  EXPECT_EQ(small.events(), 10u);
+  EXPECT_EQ(small.discarded_events(), 70u);
 }
 
 TEST(Model, SyntheticProblemsAreFound) {

@@ -64,13 +64,19 @@ void Model::apply(const trace::DecodedChunk& chunk) {
 void Model::apply(std::span<const trace::Event> events) {
   if (events.empty()) return;
   if (analysis_.events() + events.size() > event_limit_) {
+    // Keep what fits (exactly the limit, not the batches before the one that crosses it),
+    // count the rest.
+    const std::uint64_t room = event_limit_ > analysis_.events() ? event_limit_ - analysis_.events() : 0;
     if (discarded_ == 0) {
-      status_.message = "memory limit reached after " + std::to_string(analysis_.events()) +
+      status_.message = "memory limit reached after " + std::to_string(analysis_.events() + room) +
                         " events: later events are not kept (lantern-view --max-events)";
     }
-    discarded_ += events.size();
-    ++generation_;
-    return;
+    discarded_ += events.size() - room;
+    events = events.first(static_cast<std::size_t>(room));
+    if (events.empty()) {
+      ++generation_;
+      return;
+    }
   }
   if (analysis_.empty()) {
     // Time zero is the earliest event of the first batch: later batches' events are
