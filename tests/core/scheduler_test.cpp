@@ -92,17 +92,20 @@ TEST_P(SchedulerP, SpawnSubmitAndTaskGroup) {
   EXPECT_EQ(inner, 64);
 }
 
+// tasks_run_total: Scheduler::tasks_run summed over the workers.
+std::uint64_t tasks_run_total(const Scheduler& pool) {
+  std::uint64_t n = 0;
+  for (std::uint32_t i = 0; i < pool.worker_count(); ++i) n += pool.tasks_run(i);
+  return n;
+}
+
 // tasks_run counts every task a worker takes and runs, exactly once, observed or not:
 // 1000 TaskGroup spawns and 100 submits from this thread, one run() whose task spawns 50
 // more (Scheduler::spawn from a worker, onto its deque) - 1151 tasks in all.
 TEST_P(SchedulerP, TasksRunCountsEveryTaskOnce) {
   Scheduler pool(options());
   Watchdog dog("tasks_run", 30s, dump(pool));
-  auto total = [&] {
-    std::uint64_t n = 0;
-    for (std::uint32_t i = 0; i < pool.worker_count(); ++i) n += pool.tasks_run(i);
-    return n;
-  };
+  auto total = [&] { return tasks_run_total(pool); };
   EXPECT_EQ(total(), 0u);
   std::atomic<int> ran{0};
   {
@@ -135,11 +138,7 @@ TEST_P(SchedulerP, TasksRunCountsEveryTaskOnce) {
 TEST_P(SchedulerP, TasksRunCountsTheJobsThatCarryOutsideWork) {
   Scheduler pool(options());
   Watchdog dog("tasks_run of outside work", 30s, dump(pool));
-  auto total = [&] {
-    std::uint64_t n = 0;
-    for (std::uint32_t i = 0; i < pool.worker_count(); ++i) n += pool.tasks_run(i);
-    return n;
-  };
+  auto total = [&] { return tasks_run_total(pool); };
   lantern::TaskGraph graph;
   auto a = graph.add([] {}), b = graph.add([] {}), c = graph.add([] {}), d = graph.add([] {});
   d.succeed(a, b, c);
