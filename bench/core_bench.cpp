@@ -44,6 +44,7 @@
 #include "harness.hpp"
 #include "lantern/lantern.hpp"
 #include "lantern/tools/program_cli.hpp"
+#include "lantern/tools/topology_check.hpp"
 #include "workloads.hpp"
 
 namespace {
@@ -179,14 +180,7 @@ std::optional<int> parse_command_line(int argc, char** argv, Config* config) {
   lantern::tools::number_list_option(app, "--workers", &config->workers, 1u, lantern::kMaxWorkers);
   app.add_flag("--quick", config->quick);
   app.add_flag("--markdown", config->markdown);
-  app.add_option("--topology", config->topology)
-      ->check(CLI::Validator(
-          [](std::string& text) -> std::string {
-            std::string error;
-            if (lantern::Topology::parse_spec(text, &error)) return std::string();
-            return "takes a spec such as \"2 sockets x 8 cores x 2 threads\", not '" + text + "': " + error;
-          },
-          "", ""));
+  app.add_option("--topology", config->topology)->check(lantern::tools::topology_check());
   lantern::tools::choice_option(app, "--sleep", &sleep, {"condvar", "io_uring"});
   app.add_option("--wake-trace", config->wake_trace);
   if (const auto exit = program.parse(argc, argv)) return exit;

@@ -25,6 +25,7 @@
 #include <lantern/lantern.hpp>
 #include <lantern/observe.hpp>
 #include <lantern/tools/program_cli.hpp>
+#include <lantern/tools/topology_check.hpp>
 
 #include "echo_server/echo_load.hpp"
 #include "echo_server/echo_server.hpp"
@@ -159,7 +160,8 @@ constexpr const char* kUsage =
     "\n"
     "Options follow README.md, \"Command-line conventions\". Exit status: 0 ok, 1 a failure\n"
     "while running, including anything observing the run (the trace could not be written, the\n"
-    "metrics port was taken...; on stderr), 2 bad options.\n";
+    "metrics port was taken...; on stderr) and a report that cannot be written to stdout,\n"
+    "2 bad options.\n";
 
 }  // namespace
 
@@ -184,7 +186,8 @@ int main(int argc, char** argv) {
     std::string level_name, sleep_name;
     bool no_trace = false, no_metrics = false, no_view = false;
     lantern::tools::number_option(app, "--workers", &workers, 1u, lantern::kMaxWorkers);
-    app.add_option("--topology", options.topology);
+    // Read at parse time: a bad spec is bad usage, before anything starts.
+    app.add_option("--topology", options.topology)->check(lantern::tools::topology_check());
     CLI::Option* trace_option = app.add_option("--trace", trace_path);
     app.add_flag("--no-trace", no_trace);
     lantern::tools::choice_option(app, "--level", &level_name, {"off", "states", "tasks", "full"});
@@ -360,7 +363,7 @@ int main(int argc, char** argv) {
 
     if (linger_seconds > 0) {
       std::printf("6. lingering   %.0f s of light bursts (metrics stay up; Ctrl-C to stop early)\n", linger_seconds);
-      std::fflush(stdout);
+      lantern::tools::flush_stdout();
       const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(linger_seconds);
       while (std::chrono::steady_clock::now() < until) {
         lantern::TaskGroup group(pool);
@@ -395,9 +398,9 @@ int main(int argc, char** argv) {
       std::printf("  (lantern-trace is built at build/release/instrumentation/tools/lantern_trace/lantern-trace)\n");
     }
     if (status != 0) {
-      std::fflush(stdout);
+      lantern::tools::flush_stdout();
       std::fprintf(stderr, "lantern_demo: the workloads ran, but observing them failed:\n");
-      for (const std::string& p : obs.problems()) std::fprintf(stderr, "  %s\n", p.c_str());
+      for (const std::string& p : obs.problems()) std::fprintf(stderr, "lantern_demo: %s\n", p.c_str());
       return 1;
     }
   } catch (const std::exception& e) {

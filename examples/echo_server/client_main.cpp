@@ -21,9 +21,9 @@ constexpr const char* kUsage =
     "Each connection sends a message of random bytes, waits until every byte has come back,\n"
     "checks it, and sends the next. Prints requests per second, round-trip latency\n"
     "percentiles and any difference. Exit status: 0 all bytes came back unchanged,\n"
-    "1 a mismatch or a failed connection, 2 bad options.\n"
+    "1 a mismatch, a failed connection or a report that cannot be written, 2 bad options.\n"
     "\n"
-    "  --host IP        server address (default 127.0.0.1)\n"
+    "  --host IP        the server's IPv4 address (default 127.0.0.1)\n"
     "  --port N         server port (default 7000)\n"
     "  --connections N  concurrent connections (default 1)\n"
     "  --seconds S      run this long (default 5)\n"
@@ -48,11 +48,11 @@ int main(int argc, char** argv) {
     std::string size;
     std::uint64_t messages = 0;
     double seconds = 0;
-    app.add_option("--host", o.host);
+    app.add_option("--host", o.host)->check(lantern::tools::ipv4_check());
     lantern::tools::number_option<std::uint16_t>(app, "--port", &o.port, 1, 65535, "a port from 1 to 65535");
     lantern::tools::number_option(app, "--connections", &o.connections, 1, 100000);
     CLI::Option* seconds_option =
-        lantern::tools::number_option(app, "--seconds", &seconds, 1e-9, 86400.0, "a duration from 0 to 86400");
+        lantern::tools::number_option(app, "--seconds", &seconds, 1e-9, 86400.0, "a number of seconds above 0, up to 86400");
     CLI::Option* messages_option =
         lantern::tools::number_option<std::uint64_t>(app, "--messages", &messages, 1, 1ull << 40, "a positive count");
     seconds_option->excludes(messages_option);
@@ -97,7 +97,7 @@ int main(int argc, char** argv) {
               o.connections, r.seconds, static_cast<unsigned long long>(r.requests), r.requests_per_second(),
               static_cast<unsigned long long>(r.bytes), r.p50.to_string().c_str(), r.p99.to_string().c_str(), r.max_us,
               static_cast<unsigned long long>(r.mismatches), static_cast<unsigned long long>(r.errors));
-  std::fflush(stdout);
+  lantern::tools::flush_stdout();
   // Errors go to stderr, like every Lantern program's: the report above stays a report.
   if (r.mismatches != 0)
     std::fprintf(stderr, "lantern_echo_client: %llu bytes came back different from what was sent\n",

@@ -47,7 +47,7 @@ constexpr const char* kUsage =
     "it; LANTERN_FLIGHT= turns it off): `kill -USR2 PID` dumps it to\n"
     "lantern_echo_server-flight-<UTC time>-<n>.trace ($LANTERN_FLIGHT_DIR: where).\n"
     "Exit status: 0 stopped by a signal, 1 could not serve or something observing it failed\n"
-    "(trace, metrics port, a flight dump; on stderr), 2 bad options.\n";
+    "(trace, metrics port, a flight dump; on stderr) or stdout cannot be written, 2 bad options.\n";
 
 }  // namespace
 
@@ -62,7 +62,7 @@ int main(int argc, char** argv) {
     CLI::App& app = program.app();
     std::uint32_t workers = 0;
     std::string sleep_name;
-    app.add_option("--address", server_options.address);
+    app.add_option("--address", server_options.address)->check(lantern::tools::ipv4_check());
     lantern::tools::number_option<std::uint16_t>(app, "--port", &server_options.port, 0, 65535,
                                                  "a port from 0 to 65535");
     lantern::tools::number_option(app, "--workers", &workers, 1u, lantern::kMaxWorkers);
@@ -108,7 +108,7 @@ int main(int argc, char** argv) {
       std::printf("trace: %s (lantern-view %s)\n", trace->path().c_str(), trace->path().c_str());
     }
     if (const auto* exporter = obs.metrics()) std::printf("metrics: %s\n", exporter->url().c_str());
-    std::fflush(stdout);
+    lantern::tools::flush_stdout();
     server->start();
     int sig = 0;
     sigwait(&stop_signals, &sig);
@@ -121,9 +121,9 @@ int main(int argc, char** argv) {
                 sig == SIGINT ? "SIGINT" : "SIGTERM", static_cast<unsigned long long>(s.accepted),
                 static_cast<unsigned long long>(s.bytes_echoed), static_cast<unsigned long long>(s.errors));
     if (status != 0) {
-      std::fflush(stdout);
+      lantern::tools::flush_stdout();
       std::fprintf(stderr, "lantern_echo_server: served, but observing it failed:\n");
-      for (const std::string& p : obs.problems()) std::fprintf(stderr, "  %s\n", p.c_str());
+      for (const std::string& p : obs.problems()) std::fprintf(stderr, "lantern_echo_server: %s\n", p.c_str());
       return 1;
     }
   } catch (const std::exception& e) {

@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -21,6 +22,7 @@
 #include <vector>
 
 #include "lantern/trace/format.hpp"
+#include "lantern/trace/trace_writer.hpp"
 #include "lantern/version.hpp"
 
 namespace {
@@ -52,13 +54,24 @@ std::filesystem::path scratch() {
   return dir;
 }
 
+// How run() starts a program, beyond its arguments.
+struct RunOptions {
+  std::string stdout_to;     // a file for its stdout (e.g. /dev/full) instead of a capture; Result::out stays ""
+  std::string shell_prefix;  // shell commands before it, e.g. "ulimit -f 1;" (sh: 512-byte blocks)
+  bool keep_display = false;  // leave DISPLAY set (for xvfb-run)
+};
+
 // run: the program with `args`, no display, stdin from /dev/null, bounded by timeout(1).
-Result run(const std::string& program, const std::vector<std::string>& args) {
+Result run(const std::string& program, const std::vector<std::string>& args, const RunOptions& options = {}) {
   static int counter = 0;
   const auto base = scratch() / ("run" + std::to_string(++counter));
-  std::string cmd = "env -u DISPLAY -u LANTERN_STREAM timeout -k 5 60 " + quote(program);
+  std::string cmd = options.shell_prefix;
+  cmd += options.keep_display ? " env" : " env -u DISPLAY";
+  cmd += " -u LANTERN_STREAM timeout -k 5 60 ";
+  cmd += quote(program);
   for (const auto& a : args) cmd += " " + quote(a);
-  cmd += " > " + quote(base.string() + ".out") + " 2> " + quote(base.string() + ".err") + " < /dev/null";
+  cmd += " > " + quote(options.stdout_to.empty() ? base.string() + ".out" : options.stdout_to) + " 2> " +
+         quote(base.string() + ".err") + " < /dev/null";
   const int status = std::system(cmd.c_str());
   Result r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -68,6 +81,33 @@ Result run(const std::string& program, const std::vector<std::string>& args) {
 }
 
 bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+// lines: `text` split at newlines (no empty last line).
+std::vector<std::string> lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+// header_only_trace: a trace file with a header and no chunk (its Chrome export is about
+// 640 bytes of JSON), or with `tasks` tasks run on worker 0; `tail` bytes after it are a
+// trace problem.
+std::string header_only_trace(const std::string& name, const std::string& tail = {}, int tasks = 0) {
+  const auto path = scratch() / name;
+  lantern::trace::TraceHeader header;
+  header.producer = "program_cli_test";
+  header.workers = 1;
+  lantern::trace::TraceWriter writer = lantern::trace::TraceWriter::create(path.string(), header);
+  for (int i = 0; i < tasks; ++i) {
+    const auto task = static_cast<std::uint64_t>(i + 1);
+    writer.write(lantern::trace::make_event(100 + 10 * task, 0, lantern::TaskBeginPayload{.task = task}));
+    writer.write(lantern::trace::make_event(105 + 10 * task, 0, lantern::TaskEndPayload{.task = task}));
+  }
+  EXPECT_TRUE(writer.close()) << path;
+  if (!tail.empty()) std::ofstream(path, std::ios::binary | std::ios::app) << tail;
+  return path.string();
+}
 
 // closed_port: a loopback port nothing listens on (bound, then closed).
 int closed_port() {
@@ -292,8 +332,264 @@ TEST(ProgramCli, RuntimeErrorsGoToStderr) {
     EXPECT_EQ(r.exit_code, 1) << r.err;
     EXPECT_TRUE(has(r.err, "not recording a trace: ")) << r.err;
     EXPECT_TRUE(has(r.err, "lantern_demo: the workloads ran, but observing them failed")) << r.err;
+    // Its list of what failed: each line starts with its name (lantern::observe's own
+    // messages before it start with "lantern:").
+    const std::vector<std::string> err = lines(r.err);
+    const auto list = std::find(err.begin(), err.end(), "lantern_demo: the workloads ran, but observing them failed:");
+    ASSERT_NE(list, err.end()) << r.err;
+    ASSERT_NE(list + 1, err.end()) << r.err;
+    for (auto line = list + 1; line != err.end(); ++line) EXPECT_EQ(line->rfind("lantern_demo: ", 0), 0u) << *line;
     EXPECT_FALSE(has(r.out, "not recording")) << r.out;
   }
+#endif
+}
+
+// Each program's exit status for output that cannot be written, as its --help says:
+// lantern-trace 2 (a file that cannot be written), lantern-view 5 (cannot write), the
+// others 1 (a failure while running).
+int cannot_write_status(const Program& p) {
+  if (p.name == "lantern-trace") return 2;
+  if (p.name == "lantern-view") return 5;
+  return 1;
+}
+
+// README: "`--` ends the options". What follows it is an argument even when it starts
+// with '-', and the "--" itself is never "an unknown option".
+TEST(ProgramCli, DoubleDashEndsTheOptions) {
+  for (const auto& p : programs()) {
+    std::vector<std::string> args = p.name == "lantern-trace" ? std::vector<std::string>{"stats", "--", "--bogus"}
+                                                              : std::vector<std::string>{"--", "--bogus"};
+    const Result r = run(p.path, args);
+    EXPECT_NE(r.exit_code, 0) << p.name;
+    EXPECT_FALSE(has(r.err, "unknown option")) << p.name << ": " << r.err;
+    EXPECT_TRUE(has(r.err, "--bogus")) << p.name << ": " << r.err;
+    EXPECT_EQ(r.err.rfind(p.name, 0), 0u) << p.name << ": " << r.err;
+    if (p.name != "lantern-trace" && p.name != "lantern-view") {  // no FILE argument: "--bogus" is one too many
+      EXPECT_EQ(r.exit_code, 2) << p.name;
+      EXPECT_TRUE(has(r.err, "unexpected argument '--bogus' (see " + p.name + " --help)")) << p.name << ": " << r.err;
+    }
+  }
+#ifdef LANTERN_TRACE_CLI_BIN
+  {
+    const std::string trace = header_only_trace("dd.trace");
+    const std::string dash_named = "-x.trace";  // a file whose name starts with '-', in the scratch directory
+    std::filesystem::copy_file(trace, scratch() / dash_named, std::filesystem::copy_options::overwrite_existing);
+    Result r = run(LANTERN_TRACE_CLI_BIN, {"info", "--", trace});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_TRUE(has(r.out, "producer    program_cli_test")) << r.out;
+    r = run("sh", {"-c", "cd " + quote(scratch().string()) + " && exec " + quote(LANTERN_TRACE_CLI_BIN) +
+                             " info --no-progress -- -x.trace"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_TRUE(has(r.out, "file        -x.trace")) << r.out;
+    r = run(LANTERN_TRACE_CLI_BIN, {"validate", "--", trace});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+  }
+#endif
+#ifdef LANTERN_VIEW_BIN
+  {
+    // Past "--", a name starting with '-' is the trace file (missing here: exit 3, no window).
+    const Result r = run(LANTERN_VIEW_BIN, {"--", "-no-such.trace"});
+    EXPECT_EQ(r.exit_code, 3) << r.err;
+    EXPECT_TRUE(has(r.err, "lantern-view: cannot open the trace '-no-such.trace'")) << r.err;
+  }
+#endif
+#ifdef LANTERN_DEMO_BIN
+  {
+    const Result r = run(LANTERN_DEMO_BIN, {"--", "--quick"});
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_EQ(r.err, "lantern_demo: unexpected argument '--quick' (see lantern_demo --help)\n");
+    EXPECT_EQ(r.out, "");
+  }
+#endif
+}
+
+// README: reports go to stdout. A report (or the help) that cannot be written is an
+// error: "PROGRAM: cannot write the output: REASON" on stderr and the status the
+// program's --help gives for it, never 0.
+TEST(ProgramCli, OutputThatCannotBeWrittenIsAnError) {
+  if (!std::filesystem::exists("/dev/full")) GTEST_SKIP() << "no /dev/full here";
+  const RunOptions to_full{.stdout_to = "/dev/full"};
+  for (const auto& p : programs()) {
+    for (const char* flag : {"--help", "--version"}) {
+      const Result r = run(p.path, {flag}, to_full);
+      EXPECT_EQ(r.exit_code, cannot_write_status(p)) << p.name << " " << flag << ": " << r.err;
+      EXPECT_EQ(r.err, p.name + ": cannot write the output: No space left on device\n") << p.name << " " << flag;
+    }
+  }
+#ifdef LANTERN_TRACE_CLI_BIN
+  {
+    const std::string trace = header_only_trace("full.trace", {}, 3);  // diff refuses a trace without events
+    const std::vector<std::vector<std::string>> reports = {
+        {"info", trace}, {"stats", trace}, {"stats", "--json", trace}, {"validate", trace},
+        {"diff", trace, trace}, {"export", "--chrome", trace, "-o", "-"}, {"info", "--help"}};
+    for (const auto& args : reports) {
+      const Result r = run(LANTERN_TRACE_CLI_BIN, args, to_full);
+      EXPECT_EQ(r.exit_code, 2) << args[0] << " " << args[1] << ": " << r.err;
+      EXPECT_EQ(r.err, "lantern-trace " + args[0] + ": cannot write the output: No space left on device\n")
+          << args[0] << " " << args[1];
+    }
+  }
+#endif
+#ifdef LANTERN_DEMO_BIN
+  {
+    const Result r = run(LANTERN_DEMO_BIN, {"--quick", "--workers", "2", "--no-trace", "--no-metrics", "--no-view"}, to_full);
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_TRUE(has(r.err, "lantern_demo: cannot write the output: No space left on device")) << r.err;
+  }
+#endif
+#ifdef LANTERN_ECHO_CLIENT_BIN
+  {
+    // The connection fails (status 1 anyway); the report that says so must not vanish unsaid.
+    const Result r = run(LANTERN_ECHO_CLIENT_BIN, {"--port", std::to_string(closed_port()), "--messages", "1"}, to_full);
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_TRUE(has(r.err, "lantern_echo_client: cannot write the output: No space left on device")) << r.err;
+  }
+#endif
+}
+
+// An export whose file cannot be written completely says why (the error can show only at
+// fclose, when the JSON was still in the stdio buffer; errno must be fclose's, never a
+// stale "Success") and leaves no cut-off JSON behind.
+TEST(ProgramCli, ExportThatCannotBeWrittenSaysWhyAndLeavesNoFile) {
+#ifdef LANTERN_TRACE_CLI_BIN
+  const std::string trace = header_only_trace("export.trace");
+  // A file size limit of 512 bytes (sh's ulimit -f counts 512-byte blocks; SIGXFSZ
+  // ignored: the write fails with EFBIG): the ~640 bytes of JSON stay in the 4 KiB stdio
+  // buffer until fclose.
+  const std::string json = (scratch() / "limited.json").string();
+  Result r = run(LANTERN_TRACE_CLI_BIN, {"export", "--chrome", trace, "-o", json},
+                 {.shell_prefix = "trap '' XFSZ; ulimit -f 1;"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_TRUE(has(r.err, "lantern-trace export: cannot write '" + json + "': File too large")) << r.err;
+  EXPECT_FALSE(has(r.err, "Success")) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(json)) << "the incomplete JSON was left behind";
+  EXPECT_EQ(r.out, "");
+  // A device is never removed; /dev/full says why too.
+  if (std::filesystem::exists("/dev/full")) {
+    r = run(LANTERN_TRACE_CLI_BIN, {"export", "--chrome", trace, "-o", "/dev/full"});
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_EQ(r.err, "lantern-trace export: cannot write '/dev/full': No space left on device\n");
+    EXPECT_TRUE(std::filesystem::exists("/dev/full"));
+  }
+  // The same trace with room to write: a complete file.
+  r = run(LANTERN_TRACE_CLI_BIN, {"export", "--chrome", trace, "-o", json});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_GT(std::filesystem::file_size(json), 512u);
+#else
+  GTEST_SKIP() << "lantern-trace is not built here";
+#endif
+}
+
+// README: a malformed value is bad usage - "PROGRAM: what is wrong (see PROGRAM --help)",
+// exit 2 - and nothing runs (no flight recorder, no connection, no report).
+TEST(ProgramCli, MalformedValuesAreUsageErrorsBeforeAnythingRuns) {
+  struct Case {
+    std::string name, path;
+    std::vector<std::string> args;
+    std::string message;
+  };
+  std::vector<Case> cases;
+#ifdef LANTERN_DEMO_BIN
+  cases.push_back({"lantern_demo", LANTERN_DEMO_BIN, {"--topology", "banana"},
+                   "--topology takes a spec such as \"2 sockets x 4 cores x 2 threads\", not 'banana': "});
+  cases.push_back({"lantern_demo", LANTERN_DEMO_BIN, {"--topology", "0 sockets x 4 cores"},
+                   "--topology takes a spec such as \"2 sockets x 4 cores x 2 threads\", not '0 sockets x 4 cores': "});
+#endif
+#ifdef LANTERN_ECHO_SERVER_BIN
+  cases.push_back({"lantern_echo_server", LANTERN_ECHO_SERVER_BIN, {"--address", "999.1.1.1", "--port", "0"},
+                   "--address takes an IPv4 address such as 127.0.0.1, not '999.1.1.1' (see lantern_echo_server --help)"});
+  cases.push_back({"lantern_echo_server", LANTERN_ECHO_SERVER_BIN, {"--address", "::1", "--port", "0"},
+                   "--address takes an IPv4 address such as 127.0.0.1, not '::1' (see lantern_echo_server --help)"});
+#endif
+#ifdef LANTERN_ECHO_CLIENT_BIN
+  cases.push_back({"lantern_echo_client", LANTERN_ECHO_CLIENT_BIN, {"--host", "foo", "--messages", "1"},
+                   "--host takes an IPv4 address such as 127.0.0.1, not 'foo' (see lantern_echo_client --help)"});
+  cases.push_back({"lantern_echo_client", LANTERN_ECHO_CLIENT_BIN, {"--seconds", "0"},
+                   "--seconds takes a number of seconds above 0, up to 86400, not '0' (see lantern_echo_client --help)"});
+#endif
+  for (const Case& c : cases) {
+    const Result r = run(c.path, c.args);
+    EXPECT_EQ(r.exit_code, 2) << c.name << " " << c.args[1] << ": " << r.err;
+    EXPECT_EQ(r.out, "") << c.name << " " << c.args[1];
+    EXPECT_EQ(r.err.rfind(c.name + ": " + c.message, 0), 0u) << c.name << ": expected '" << c.message << "' in " << r.err;
+    EXPECT_TRUE(has(r.err, "(see " + c.name + " --help)\n")) << r.err;
+    EXPECT_EQ(lines(r.err).size(), 1u) << c.name << ": one line, nothing started: " << r.err;
+  }
+}
+
+// README: a trace's problems go to stderr, each line starting with the program's name
+// ("lantern-trace stats: FILE: error: truncated at offset ..."), so grep finds them.
+TEST(ProgramCli, TraceProblemsStartWithTheProgramName) {
+#ifdef LANTERN_TRACE_CLI_BIN
+  const std::string trace = header_only_trace("cut.trace", "\x01\x02");  // 2 bytes that are not a chunk
+  const std::string json = (scratch() / "cut.json").string();
+  const std::vector<std::vector<std::string>> commands = {
+      {"info", trace}, {"stats", trace}, {"validate", trace}, {"export", "--chrome", trace, "-o", json}};
+  for (const auto& args : commands) {
+    const Result r = run(LANTERN_TRACE_CLI_BIN, args);
+    EXPECT_EQ(r.exit_code, 1) << args[0] << ": " << r.err;
+    const std::string prefix = "lantern-trace " + args[0] + ": ";
+    EXPECT_TRUE(has(r.err, prefix + trace + ": error: the last 2 bytes")) << args[0] << ": " << r.err;
+    for (const std::string& line : lines(r.err)) EXPECT_EQ(line.rfind(prefix, 0), 0u) << args[0] << ": " << line;
+  }
+#endif
+#ifdef LANTERN_VIEW_BIN
+  // lantern-view prints them with --screenshot, which needs X: under xvfb-run where it is.
+  if (std::system("command -v xvfb-run > /dev/null 2>&1") == 0) {
+    const std::string trace = header_only_trace("cut-view.trace", "\x01\x02");
+    const Result r = run("xvfb-run", {"-a", LANTERN_VIEW_BIN, "--screenshot", (scratch() / "cut.png").string(), trace},
+                         {.keep_display = true});
+    if (r.exit_code == 4) {
+      std::printf("lantern-view: no display under xvfb-run here; its problem lines are not checked\n");
+    } else {
+      // xvfb-run's own cleanup can fail here and turn 3 into its status; lantern-view's
+      // lines still say what it did.
+      if (!has(r.err, "xvfb-run: error")) {
+        EXPECT_EQ(r.exit_code, 3) << r.err;
+      }
+      EXPECT_TRUE(has(r.err, "lantern-view: " + trace + ": error: the last 2 bytes")) << r.err;
+      for (const std::string& line : lines(r.err)) {
+        if (!line.empty() && line.rfind("xvfb-run", 0) != 0) {
+          EXPECT_EQ(line.rfind("lantern-view: ", 0), 0u) << line;
+        }
+      }
+      // --at beyond the trace's end, refused once the end is known: bad usage, in the
+      // words of every usage error ("(see lantern-view --help)").
+      const std::string short_trace = header_only_trace("short-view.trace", {}, 3);
+      const Result at = run("xvfb-run", {"-a", LANTERN_VIEW_BIN, "--screenshot", (scratch() / "at.png").string(), "--at",
+                                         "10s", short_trace},
+                            {.keep_display = true});
+      EXPECT_TRUE(has(at.err, "lantern-view: --at 10.000 s is beyond the end of the trace")) << at.err;
+      EXPECT_TRUE(has(at.err, "(see lantern-view --help)\n")) << at.err;
+    }
+  }
+#endif
+}
+
+// Smaller ones: --version after a lantern-trace command; a file that is not a trace at
+// all gets no report of zeros from info and stats.
+TEST(ProgramCli, TraceCommandsAnswerVersionAndRefuseNonTraces) {
+#ifdef LANTERN_TRACE_CLI_BIN
+  for (const char* command : {"info", "stats", "export", "validate", "diff"}) {
+    const Result r = run(LANTERN_TRACE_CLI_BIN, {command, "--version"});
+    EXPECT_EQ(r.exit_code, 0) << command << ": " << r.err;
+    EXPECT_EQ(r.out, "lantern-trace " + std::string(lantern::kVersion) + " (trace format version " +
+                         std::to_string(lantern::trace::kFormatVersion) + ")\n")
+        << command;
+  }
+  const auto empty = scratch() / "empty.trace";
+  std::ofstream(empty).close();
+  for (const std::string& file : {empty.string(), std::string("/dev/null")}) {
+    for (const std::vector<std::string>& args :
+         {std::vector<std::string>{"info", file}, {"stats", file}, {"stats", "--json", file}}) {
+      const Result r = run(LANTERN_TRACE_CLI_BIN, args);
+      EXPECT_EQ(r.exit_code, 1) << args[0] << " " << file;  // the trace has problems: it is not one
+      EXPECT_EQ(r.out, "") << args[0] << " " << file << ": a report of zeros, as if the counts were known";
+      EXPECT_TRUE(has(r.err, "lantern-trace " + args[0] + ": " + file + ": error: not a Lantern trace")) << r.err;
+    }
+  }
+#else
+  GTEST_SKIP() << "lantern-trace is not built here";
 #endif
 }
 

@@ -61,7 +61,8 @@ constexpr const char* kUsage =
     "Keys: wheel/W/S zoom, drag/A/D/arrows pan, Home whole trace, Space play/pause, F follow.\n"
     "Exit status: 0 ok; 2 bad arguments (also --at beyond the trace's end); 3 the trace file\n"
     "cannot be opened (nothing is shown), or with --screenshot the trace could not be read\n"
-    "completely (the picture shows what could); 4 no display or OpenGL; 5 cannot write.\n"
+    "completely (the picture shows what could); 4 no display or OpenGL; 5 cannot write\n"
+    "(the picture, the layout, or the summary on stdout).\n"
     "Options follow README.md, \"Command-line conventions\"; errors go to stderr.\n";
 
 struct Args {
@@ -82,7 +83,7 @@ struct Args {
 // a message on stderr for bad usage.
 Args parse(int argc, char** argv) {
   Args a;
-  lantern::tools::Program program("lantern-view", kUsage);
+  lantern::tools::Program program("lantern-view", kUsage, kExitCannotWrite);
   CLI::App& app = program.app();
   auto duration = [](double* out) {
     return [out](const std::string& v) { *out = parse_duration_ns(v); };
@@ -145,15 +146,18 @@ std::unique_ptr<Session> make_session(const Args& a) {
   return Session::attach(*lantern::parse_host_port(a.attach), a.max_events);  // checked by parse()
 }
 
-void print_summary(Session& s) {
+// print_summary: what was received, on stdout; the trace's problems on stderr, each line
+// "lantern-view: SOURCE: error: ..." (README: every line on stderr starts with the name).
+void print_summary(Session& s, const std::string& source) {
   std::lock_guard<std::mutex> lock(s.mutex());
   const Model& m = s.model();
   std::printf("lantern-view: %s: %llu events, %llu chunks, %llu bytes, %llu events dropped, %zu warnings; %s\n",
               m.status().name.c_str(), static_cast<unsigned long long>(m.events() + m.discarded_events()),
               static_cast<unsigned long long>(m.chunks()), static_cast<unsigned long long>(s.bytes_received()),
               static_cast<unsigned long long>(m.dropped_events()), static_cast<std::size_t>(m.warning_count()), m.status().message.c_str());
-  std::fflush(stdout);
-  for (const auto& p : m.trace_problems()) std::fprintf(stderr, "  %s\n", lantern::trace::describe(p).c_str());
+  lantern::tools::flush_stdout();
+  for (const auto& p : m.trace_problems())
+    std::fprintf(stderr, "lantern-view: %s: %s\n", source.c_str(), lantern::trace::describe(p).c_str());
 }
 
 // check_readable: a trace file that cannot be opened is an error on stderr and exit 3,
@@ -173,7 +177,7 @@ void check_readable(const std::string& path) {
 
 // refuse_start: --at beyond the end of the trace, once its end is known.
 int refuse_start(const std::string& error) {
-  std::fprintf(stderr, "lantern-view: %s (see --help)\n", error.c_str());
+  std::fprintf(stderr, "lantern-view: %s (see lantern-view --help)\n", error.c_str());
   return kExitUsage;
 }
 
@@ -247,7 +251,7 @@ int main(int argc, char** argv) {
         return kExitCannotWrite;
       }
     }
-    print_summary(app.session());
+    print_summary(app.session(), args.attach.empty() ? args.file : args.attach);
     std::lock_guard<std::mutex> lock(app.session().mutex());
     if (app.session().model().has_trace_errors()) {
       std::fprintf(stderr, "lantern-view: %s has the problems above; the picture shows what could be read\n",
@@ -266,6 +270,6 @@ int main(int argc, char** argv) {
       },
       [&] { return app.animating() || ImGui::IsAnyMouseDown(); });
   if (!start_error.empty()) return refuse_start(start_error);
-  if (args.exit_when_done) print_summary(app.session());
+  if (args.exit_when_done) print_summary(app.session(), args.attach.empty() ? args.file : args.attach);
   return 0;
 }

@@ -16,6 +16,7 @@ std::optional<ParsedArgs> parse_args(std::span<char* const> args, const std::vec
   // no value, "--" ends the options.
   CLI::App app;
   app.set_help_flag("-h,--help");
+  app.set_version_flag("--version", tools::version_text("lantern-trace"));  // as 'lantern-trace --version'
   app.allow_extras();
   app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast)->disable_flag_override();
   ParsedArgs parsed;
@@ -33,14 +34,15 @@ std::optional<ParsedArgs> parse_args(std::span<char* const> args, const std::vec
   } catch (const CLI::CallForHelp&) {
     parsed.help = true;
     return parsed;
+  } catch (const CLI::CallForVersion& v) {
+    parsed.version = v.what();
+    return parsed;
   } catch (const CLI::ParseError& e) {
     *error = tools::describe_parse_error(e);
     return std::nullopt;
   }
-  const std::vector<std::string> extra = app.remaining();
-  if (!extra.empty()) {
-    *error = (extra.front().size() > 1 && extra.front()[0] == '-' ? "unknown option '" : "unexpected argument '") +
-             extra.front() + "'";
+  if (std::string extra = tools::unexpected_argument(app); !extra.empty()) {  // "--" ends the options
+    *error = std::move(extra);
     return std::nullopt;
   }
   for (const auto& [spec, option] : options) {
@@ -126,9 +128,17 @@ Scan analyse_trace(const std::string& path, bool progress, analysis::Analysis& o
   return scan;
 }
 
-void print_problems(std::FILE* out, const std::vector<TraceError>& problems) {
-  for (const TraceError& p : problems) std::fprintf(out, "  %s\n", describe(p).c_str());
+int answer_help(const ParsedArgs& parsed, const char* help) {
+  tools::put_stdout(parsed.help ? std::string(help) : parsed.version + "\n");
+  return kExitOk;
 }
+
+void print_problems(const std::string& prefix, const std::vector<TraceError>& problems) {
+  tools::flush_stdout();  // what the report said so far comes first on a terminal
+  for (const TraceError& p : problems) std::fprintf(stderr, "%s: %s\n", prefix.c_str(), describe(p).c_str());
+}
+
+bool nothing_read(const Scan& scan) { return !scan.header_ok && scan.chunks == 0; }
 
 int exit_code(const Scan& scan) {
   if (scan.io_failed) return kExitUsage;

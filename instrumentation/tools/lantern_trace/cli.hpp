@@ -31,15 +31,21 @@ struct OptionSpec {
 
 struct ParsedArgs {
   bool help = false;
+  std::string version;  // --version was given: what it prints
   std::vector<std::string> positional;
   std::map<std::string, std::string> options;  // by name; flags map to ""
   bool has(const std::string& name) const { return options.count(name) != 0; }
 };
 
-// parse_args parses a subcommand's arguments (after the subcommand name). On error
+// parse_args parses a subcommand's arguments (after the subcommand name): options, then
+// FILEs; "--" ends the options (a FILE named -x.trace: `info -- -x.trace`). On error
 // returns nullopt with *error set to a sentence naming the bad argument.
 std::optional<ParsedArgs> parse_args(std::span<char* const> args, const std::vector<OptionSpec>& specs,
                                      std::string* error);
+
+// answer_help: for --help (`help`, the command's text) or --version, printed on stdout;
+// returns kExitOk.
+int answer_help(const ParsedArgs& parsed, const char* help);
 
 // usage_error prints "lantern-trace CMD: WHAT (see lantern-trace CMD --help)" and
 // returns kExitUsage.
@@ -78,8 +84,14 @@ Scan scan_trace(const std::string& path, bool progress, const std::function<void
 // open then (Analysis::lose_record), as the viewer's Model does.
 Scan analyse_trace(const std::string& path, bool progress, analysis::Analysis& out);
 
-// print_problems writes one line per problem ("  error: ...", "  warning: ...").
-void print_problems(std::FILE* out, const std::vector<TraceError>& problems);
+// print_problems writes one line per problem on stderr, each starting with `prefix`
+// (README: every line on stderr starts with the program's name), e.g.
+// "lantern-trace stats: run.trace: error: truncated at offset ...".
+void print_problems(const std::string& prefix, const std::vector<TraceError>& problems);
+
+// nothing_read: the file is not a trace at all (no header, not one chunk: empty,
+// /dev/null, another kind of file): there are no counts to report, not zeros.
+bool nothing_read(const Scan& scan);
 
 // exit_code: kExitUsage if the file could not be read at all, kExitProblems if it has
 // errors (warnings do not count), else kExitOk.

@@ -41,7 +41,7 @@ constexpr const char* kHelp =
     "  -h, --help    this text\n"
     "\n"
     "exit status: 0 compared, 1 a trace has problems (what could be read is compared),\n"
-    "             2 bad options or a file cannot be read\n";
+    "             2 bad options, or a file cannot be read or written (the report)\n";
 
 }  // namespace
 
@@ -49,10 +49,7 @@ int run_diff(std::span<char* const> args) {
   std::string error;
   auto parsed = parse_args(args, {{"--no-progress", "", false}, {"--json", "", false}, {"--notable", "", false}}, &error);
   if (!parsed) return usage_error("diff", error);
-  if (parsed->help) {
-    std::fputs(kHelp, stdout);
-    return kExitOk;
-  }
+  if (parsed->help || !parsed->version.empty()) return answer_help(*parsed, kHelp);
   if (parsed->positional.size() != 2) return usage_error("diff", "expected two trace files, A and B");
   for (const std::string& path : parsed->positional) {
     struct stat st {};

@@ -1,11 +1,15 @@
 // cmd_export.cpp - `lantern-trace export --chrome FILE -o OUT.json`.
+#include <sys/stat.h>
+
 #include <cerrno>
 #include <cinttypes>
+#include <cstdio>
 #include <cstring>
 
 #include "chrome_export.hpp"
 #include "cli.hpp"
 #include "commands.hpp"
+#include "lantern/tools/program_cli.hpp"
 
 namespace lantern::trace::cli {
 namespace {
@@ -29,7 +33,9 @@ constexpr const char* kHelp =
     "\n"
     "options:\n"
     "  --chrome             the output format (the only one so far; required)\n"
-    "  -o, --output FILE    where to write the JSON ('-' for standard output)\n"
+    "  -o, --output FILE    where to write the JSON ('-' for standard output); when it\n"
+    "                       cannot be written completely (a full disk), the error says\n"
+    "                       why and the incomplete file is removed\n"
     "  --no-progress        no progress bar (it is only drawn when stderr is a terminal)\n"
     "  -h, --help           this text\n"
     "\n"
@@ -43,10 +49,7 @@ int run_export(std::span<char* const> args) {
   auto parsed = parse_args(
       args, {{"--chrome", "", false}, {"--output", "-o", true}, {"--no-progress", "", false}}, &error);
   if (!parsed) return usage_error("export", error);
-  if (parsed->help) {
-    std::fputs(kHelp, stdout);
-    return kExitOk;
-  }
+  if (parsed->help || !parsed->version.empty()) return answer_help(*parsed, kHelp);
   if (!parsed->has("--chrome")) return usage_error("export", "choose the output format: --chrome");
   if (!parsed->has("--output")) return usage_error("export", "missing -o OUT.json");
   if (parsed->positional.size() != 1)
@@ -64,7 +67,7 @@ int run_export(std::span<char* const> args) {
   if (!scan.problems.empty()) {
     std::fprintf(stderr, "lantern-trace export: %s has %zu problem(s) (exporting what could be read):\n", path.c_str(),
                  scan.problems.size());
-    print_problems(stderr, scan.problems);
+    print_problems("lantern-trace export: " + path, scan.problems);
   }
 
   std::FILE* out = output == "-" ? stdout : std::fopen(output.c_str(), "wb");
@@ -73,12 +76,34 @@ int run_export(std::span<char* const> args) {
     return kExitUsage;
   }
   ChromeExportCounts counts;
+  errno = 0;
   bool ok = write_chrome_trace(out, scan.header, analysis, scan.problems.size(), &counts);
-  const int write_errno = errno;
-  if (out != stdout) ok = (std::fclose(out) == 0) && ok;
-  else ok = (std::fflush(out) == 0) && ok;
+  if (out == stdout) {
+    // "lantern-trace export: cannot write the output: REASON", as every report to stdout.
+    const int write_errno = ok ? 0 : errno;
+    if (!tools::stdout_written(write_errno) || !ok) {
+      tools::stdout_written(write_errno);  // says it, if the flush did not
+      return kExitUsage;
+    }
+    return exit_code(scan);
+  }
+  // The reason is the first failure's: a write's, or fclose's when the JSON was still in
+  // the stdio buffer (errno before fclose would be stale: "Success").
+  int write_errno = ok ? 0 : errno;
+  struct stat st {};
+  const bool regular = ::fstat(::fileno(out), &st) == 0 && S_ISREG(st.st_mode);
+  errno = 0;
+  if (std::fclose(out) != 0) {
+    if (ok || write_errno == 0) write_errno = errno;
+    ok = false;
+  }
   if (!ok) {
-    std::fprintf(stderr, "lantern-trace export: cannot write '%s': %s\n", output.c_str(), std::strerror(write_errno));
+    std::fprintf(stderr, "lantern-trace export: cannot write '%s': %s\n", output.c_str(),
+                 write_errno != 0 ? std::strerror(write_errno) : "a write failed");
+    // No cut-off JSON left behind (the flight recorder removes its partial dumps too);
+    // only a regular file: never a device such as /dev/full.
+    if (regular && std::remove(output.c_str()) == 0)
+      std::fprintf(stderr, "lantern-trace export: removed the incomplete '%s'\n", output.c_str());
     return kExitUsage;
   }
   if (out != stdout) {

@@ -5,6 +5,7 @@
 
 #include "cli.hpp"
 #include "commands.hpp"
+#include "lantern/tools/program_cli.hpp"
 
 namespace lantern::trace::cli {
 namespace {
@@ -27,8 +28,9 @@ constexpr const char* kHelp =
     "  --no-progress   no progress bar (it is only drawn when stderr is a terminal)\n"
     "  -h, --help      this text\n"
     "\n"
-    "exit status: 0 ok, 1 the trace has problems (the report shows what was read),\n"
-    "             2 bad options or the file cannot be read\n";
+    "exit status: 0 ok, 1 the trace has problems (the report shows what was read;\n"
+    "             nothing is printed on stdout for a file that is not a trace at all),\n"
+    "             2 bad options, or a file cannot be read or written (the report)\n";
 
 std::string format_wall_clock(std::int64_t unix_ns) {
   if (unix_ns == 0) return "unknown";
@@ -85,10 +87,7 @@ int run_info(std::span<char* const> args) {
   std::string error;
   auto parsed = parse_args(args, {{"--no-progress", "", false}}, &error);
   if (!parsed) return usage_error("info", error);
-  if (parsed->help) {
-    std::fputs(kHelp, stdout);
-    return kExitOk;
-  }
+  if (parsed->help || !parsed->version.empty()) return answer_help(*parsed, kHelp);
   if (parsed->positional.size() != 1)
     return usage_error("info", parsed->positional.empty() ? "missing FILE" : "expected one FILE");
   const std::string& path = parsed->positional[0];
@@ -102,6 +101,11 @@ int run_info(std::span<char* const> args) {
     return kExitUsage;
   }
 
+  if (nothing_read(scan)) {  // no header, no chunk: no counts to show, not a report of zeros
+    print_problems("lantern-trace info: " + path, scan.problems);
+    std::fprintf(stderr, "lantern-trace info: %s: nothing could be read from it (see the error above); no report\n", path.c_str());
+    return kExitProblems;
+  }
   std::printf("file        %s (%s)\n", path.c_str(), format_bytes(scan.file_bytes).c_str());
   if (scan.header_ok) print_header(scan.header);
   else std::printf("header      unreadable (see problems); ticks are shown as 1 ns\n");
@@ -131,9 +135,9 @@ int run_info(std::span<char* const> args) {
     std::printf("problems    none\n");
   } else {
     std::printf("problems    %zu (listed on stderr)\n", scan.problems.size());
-    std::fflush(stdout);
+    tools::flush_stdout();
     std::fprintf(stderr, "lantern-trace info: %s has %zu problem(s):\n", path.c_str(), scan.problems.size());
-    print_problems(stderr, scan.problems);
+    print_problems("lantern-trace info: " + path, scan.problems);
   }
   return exit_code(scan);
 }

@@ -2,11 +2,13 @@
 // comes from the one fold of the trace (lantern::analysis::Summary), the figures the
 // viewer and the Chrome export show for the same file.
 #include <algorithm>
+#include <cerrno>
 #include <cinttypes>
 
 #include "cli.hpp"
 #include "commands.hpp"
 #include "json_out.hpp"
+#include "lantern/tools/program_cli.hpp"
 
 namespace lantern::trace::cli {
 namespace {
@@ -61,7 +63,9 @@ constexpr const char* kHelp =
     "  -h, --help      this text\n"
     "\n"
     "exit status: 0 ok, 1 the trace has problems (printed on stderr; the statistics\n"
-    "             cover what could be read), 2 bad options or the file cannot be read\n";
+    "             cover what could be read; none at all, nothing on stdout, for a file\n"
+    "             that is not a trace), 2 bad options, or a file cannot be read or\n"
+    "             written (the report)\n";
 
 void print_percentiles(const char* what, const Percentiles& p) {
   std::printf("%s: %s\n", what, analysis::format_percentiles(p).c_str());  // the demo's table prints the same text
@@ -345,10 +349,7 @@ int run_stats(std::span<char* const> args) {
   std::string error;
   auto parsed = parse_args(args, {{"--no-progress", "", false}, {"--json", "", false}}, &error);
   if (!parsed) return usage_error("stats", error);
-  if (parsed->help) {
-    std::fputs(kHelp, stdout);
-    return kExitOk;
-  }
+  if (parsed->help || !parsed->version.empty()) return answer_help(*parsed, kHelp);
   if (parsed->positional.size() != 1)
     return usage_error("stats", parsed->positional.empty() ? "missing FILE" : "expected one FILE");
 
@@ -362,12 +363,17 @@ int run_stats(std::span<char* const> args) {
   if (!scan.problems.empty()) {
     std::fprintf(stderr, "lantern-trace stats: %s has %zu problem(s):\n", parsed->positional[0].c_str(),
                  scan.problems.size());
-    print_problems(stderr, scan.problems);
+    print_problems("lantern-trace stats: " + parsed->positional[0], scan.problems);
+  }
+  if (nothing_read(scan)) {  // no header, no chunk: the counts are unknown, not 0
+    std::fprintf(stderr, "lantern-trace stats: %s: nothing could be read from it (see the error above); no statistics\n",
+                 parsed->positional[0].c_str());
+    return kExitProblems;
   }
   const Summary summary = analysis.summary();
   if (parsed->has("--json")) {
     if (!print_json(summary, scan.labels, analysis)) {
-      std::fprintf(stderr, "lantern-trace stats: cannot write to standard output\n");
+      tools::stdout_written(errno);  // "lantern-trace stats: cannot write the output: REASON"
       return kExitUsage;
     }
   } else {

@@ -11,6 +11,7 @@
 
 #include "cli.hpp"
 #include "commands.hpp"
+#include "lantern/tools/program_cli.hpp"
 
 namespace lantern::trace::cli {
 namespace {
@@ -33,7 +34,7 @@ constexpr const char* kHelp =
     "  -h, --help      this text\n"
     "\n"
     "exit status: 0 the trace is clean (warnings may be printed), 1 problems were found,\n"
-    "             2 bad options or the file cannot be read\n";
+    "             2 bad options, or a file cannot be read or written (the report)\n";
 
 struct Finding {
   std::uint64_t count = 0;
@@ -82,10 +83,7 @@ int run_validate(std::span<char* const> args) {
   std::string error;
   auto parsed = parse_args(args, {{"--no-progress", "", false}}, &error);
   if (!parsed) return usage_error("validate", error);
-  if (parsed->help) {
-    std::fputs(kHelp, stdout);
-    return kExitOk;
-  }
+  if (parsed->help || !parsed->version.empty()) return answer_help(*parsed, kHelp);
   if (parsed->positional.size() != 1)
     return usage_error("validate", parsed->positional.empty() ? "missing FILE" : "expected one FILE");
   const std::string& path = parsed->positional[0];
@@ -154,9 +152,9 @@ int run_validate(std::span<char* const> args) {
     std::printf("ok: no problems\n");
     return kExitOk;
   }
-  std::fflush(stdout);
+  tools::flush_stdout();
   std::fprintf(stderr, "lantern-trace validate: %s has %zu problem(s):\n", path.c_str(), lines.size());
-  for (const std::string& line : lines) std::fprintf(stderr, "  %s\n", line.c_str());
+  for (const std::string& line : lines) std::fprintf(stderr, "lantern-trace validate: %s: %s\n", path.c_str(), line.c_str());
   const std::size_t warnings = lines.size() - errors;
   std::printf("%s: %zu error%s, %zu warning%s\n", errors ? "invalid" : "ok", errors, errors == 1 ? "" : "s", warnings,
               warnings == 1 ? "" : "s");

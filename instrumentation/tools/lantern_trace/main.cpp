@@ -29,7 +29,8 @@ constexpr const char* kHelp =
     "'lantern-trace COMMAND --help' describes a command; 'lantern-trace --version' prints\n"
     "the version and the trace format version it reads and writes.\n"
     "\n"
-    "Reports go to stdout; problems and errors go to stderr.\n"
+    "Reports go to stdout; problems and errors go to stderr, each line starting with\n"
+    "'lantern-trace COMMAND:'. Options end at '--' (lantern-trace info -- -x.trace).\n"
     "exit status: 0 ok, 1 the trace has problems (what could be read is still reported),\n"
     "             2 bad usage, or a file cannot be read or written\n";
 
@@ -37,6 +38,9 @@ constexpr const char* kHelp =
 
 int main(int argc, char** argv) {
   using namespace lantern::trace::cli;
+  // A report that cannot be written (a full disk, /dev/full) is an error, status 2 as the
+  // help says for a file that cannot be written; the command's name is put in once known.
+  lantern::tools::check_output_at_exit("lantern-trace", kExitUsage);
   try {
     if (argc < 2) {
       std::fputs(kHelp, stderr);
@@ -55,13 +59,15 @@ int main(int argc, char** argv) {
         if (sub == "validate") return run_validate(args);
         if (sub == "diff") return run_diff(args);
       }
-      std::fputs(kHelp, stdout);
+      lantern::tools::put_stdout(kHelp);
       return kExitOk;
     }
     if (command == "--version") {
-      std::printf("%s\n", lantern::tools::version_text("lantern-trace").c_str());
+      lantern::tools::put_stdout(lantern::tools::version_text("lantern-trace") + "\n");
       return kExitOk;
     }
+    if (command == "info" || command == "stats" || command == "export" || command == "validate" || command == "diff")
+      lantern::tools::check_output_at_exit("lantern-trace " + command, kExitUsage);
     if (command == "info") return run_info(rest);
     if (command == "stats") return run_stats(rest);
     if (command == "export") return run_export(rest);

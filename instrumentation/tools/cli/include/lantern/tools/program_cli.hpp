@@ -8,6 +8,9 @@
 //   - --help prints the program's usage on stdout and exits 0.
 //   - --version prints "PROGRAM VERSION (trace format version N)" on stdout and exits 0.
 //   - Reports go to stdout; errors and warnings go to stderr, as "PROGRAM: what went wrong".
+//     Output that cannot be written (a full disk, /dev/full, a closed stdout) is an error:
+//     check_output_at_exit, which Program turns on, says "PROGRAM: cannot write the
+//     output: REASON" and makes the exit status non-zero.
 //   - Bad usage: "PROGRAM: what is wrong (see PROGRAM --help)" on stderr, exit status 2.
 //   - Addresses are read by lantern::parse_host_port (lantern/host_port.hpp), numbers by
 //     number_option below, names by choice_option, comma-separated lists ("--workers 1,2")
@@ -16,9 +19,14 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <arpa/inet.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <optional>
 #include <string>
@@ -60,11 +68,103 @@ inline std::string describe_parse_error(const CLI::ParseError& e) {
   return what;
 }
 
+// unexpected_argument: what to say about the arguments CLI11 left over (allow_extras),
+// or "" when there are none. The "--" that ends the options is not one of them (CLI11
+// lists it among the leftovers; its classifier is the only difference, and
+// remaining_size() leaves it out): it is skipped, and what came after it is an argument
+// ("unexpected argument '--quick'"), never an option.
+inline std::string unexpected_argument(const CLI::App& app) {
+  const std::vector<std::string> extra = app.remaining();
+  bool has_mark = app.remaining_size() < extra.size();  // the first "--" among them is the mark
+  bool after_mark = false;
+  for (const std::string& arg : extra) {
+    if (has_mark && !after_mark && arg == "--") {
+      after_mark = true;
+      continue;
+    }
+    return !after_mark && arg.size() > 1 && arg[0] == '-' ? "unknown option '" + arg + "'"
+                                                          : "unexpected argument '" + arg + "'";
+  }
+  return {};
+}
+
+// check_output_at_exit: at exit, flush standard output and check that everything written
+// to it arrived; when not (a full disk, /dev/full, a closed stdout), print
+// "PROGRAM: cannot write the output: REASON" on stderr and end with `status` instead (the
+// status the program's --help gives for a file that cannot be written). A report that
+// did not arrive must not look like success. Call it again to change the name (e.g.
+// "lantern-trace stats" once the command is known) or the status; it is registered once.
+namespace detail {
+struct OutputCheck {
+  char program[96] = {};
+  int status = 1;
+  bool installed = false;
+  bool reported = false;
+  int first_errno = 0;  // of the first failed flush_stdout (stdio drops the data it could not write)
+};
+inline OutputCheck& output_check() {
+  static OutputCheck check;  // trivially destructible: still there when the exit handler runs
+  return check;
+}
+}  // namespace detail
+
+// flush_stdout: std::fflush(stdout) (e.g. before a message on stderr, so a terminal shows
+// them in order) that keeps the reason when it fails: stdio drops the bytes it could not
+// write, and the check at exit could not say why any more.
+inline void flush_stdout() {
+  errno = 0;
+  if (std::fflush(stdout) != 0 && detail::output_check().first_errno == 0) detail::output_check().first_errno = errno;
+}
+
+// put_stdout: std::fputs(text, stdout) that keeps the reason when a write fails (as
+// flush_stdout does): help texts longer than stdio's buffer are written out at once.
+inline void put_stdout(const std::string& text) {
+  errno = 0;
+  if (std::fputs(text.c_str(), stdout) == EOF && detail::output_check().first_errno == 0)
+    detail::output_check().first_errno = errno;
+}
+
+// stdout_written: flush standard output; true when everything written to it so far has
+// arrived. Otherwise (once) prints "PROGRAM: cannot write the output: REASON" on stderr;
+// REASON is the flush's errno, else `earlier_errno` (the caller's failed write's), else
+// that of an earlier failed flush_stdout.
+inline bool stdout_written(int earlier_errno = 0) {
+  detail::OutputCheck& check = detail::output_check();
+  errno = 0;
+  const bool flushed = std::fflush(stdout) == 0;
+  const int error = errno != 0 ? errno : earlier_errno != 0 ? earlier_errno : check.first_errno;
+  if (flushed && !std::ferror(stdout)) return true;
+  if (!check.reported) {
+    check.reported = true;
+    std::fprintf(stderr, "%s: cannot write the output: %s\n", check.program[0] ? check.program : "error",
+                 error != 0 ? std::strerror(error) : "a write to standard output failed");
+  }
+  return false;
+}
+
+inline void check_output_at_exit(std::string_view program, int status) {
+  detail::OutputCheck& check = detail::output_check();
+  const std::size_t n = std::min(program.size(), sizeof check.program - 1);
+  std::memcpy(check.program, program.data(), n);
+  check.program[n] = '\0';
+  check.status = status;
+  if (check.installed) return;
+  check.installed = true;
+  std::atexit([] {
+    // _Exit: exit() must not be called again from an exit handler; stderr is unbuffered.
+    if (!stdout_written()) std::_Exit(detail::output_check().status);
+  });
+}
+
 // Program: a CLI11 App with the conventions above. The usage text is the program's own
 // (written for people, with examples and exit codes); CLI11 does the parsing.
+// `cannot_write_status` is the exit status for output that cannot be written
+// (check_output_at_exit); set_cannot_write_status changes it.
 class Program {
  public:
-  Program(std::string name, std::string usage) : app_(std::string(), name), name_(std::move(name)), usage_(std::move(usage)) {
+  Program(std::string name, std::string usage, int cannot_write_status = 1)
+      : app_(std::string(), name), name_(std::move(name)), usage_(std::move(usage)) {
+    check_output_at_exit(name_, cannot_write_status);
     app_.set_help_flag("-h,--help");
     app_.set_version_flag("--version", version_text(name_));
     app_.allow_extras();  // unknown arguments are reported by parse(), in our words
@@ -73,6 +173,7 @@ class Program {
 
   CLI::App& app() { return app_; }
   const std::string& name() const { return name_; }
+  void set_cannot_write_status(int status) { check_output_at_exit(name_, status); }
 
   // parse: nullopt when the program should go on; otherwise the exit status to return
   // at once: 0 after --help or --version (printed on stdout), 2 after bad usage (the
@@ -81,23 +182,18 @@ class Program {
     try {
       app_.parse(argc, argv);
     } catch (const CLI::CallForHelp&) {
-      std::fputs(usage_.c_str(), stdout);
+      put_stdout(usage_);
       return kExitOk;
     } catch (const CLI::CallForAllHelp&) {
-      std::fputs(usage_.c_str(), stdout);
+      put_stdout(usage_);
       return kExitOk;
     } catch (const CLI::CallForVersion& v) {
-      std::printf("%s\n", v.what());
+      put_stdout(std::string(v.what()) + "\n");
       return kExitOk;
     } catch (const CLI::ParseError& e) {
       return usage_error(describe_parse_error(e));
     }
-    const std::vector<std::string> extra = app_.remaining();
-    if (!extra.empty()) {
-      const std::string& first = extra.front();
-      return usage_error(first.size() > 1 && first[0] == '-' ? "unknown option '" + first + "'"
-                                                             : "unexpected argument '" + first + "'");
-    }
+    if (const std::string extra = unexpected_argument(app_); !extra.empty()) return usage_error(extra);
     return std::nullopt;
   }
 
@@ -196,6 +292,15 @@ inline CLI::Validator address_check(HostPortRules rules = {}) {
         return parse_host_port(text, &error, rules) ? std::string() : "takes HOST:PORT: " + error;
       },
       "", "");
+}
+
+// ipv4_check: a CLI11 check that the value is a numeric IPv4 address (inet_pton), such as
+// 127.0.0.1; refused with "takes an IPv4 address such as 127.0.0.1, not 'TEXT'".
+inline CLI::Validator ipv4_check() {
+  return takes_check("an IPv4 address such as 127.0.0.1", [](const std::string& text) {
+    in_addr address{};
+    return ::inet_pton(AF_INET, text.c_str(), &address) == 1;
+  });
 }
 
 // or_list: "a, b or c".
