@@ -201,6 +201,28 @@ TEST_F(Cli, WorkersOutsideTheHeaderFailValidation) {
   EXPECT_TRUE(has(r.err, "workers the header does not have")) << r.err;
 }
 
+// The format's bound on worker ids (kMaxWorkers, 4096): every reader drops an event from
+// a higher worker as damage, so validate must not call such a trace clean, whatever the
+// header declares (it said "ok" while info, stats and export dropped every event).
+TEST_F(Cli, WorkersAboveTheFormatsBoundFailValidation) {
+  std::vector<Event> events;
+  for (int i = 0; i < 4; ++i) {
+    events.push_back(make_event(100 + i, 4500, StatePayload{WorkerState::idle, WorkerState::active, StateReason::found_work}));
+  }
+  TraceHeader many = testing::test_header(5000);
+  CommandResult r = run_tool({"validate", write("w5000.ltrace", testing::write_trace_bytes(many, events))});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_TRUE(has(r.err, "the header declares 5000 workers, more than a trace may have (4096)")) << r.err;
+  EXPECT_TRUE(has(r.err, "4 events come from workers at or above the format's limit of 4096")) << r.err;
+  TraceHeader unsaid = testing::test_header(0);  // 0: the writer did not say
+  r = run_tool({"validate", write("w0.ltrace", testing::write_trace_bytes(unsaid, events))});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_TRUE(has(r.err, "4 events come from workers at or above the format's limit of 4096")) << r.err;
+  // And what the others make of it: the same 4 events, rejected as damage.
+  r = run_tool({"info", write("w5000b.ltrace", testing::write_trace_bytes(many, events))});
+  EXPECT_TRUE(has(r.out + r.err, "4 more events, as damage")) << r.out << r.err;
+}
+
 TEST_F(Cli, MissingFilesAndBadOptionsExitTwo) {
   const std::string missing = (scratch_dir() / "no-such.ltrace").string();
   for (const char* command : {"info", "stats", "validate"}) {

@@ -6,6 +6,7 @@
 // is in its vocabulary table, and no worker's clock runs backwards. Each such finding is
 // reported once, with the number of events affected and the first one's chunk offset, so
 // a bad file gives a short list rather than a million lines.
+#include <algorithm>
 #include <cinttypes>
 #include <unordered_map>
 
@@ -94,7 +95,10 @@ int run_validate(std::span<char* const> args) {
   Finding bad_worker, bad_value, backwards;
   const Scan scan = scan_trace(path, !parsed->has("--no-progress"), [&](const DecodedChunk& chunk) {
     for (const Event& e : chunk.events) {
-      if (know_workers && e.worker >= declared_workers && bad_worker.count++ == 0) {
+      // Below the header's count when it says one, and below the format's bound always
+      // (kMaxWorkers: every reader drops higher ids as damage).
+      const std::uint32_t bound = know_workers ? std::min(declared_workers, kMaxWorkers) : kMaxWorkers;
+      if (e.worker >= bound && bad_worker.count++ == 0) {
         bad_worker.first_chunk = chunk.info.offset;
         bad_worker.first = "worker " + std::to_string(e.worker);
       }
@@ -129,11 +133,20 @@ int run_validate(std::span<char* const> args) {
     lines.push_back(describe(p));
     errors += !p.warning();
   }
+  if (know_workers && declared_workers > kMaxWorkers) {
+    lines.push_back("error: the header declares " + std::to_string(declared_workers) +
+                    " workers, more than a trace may have (" + std::to_string(kMaxWorkers) +
+                    "); events from workers " + std::to_string(kMaxWorkers) + " and above are dropped by every reader");
+    ++errors;
+  }
   if (bad_worker.count > 0) {
-    lines.push_back("error: " + std::to_string(bad_worker.count) +
-                    " events come from workers the header does not have (it declares " +
-                    std::to_string(declared_workers) + "); the first, from " + bad_worker.first +
-                    ", is in the chunk at offset " + std::to_string(bad_worker.first_chunk));
+    const std::string which =
+        know_workers && declared_workers <= kMaxWorkers
+            ? "workers the header does not have (it declares " + std::to_string(declared_workers) + ")"
+            : "workers at or above the format's limit of " + std::to_string(kMaxWorkers) +
+                  " (every reader drops them as damage)";
+    lines.push_back("error: " + std::to_string(bad_worker.count) + " events come from " + which + "; the first, from " +
+                    bad_worker.first + ", is in the chunk at offset " + std::to_string(bad_worker.first_chunk));
     ++errors;
   }
   if (bad_value.count > 0) {
