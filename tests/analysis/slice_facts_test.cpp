@@ -169,6 +169,7 @@ TEST(IoPairs, AreMatchedInTimeOrderWhicheverWorkerBatchComesFirst) {
   EXPECT_EQ(a.io_pairs()[2].completed, at + 520);
   EXPECT_EQ(a.io_unpaired(), 1u);
   const analysis::Summary s = a.summary();
+  EXPECT_EQ(s.io_unpaired, 1u) << "what stats prints";
   EXPECT_EQ(s.io_latency.count, 3u) << "every pair is a latency sample";
   EXPECT_DOUBLE_EQ(s.io_latency.max_ns, static_cast<double>(a.to_ns(50)));
 }

@@ -455,6 +455,7 @@ Summary Analysis::summary() const {
   s.io_completed = io_completed_;
   s.unfinished_tasks += ends_lost_;  // open when a chunk was skipped: they never ended either
   s.io_failed = io_failed_;
+  s.io_unpaired = io_unpaired_;
   s.dropped_events = dropped_;
   for (int r = 0; r < kDropReasonCount; ++r) s.dropped_by_reason[r] = dropped_by_reason_[r];
   s.level = level_;

@@ -196,8 +196,13 @@ void print_text(const Scan& scan, const Summary& s, const analysis::Analysis& a)
                 s.unmatched_task_ends, s.unfinished_tasks);
   print_labels(s, scan.labels);
   if (s.io_submitted > 0 || s.io_completed > 0) {
-    std::printf("\nIO: %" PRIu64 " operations submitted, %" PRIu64 " completed (%" PRIu64 " failed)\n", s.io_submitted,
+    std::printf("\nIO: %" PRIu64 " operations submitted, %" PRIu64 " completed (%" PRIu64 " failed)", s.io_submitted,
                 s.io_completed, s.io_failed);
+    if (s.io_unpaired > 0) {
+      std::printf("; %" PRIu64 " submissions or completions without their partner (lost events, or before the trace "
+                  "began): not in the IO latency", s.io_unpaired);
+    }
+    std::printf("\n");
     print_percentiles("IO latency (io_submit to io_complete)", s.io_latency);
   }
   std::printf("\ndropped: %" PRIu64 " events lost (%" PRIu64 " markers)", s.dropped_events, s.drop_markers);
@@ -313,6 +318,7 @@ bool print_json(const Summary& s, const LabelTable& names, const analysis::Analy
   count_field("io_submitted", EventType::io_submit, s.io_submitted);
   count_field("io_completed", EventType::io_complete, s.io_completed);
   count_field("io_failed", EventType::io_complete, s.io_failed);
+  count_field("io_unpaired", EventType::io_complete, s.io_unpaired);
   j.raw(",\"dropped_events\":").u64(s.dropped_events).raw(",\"drop_markers\":").u64(s.drop_markers);
   j.raw(",\"dropped_by_reason\":{");
   for (int r = 0; r < kDropReasonCount; ++r) {

@@ -237,6 +237,7 @@ struct Summary {
   std::uint64_t lane_pops = 0;
   std::uint64_t releases = 0;
   std::uint64_t io_submitted = 0, io_completed = 0, io_failed = 0;
+  std::uint64_t io_unpaired = 0;  // IO events whose partner is not in the stream (Analysis::io_unpaired)
   std::uint64_t dropped_events = 0, drop_markers = 0;
   std::uint64_t dropped_by_reason[kDropReasonCount] = {};  // dropped_events split by DropReason
   std::uint64_t deadlocks = 0;
