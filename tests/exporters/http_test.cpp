@@ -144,7 +144,15 @@ TEST(PrometheusExporter, TakenPortIsAClearErrorAndTheSchedulerKeepsRunning) {
 
 TEST(PrometheusExporter, MalformedAddressIsAClearError) {
   InstrumentedPool p(1, trace::Level::off);
-  for (const char* bad : {"localhost:9464", "127.0.0.1:99999", "127.0.0.1:", "[::1]9464"}) {
+  // Each names the address and says what is wrong with it, in the words of the one
+  // address parser: the port out of range is not "not a numeric IP".
+  const std::pair<const char*, const char*> cases[] = {
+      {"localhost:9464", "'localhost' is not a numeric IP"},
+      {"127.0.0.1:99999", "not a number from 0 to 65535"},
+      {"127.0.0.1:", "IP:PORT"},
+      {"[::1]9464", "IP:PORT"},
+  };
+  for (const auto& [bad, reason] : cases) {
     PrometheusOptions options;
     options.address = bad;
     try {
@@ -153,21 +161,6 @@ TEST(PrometheusExporter, MalformedAddressIsAClearError) {
     } catch (const ExporterError& e) {
       EXPECT_TRUE(contains(e.what(), std::string("\"") + bad + "\"")) << e.what();
       EXPECT_TRUE(contains(e.what(), "IP:PORT")) << e.what();
-    }
-  }
-  // Each says what is wrong with it, in the words of the one address parser: the port
-  // out of range is not "not a numeric IP".
-  const std::pair<const char*, const char*> reasons[] = {
-      {"127.0.0.1:99999", "not a number from 0 to 65535"},
-      {"localhost:9464", "'localhost' is not a numeric IP"},
-  };
-  for (const auto& [bad, reason] : reasons) {
-    PrometheusOptions options;
-    options.address = bad;
-    try {
-      PrometheusExporter exporter(p.pool, p.recorder, options);
-      ADD_FAILURE() << "expected ExporterError for " << bad;
-    } catch (const ExporterError& e) {
       EXPECT_TRUE(contains(e.what(), reason)) << e.what();
     }
   }
