@@ -51,6 +51,15 @@ std::filesystem::path scratch() {
     std::filesystem::create_directories(d);
     return d;
   }();
+  // Removed at exit when every test passed; kept (its path is in the failures) otherwise.
+  static const struct Remove {
+    std::filesystem::path path;
+    ~Remove() {
+      if (!::testing::UnitTest::GetInstance()->Passed()) return;
+      std::error_code ignored;
+      std::filesystem::remove_all(path, ignored);
+    }
+  } remove{dir};
   return dir;
 }
 
