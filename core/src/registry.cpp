@@ -67,13 +67,17 @@ Registry::Registry(SchedulerOptions options)
     // A thread the system would not give (std::system_error, e.g. EAGAIN at a thread
     // limit): stop the workers already started, so that the constructor throws instead
     // of destroying joinable threads (std::terminate). No job can exist yet.
-    for (auto& w : workers_) w->terminate.set();
-    for (auto& w : workers_) {
-      if (w->thread.joinable()) w->thread.join();
-    }
-    shared_io_.stop();
+    stop_workers();
     throw;
   }
+}
+
+void Registry::stop_workers() {
+  for (auto& w : workers_) w->terminate.set();
+  for (auto& w : workers_) {
+    if (w->thread.joinable()) w->thread.join();
+  }
+  shared_io_.stop();
 }
 
 Registry::~Registry() { shutdown(); }
@@ -252,11 +256,7 @@ void Registry::shutdown() {
     // caller destroy the pool under it.
     std::lock_guard<std::mutex> lock(stop_mutex_);
     if (!joined_) {
-      for (auto& w : workers_) w->terminate.set();
-      for (auto& w : workers_) {
-        if (w->thread.joinable()) w->thread.join();
-      }
-      shared_io_.stop();
+      stop_workers();
       joined_ = true;
     }
   }

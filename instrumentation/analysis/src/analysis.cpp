@@ -215,23 +215,16 @@ bool Analysis::add(const trace::Event& e) {
 // order), and then pair_io matches it; finish() pairs whatever still waits.
 void Analysis::on_io(std::uint32_t w, Tick t, const trace::Event& e) {
   auto& io = per_worker_[w].io;
-  WaitingIo waiting{t, io_sequence_++, w, io.size(), false, 0, IoKind{}, 0};
   if (e.type == EventId::io_submit) {
     const auto p = trace::payload<IoSubmitPayload>(e);
     io.push_back(IoEvent{t, p.op, false, p.kind, p.fd});
-    waiting.op = p.op;
-    waiting.kind = p.kind;
-    waiting.value = p.fd;
   } else {
     const auto p = trace::payload<IoCompletePayload>(e);
     ++io_completed_;
     if (p.failed()) ++io_failed_;
     io.push_back(IoEvent{t, p.op, true, IoKind{}, p.result});  // its kind: from its submission (pair_io)
-    waiting.completed = true;
-    waiting.op = p.op;
-    waiting.value = p.result;
   }
-  io_waiting_.push_back(waiting);
+  io_waiting_.push_back(WaitingIo{t, io_sequence_++, w, io.size() - 1});
   std::push_heap(io_waiting_.begin(), io_waiting_.end(), WaitingIo::later);
 }
 
@@ -251,15 +244,16 @@ Tick Analysis::io_watermark() const noexcept {
 void Analysis::pair_io(Tick up_to) {
   while (!io_waiting_.empty() && io_waiting_.front().t <= up_to) {
     std::pop_heap(io_waiting_.begin(), io_waiting_.end(), WaitingIo::later);
-    const WaitingIo e = io_waiting_.back();
+    const WaitingIo w = io_waiting_.back();
     io_waiting_.pop_back();
+    IoEvent& e = per_worker_[w.worker].io[w.index];  // the event as on_io filed it
     if (!e.completed) {
       IoOp op;
       op.op = e.op;
       op.kind = e.kind;
       op.fd = e.value;
       op.submitted = e.t;
-      op.submit_worker = e.worker;
+      op.submit_worker = w.worker;
       op.has_submit = true;
       // A submission still open at this id lost its completion (dropped events).
       if (auto [it, added] = in_flight_.try_emplace(e.op, op); !added) {
@@ -275,9 +269,9 @@ void Analysis::pair_io(Tick up_to) {
     }
     IoOp op = it->second;
     in_flight_.erase(it);
-    per_worker_[e.worker].io[e.index].kind = op.kind;
+    e.kind = op.kind;
     op.completed = e.t;
-    op.complete_worker = e.worker;
+    op.complete_worker = w.worker;
     op.result = e.value;
     op.done = true;
     io_latency_.record(static_cast<double>(to_ns(op.completed - op.submitted)));

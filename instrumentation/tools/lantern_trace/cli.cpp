@@ -138,7 +138,13 @@ void print_problems(const std::string& prefix, const std::vector<TraceError>& pr
   for (const TraceError& p : problems) std::fprintf(stderr, "%s: %s\n", prefix.c_str(), describe(p).c_str());
 }
 
-bool nothing_read(const Scan& scan) { return !scan.header_ok && scan.chunks == 0; }
+bool nothing_to_report(const std::string& command, const std::string& path, const Scan& scan) {
+  if (scan.header_ok || scan.chunks != 0) return false;
+  print_problems("lantern-trace " + command + ": " + path, scan.problems);
+  std::fprintf(stderr, "lantern-trace %s: %s: nothing could be read from it (see the error above); no report\n",
+               command.c_str(), path.c_str());
+  return true;
+}
 
 int exit_code(const Scan& scan) {
   if (scan.io_failed) return kExitUsage;

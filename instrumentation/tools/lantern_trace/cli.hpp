@@ -89,9 +89,11 @@ Scan analyse_trace(const std::string& path, bool progress, analysis::Analysis& o
 // "lantern-trace stats: run.trace: error: truncated at offset ...".
 void print_problems(const std::string& prefix, const std::vector<TraceError>& problems);
 
-// nothing_read: the file is not a trace at all (no header, not one chunk: empty,
-// /dev/null, another kind of file): there are no counts to report, not zeros.
-bool nothing_read(const Scan& scan);
+// nothing_to_report: true (and says so on stderr, after the problems that say why,
+// "lantern-trace COMMAND: PATH: error: ...")
+// when the file is not a trace at all (no header, not one chunk: empty, /dev/null,
+// another kind of file): there are no counts to report, not zeros.
+bool nothing_to_report(const std::string& command, const std::string& path, const Scan& scan);
 
 // exit_code: kExitUsage if the file could not be read at all, kExitProblems if it has
 // errors (warnings do not count), else kExitOk.

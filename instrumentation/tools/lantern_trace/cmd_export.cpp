@@ -80,12 +80,9 @@ int run_export(std::span<char* const> args) {
   bool ok = write_chrome_trace(out, scan.header, analysis, scan.problems.size(), &counts);
   if (out == stdout) {
     // "lantern-trace export: cannot write the output: REASON", as every report to stdout.
-    const int write_errno = ok ? 0 : errno;
-    if (!tools::stdout_written(write_errno) || !ok) {
-      tools::stdout_written(write_errno);  // says it, if the flush did not
-      return kExitUsage;
-    }
-    return exit_code(scan);
+    // A failed write leaves stdout's error flag set: stdout_written says it then too.
+    const bool written = tools::stdout_written(ok ? 0 : errno);
+    return written && ok ? exit_code(scan) : kExitUsage;
   }
   // The reason is the first failure's: a write's, or fclose's when the JSON was still in
   // the stdio buffer (errno before fclose would be stale: "Success").

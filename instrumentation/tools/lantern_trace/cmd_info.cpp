@@ -101,11 +101,7 @@ int run_info(std::span<char* const> args) {
     return kExitUsage;
   }
 
-  if (nothing_read(scan)) {  // no header, no chunk: no counts to show, not a report of zeros
-    print_problems("lantern-trace info: " + path, scan.problems);
-    std::fprintf(stderr, "lantern-trace info: %s: nothing could be read from it (see the error above); no report\n", path.c_str());
-    return kExitProblems;
-  }
+  if (nothing_to_report("info", path, scan)) return kExitProblems;  // not a report of zeros
   std::printf("file        %s (%s)\n", path.c_str(), format_bytes(scan.file_bytes).c_str());
   if (scan.header_ok) print_header(scan.header);
   else std::printf("header      unreadable (see problems); ticks are shown as 1 ns\n");

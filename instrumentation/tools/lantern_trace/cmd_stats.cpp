@@ -370,15 +370,11 @@ int run_stats(std::span<char* const> args) {
       if (p.kind == TraceErrorKind::io) std::fprintf(stderr, "lantern-trace stats: %s\n", p.message.c_str());
     return kExitUsage;
   }
+  if (nothing_to_report("stats", parsed->positional[0], scan)) return kExitProblems;  // the counts are unknown, not 0
   if (!scan.problems.empty()) {
     std::fprintf(stderr, "lantern-trace stats: %s has %zu problem(s):\n", parsed->positional[0].c_str(),
                  scan.problems.size());
     print_problems("lantern-trace stats: " + parsed->positional[0], scan.problems);
-  }
-  if (nothing_read(scan)) {  // no header, no chunk: the counts are unknown, not 0
-    std::fprintf(stderr, "lantern-trace stats: %s: nothing could be read from it (see the error above); no statistics\n",
-                 parsed->positional[0].c_str());
-    return kExitProblems;
   }
   const Summary summary = analysis.summary();
   if (parsed->has("--json")) {

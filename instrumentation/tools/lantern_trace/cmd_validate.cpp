@@ -92,13 +92,11 @@ int run_validate(std::span<char* const> args) {
   std::unordered_map<std::uint32_t, std::uint64_t> last_tick;
   std::uint32_t declared_workers = 0;
   bool know_workers = false;
+  std::uint32_t worker_bound = kMaxWorkers;
   Finding bad_worker, bad_value, backwards;
   const Scan scan = scan_trace(path, !parsed->has("--no-progress"), [&](const DecodedChunk& chunk) {
     for (const Event& e : chunk.events) {
-      // Below the header's count when it says one, and below the format's bound always
-      // (kMaxWorkers: every reader drops higher ids as damage).
-      const std::uint32_t bound = know_workers ? std::min(declared_workers, kMaxWorkers) : kMaxWorkers;
-      if (e.worker >= bound && bad_worker.count++ == 0) {
+      if (e.worker >= worker_bound && bad_worker.count++ == 0) {
         bad_worker.first_chunk = chunk.info.offset;
         bad_worker.first = "worker " + std::to_string(e.worker);
       }
@@ -119,6 +117,9 @@ int run_validate(std::span<char* const> args) {
   }, [&](const TraceHeader& header, bool ok) {
     know_workers = ok && header.workers > 0;
     declared_workers = header.workers;
+    // Below the header's count when it says one, and below the format's bound always
+    // (kMaxWorkers: every reader drops higher ids as damage).
+    worker_bound = know_workers ? std::min(declared_workers, kMaxWorkers) : kMaxWorkers;
   });
   if (scan.io_failed) {
     for (const TraceError& p : scan.problems)

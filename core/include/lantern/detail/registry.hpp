@@ -188,6 +188,8 @@ class Registry {
   std::atomic<bool> stopping_{false};
   alignas(64) std::atomic<std::uint32_t> next_lane_{0};
   std::atomic<std::uint64_t> unhandled_{0};
+  // stop_workers: ends every started worker thread and joins it, then the shared IO's.
+  void stop_workers();
   std::mutex stop_mutex_;  // held by the shutdown() that stops and joins the workers
   bool joined_ = false;    // under stop_mutex_
   std::atomic<std::uint32_t> shutdown_calls_{0};

@@ -428,16 +428,13 @@ class Analysis {
   std::unordered_map<std::uint64_t, std::pair<std::uint32_t, std::size_t>> waiting_releases_;
   std::vector<IoOp> io_pairs_;
   std::map<std::uint64_t, IoOp> in_flight_;  // submitted, not completed
-  // IO events not paired yet, a heap: earliest (tick, then arrival) on top (on_io).
+  // IO events not paired yet, a heap: earliest (tick, then arrival) on top (on_io). Each
+  // names its IoEvent in per_worker_[worker].io, which holds the rest.
   struct WaitingIo {
     Tick t;
     std::uint64_t sequence;
     std::uint32_t worker;
-    std::size_t index;  // in per_worker_[worker].io
-    bool completed;
-    std::uint64_t op;
-    IoKind kind;
-    std::int64_t value;  // the fd, or the result
+    std::size_t index;
     static bool later(const WaitingIo& a, const WaitingIo& b) noexcept {
       return a.t != b.t ? a.t > b.t : a.sequence > b.sequence;
     }
