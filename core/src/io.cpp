@@ -9,6 +9,7 @@
 #include "lantern/detail/registry.hpp"
 #include "lantern/detail/shared_io.hpp"
 #include "lantern/io.hpp"
+#include "lantern/thread_signals.hpp"
 
 namespace lantern {
 
@@ -79,7 +80,7 @@ bool SharedIo::start(IoOp* op, int* err) {
   if (!tried_) {
     tried_ = true;
     ctx_ = IoContext::create(depth_, &why_);
-    if (ctx_) completer_ = std::thread([this] { completer_main(); });
+    if (ctx_) completer_ = start_thread([this] { completer_main(); });
   }
   if (!ctx_) {
     *err = ENOSYS;

@@ -1,5 +1,6 @@
 // registry.cpp - building, feeding and draining the pool.
 #include "lantern/detail/registry.hpp"
+#include "lantern/thread_signals.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -61,7 +62,7 @@ Registry::Registry(SchedulerOptions options)
     for (std::uint32_t i = 0; i < worker_count_; ++i) {
       const int os_cpu = topology_.cpus()[i % topology_.cpu_count()].os_cpu;
       Worker* w = workers_[i].get();
-      w->thread = std::thread([w, pin, os_cpu] { w->main(pin, os_cpu); });
+      w->thread = start_thread([w, pin, os_cpu] { w->main(pin, os_cpu); });
     }
   } catch (...) {
     // A thread the system would not give (std::system_error, e.g. EAGAIN at a thread

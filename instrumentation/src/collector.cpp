@@ -1,6 +1,8 @@
 // collector.cpp - drain rings in batches, fan out to sinks.
 #include "lantern/instrumentation/collector.hpp"
 
+#include "lantern/thread_signals.hpp"
+
 #include <algorithm>
 
 namespace lantern::instrumentation {
@@ -38,7 +40,7 @@ void Collector::start() {
   std::lock_guard<std::mutex> lock(wake_mutex_);
   if (thread_.joinable()) return;
   stopping_ = false;
-  thread_ = std::thread([this] { run(); });
+  thread_ = start_thread([this] { run(); });
 }
 
 void Collector::stop() {

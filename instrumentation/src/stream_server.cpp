@@ -2,6 +2,7 @@
 // thread with poll(); per-client bounded lock-free queues of shared, immutable chunks.
 #include "lantern/instrumentation/stream_server.hpp"
 #include "lantern/host_port.hpp"
+#include "lantern/thread_signals.hpp"
 
 #include <fcntl.h>
 #include <netdb.h>
@@ -145,7 +146,7 @@ std::shared_ptr<StreamServer> StreamServer::start(const trace::TraceHeader& head
     return nullptr;
   }
   if (!server->exposure_warning_.empty()) std::fprintf(stderr, "%s\n", server->exposure_warning_.c_str());
-  server->thread_ = std::thread([s = server.get()] { s->run(); });
+  server->thread_ = start_thread([s = server.get()] { s->run(); });
   return server;
 }
 

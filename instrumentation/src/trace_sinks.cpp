@@ -16,6 +16,7 @@
 #include "lantern/clock.hpp"
 #include "lantern/instrumentation/recorder.hpp"
 #include "lantern/scheduler.hpp"
+#include "lantern/thread_signals.hpp"
 
 namespace lantern::instrumentation {
 
@@ -311,7 +312,7 @@ std::string FlightRecorder::dump_on_signal(std::string path_prefix, int signo) {
   pipe_write_ = fds[1];
   signo_ = signo;
   path_prefix_ = std::move(path_prefix);
-  signal_thread_ = std::thread([this] {
+  signal_thread_ = start_thread([this] {
     for (;;) {
       pollfd p{pipe_read_, POLLIN, 0};
       if (poll(&p, 1, -1) < 0 && errno != EINTR) break;

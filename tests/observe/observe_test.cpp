@@ -25,6 +25,7 @@
 #include "lantern/observe.hpp"
 #include "lantern/trace/trace_reader.hpp"
 #include "support/fib.hpp"
+#include "support/thread_masks.hpp"
 #include "support/watchdog.hpp"
 
 using namespace std::chrono_literals;
@@ -78,7 +79,7 @@ TEST(Observe, NothingAskedForRunsTheSchedulerUnobserved) {
   Env env({});
   auto obs = lantern::observe({.workers = 2}, quiet());
   EXPECT_EQ(obs.recorder(), nullptr);
-  EXPECT_EQ(obs.scheduler().run([] { return lantern::testing::fib(15); }), 610);
+  EXPECT_EQ(obs.scheduler().run([] { return lantern::testing::fib(15); }), 610u);
   EXPECT_EQ(obs.finish(), 0);
 }
 
@@ -247,6 +248,31 @@ TEST(Observe, MetricsServeTheObservedScheduler) {
   EXPECT_NE(obs.metrics()->port(), 0);
   EXPECT_EQ(obs.recorder()->level(), lantern::trace::Level::off);  // nothing reads events: none recorded
   EXPECT_EQ(obs.finish(), 0);
+}
+
+// Every thread observe starts (workers, collector, trace writer, stream server, flight
+// recorder's dump thread, the Prometheus exposer's civetweb threads) blocks the
+// application's signals: `kill -USR2` or Ctrl-C reach the application's own threads.
+TEST(Observe, NoThreadItStartsTakesTheApplicationsSignals) {
+  TempDir dir;
+  Env env({{"LANTERN_METRICS", "127.0.0.1:0"},
+           {"LANTERN_STREAM", "127.0.0.1:0"},
+           {"LANTERN_TRACE", (dir / "t.trace").c_str()},
+           {"LANTERN_FLIGHT", "30s"},
+           {"LANTERN_FLIGHT_DIR", dir.path.c_str()}});
+  lantern::testing::Watchdog watchdog("observe's threads", 30s);
+  const auto before = lantern::testing::thread_ids();
+  {
+    auto obs = lantern::observe({.workers = 2}, quiet());
+    ASSERT_NE(obs.metrics(), nullptr);
+    ASSERT_NE(obs.stream(), nullptr);
+    ASSERT_NE(obs.flight(), nullptr);
+    ASSERT_NE(obs.trace(), nullptr);
+    EXPECT_EQ(obs.scheduler().run([] { return lantern::testing::fib(15); }), 610u);
+    EXPECT_GE(lantern::testing::thread_ids().size(), before.size() + 5);
+    EXPECT_EQ(lantern::testing::threads_taking_application_signals(before), "");
+    EXPECT_EQ(obs.finish(), 0);
+  }
 }
 
 TEST(Observe, SchedulerOptionsWithAnObserverAreRefused) {

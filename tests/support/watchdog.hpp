@@ -13,6 +13,8 @@
 #include <string>
 #include <thread>
 
+#include "lantern/thread_signals.hpp"
+
 namespace lantern::testing {
 
 // Sanitizers slow code down 5-20x; the limits are written for an optimised build.
@@ -31,7 +33,9 @@ class Watchdog {
   Watchdog(std::string what, std::chrono::milliseconds limit, std::function<std::string()> dump = {})
       : what_(std::move(what)), dump_(std::move(dump)) {
     const auto scaled = std::chrono::milliseconds(static_cast<long long>(limit.count() * sanitizer_slowdown()));
-    thread_ = std::thread([this, scaled] {
+    // Started as Lantern starts its threads: tests that send the process a signal check
+    // that one of their own threads takes it, and the watchdog is not one of those.
+    thread_ = lantern::start_thread([this, scaled] {
       std::unique_lock<std::mutex> lock(mutex_);
       if (cv_.wait_for(lock, scaled, [this] { return done_; })) return;
       std::fprintf(stderr, "\nWATCHDOG: '%s' did not finish within %lld ms\n", what_.c_str(),

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "listen_address.hpp"
+#include "lantern/thread_signals.hpp"
 
 namespace lantern::exporters {
 
@@ -70,7 +71,9 @@ PrometheusExporter::PrometheusExporter(const Scheduler& scheduler, const instrum
                         "The scheduler is unaffected and keeps running.");
   }
   try {
-    // civetweb gets the address as parsed (":9464" becomes "0.0.0.0:9464").
+    // civetweb gets the address as parsed (":9464" becomes "0.0.0.0:9464"). Its threads,
+    // started here, inherit the mask: they never take the application's signals.
+    const ApplicationSignalsBlocked blocked;
     exposer_ = std::make_unique<prometheus::Exposer>(civetweb_options(options, detail::format_listen_address(*parsed)));
   } catch (const std::exception& e) {  // CivetException: "null context ... problem binding to port"
     throw ExporterError(cannot_listen_message(options.address, *parsed, e.what()));
@@ -89,7 +92,7 @@ PrometheusExporter::~PrometheusExporter() {
   // make it return at once, so an application's shutdown takes milliseconds.
   const auto listening = detail::parse_listen_address(address_);
   std::atomic<bool> stopped{false};
-  std::thread nudger([&] {
+  std::thread nudger = start_thread([&] {
     while (listening && !stopped.load(std::memory_order_relaxed)) {
       detail::poke(*listening);
       std::this_thread::sleep_for(std::chrono::milliseconds(5));

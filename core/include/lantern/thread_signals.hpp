@@ -1,0 +1,52 @@
+// thread_signals.hpp - Lantern's own threads never take the application's signals.
+//
+// A signal sent to a process (kill, Ctrl-C, `kill -USR2 PID`) is delivered to one of
+// its threads that does not block it, chosen by the kernel. Every thread Lantern starts
+// (workers, the IO completer, the collector, the flight recorder's dump thread, the
+// stream server, the Prometheus exposer's threads, the viewer's session) blocks the
+// asynchronous signals an application handles, so such a signal always reaches one of
+// the application's own threads: a handler never runs on a worker in the middle of a
+// task, and a thread that blocks a signal for a moment (as glibc and the sanitizers do
+// inside some calls) does not send it to a worker asleep in the kernel.
+//
+// Blocked: every signal but the synchronous ones (SIGSEGV, SIGBUS, SIGFPE, SIGILL,
+// SIGTRAP, SIGSYS, SIGABRT, SIGPIPE, SIGXFSZ), the profiling timers (SIGPROF, SIGVTALRM:
+// a CPU profiler samples where the time goes, and the workers are where it goes),
+// SIGXCPU, and SIGKILL and SIGSTOP (which nothing blocks). A signal sent to one Lantern
+// thread (pthread_kill) stays pending on it.
+#pragma once
+
+#include <signal.h>
+
+#include <thread>
+#include <utility>
+
+namespace lantern {
+
+// application_signals: the set above.
+sigset_t application_signals() noexcept;
+
+// ApplicationSignalsBlocked blocks application_signals() in the calling thread for its
+// lifetime and restores the thread's mask after. A thread started meanwhile inherits the
+// mask, so it never takes one of those signals, not even before its first instruction.
+// Lantern wraps the start of every thread it owns (and of threads a library starts for
+// it) in one.
+class ApplicationSignalsBlocked {
+ public:
+  ApplicationSignalsBlocked() noexcept;
+  ~ApplicationSignalsBlocked();
+  ApplicationSignalsBlocked(const ApplicationSignalsBlocked&) = delete;
+  ApplicationSignalsBlocked& operator=(const ApplicationSignalsBlocked&) = delete;
+
+ private:
+  sigset_t previous_;
+};
+
+// start_thread: std::thread(fn), started with application_signals() blocked.
+template <class F>
+std::thread start_thread(F&& fn) {
+  ApplicationSignalsBlocked blocked;
+  return std::thread(std::forward<F>(fn));
+}
+
+}  // namespace lantern

@@ -1,0 +1,27 @@
+// thread_signals.cpp - see lantern/thread_signals.hpp.
+#include "lantern/thread_signals.hpp"
+
+#include <pthread.h>
+
+namespace lantern {
+
+sigset_t application_signals() noexcept {
+  sigset_t set;
+  sigfillset(&set);
+  // Synchronous signals (blocking one and then raising it kills the process), the
+  // profiling timers, SIGXCPU, and the two that cannot be blocked.
+  for (int s : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS, SIGABRT, SIGPIPE, SIGXFSZ, SIGPROF, SIGVTALRM,
+                SIGXCPU, SIGKILL, SIGSTOP}) {
+    sigdelset(&set, s);
+  }
+  return set;
+}
+
+ApplicationSignalsBlocked::ApplicationSignalsBlocked() noexcept {
+  const sigset_t set = application_signals();
+  pthread_sigmask(SIG_BLOCK, &set, &previous_);
+}
+
+ApplicationSignalsBlocked::~ApplicationSignalsBlocked() { pthread_sigmask(SIG_SETMASK, &previous_, nullptr); }
+
+}  // namespace lantern

@@ -1,0 +1,137 @@
+// Lantern's threads never take the application's signals (lantern/thread_signals.hpp):
+// a signal sent to the process reaches one of the application's threads, whatever the
+// workers are doing, and every thread the pool starts blocks application_signals().
+#include <gtest/gtest.h>
+
+#include <signal.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include "lantern/io.hpp"
+#include "lantern/scheduler.hpp"
+#include "lantern/thread_signals.hpp"
+#include "support/pool_state.hpp"
+#include "support/thread_masks.hpp"
+#include "support/watchdog.hpp"
+
+using namespace std::chrono_literals;
+using lantern::testing::Watchdog;
+
+namespace {
+
+std::atomic<int> g_handled{0};
+std::atomic<long> g_handler_thread{0};
+void on_signal(int) {
+  g_handler_thread.store(::syscall(SYS_gettid));
+  g_handled.fetch_add(1);
+}
+
+long this_thread_id() { return ::syscall(SYS_gettid); }
+
+// Handler installs on_signal for sig for one test and puts the old action back.
+struct Handler {
+  int sig;
+  struct sigaction old {};
+  explicit Handler(int s) : sig(s) {
+    g_handled = 0;
+    g_handler_thread = 0;
+    struct sigaction a {};
+    a.sa_handler = on_signal;
+    sigemptyset(&a.sa_mask);
+    a.sa_flags = SA_RESTART;
+    sigaction(sig, &a, &old);
+  }
+  ~Handler() { sigaction(sig, &old, nullptr); }
+};
+
+sigset_t only(int sig) {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, sig);
+  return set;
+}
+
+// send_to_process: kill(getpid(), sig) from a thread that blocks sig, as another process
+// would send it: the kernel picks the thread that takes it among those not blocking it.
+void send_to_process(int sig) {
+  std::thread sender([sig] {
+    const sigset_t set = only(sig);
+    pthread_sigmask(SIG_BLOCK, &set, nullptr);
+    ::syscall(SYS_kill, getpid(), sig);
+  });
+  sender.join();
+}
+
+// The main thread blocks sig while it is sent (as glibc and the sanitizers do for a moment
+// inside some calls): no Lantern thread may take it meanwhile. When the main thread
+// unblocks it, it runs the handler itself.
+void expect_main_thread_takes(int sig) {
+  Handler handler(sig);
+  const sigset_t set = only(sig);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  send_to_process(sig);
+  pthread_sigmask(SIG_UNBLOCK, &set, nullptr);  // a pending signal is delivered here
+  while (g_handled.load() == 0) std::this_thread::yield();
+  EXPECT_EQ(g_handler_thread.load(), this_thread_id()) << "signal " << sig << " ran its handler on another thread";
+  EXPECT_EQ(g_handled.load(), 1);
+}
+
+}  // namespace
+
+TEST(ThreadSignals, TheSetHoldsTheApplicationsSignalsAndNotTheSynchronousOnes) {
+  const sigset_t set = lantern::application_signals();
+  for (int s : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGCHLD, SIGWINCH, SIGRTMIN, SIGRTMAX}) {
+    EXPECT_EQ(sigismember(&set, s), 1) << s;
+  }
+  for (int s : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS, SIGABRT, SIGPIPE, SIGPROF, SIGKILL, SIGSTOP}) {
+    EXPECT_EQ(sigismember(&set, s), 0) << s;
+  }
+}
+
+TEST(ThreadSignals, EveryThreadThePoolStartsBlocksThemAndTheCallersMaskIsKept) {
+  sigset_t mine_before;
+  pthread_sigmask(SIG_BLOCK, nullptr, &mine_before);
+  const auto before = lantern::testing::thread_ids();
+  lantern::Scheduler pool({.workers = 2});
+  Watchdog watchdog("pool threads", 10s, lantern::testing::dump(pool));
+  // The condvar strategy's IO completer starts with the first IO operation.
+  std::atomic<bool> fired{false};
+  pool.run([&] { lantern::io::timeout(0ns, [&](lantern::IoResult) { fired = true; }); });
+  while (!fired.load()) std::this_thread::yield();
+  const auto threads = lantern::testing::thread_ids();
+  EXPECT_GE(threads.size(), before.size() + 3) << "2 workers and the IO completer";
+  EXPECT_EQ(lantern::testing::threads_taking_application_signals(before), "");
+  sigset_t mine_after;
+  pthread_sigmask(SIG_BLOCK, nullptr, &mine_after);
+  for (int s = 1; s < SIGRTMAX; ++s) EXPECT_EQ(sigismember(&mine_before, s), sigismember(&mine_after, s)) << s;
+}
+
+TEST(ThreadSignals, ASignalToTheProcessGoesToTheApplicationNotToASleepingWorker) {
+  lantern::Scheduler pool({.workers = 2});
+  Watchdog watchdog("signal with the workers asleep", 10s, lantern::testing::dump(pool));
+  for (int round = 0; round < 5; ++round) {
+    lantern::testing::wait_all_asleep(pool);
+    expect_main_thread_takes(round % 2 ? SIGUSR1 : SIGTERM);
+  }
+}
+
+TEST(ThreadSignals, ASignalToTheProcessGoesToTheApplicationNotToARunningTask) {
+  lantern::Scheduler pool({.workers = 2});
+  Watchdog watchdog("signal with the workers running", 10s, lantern::testing::dump(pool));
+  std::atomic<bool> stop{false};
+  std::atomic<int> running{0};
+  for (int i = 0; i < 2; ++i) {
+    pool.spawn([&] {
+      running.fetch_add(1);
+      while (!stop.load()) {
+      }
+    });
+  }
+  while (running.load() < 2) std::this_thread::yield();
+  for (int round = 0; round < 5; ++round) expect_main_thread_takes(round % 2 ? SIGUSR2 : SIGINT);
+  stop = true;
+}
