@@ -571,7 +571,12 @@ StreamHandle open_viewer(Collector& collector, const trace::TraceHeader& header,
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
   posix_spawnattr_setpgroup(&attr, 0);  // own process group: the app's Ctrl-C leaves it open
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+  // No signal blocked in the viewer, whichever thread launches it (one of Lantern's own
+  // blocks the application's signals, lantern/thread_signals.hpp, and a child inherits it).
+  sigset_t none;
+  sigemptyset(&none);
+  posix_spawnattr_setsigmask(&attr, &none);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK);
   pid_t pid = 0;
   const int rc = ::posix_spawnp(&pid, viewer.c_str(), nullptr, &attr, argv.data(), environ);
   posix_spawnattr_destroy(&attr);

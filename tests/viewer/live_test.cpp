@@ -16,8 +16,11 @@
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <thread>
 
+#include "support/pool_state.hpp"
 #include "support/watchdog.hpp"
 #include "trace_builder.hpp"
 
@@ -219,6 +222,36 @@ TEST(Live, OpenViewerLaunchesAViewerProcessOrSaysWhy) {
   ASSERT_TRUE(streaming);  // the stream runs anyway: attach by hand
   EXPECT_NE(error.find("cannot launch '/nonexistent/lantern-view'"), std::string::npos) << error;
   EXPECT_NE(error.find(streaming->address()), std::string::npos) << error;
+}
+
+// A viewer launched from one of Lantern's threads (which block the application's signals,
+// lantern/thread_signals.hpp) starts with no signal blocked: Ctrl-C and kill still reach it.
+TEST(Live, AViewerLaunchedFromAWorkerBlocksNoSignal) {
+  instrumentation::Recorder recorder(1);
+  instrumentation::Collector collector(recorder);
+  test::TraceBuilder b(1);
+  char dir[] = "/tmp/lantern-live-viewer-XXXXXX";
+  ASSERT_NE(::mkdtemp(dir), nullptr);
+  const std::string out = std::string(dir) + "/mask";
+  // A real program, not a script: a shell clears its signal mask as it starts.
+  ::setenv("LANTERN_VIEW", LANTERN_MASK_PROBE, 1);
+  ::setenv("LANTERN_MASK_PROBE_OUT", out.c_str(), 1);
+  Scheduler pool({.workers = 1});
+  lantern::testing::Watchdog watchdog("a viewer launched from a worker", 20s, lantern::testing::dump(pool));
+  std::string error;
+  auto launched = pool.run([&] { return instrumentation::open_viewer(collector, b.header(), &error); });
+  ::unsetenv("LANTERN_VIEW");
+  ::unsetenv("LANTERN_MASK_PROBE_OUT");
+  ASSERT_TRUE(launched);
+  EXPECT_TRUE(error.empty()) << error;
+  std::string line;
+  while (line.empty()) {  // the stand-in viewer writes its mask (renamed into place) and exits
+    std::ifstream in(out);
+    std::getline(in, line);
+    if (line.empty()) std::this_thread::yield();
+  }
+  EXPECT_EQ(line, "SigBlk:\t0000000000000000");
+  std::filesystem::remove_all(dir);
 }
 
 long fib(int n) {

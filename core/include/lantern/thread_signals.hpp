@@ -14,6 +14,10 @@
 // a CPU profiler samples where the time goes, and the workers are where it goes),
 // SIGXCPU, and SIGKILL and SIGSTOP (which nothing blocks). A signal sent to one Lantern
 // thread (pthread_kill) stays pending on it.
+//
+// Tasks run with that mask too, and a process a task starts inherits it: start one with
+// posix_spawnattr_setsigmask (an empty set) and POSIX_SPAWN_SETSIGMASK, as open_viewer
+// does. A shell (std::system, popen) clears its mask as it starts.
 #pragma once
 
 #include <signal.h>
