@@ -9,9 +9,11 @@ sigset_t application_signals() noexcept {
   sigset_t set;
   sigfillset(&set);
   // Synchronous signals (blocking one and then raising it kills the process), the
-  // profiling timers, SIGXCPU, and the two that cannot be blocked.
+  // profiling timers, SIGXCPU, the two that cannot be blocked, and the terminal's
+  // SIGTTIN and SIGTTOU (blocked, a task reading the terminal from the background would
+  // get EIO instead of stopping the process).
   for (int s : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS, SIGABRT, SIGPIPE, SIGXFSZ, SIGPROF, SIGVTALRM,
-                SIGXCPU, SIGKILL, SIGSTOP}) {
+                SIGXCPU, SIGKILL, SIGSTOP, SIGTTIN, SIGTTOU}) {
     sigdelset(&set, s);
   }
   return set;

@@ -572,11 +572,15 @@ StreamHandle open_viewer(Collector& collector, const trace::TraceHeader& header,
   posix_spawnattr_init(&attr);
   posix_spawnattr_setpgroup(&attr, 0);  // own process group: the app's Ctrl-C leaves it open
   // No signal blocked in the viewer, whichever thread launches it (one of Lantern's own
-  // blocks the application's signals, lantern/thread_signals.hpp, and a child inherits it).
-  sigset_t none;
+  // blocks the application's signals, lantern/thread_signals.hpp, and a child inherits it),
+  // and none ignored (a child inherits ignored signals too: the Prometheus exporter's
+  // civetweb ignores SIGPIPE).
+  sigset_t none, all;
   sigemptyset(&none);
+  sigfillset(&all);
   posix_spawnattr_setsigmask(&attr, &none);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK);
+  posix_spawnattr_setsigdefault(&attr, &all);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
   pid_t pid = 0;
   const int rc = ::posix_spawnp(&pid, viewer.c_str(), nullptr, &attr, argv.data(), environ);
   posix_spawnattr_destroy(&attr);

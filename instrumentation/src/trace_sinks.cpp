@@ -313,6 +313,13 @@ std::string FlightRecorder::dump_on_signal(std::string path_prefix, int signo) {
   signo_ = signo;
   path_prefix_ = std::move(path_prefix);
   signal_thread_ = start_thread([this] {
+    // Started with the application's signals blocked (lantern/thread_signals.hpp), but
+    // this thread takes its own trigger: then `kill -USR2` dumps even when every thread
+    // of the application blocks it (a program that blocks all signals and sigwaits).
+    sigset_t trigger;
+    sigemptyset(&trigger);
+    sigaddset(&trigger, signo_);
+    pthread_sigmask(SIG_UNBLOCK, &trigger, nullptr);
     for (;;) {
       pollfd p{pipe_read_, POLLIN, 0};
       if (poll(&p, 1, -1) < 0 && errno != EINTR) break;

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <signal.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -228,5 +229,42 @@ TEST(FlightRecorder, KeepsTheLastWindowAndDumpsOnDemandAndOnSignal) {
   }
   EXPECT_TRUE(found);
   EXPECT_NE(flight->dump("/nonexistent-dir/y.trace"), "");
+  collector.stop();
+}
+
+// The application blocks SIGUSR2 in every thread it has (as a program that blocks all
+// signals and sigwaits does), and so does every Lantern thread but one: the flight
+// recorder's dump thread takes its own trigger, so `kill -USR2` still dumps.
+TEST(FlightRecorder, ItsOwnThreadTakesTheDumpSignalWhenEveryApplicationThreadBlocksIt) {
+  TempDir dir;
+  Recorder recorder(1, {.level = Level::states});
+  lantern::Scheduler pool({.workers = 1, .observer = &recorder});
+  lantern::testing::Watchdog dog("flight recorder, signal blocked everywhere", 30s,
+                                 [&] { return pool.describe_state(); });
+  auto flight = std::make_shared<FlightRecorder>(lantern::instrumentation::make_trace_header(pool, "flight"));
+  Collector collector(recorder);
+  collector.attach(flight);
+  collector.start();
+  pool.run([] { return fib(12); });
+  collector.drain_now();
+  sigset_t usr2, old;
+  sigemptyset(&usr2);
+  sigaddset(&usr2, SIGUSR2);
+  pthread_sigmask(SIG_BLOCK, &usr2, &old);
+  ASSERT_EQ(flight->dump_on_signal((dir.path / "blocked").string()), "");
+  const auto before = flight->dumps();
+  // Sent to the process, as `kill -USR2 PID` from a shell is, by a thread that blocks it.
+  std::thread sender([] { ::syscall(SYS_kill, getpid(), SIGUSR2); });
+  sender.join();
+  while (flight->dumps() == before) std::this_thread::yield();  // the watchdog bounds this
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  std::size_t files = 0;
+  for (const auto& entry : fs::directory_iterator(dir.path)) {
+    if (entry.path().filename().string().rfind("blocked-", 0) == 0) {
+      ++files;
+      EXPECT_TRUE(lantern::trace::read_trace(entry.path().string()).header_ok);
+    }
+  }
+  EXPECT_EQ(files, 1u);
   collector.stop();
 }

@@ -225,8 +225,9 @@ TEST(Live, OpenViewerLaunchesAViewerProcessOrSaysWhy) {
 }
 
 // A viewer launched from one of Lantern's threads (which block the application's signals,
-// lantern/thread_signals.hpp) starts with no signal blocked: Ctrl-C and kill still reach it.
-TEST(Live, AViewerLaunchedFromAWorkerBlocksNoSignal) {
+// lantern/thread_signals.hpp) starts with no signal blocked, and none ignored that the
+// application ignores: Ctrl-C and kill still reach it.
+TEST(Live, AViewerLaunchedFromAWorkerBlocksAndIgnoresNoSignal) {
   instrumentation::Recorder recorder(1);
   instrumentation::Collector collector(recorder);
   test::TraceBuilder b(1);
@@ -236,21 +237,31 @@ TEST(Live, AViewerLaunchedFromAWorkerBlocksNoSignal) {
   // A real program, not a script: a shell clears its signal mask as it starts.
   ::setenv("LANTERN_VIEW", LANTERN_MASK_PROBE, 1);
   ::setenv("LANTERN_MASK_PROBE_OUT", out.c_str(), 1);
+  struct sigaction ignore {}, previous {};
+  ignore.sa_handler = SIG_IGN;
+  sigaction(SIGPIPE, &ignore, &previous);  // as the Prometheus exporter's civetweb does
   Scheduler pool({.workers = 1});
   lantern::testing::Watchdog watchdog("a viewer launched from a worker", 20s, lantern::testing::dump(pool));
   std::string error;
   auto launched = pool.run([&] { return instrumentation::open_viewer(collector, b.header(), &error); });
   ::unsetenv("LANTERN_VIEW");
   ::unsetenv("LANTERN_MASK_PROBE_OUT");
+  sigaction(SIGPIPE, &previous, nullptr);
   ASSERT_TRUE(launched);
   EXPECT_TRUE(error.empty()) << error;
-  std::string line;
-  while (line.empty()) {  // the stand-in viewer writes its mask (renamed into place) and exits
+  std::string blocked, ignored;
+  while (blocked.empty()) {  // the stand-in viewer writes its masks (renamed into place) and exits
     std::ifstream in(out);
-    std::getline(in, line);
-    if (line.empty()) std::this_thread::yield();
+    std::getline(in, blocked);
+    std::getline(in, ignored);
+    if (blocked.empty()) std::this_thread::yield();
   }
-  EXPECT_EQ(line, "SigBlk:\t0000000000000000");
+  EXPECT_EQ(blocked, "SigBlk:\t0000000000000000");
+  // Signals 32 and 33 are glibc's own (thread cancellation, set*id): posix_spawn leaves
+  // them ignored in every child; a program never sees them.
+  ASSERT_EQ(ignored.rfind("SigIgn:", 0), 0u) << ignored;
+  const std::uint64_t internal = (std::uint64_t{1} << 31) | (std::uint64_t{1} << 32);
+  EXPECT_EQ(std::stoull(ignored.substr(7), nullptr, 16) & ~internal, 0u) << ignored;
   std::filesystem::remove_all(dir);
 }
 

@@ -1,5 +1,6 @@
-// mask_probe: a stand-in viewer for open_viewer's tests. It writes the "SigBlk:" line of
-// its own /proc/self/status (the signals it starts with blocked) to $LANTERN_MASK_PROBE_OUT.
+// mask_probe: a stand-in viewer for open_viewer's tests. It writes the "SigBlk:" and
+// "SigIgn:" lines of its own /proc/self/status (the signals it starts with blocked and
+// ignored) to $LANTERN_MASK_PROBE_OUT, one line each.
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -9,10 +10,12 @@ int main() {
   const char* out = std::getenv("LANTERN_MASK_PROBE_OUT");
   if (!out) return 2;
   std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line) && line.rfind("SigBlk:", 0) != 0) {
+  std::string line, blocked, ignored;
+  while (std::getline(status, line)) {
+    if (line.rfind("SigBlk:", 0) == 0) blocked = line;
+    if (line.rfind("SigIgn:", 0) == 0) ignored = line;
   }
   const std::string tmp = std::string(out) + ".tmp";
-  std::ofstream(tmp) << line << "\n";
+  std::ofstream(tmp) << blocked << "\n" << ignored << "\n";
   return std::rename(tmp.c_str(), out) == 0 ? 0 : 1;
 }

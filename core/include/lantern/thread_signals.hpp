@@ -3,7 +3,7 @@
 // A signal sent to a process (kill, Ctrl-C, `kill -USR2 PID`) is delivered to one of
 // its threads that does not block it, chosen by the kernel. Every thread Lantern starts
 // (workers, the IO completer, the collector, the flight recorder's dump thread, the
-// stream server, the Prometheus exposer's threads, the viewer's session) blocks the
+// stream server, the Prometheus exposer's threads) blocks the
 // asynchronous signals an application handles, so such a signal always reaches one of
 // the application's own threads: a handler never runs on a worker in the middle of a
 // task, and a thread that blocks a signal for a moment (as glibc and the sanitizers do
@@ -12,8 +12,17 @@
 // Blocked: every signal but the synchronous ones (SIGSEGV, SIGBUS, SIGFPE, SIGILL,
 // SIGTRAP, SIGSYS, SIGABRT, SIGPIPE, SIGXFSZ), the profiling timers (SIGPROF, SIGVTALRM:
 // a CPU profiler samples where the time goes, and the workers are where it goes),
-// SIGXCPU, and SIGKILL and SIGSTOP (which nothing blocks). A signal sent to one Lantern
-// thread (pthread_kill) stays pending on it.
+// SIGXCPU (a CPU-time limit: the process is out of time whichever thread is told),
+// SIGTTIN and SIGTTOU (terminal job control: a task that reads or writes the terminal
+// from the background stops the process as before), and SIGKILL and SIGSTOP (which
+// nothing blocks). The one exception: the flight recorder's dump thread takes its own
+// trigger (SIGUSR2 by default), so `kill -USR2` dumps even in an application that
+// blocks every signal in all its threads.
+//
+// A signal sent to one worker stays pending on it: pthread_kill, a per-thread timer
+// (SIGEV_THREAD_ID), F_SETOWN_EX, or alarm() meant to interrupt a blocking call in a task.
+// A task that needs one unblocks it itself (pthread_sigmask) or waits for it with
+// sigwait / signalfd. Profilers (SIGPROF, perf) need nothing.
 //
 // Tasks run with that mask too, and a process a task starts inherits it: start one with
 // posix_spawnattr_setsigmask (an empty set) and POSIX_SPAWN_SETSIGMASK, as open_viewer
