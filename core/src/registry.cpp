@@ -59,10 +59,13 @@ Registry::Registry(SchedulerOptions options)
   // another machine's hwloc description) are -1, and Worker::main never pins those.
   const bool pin = options_.pin_workers;
   try {
+    // Every worker starts with the application's signals blocked (thread_signals.hpp):
+    // one guard for them all, the caller's mask back when it ends (also on a throw).
+    const ApplicationSignalsBlocked blocked;
     for (std::uint32_t i = 0; i < worker_count_; ++i) {
       const int os_cpu = topology_.cpus()[i % topology_.cpu_count()].os_cpu;
       Worker* w = workers_[i].get();
-      w->thread = start_thread([w, pin, os_cpu] { w->main(pin, os_cpu); });
+      w->thread = std::thread([w, pin, os_cpu] { w->main(pin, os_cpu); });
     }
   } catch (...) {
     // A thread the system would not give (std::system_error, e.g. EAGAIN at a thread

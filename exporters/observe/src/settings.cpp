@@ -92,7 +92,7 @@ std::optional<FlightSpec> parse_flight(const std::string& text, std::string* why
   FlightSpec spec;
   const std::string usage = "give seconds (\"30s\" or \"30\"), a size (\"64MB\"), or both (\"30s,64MB\")";
   std::size_t at = 0;
-  bool any = false, seconds = false, size = false;
+  bool seconds = false, size = false;  // given yet; the loop reads at least one part
   while (at <= text.size()) {
     const std::size_t comma = text.find(',', at);
     const std::string part = text.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
@@ -105,33 +105,29 @@ std::optional<FlightSpec> parse_flight(const std::string& text, std::string* why
       return std::nullopt;
     }
     const bool is_seconds = unit.empty() || unit == "s";
-    if ((is_seconds && seconds) || (!is_seconds && (unit == "mb" || unit == "m" || unit == "mib") && size)) {
+    if (!is_seconds && unit != "mb" && unit != "m" && unit != "mib") {
+      *why = "unknown unit \"" + unit + "\" in \"" + part + "\"; " + usage;
+      return std::nullopt;
+    }
+    bool& given = is_seconds ? seconds : size;
+    if (given) {
       *why = "\"" + text + "\" gives the " + (is_seconds ? "seconds" : "size") + " twice; " + usage;
       return std::nullopt;
     }
+    given = true;
     if (is_seconds) {
-      seconds = true;
       if (*value > 86400) {
         *why = "keeps at most 86400 seconds (one day), not " + part;
         return std::nullopt;
       }
       spec.keep_seconds = *value;
-    } else if (unit == "mb" || unit == "m" || unit == "mib") {
-      size = true;
+    } else {
       if (*value > 65536) {
         *why = "keeps at most 65536 MB, not " + part;
         return std::nullopt;
       }
       spec.max_bytes = static_cast<std::size_t>(*value * 1048576.0);
-    } else {
-      *why = "unknown unit \"" + unit + "\" in \"" + part + "\"; " + usage;
-      return std::nullopt;
     }
-    any = true;
-  }
-  if (!any) {
-    *why = usage;
-    return std::nullopt;
   }
   return spec;
 }

@@ -128,7 +128,8 @@ Scan analyse_trace(const std::string& path, bool progress, analysis::Analysis& o
   return scan;
 }
 
-int answer_help(const ParsedArgs& parsed, const char* help) {
+std::optional<int> answer_help(const ParsedArgs& parsed, const char* help) {
+  if (!parsed.help && parsed.version.empty()) return std::nullopt;
   tools::put_stdout(parsed.help ? std::string(help) : parsed.version + "\n");
   return kExitOk;
 }

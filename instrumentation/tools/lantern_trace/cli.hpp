@@ -43,9 +43,9 @@ struct ParsedArgs {
 std::optional<ParsedArgs> parse_args(std::span<char* const> args, const std::vector<OptionSpec>& specs,
                                      std::string* error);
 
-// answer_help: for --help (`help`, the command's text) or --version, printed on stdout;
-// returns kExitOk.
-int answer_help(const ParsedArgs& parsed, const char* help);
+// answer_help: after --help (`help`, the command's text) or --version, what they print,
+// on stdout, and kExitOk to return; nullopt when neither was given.
+std::optional<int> answer_help(const ParsedArgs& parsed, const char* help);
 
 // usage_error prints "lantern-trace CMD: WHAT (see lantern-trace CMD --help)" and
 // returns kExitUsage.

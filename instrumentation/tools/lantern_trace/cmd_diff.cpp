@@ -49,7 +49,7 @@ int run_diff(std::span<char* const> args) {
   std::string error;
   auto parsed = parse_args(args, {{"--no-progress", "", false}, {"--json", "", false}, {"--notable", "", false}}, &error);
   if (!parsed) return usage_error("diff", error);
-  if (parsed->help || !parsed->version.empty()) return answer_help(*parsed, kHelp);
+  if (const auto exit = answer_help(*parsed, kHelp)) return *exit;
   if (parsed->positional.size() != 2) return usage_error("diff", "expected two trace files, A and B");
   for (const std::string& path : parsed->positional) {
     struct stat st {};

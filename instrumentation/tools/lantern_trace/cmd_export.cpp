@@ -49,7 +49,7 @@ int run_export(std::span<char* const> args) {
   auto parsed = parse_args(
       args, {{"--chrome", "", false}, {"--output", "-o", true}, {"--no-progress", "", false}}, &error);
   if (!parsed) return usage_error("export", error);
-  if (parsed->help || !parsed->version.empty()) return answer_help(*parsed, kHelp);
+  if (const auto exit = answer_help(*parsed, kHelp)) return *exit;
   if (!parsed->has("--chrome")) return usage_error("export", "choose the output format: --chrome");
   if (!parsed->has("--output")) return usage_error("export", "missing -o OUT.json");
   if (parsed->positional.size() != 1)

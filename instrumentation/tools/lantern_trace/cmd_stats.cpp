@@ -359,7 +359,7 @@ int run_stats(std::span<char* const> args) {
   std::string error;
   auto parsed = parse_args(args, {{"--no-progress", "", false}, {"--json", "", false}}, &error);
   if (!parsed) return usage_error("stats", error);
-  if (parsed->help || !parsed->version.empty()) return answer_help(*parsed, kHelp);
+  if (const auto exit = answer_help(*parsed, kHelp)) return *exit;
   if (parsed->positional.size() != 1)
     return usage_error("stats", parsed->positional.empty() ? "missing FILE" : "expected one FILE");
 

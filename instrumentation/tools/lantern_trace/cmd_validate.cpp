@@ -84,7 +84,7 @@ int run_validate(std::span<char* const> args) {
   std::string error;
   auto parsed = parse_args(args, {{"--no-progress", "", false}}, &error);
   if (!parsed) return usage_error("validate", error);
-  if (parsed->help || !parsed->version.empty()) return answer_help(*parsed, kHelp);
+  if (const auto exit = answer_help(*parsed, kHelp)) return *exit;
   if (parsed->positional.size() != 1)
     return usage_error("validate", parsed->positional.empty() ? "missing FILE" : "expected one FILE");
   const std::string& path = parsed->positional[0];

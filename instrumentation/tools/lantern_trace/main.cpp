@@ -2,7 +2,9 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <span>
 #include <string>
+#include <string_view>
 
 #include "cli.hpp"
 #include "commands.hpp"
@@ -36,6 +38,27 @@ constexpr const char* kHelp =
 
 }  // namespace
 
+namespace {
+
+// The commands, by name: `help CMD` and the dispatch below both look here.
+struct Command {
+  std::string_view name;
+  int (*run)(std::span<char* const>);
+};
+constexpr Command kCommands[] = {{"info", lantern::trace::cli::run_info},
+                                 {"stats", lantern::trace::cli::run_stats},
+                                 {"export", lantern::trace::cli::run_export},
+                                 {"validate", lantern::trace::cli::run_validate},
+                                 {"diff", lantern::trace::cli::run_diff}};
+const Command* find_command(std::string_view name) {
+  for (const Command& c : kCommands) {
+    if (c.name == name) return &c;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   using namespace lantern::trace::cli;
   // A report that cannot be written (a full disk, /dev/full) is an error, status 2 as the
@@ -52,12 +75,7 @@ int main(int argc, char** argv) {
       if (command == "help" && argc > 2) {  // "help CMD" = "CMD --help"
         char help_flag[] = "--help";
         char* args[] = {help_flag};
-        const std::string sub = argv[2];
-        if (sub == "info") return run_info(args);
-        if (sub == "stats") return run_stats(args);
-        if (sub == "export") return run_export(args);
-        if (sub == "validate") return run_validate(args);
-        if (sub == "diff") return run_diff(args);
+        if (const Command* sub = find_command(argv[2])) return sub->run(std::span<char* const>(args));
       }
       lantern::tools::put_stdout(kHelp);
       return kExitOk;
@@ -66,13 +84,10 @@ int main(int argc, char** argv) {
       lantern::tools::put_stdout(lantern::tools::version_text("lantern-trace") + "\n");
       return kExitOk;
     }
-    if (command == "info" || command == "stats" || command == "export" || command == "validate" || command == "diff")
+    if (const Command* c = find_command(command)) {
       lantern::tools::check_output_at_exit("lantern-trace " + command, kExitUsage);
-    if (command == "info") return run_info(rest);
-    if (command == "stats") return run_stats(rest);
-    if (command == "export") return run_export(rest);
-    if (command == "validate") return run_validate(rest);
-    if (command == "diff") return run_diff(rest);
+      return c->run(rest);
+    }
     std::fprintf(stderr, "lantern-trace: unknown command '%s' (commands: info, stats, export, validate, diff; see --help)\n",
                  command.c_str());
     return kExitUsage;

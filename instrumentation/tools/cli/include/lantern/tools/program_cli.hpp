@@ -106,6 +106,10 @@ inline OutputCheck& output_check() {
   static OutputCheck check;  // trivially destructible: still there when the exit handler runs
   return check;
 }
+// keep_first_errno: a write to stdout just failed; remember why, unless an earlier one did.
+inline void keep_first_errno() {
+  if (output_check().first_errno == 0) output_check().first_errno = errno;
+}
 }  // namespace detail
 
 // flush_stdout: std::fflush(stdout) (e.g. before a message on stderr, so a terminal shows
@@ -113,15 +117,14 @@ inline OutputCheck& output_check() {
 // write, and the check at exit could not say why any more.
 inline void flush_stdout() {
   errno = 0;
-  if (std::fflush(stdout) != 0 && detail::output_check().first_errno == 0) detail::output_check().first_errno = errno;
+  if (std::fflush(stdout) != 0) detail::keep_first_errno();
 }
 
 // put_stdout: std::fputs(text, stdout) that keeps the reason when a write fails (as
 // flush_stdout does): help texts longer than stdio's buffer are written out at once.
 inline void put_stdout(const std::string& text) {
   errno = 0;
-  if (std::fputs(text.c_str(), stdout) == EOF && detail::output_check().first_errno == 0)
-    detail::output_check().first_errno = errno;
+  if (std::fputs(text.c_str(), stdout) == EOF) detail::keep_first_errno();
 }
 
 // stdout_written: flush standard output; true when everything written to it so far has
