@@ -1,10 +1,15 @@
 // registry.cpp - building, feeding and draining the pool.
 #include "lantern/detail/registry.hpp"
+#include "lantern/detail/hot.hpp"
 #include "lantern/thread_signals.hpp"
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <new>
+#include <type_traits>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -39,20 +44,64 @@ Topology resolve_topology(const std::string& spec, std::vector<std::string>* war
 
 }  // namespace
 
-Registry::Registry(SchedulerOptions options)
+namespace {
+constexpr std::size_t round_up(std::size_t n, std::size_t to) noexcept { return (n + to - 1) / to * to; }
+constexpr std::size_t kPage = 4096;
+}  // namespace
+
+// The block, in the order a wake touches it: the registry (the outside shards, the job
+// count, the lane cursor, the sleep counters), the slots, the mirrors, the Workers; the
+// not-ready counts last (no wake reads them).
+Registry::Layout Registry::layout(std::uint32_t workers) noexcept {
+  static_assert(alignof(Registry) <= kPage && alignof(Worker) <= kPage);
+  Layout l{};
+  std::size_t at = sizeof(Registry);
+  l.slots = at = round_up(at, Sleep::kSlotAlign);
+  at += Sleep::slot_bytes(workers);
+  l.mirrors = at = round_up(at, alignof(LaneMirror));
+  at += sizeof(LaneMirror) * workers;
+  l.workers = at = round_up(at, alignof(Worker));
+  at += sizeof(Worker) * workers;
+  l.not_ready = at = round_up(at, alignof(NotReadyCount));
+  at += sizeof(NotReadyCount) * workers;
+  l.bytes = round_up(at, kPage);
+  return l;
+}
+
+void* Registry::operator new(std::size_t size, std::uint32_t workers) {
+  const Layout l = layout(workers);
+  if (size > l.slots) throw std::bad_alloc();  // never: the layout starts with the registry
+  void* block = std::aligned_alloc(kPage, l.bytes);
+  if (!block) throw std::bad_alloc();
+  return block;
+}
+void Registry::operator delete(void* block, std::uint32_t) noexcept { std::free(block); }
+void Registry::operator delete(void* block) noexcept { std::free(block); }
+
+std::unique_ptr<Registry> Registry::create(SchedulerOptions options) {
+  const std::uint32_t workers = resolve_worker_count(options.workers);
+  return std::unique_ptr<Registry>(new (workers) Registry(std::move(options), workers));
+}
+
+Registry::Registry(SchedulerOptions options, std::uint32_t workers)
     : options_(std::move(options)),
       topology_(resolve_topology(options_.topology, &topology_warnings_)),
-      worker_count_(resolve_worker_count(options_.workers)),
+      worker_count_(workers),
       help_min_wait_ticks_(ns_to_ticks(options_.help_min_wait_us * 1000.0)),
-      sleep_(worker_count_),
-      mirrors_(new LaneMirror[worker_count_]) {
+      sleep_(worker_count_, block_at(layout(workers).slots)),
+      mirrors_(reinterpret_cast<LaneMirror*>(block_at(layout(workers).mirrors))),
+      not_ready_(reinterpret_cast<NotReadyCount*>(block_at(layout(workers).not_ready))) {
   if (options_.max_wait_depth == 0) {
     throw std::invalid_argument("lantern: SchedulerOptions::max_wait_depth must be at least 1");
   }
-  workers_.reserve(worker_count_);
+  static_assert(std::is_trivially_destructible_v<LaneMirror> && std::is_trivially_destructible_v<NotReadyCount>);
+  std::uninitialized_default_construct_n(mirrors_, worker_count_);
+  std::uninitialized_default_construct_n(not_ready_, worker_count_);
+  workers_.first = reinterpret_cast<Worker*>(block_at(layout(workers).workers));
   for (std::uint32_t i = 0; i < worker_count_; ++i) {
-    workers_.push_back(std::make_unique<Worker>(*this, i, &mirrors_[i], options_.observer));
-    workers_.back()->set_steal_order(steal_order(topology_, i, worker_count_));
+    Worker* w = new (&workers_.first[i]) Worker(*this, i, &mirrors_[i], options_.observer);
+    ++workers_.built;
+    w->set_steal_order(steal_order(topology_, i, worker_count_));
   }
   if (options_.sleep_strategy == SleepStrategy::io_uring) setup_io_strategy();
   // Only this machine's CPUs carry an OS number (os_cpu >= 0); synthetic ones (a spec,
@@ -64,7 +113,7 @@ Registry::Registry(SchedulerOptions options)
     const ApplicationSignalsBlocked blocked;
     for (std::uint32_t i = 0; i < worker_count_; ++i) {
       const int os_cpu = topology_.cpus()[i % topology_.cpu_count()].os_cpu;
-      Worker* w = workers_[i].get();
+      Worker* w = &workers_[i];
       w->thread = std::thread([w, pin, os_cpu] { w->main(pin, os_cpu); });
     }
   } catch (...) {
@@ -77,9 +126,9 @@ Registry::Registry(SchedulerOptions options)
 }
 
 void Registry::stop_workers() {
-  for (auto& w : workers_) w->terminate.set();
-  for (auto& w : workers_) {
-    if (w->thread.joinable()) w->thread.join();
+  for (Worker& w : workers_) w.terminate.set();
+  for (Worker& w : workers_) {
+    if (w.thread.joinable()) w.thread.join();
   }
   shared_io_.stop();
 }
@@ -117,12 +166,12 @@ void Registry::setup_io_strategy() {
   }
   for (std::uint32_t i = 0; i < worker_count_; ++i) {
     sleep_.register_io(i, rings[i].get());
-    workers_[i]->set_io(std::move(rings[i]));
+    workers_[i].set_io(std::move(rings[i]));
   }
   sleep_.use_rings();
 }
 
-void Registry::inject(Job* job, int lane) {
+LANTERN_HOT void Registry::inject(Job* job, int lane) {
   const std::uint32_t target =
       lane >= 0 ? static_cast<std::uint32_t>(lane) % worker_count_
                 : next_lane_.fetch_add(1, std::memory_order_relaxed) % worker_count_;
@@ -131,13 +180,13 @@ void Registry::inject(Job* job, int lane) {
   // and the destructor run - while we still wake somebody. Counted in until then (the
   // destructor waits for the count; SLEEP.md, "Outside threads and the destructor").
   if (!me) sleep_.enter_outside();
-  const std::uint32_t before = workers_[target]->lane.push(job, ticks_now());
+  const std::uint32_t before = workers_[target].lane.push(job, ticks_now());
   if (me) LANTERN_HOOK(*me, PushPayload::into_lane(task_id(job), target));
   sleep_.new_injected_jobs(1, before == 0, me, target);
   if (!me) sleep_.leave_outside();
 }
 
-Registry::OutsideFrame Registry::outside_frame(std::uint32_t cls) {
+LANTERN_HOT Registry::OutsideFrame Registry::outside_frame(std::uint32_t cls) {
   // Each thread's first shard, dealt round robin when it first spawns from outside.
   static std::atomic<std::uint32_t> threads_seen{0};
   thread_local const std::uint32_t first = threads_seen.fetch_add(1, std::memory_order_relaxed);
@@ -160,7 +209,7 @@ std::size_t Registry::outside_chunk_count() const noexcept {
   return chunks;
 }
 
-void Registry::begin_job() {
+LANTERN_HOT void Registry::begin_job() {
   if (Worker* w = current_worker()) {
     // Workers may keep spawning while the pool drains.
     w->jobs_created.store(w->jobs_created.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
@@ -185,9 +234,9 @@ void Registry::cancel_job() noexcept {
 
 std::uint64_t Registry::live_jobs() const noexcept {
   std::uint64_t finished = 0;
-  for (const auto& w : workers_) finished += w->jobs_finished.load(std::memory_order_acquire);
+  for (const Worker& w : workers_) finished += w.jobs_finished.load(std::memory_order_acquire);
   std::uint64_t created = external_jobs_created_.load(std::memory_order_seq_cst);
-  for (const auto& w : workers_) created += w->jobs_created.load(std::memory_order_acquire);
+  for (const Worker& w : workers_) created += w.jobs_created.load(std::memory_order_acquire);
   return created >= finished ? created - finished : 0;
 }
 
@@ -223,8 +272,8 @@ void Registry::report_unhandled(std::exception_ptr error) noexcept {
 }
 
 bool Registry::has_injected_work() const noexcept {
-  for (const auto& w : workers_) {
-    if (w->lane.size() != 0) return true;
+  for (const Worker& w : workers_) {
+    if (w.lane.size() != 0) return true;
   }
   return false;
 }
@@ -238,7 +287,7 @@ void Registry::shutdown() {
   // Operations in flight may never finish by themselves (an accept, a read of an idle
   // socket): cancel them, so their callbacks run with -ECANCELED and the pool drains.
   if (sleep_.uses_rings()) {
-    for (auto& w : workers_) w->request_io_cancel();
+    for (Worker& w : workers_) w.request_io_cancel();
   } else {
     shared_io_.cancel_all();
   }

@@ -8,7 +8,7 @@
 
 namespace lantern {
 
-Scheduler::Scheduler(SchedulerOptions options) : registry_(std::make_unique<detail::Registry>(std::move(options))) {}
+Scheduler::Scheduler(SchedulerOptions options) : registry_(detail::Registry::create(std::move(options))) {}
 
 Scheduler::~Scheduler() {
   registry_->shutdown();

@@ -2,6 +2,7 @@
 // proof sketch are in SLEEP.md beside this file.
 #include "lantern/detail/sleep.hpp"
 
+#include "lantern/detail/hot.hpp"
 #include "lantern/detail/worker.hpp"
 
 #include <linux/futex.h>
@@ -10,16 +11,57 @@
 
 #include <algorithm>
 #include <chrono>
+#include <memory>
+#include <type_traits>
 
 namespace lantern::detail {
 
+namespace {
+
+// futex: the system call, made inline on x86-64 (the instruction, not libc's syscall()
+// through the PLT: one code page less on a wake's path, bench/RESULTS.md, "Session 18").
+// The result is not needed: every caller re-checks its word.
+[[gnu::always_inline]] inline void futex(std::atomic<std::uint32_t>& word, int op, std::uint32_t value) noexcept {
+  auto* addr = reinterpret_cast<std::uint32_t*>(&word);
+#if defined(__x86_64__) && !defined(__SANITIZE_THREAD__)
+  long ret = SYS_futex;
+  register long timeout asm("r10") = 0;
+  register long addr2 asm("r8") = 0;
+  register long value3 asm("r9") = 0;
+  asm volatile("syscall"
+               : "+a"(ret)
+               : "D"(addr), "S"(static_cast<long>(op)), "d"(static_cast<long>(value)), "r"(timeout), "r"(addr2),
+                 "r"(value3)
+               : "rcx", "r11", "memory");
+  (void)ret;
+#else
+  syscall(SYS_futex, addr, op, value, nullptr, nullptr, 0);
+#endif
+}
+
+}  // namespace
+
 // A slot's futex word, private to this process. The word is the truth; a futex call only
 // blocks or wakes, so a spurious or late wake costs a re-check, never correctness.
-void futex_wait(std::atomic<std::uint32_t>& word, std::uint32_t expected) noexcept {
-  syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), FUTEX_WAIT_PRIVATE, expected, nullptr, nullptr, 0);
+LANTERN_HOT void futex_wait(std::atomic<std::uint32_t>& word, std::uint32_t expected) noexcept {
+  futex(word, FUTEX_WAIT_PRIVATE, expected);
 }
-void futex_wake_one(std::atomic<std::uint32_t>& word) noexcept {
-  syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
+LANTERN_HOT void futex_wake_one(std::atomic<std::uint32_t>& word) noexcept { futex(word, FUTEX_WAKE_PRIVATE, 1); }
+
+void SlotLock::lock_contended() noexcept {
+  // The holder's section is short (a waker's claim, or a sleeper's last look for work):
+  // spin on loads for a while before asking the kernel.
+  for (int spin = 0; spin < 100; ++spin) {
+    LANTERN_PAUSE();
+    std::uint32_t free = 0;
+    if (word_.load(std::memory_order_relaxed) == 0 &&
+        word_.compare_exchange_strong(free, 1, std::memory_order_acquire, std::memory_order_relaxed)) {
+      return;
+    }
+  }
+  // Mark the lock contended (2) and sleep until it is free; whoever takes it this way
+  // leaves it marked, so its unlock wakes the next waiter (one spurious wake at most).
+  while (word_.exchange(2, std::memory_order_acquire) != 0) futex_wait(word_, 2);
 }
 
 void wake_latch_sleeper(Sleep* sleep, std::uint32_t worker) noexcept {
@@ -44,7 +86,15 @@ void Sleep::wait_outside_done() const noexcept {
   }
 }
 
-Sleep::Sleep(std::uint32_t workers) : workers_(workers), slots_(new WorkerSlot[workers]) {}
+Sleep::Sleep(std::uint32_t workers, void* slot_storage)
+    : workers_(workers), slots_(static_cast<WorkerSlot*>(slot_storage)) {
+  // The slots need no destructor (the storage's owner frees it): they own nothing.
+  static_assert(std::is_trivially_destructible_v<WorkerSlot>);
+  static_assert(alignof(WorkerSlot) == kSlotAlign);
+  std::uninitialized_default_construct_n(slots_, workers);
+}
+
+std::size_t Sleep::slot_bytes(std::uint32_t workers) noexcept { return sizeof(WorkerSlot) * workers; }
 
 IdleState Sleep::start_looking(std::uint32_t worker) noexcept {
   counters_.add_inactive();
@@ -55,18 +105,18 @@ IdleState Sleep::start_looking(std::uint32_t worker) noexcept {
   return idle;
 }
 
-void Sleep::new_jobs(std::uint32_t n, bool queue_was_empty, SleepSink* sink, std::uint32_t where) noexcept {
+LANTERN_HOT void Sleep::new_jobs(std::uint32_t n, bool queue_was_empty, SleepSink* sink, std::uint32_t where) noexcept {
   if (wake_for(n, queue_was_empty, sink, where, false) != 0 &&
       fan_out_credit_.load(std::memory_order_relaxed) != kFanOutCredit) {
     fan_out_credit_.store(kFanOutCredit, std::memory_order_relaxed);
   }
 }
 
-void Sleep::new_posted_jobs(std::uint32_t n, bool queue_was_empty, SleepSink* sink, std::uint32_t lane) noexcept {
+LANTERN_HOT void Sleep::new_posted_jobs(std::uint32_t n, bool queue_was_empty, SleepSink* sink, std::uint32_t lane) noexcept {
   wake_for(n, queue_was_empty, sink, lane, true);
 }
 
-std::uint32_t Sleep::wake_for(std::uint32_t n, bool queue_was_empty, SleepSink* sink, std::uint32_t where,
+LANTERN_HOT std::uint32_t Sleep::wake_for(std::uint32_t n, bool queue_was_empty, SleepSink* sink, std::uint32_t where,
                               bool posted) noexcept {
   // Tell sleepy workers there is news (odd JEC). Cheap when nobody got sleepy since the
   // last post: the JEC is already odd and this is one load of a read-mostly line.
@@ -109,9 +159,9 @@ bool Sleep::wake_slot(std::uint32_t worker, SleepSink* sink, std::uint64_t why, 
 // claim_slot: takes a blocked sleeper out of the sleeping count and clears its word;
 // false if it was not blocked. The sleeper may already run from here on (it re-checks
 // its word before every wait), but ring_slot is what wakes it from a wait.
-bool Sleep::claim_slot(std::uint32_t worker, SleepSink* sink, std::uint64_t why, std::uint32_t where) noexcept {
+LANTERN_HOT bool Sleep::claim_slot(std::uint32_t worker, SleepSink* sink, std::uint64_t why, std::uint32_t where) noexcept {
   WorkerSlot& slot = slots_[worker];
-  std::lock_guard<std::mutex> lock(slot.mutex);
+  std::lock_guard<SlotLock> lock(slot.mutex);
   if (slot.blocked.load(std::memory_order_relaxed) == 0) return false;
   slot.woken_by = sink ? sink->sink_index() : SleepSink::kOutside;
   slot.woken_why = why;
@@ -132,13 +182,13 @@ bool Sleep::claim_slot(std::uint32_t worker, SleepSink* sink, std::uint64_t why,
 // again. Wakes the sleeper's futex wait on the word: a plain one, or (io_uring strategy)
 // the one armed in its ring - never both (Sleep::sleep_io). A ring without futex waits
 // (before Linux 6.7) has the worker's eventfd as its doorbell instead (IO.md).
-void Sleep::ring_slot(std::uint32_t worker) noexcept {
+LANTERN_HOT void Sleep::ring_slot(std::uint32_t worker) noexcept {
   WorkerSlot& slot = slots_[worker];
   futex_wake_one(slot.blocked);
   if (IoContext* io = slot.io.load(std::memory_order_relaxed); io && !io->futex_doorbell()) io->wake();
 }
 
-std::uint32_t Sleep::wake_any(std::uint32_t n, SleepSink* sink, std::uint32_t where) noexcept {
+LANTERN_HOT std::uint32_t Sleep::wake_any(std::uint32_t n, SleepSink* sink, std::uint32_t where) noexcept {
   // Lowest index first. Starting at the worker whose queue got the work (its own lane)
   // was measured and rejected: the idle row (a task every 10 ms, round-robin lanes) then
   // wakes a different worker each tick and its idle CPU rose (bench/RESULTS.md).
@@ -164,7 +214,7 @@ std::uint32_t Sleep::wake_any(std::uint32_t n, SleepSink* sink, std::uint32_t wh
 
 // leave_sleep: the end of every sleep attempt, whatever the strategy: back to searching
 // (rounds: how many fruitless rounds count as done), the latch released, idle reported.
-void Sleep::leave_sleep(IdleState& idle, Latch& latch, SleepSink& sink, StateReason why, std::uint32_t rounds) {
+LANTERN_HOT void Sleep::leave_sleep(IdleState& idle, Latch& latch, SleepSink& sink, StateReason why, std::uint32_t rounds) {
   idle.rounds = rounds;
   idle.sleepy = false;
   idle.started_ticks = ticks_now();
@@ -182,7 +232,7 @@ void Sleep::leave_sleep(IdleState& idle, Latch& latch, SleepSink& sink, StateRea
 // for work (`has_work`), then set `blocked` and release the mutex. false: work turned up
 // and we are back to idle, the mutex still held (released by the caller's return, as
 // before the split). true: asleep and findable by wakers, the mutex released.
-bool Sleep::enter_sleep(IdleState& idle, Latch& latch, std::unique_lock<std::mutex>& lock, WorkerSlot& slot,
+bool Sleep::enter_sleep(IdleState& idle, Latch& latch, std::unique_lock<SlotLock>& lock, WorkerSlot& slot,
                         bool (*has_work)(void*), void* ctx, SleepSink& sink) {
   // Claim the latch for sleeping (UNSET -> SLEEPY -> SLEEPING, both here, under the
   // slot mutex): a set() before this fails the claim; one after it sees SLEEPING and
@@ -222,7 +272,7 @@ bool Sleep::enter_sleep(IdleState& idle, Latch& latch, std::unique_lock<std::mut
 // woken_by_waker: the end of a sleep that a waker ended by clearing the word. Its fields
 // were written before its release store of 0 (or under the mutex, if we saw the 0 there),
 // and no other waker writes them until we set `blocked` again.
-void Sleep::woken_by_waker(IdleState& idle, Latch& latch, SleepSink& sink, WorkerSlot& slot) {
+LANTERN_HOT void Sleep::woken_by_waker(IdleState& idle, Latch& latch, SleepSink& sink, WorkerSlot& slot) {
   const std::uint32_t woken_by = slot.woken_by;
   const std::uint64_t woken_why = slot.woken_why;
   const std::uint64_t woken_at = slot.woken_at_ticks;
@@ -234,12 +284,12 @@ void Sleep::woken_by_waker(IdleState& idle, Latch& latch, SleepSink& sink, Worke
   leave_sleep(idle, latch, sink, StateReason::woken, 0);
 }
 
-void Sleep::sleep(IdleState& idle, Latch& latch, bool (*has_injected)(void*), void* ctx, SleepSink& sink) {
+LANTERN_HOT void Sleep::sleep(IdleState& idle, Latch& latch, bool (*has_injected)(void*), void* ctx, SleepSink& sink) {
   WorkerSlot& slot = slots_[idle.worker];
   // Hold the slot's mutex from before we count ourselves as sleeping until `blocked` is
   // set: a waker that saw our count blocks on the mutex until then, so it always finds
   // blocked == 1 (no "counted but not findable" window).
-  std::unique_lock<std::mutex> lock(slot.mutex);
+  std::unique_lock<SlotLock> lock(slot.mutex);
   if (!enter_sleep(idle, latch, lock, slot, has_injected, ctx, sink)) return;
   // Block on the word, not on a condition variable: the waker clears it and wakes us
   // after releasing the mutex, so nothing stands between the futex wake and our search.

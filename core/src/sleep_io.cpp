@@ -17,7 +17,7 @@ void Sleep::sleep_io(IdleState& idle, Latch& latch, bool (*has_injected)(void*),
     void* ctx;
     IoContext* io;
   } look{has_injected, ctx, &io};
-  std::unique_lock<std::mutex> lock(slot.mutex);
+  std::unique_lock<SlotLock> lock(slot.mutex);
   if (!enter_sleep(idle, latch, lock, slot,
                    [](void* p) {
                      auto* l = static_cast<Look*>(p);

@@ -99,7 +99,7 @@ const char* wait_kind_name(WaitKind k) noexcept {
   return "?";
 }
 
-void Worker::wait_until_cold(Latch& latch, WaitKind kind) {
+LANTERN_HOT void Worker::wait_until_cold(Latch& latch, WaitKind kind) {
   // Counted for max_wait_depth (tasks are noexcept: nothing unwinds through here).
   ++wait_depth_;
   const WaitKind outer_kind = wait_kind_.load(std::memory_order_relaxed);
@@ -193,7 +193,7 @@ bool Worker::declined_still_there() const noexcept {
   return declined_from_ != kNoVictim && registry_->worker(declined_from_).deque.size() > 0;
 }
 
-Job* Worker::find_work(TaskSource* source, bool* more_left) {
+LANTERN_HOT Job* Worker::find_work(TaskSource* source, bool* more_left) {
   *more_left = false;
   found_at_ = index;
   if (io_) [[unlikely]] {
@@ -424,7 +424,7 @@ void Worker::poll_io() {
   }
 }
 
-Job* Worker::pop_lane(Lane& from, std::uint32_t lane_index) {
+LANTERN_HOT Job* Worker::pop_lane(Lane& from, std::uint32_t lane_index) {
   if (from.size() == 0) return nullptr;
   std::uint64_t waited = 0;
   Job* job = from.pop(ticks_now(), &waited);
@@ -485,7 +485,7 @@ Job* Worker::steal_from(const Victim& victim, std::uint64_t* lost_races, TaskSou
 // steal: one round over the victims, nearest first. A round that lost races is retried
 // (the work is there, someone was faster); a round that took nothing (every queue empty,
 // or a deque's only task left to its owner: steal_from) is a failed round, reported once.
-Job* Worker::steal(TaskSource* source, bool* more_left) {
+LANTERN_HOT Job* Worker::steal(TaskSource* source, bool* more_left) {
   // Every search that finds nothing ends here (find_work), so this is where its record of
   // a declined lone task starts, off the own-deque path.
   declined_from_ = kNoVictim;

@@ -25,6 +25,8 @@
 #include <new>
 #include <vector>
 
+#include "lantern/detail/hot.hpp"
+
 namespace lantern::detail {
 
 class FramePool {
@@ -78,7 +80,7 @@ class FramePool {
   struct Node {
     Node* next;
   };
-  [[gnu::noinline]] void* refill(std::uint32_t cls) {
+  [[gnu::noinline]] LANTERN_HOT void* refill(std::uint32_t cls) {
     // Frames other workers gave back first: the whole stack in one exchange.
     std::atomic<Node*>& head = remote_[cls].head;
     if (head.load(std::memory_order_relaxed)) {

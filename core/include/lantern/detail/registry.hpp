@@ -19,16 +19,23 @@
 
 namespace lantern::detail {
 
+// The Registry lives at the start of one page-aligned block that also holds the sleep
+// slots, the lane mirrors, the Workers and their not-ready counts (Layout). A wake after
+// an idle spell touches the registry, a slot, a mirror and a Worker: adjacent, on as few
+// pages as they fit in (one for a 1-worker pool), and every page it touches after
+// idleness is a TLB miss (bench/RESULTS.md, "Session 18"). Made only by create().
 class Registry {
  public:
-  explicit Registry(SchedulerOptions options);  // validates, starts the workers
-  ~Registry();                                   // shutdown(), then joins
+  // create validates the options and starts the workers.
+  static std::unique_ptr<Registry> create(SchedulerOptions options);
+  ~Registry();  // shutdown(), then joins
+  static void operator delete(void* block) noexcept;
   Registry(const Registry&) = delete;
   void setup_io_strategy();
   Registry& operator=(const Registry&) = delete;
 
   std::uint32_t worker_count() const noexcept { return worker_count_; }
-  Worker& worker(std::uint32_t i) noexcept { return *workers_[i]; }
+  Worker& worker(std::uint32_t i) noexcept { return workers_[i]; }
   const Topology& topology() const noexcept { return topology_; }
   // topology_warnings: what hwloc could not tell about this machine and was assumed instead.
   const std::vector<std::string>& topology_warnings() const noexcept { return topology_warnings_; }
@@ -174,6 +181,16 @@ class Registry {
   void wait_for_shutdown_calls() const noexcept;
 
  private:
+  Registry(SchedulerOptions options, std::uint32_t workers);
+  // The block: this object, then each array at its offset.
+  struct Layout {
+    std::size_t slots, mirrors, workers, not_ready, bytes;
+  };
+  static Layout layout(std::uint32_t workers) noexcept;
+  static void* operator new(std::size_t size, std::uint32_t workers);
+  static void operator delete(void* block, std::uint32_t workers) noexcept;  // the constructor threw
+  std::byte* block_at(std::size_t offset) noexcept { return reinterpret_cast<std::byte*>(this) + offset; }
+
   SchedulerOptions options_;
   std::vector<std::string> topology_warnings_;
   Topology topology_;
@@ -182,8 +199,23 @@ class Registry {
   Sleep sleep_;
   std::string strategy_note_;
   SharedIo shared_io_{*this, options_.io_queue_depth};
-  std::unique_ptr<LaneMirror[]> mirrors_;  // dense: several lanes per cache line, read racily by all
-  std::vector<std::unique_ptr<Worker>> workers_;
+  LaneMirror* const mirrors_;  // dense: several lanes per cache line, read racily by all
+  // The Workers, in the block: built one by one in the constructor, destroyed in reverse
+  // (after shutdown() has joined their threads, or when the constructor throws).
+  struct WorkerArray {
+    Worker* first = nullptr;
+    std::uint32_t built = 0;
+    WorkerArray() = default;
+    WorkerArray(const WorkerArray&) = delete;
+    WorkerArray& operator=(const WorkerArray&) = delete;
+    ~WorkerArray() {
+      while (built > 0) first[--built].~Worker();
+    }
+    Worker& operator[](std::uint32_t i) const noexcept { return first[i]; }
+    Worker* begin() const noexcept { return first; }
+    Worker* end() const noexcept { return first + built; }
+  };
+  WorkerArray workers_;
   alignas(64) std::atomic<std::uint64_t> external_jobs_created_{0};
   std::atomic<bool> stopping_{false};
   alignas(64) std::atomic<std::uint32_t> next_lane_{0};
@@ -199,7 +231,7 @@ class Registry {
     std::atomic<std::uint64_t> added{0};
     std::atomic<std::uint64_t> released{0};
   };
-  std::unique_ptr<NotReadyCount[]> not_ready_{new NotReadyCount[worker_count_]};
+  NotReadyCount* const not_ready_;  // in the block
   NotReadyCount external_not_ready_;
   // The outside shards (outside_frame). Their chunks go back to the system with the
   // registry, after shutdown() has drained every job and joined the workers.

@@ -20,6 +20,31 @@ namespace lantern::detail {
 void futex_wait(std::atomic<std::uint32_t>& word, std::uint32_t expected) noexcept;
 void futex_wake_one(std::atomic<std::uint32_t>& word) noexcept;
 
+// SlotLock: a sleep slot's mutex (SLEEP.md, step 2). A futex lock (0 free, 1 held, 2 held
+// with a thread waiting: Drepper, "Futexes Are Tricky", mutex 3) whose uncontended lock and
+// unlock are one compare-exchange and one exchange inline, in the caller's code. A waker
+// takes it on every wake: std::mutex made that two calls into libc through the PLT
+// (pthread_mutex_lock and _unlock, two more code pages and a GOT line that a wake after an
+// idle spell walks cold; bench/RESULTS.md, "Session 18"). Contention (a waker meeting a
+// sleeper inside its enter_sleep, or two wakers) spins briefly, then blocks in the kernel.
+// Meets BasicLockable (std::lock_guard, std::unique_lock).
+class SlotLock {
+ public:
+  void lock() noexcept {
+    std::uint32_t free = 0;
+    if (!word_.compare_exchange_strong(free, 1, std::memory_order_acquire, std::memory_order_relaxed)) [[unlikely]] {
+      lock_contended();
+    }
+  }
+  void unlock() noexcept {
+    if (word_.exchange(0, std::memory_order_release) == 2) [[unlikely]] futex_wake_one(word_);
+  }
+
+ private:
+  [[gnu::noinline]] void lock_contended() noexcept;
+  std::atomic<std::uint32_t> word_{0};
+};
+
 // IdleState is the searching worker's own record of one idle period.
 struct IdleState {
   std::uint32_t worker = 0;
@@ -91,7 +116,11 @@ class Sleep {
   static constexpr double kDeclineGapMaxNs = 16'000;
   static constexpr double kDeclineSpinLimitNs = 1'000'000;
 
-  explicit Sleep(std::uint32_t workers);
+  // slot_storage: room for slot_bytes(workers), 64-byte aligned, that outlives the Sleep
+  // (the Registry's block, registry.hpp: the slots beside the state a wake touches).
+  Sleep(std::uint32_t workers, void* slot_storage);
+  static constexpr std::size_t kSlotAlign = 64;
+  static std::size_t slot_bytes(std::uint32_t workers) noexcept;
   Sleep(const Sleep&) = delete;
   Sleep& operator=(const Sleep&) = delete;
 
@@ -225,7 +254,7 @@ class Sleep {
                 IoContext& io);
   void leave_sleep(IdleState& idle, Latch& latch, SleepSink& sink, StateReason why, std::uint32_t rounds);
   struct WorkerSlot;
-  bool enter_sleep(IdleState& idle, Latch& latch, std::unique_lock<std::mutex>& lock, WorkerSlot& slot,
+  bool enter_sleep(IdleState& idle, Latch& latch, std::unique_lock<SlotLock>& lock, WorkerSlot& slot,
                    bool (*has_work)(void*), void* ctx, SleepSink& sink);
   void woken_by_waker(IdleState& idle, Latch& latch, SleepSink& sink, WorkerSlot& slot);
   bool wake_slot(std::uint32_t worker, SleepSink* sink, std::uint64_t why, std::uint32_t where) noexcept;
@@ -235,7 +264,7 @@ class Sleep {
   struct alignas(64) WorkerSlot {
     // The sleeper holds `mutex` from before it counts itself as sleeping until it has
     // set `blocked`; a waker tests and clears `blocked` under it (SLEEP.md, step 6).
-    std::mutex mutex;
+    SlotLock mutex;
     // The futex word the sleeper blocks on: 1 while it is (about to be) blocked. Set by
     // the sleeper and cleared by a waker, both under `mutex`; the sleeper waits on it
     // without the mutex, so a woken thread never queues for the mutex its waker holds.
@@ -259,7 +288,7 @@ class Sleep {
   const std::uint64_t decline_gap_min_ticks_ = ns_to_ticks(kDeclineGapMinNs);
   const std::uint64_t decline_gap_max_ticks_ = ns_to_ticks(kDeclineGapMaxNs);
   const std::uint32_t workers_;
-  std::unique_ptr<WorkerSlot[]> slots_;
+  WorkerSlot* const slots_;  // in the storage given to the constructor
   bool rings_ = false;  // io_uring strategy (use_rings)
   alignas(64) std::atomic<std::uint32_t> outside_{0};  // outside threads inside (see enter_outside)
   // Written only when a wake happens anyway (a syscall's worth of time): its own line
