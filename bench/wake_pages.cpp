@@ -3,16 +3,13 @@
 // lackey and count the pages and lines each wake's path touches (bench/RESULTS.md,
 // "Session 18"). After an idle spell every page is a TLB miss; the count is the part of
 // a wake's cost that the code's layout decides.
-#include <sys/syscall.h>
 #include <tbb/global_control.h>
 #include <tbb/task_arena.h>
-#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
-#include <optional>
 #include <string>
 #include <thread>
 

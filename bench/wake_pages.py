@@ -127,7 +127,7 @@ def table(rows):
         measured = [figures(s) for s in samples[1:]]
         first = figures(samples[0])
         medians = [statistics.median(m[c] for m in measured) for c in COLUMNS]
-        out.append(f"| {name} | {len(measured)} | " + " | ".join(f"{v:g}" for v in medians) +
+        out.append(f"| {name} | {len(measured)} | " + " | ".join(f"{v:.0f}" if v == int(v) else f"{v:.1f}" for v in medians) +
                    f" | {first['code pages']} code, {first['data pages']} data |")
     return "\n".join(out)
 

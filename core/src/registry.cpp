@@ -68,36 +68,43 @@ Registry::Layout Registry::layout(std::uint32_t workers) noexcept {
   return l;
 }
 
-void* Registry::operator new(std::size_t size, std::uint32_t workers) {
-  const Layout l = layout(workers);
-  if (size > l.slots) throw std::bad_alloc();  // never: the layout starts with the registry
-  void* block = std::aligned_alloc(kPage, l.bytes);
-  if (!block) throw std::bad_alloc();
-  return block;
-}
-void Registry::operator delete(void* block, std::uint32_t) noexcept { std::free(block); }
 void Registry::operator delete(void* block) noexcept { std::free(block); }
 
 std::unique_ptr<Registry> Registry::create(SchedulerOptions options) {
+  // The options are checked in this order: the topology, the worker count, the rest
+  // (the constructor).
+  std::vector<std::string> warnings;
+  Topology topology = resolve_topology(options.topology, &warnings);
   const std::uint32_t workers = resolve_worker_count(options.workers);
-  return std::unique_ptr<Registry>(new (workers) Registry(std::move(options), workers));
+  const Layout l = layout(workers);
+  void* block = std::aligned_alloc(kPage, l.bytes);
+  if (!block) throw std::bad_alloc();
+  try {
+    return std::unique_ptr<Registry>(::new (block) Registry(std::move(options), std::move(topology), std::move(warnings),
+                                                            workers, static_cast<std::byte*>(block), l));
+  } catch (...) {
+    std::free(block);  // the constructor has undone what it built
+    throw;
+  }
 }
 
-Registry::Registry(SchedulerOptions options, std::uint32_t workers)
+Registry::Registry(SchedulerOptions options, Topology topology, std::vector<std::string> topology_warnings,
+                   std::uint32_t workers, std::byte* block, const Layout& l)
     : options_(std::move(options)),
-      topology_(resolve_topology(options_.topology, &topology_warnings_)),
+      topology_warnings_(std::move(topology_warnings)),
+      topology_(std::move(topology)),
       worker_count_(workers),
       help_min_wait_ticks_(ns_to_ticks(options_.help_min_wait_us * 1000.0)),
-      sleep_(worker_count_, block_at(layout(workers).slots)),
-      mirrors_(reinterpret_cast<LaneMirror*>(block_at(layout(workers).mirrors))),
-      not_ready_(reinterpret_cast<NotReadyCount*>(block_at(layout(workers).not_ready))) {
+      sleep_(worker_count_, block + l.slots),
+      mirrors_(reinterpret_cast<LaneMirror*>(block + l.mirrors)),
+      not_ready_(reinterpret_cast<NotReadyCount*>(block + l.not_ready)) {
   if (options_.max_wait_depth == 0) {
     throw std::invalid_argument("lantern: SchedulerOptions::max_wait_depth must be at least 1");
   }
   static_assert(std::is_trivially_destructible_v<LaneMirror> && std::is_trivially_destructible_v<NotReadyCount>);
   std::uninitialized_default_construct_n(mirrors_, worker_count_);
   std::uninitialized_default_construct_n(not_ready_, worker_count_);
-  workers_.first = reinterpret_cast<Worker*>(block_at(layout(workers).workers));
+  workers_.first = reinterpret_cast<Worker*>(block + l.workers);
   for (std::uint32_t i = 0; i < worker_count_; ++i) {
     Worker* w = new (&workers_.first[i]) Worker(*this, i, &mirrors_[i], options_.observer);
     ++workers_.built;

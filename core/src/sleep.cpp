@@ -51,7 +51,7 @@ LANTERN_HOT void futex_wake_one(std::atomic<std::uint32_t>& word) noexcept { fut
 void SlotLock::lock_contended() noexcept {
   // The holder's section is short (a waker's claim, or a sleeper's last look for work):
   // spin on loads for a while before asking the kernel.
-  for (int spin = 0; spin < 100; ++spin) {
+  for (int spin = 0; spin < 32; ++spin) {
     LANTERN_PAUSE();
     std::uint32_t free = 0;
     if (word_.load(std::memory_order_relaxed) == 0 &&

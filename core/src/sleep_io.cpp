@@ -3,11 +3,12 @@
 // word), and its own IO completions, all complete. The protocol is the condvar
 // strategy's (SLEEP.md), with one more way out: a worker woken by its own completion
 // withdraws itself under the slot mutex. Details and the argument: IO.md beside this file.
+#include "lantern/detail/hot.hpp"
 #include "lantern/detail/sleep.hpp"
 
 namespace lantern::detail {
 
-void Sleep::sleep_io(IdleState& idle, Latch& latch, bool (*has_injected)(void*), void* ctx, SleepSink& sink,
+LANTERN_HOT void Sleep::sleep_io(IdleState& idle, Latch& latch, bool (*has_injected)(void*), void* ctx, SleepSink& sink,
                      IoContext& io) {
   WorkerSlot& slot = slots_[idle.worker];
   // Everything up to `blocked = 1` is Sleep::sleep's (enter_sleep, under the slot mutex;

@@ -2,6 +2,8 @@
 // and when there is none, go through idle -> sleepy -> sleeping (SLEEP.md).
 #include "lantern/detail/worker.hpp"
 
+#include "lantern/detail/hot.hpp"
+
 #include <pthread.h>
 #include <sched.h>
 

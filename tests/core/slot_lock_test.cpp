@@ -31,6 +31,16 @@ char thread_state(pid_t tid) {
   return close == std::string::npos || close + 2 >= stat.size() ? '?' : stat[close + 2];
 }
 
+// in_futex_wait: thread `tid` sleeps in the futex system call (/proc's syscall file names
+// the call a blocked thread is in by its number).
+bool in_futex_wait(pid_t tid) {
+  if (thread_state(tid) != 'S') return false;
+  std::ifstream in("/proc/self/task/" + std::to_string(tid) + "/syscall");
+  long number = -1;
+  in >> number;
+  return in && number == SYS_futex;
+}
+
 }  // namespace
 
 TEST(SlotLock, ExcludesWithMoreThreadsThanCores) {
@@ -74,7 +84,7 @@ TEST(SlotLock, UnlockWakesAWaiterBlockedInTheKernel) {
     });
     while (waiter_tid.load() == 0) std::this_thread::yield();
     // Until the waiter has given up spinning and sleeps in its futex wait.
-    while (thread_state(waiter_tid.load()) != 'S') std::this_thread::yield();
+    while (!in_futex_wait(waiter_tid.load())) std::this_thread::yield();
     EXPECT_FALSE(acquired.load());
     lock.unlock();
     waiter.join();

@@ -21,15 +21,16 @@ namespace lantern::detail {
 
 // The Registry lives at the start of one page-aligned block that also holds the sleep
 // slots, the lane mirrors, the Workers and their not-ready counts (Layout). A wake after
-// an idle spell touches the registry, a slot, a mirror and a Worker: adjacent, on as few
-// pages as they fit in (one for a 1-worker pool), and every page it touches after
-// idleness is a TLB miss (bench/RESULTS.md, "Session 18"). Made only by create().
+// an idle spell touches the registry, a slot, a mirror and a Worker, and every page it
+// touches after idleness is a TLB miss (bench/RESULTS.md, "Session 18"): adjacent, they
+// sit on as few pages as they fit in (each worker adds about 1 KiB; a 1-worker pool's
+// block is one page in the release build). Made only by create().
 class Registry {
  public:
   // create validates the options and starts the workers.
   static std::unique_ptr<Registry> create(SchedulerOptions options);
   ~Registry();  // shutdown(), then joins
-  static void operator delete(void* block) noexcept;
+  static void operator delete(void* block) noexcept;  // frees the block (after ~Registry)
   Registry(const Registry&) = delete;
   void setup_io_strategy();
   Registry& operator=(const Registry&) = delete;
@@ -181,15 +182,13 @@ class Registry {
   void wait_for_shutdown_calls() const noexcept;
 
  private:
-  Registry(SchedulerOptions options, std::uint32_t workers);
-  // The block: this object, then each array at its offset.
+  // The block: this object at its start, then each array at its offset.
   struct Layout {
     std::size_t slots, mirrors, workers, not_ready, bytes;
   };
   static Layout layout(std::uint32_t workers) noexcept;
-  static void* operator new(std::size_t size, std::uint32_t workers);
-  static void operator delete(void* block, std::uint32_t workers) noexcept;  // the constructor threw
-  std::byte* block_at(std::size_t offset) noexcept { return reinterpret_cast<std::byte*>(this) + offset; }
+  Registry(SchedulerOptions options, Topology topology, std::vector<std::string> topology_warnings,
+           std::uint32_t workers, std::byte* block, const Layout& layout);
 
   SchedulerOptions options_;
   std::vector<std::string> topology_warnings_;
