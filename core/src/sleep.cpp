@@ -48,22 +48,6 @@ LANTERN_HOT void futex_wait(std::atomic<std::uint32_t>& word, std::uint32_t expe
 }
 LANTERN_HOT void futex_wake_one(std::atomic<std::uint32_t>& word) noexcept { futex(word, FUTEX_WAKE_PRIVATE, 1); }
 
-void SlotLock::lock_contended() noexcept {
-  // The holder's section is short (a waker's claim, or a sleeper's last look for work):
-  // spin on loads for a while before asking the kernel.
-  for (int spin = 0; spin < 32; ++spin) {
-    LANTERN_PAUSE();
-    std::uint32_t free = 0;
-    if (word_.load(std::memory_order_relaxed) == 0 &&
-        word_.compare_exchange_strong(free, 1, std::memory_order_acquire, std::memory_order_relaxed)) {
-      return;
-    }
-  }
-  // Mark the lock contended (2) and sleep until it is free; whoever takes it this way
-  // leaves it marked, so its unlock wakes the next waiter (one spurious wake at most).
-  while (word_.exchange(2, std::memory_order_acquire) != 0) futex_wait(word_, 2);
-}
-
 void wake_latch_sleeper(Sleep* sleep, std::uint32_t worker) noexcept {
   if (!sleep || worker == Latch::kNoWorker) return;
   // The wake comes from the calling worker, if it belongs to this pool.
@@ -161,7 +145,7 @@ bool Sleep::wake_slot(std::uint32_t worker, SleepSink* sink, std::uint64_t why, 
 // its word before every wait), but ring_slot is what wakes it from a wait.
 LANTERN_HOT bool Sleep::claim_slot(std::uint32_t worker, SleepSink* sink, std::uint64_t why, std::uint32_t where) noexcept {
   WorkerSlot& slot = slots_[worker];
-  std::lock_guard<SlotLock> lock(slot.mutex);
+  std::lock_guard<FutexLock> lock(slot.mutex);
   if (slot.blocked.load(std::memory_order_relaxed) == 0) return false;
   slot.woken_by = sink ? sink->sink_index() : SleepSink::kOutside;
   slot.woken_why = why;
@@ -232,7 +216,7 @@ LANTERN_HOT void Sleep::leave_sleep(IdleState& idle, Latch& latch, SleepSink& si
 // for work (`has_work`), then set `blocked` and release the mutex. false: work turned up
 // and we are back to idle, the mutex still held (released by the caller's return, as
 // before the split). true: asleep and findable by wakers, the mutex released.
-bool Sleep::enter_sleep(IdleState& idle, Latch& latch, std::unique_lock<SlotLock>& lock, WorkerSlot& slot,
+bool Sleep::enter_sleep(IdleState& idle, Latch& latch, std::unique_lock<FutexLock>& lock, WorkerSlot& slot,
                         bool (*has_work)(void*), void* ctx, SleepSink& sink) {
   // Claim the latch for sleeping (UNSET -> SLEEPY -> SLEEPING, both here, under the
   // slot mutex): a set() before this fails the claim; one after it sees SLEEPING and
@@ -289,7 +273,7 @@ LANTERN_HOT void Sleep::sleep(IdleState& idle, Latch& latch, bool (*has_injected
   // Hold the slot's mutex from before we count ourselves as sleeping until `blocked` is
   // set: a waker that saw our count blocks on the mutex until then, so it always finds
   // blocked == 1 (no "counted but not findable" window).
-  std::unique_lock<SlotLock> lock(slot.mutex);
+  std::unique_lock<FutexLock> lock(slot.mutex);
   if (!enter_sleep(idle, latch, lock, slot, has_injected, ctx, sink)) return;
   // Block on the word, not on a condition variable: the waker clears it and wakes us
   // after releasing the mutex, so nothing stands between the futex wake and our search.

@@ -18,7 +18,7 @@ LANTERN_HOT void Sleep::sleep_io(IdleState& idle, Latch& latch, bool (*has_injec
     void* ctx;
     IoContext* io;
   } look{has_injected, ctx, &io};
-  std::unique_lock<SlotLock> lock(slot.mutex);
+  std::unique_lock<FutexLock> lock(slot.mutex);
   if (!enter_sleep(idle, latch, lock, slot,
                    [](void* p) {
                      auto* l = static_cast<Look*>(p);

@@ -106,12 +106,13 @@ char thread_state(pid_t tid) {
 }
 }  // namespace
 
-// A lane's lock must not spin while its holder is off the CPU: a waiter spins a bounded
-// number of times, then blocks in the kernel until the unlock wakes it. (The spinlock it
-// replaced spun forever: this test then never sees the waiter asleep and the watchdog
-// fails it.)
-TEST(LaneLock, AWaiterBlocksInsteadOfSpinning) {
-  lantern::detail::LaneLock lock;
+// A lane's lock (and a sleep slot's: FutexLock, futex_lock.hpp) must not spin while its
+// holder is off the CPU: a waiter spins a bounded number of times, then blocks in the
+// kernel until the unlock wakes it. (The spinlock it replaced spun forever: this test
+// then never sees the waiter asleep and the watchdog fails it. An unlock that does not
+// wake the blocked waiter leaves the join waiting: the second watchdog fails it.)
+TEST(FutexLock, AWaiterBlocksInsteadOfSpinning) {
+  lantern::detail::FutexLock lock;
   lock.lock();
   std::atomic<pid_t> tid{0};
   std::atomic<bool> got{false};
@@ -130,15 +131,18 @@ TEST(LaneLock, AWaiterBlocksInsteadOfSpinning) {
   }
   EXPECT_TRUE(lock.contended());
   EXPECT_FALSE(got.load());
-  lock.unlock();  // wakes it
-  waiter.join();
+  {
+    lantern::testing::Watchdog dog("the unlock to wake the blocked waiter", std::chrono::seconds(20));
+    lock.unlock();  // wakes it
+    waiter.join();
+  }
   EXPECT_TRUE(got.load());
 }
 
 // Many threads (more than cores) taking the lock: mutual exclusion holds and nobody is
 // left blocked (every lock() returns).
-TEST(LaneLock, MutualExclusionUnderOversubscription) {
-  lantern::detail::LaneLock lock;
+TEST(FutexLock, MutualExclusionUnderOversubscription) {
+  lantern::detail::FutexLock lock;
   long counter = 0;
   const int threads = 8;
   const long per_thread = lantern::testing::sanitizer_slowdown() > 1 ? 20000 : 200000;

@@ -9,6 +9,7 @@
 
 #include "lantern/clock.hpp"
 #include "lantern/detail/counters.hpp"
+#include "lantern/detail/futex_lock.hpp"
 #include "lantern/detail/io_context.hpp"
 #include "lantern/detail/latch.hpp"
 #include "lantern/observer.hpp"
@@ -19,31 +20,6 @@ namespace lantern::detail {
 // wakes one thread (or io_uring futex wait) blocked on it. Private to the process.
 void futex_wait(std::atomic<std::uint32_t>& word, std::uint32_t expected) noexcept;
 void futex_wake_one(std::atomic<std::uint32_t>& word) noexcept;
-
-// SlotLock: a sleep slot's mutex (SLEEP.md, step 2). A futex lock (0 free, 1 held, 2 held
-// with a thread waiting: Drepper, "Futexes Are Tricky", mutex 3) whose uncontended lock and
-// unlock are one compare-exchange and one exchange inline, in the caller's code. A waker
-// takes it on every wake: std::mutex made that two calls into libc through the PLT
-// (pthread_mutex_lock and _unlock, two more code pages and a GOT line that a wake after an
-// idle spell walks cold; bench/RESULTS.md, "Session 18"). Contention (a waker meeting a
-// sleeper inside its enter_sleep, or two wakers) spins briefly, then blocks in the kernel.
-// Meets BasicLockable (std::lock_guard, std::unique_lock).
-class SlotLock {
- public:
-  void lock() noexcept {
-    std::uint32_t free = 0;
-    if (!word_.compare_exchange_strong(free, 1, std::memory_order_acquire, std::memory_order_relaxed)) [[unlikely]] {
-      lock_contended();
-    }
-  }
-  void unlock() noexcept {
-    if (word_.exchange(0, std::memory_order_release) == 2) [[unlikely]] futex_wake_one(word_);
-  }
-
- private:
-  [[gnu::noinline]] void lock_contended() noexcept;
-  std::atomic<std::uint32_t> word_{0};
-};
 
 // IdleState is the searching worker's own record of one idle period.
 struct IdleState {
@@ -254,7 +230,7 @@ class Sleep {
                 IoContext& io);
   void leave_sleep(IdleState& idle, Latch& latch, SleepSink& sink, StateReason why, std::uint32_t rounds);
   struct WorkerSlot;
-  bool enter_sleep(IdleState& idle, Latch& latch, std::unique_lock<SlotLock>& lock, WorkerSlot& slot,
+  bool enter_sleep(IdleState& idle, Latch& latch, std::unique_lock<FutexLock>& lock, WorkerSlot& slot,
                    bool (*has_work)(void*), void* ctx, SleepSink& sink);
   void woken_by_waker(IdleState& idle, Latch& latch, SleepSink& sink, WorkerSlot& slot);
   bool wake_slot(std::uint32_t worker, SleepSink* sink, std::uint64_t why, std::uint32_t where) noexcept;
@@ -264,7 +240,7 @@ class Sleep {
   struct alignas(64) WorkerSlot {
     // The sleeper holds `mutex` from before it counts itself as sleeping until it has
     // set `blocked`; a waker tests and clears `blocked` under it (SLEEP.md, step 6).
-    SlotLock mutex;
+    FutexLock mutex;
     // The futex word the sleeper blocks on: 1 while it is (about to be) blocked. Set by
     // the sleeper and cleared by a waker, both under `mutex`; the sleeper waits on it
     // without the mutex, so a woken thread never queues for the mutex its waker holds.
