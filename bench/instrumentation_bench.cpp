@@ -46,6 +46,7 @@
 #endif
 #else
 #include <fcntl.h>
+#include <sched.h>  // sched_getcpu
 #include <spawn.h>
 #include <sys/wait.h>
 
@@ -125,10 +126,14 @@ constexpr Workload kWorkloads[] = {
 };
 
 // run_once runs `w` once on `pool`, checks the answer and returns the seconds it took.
-double run_once(lantern::Scheduler& pool, const Workload& w, const std::string& side) {
+// cpu: if given, set to the CPU the run's first task began on.
+double run_once(lantern::Scheduler& pool, const Workload& w, const std::string& side, int* cpu = nullptr) {
   long long result = 0;
   const auto start = Clock::now();
-  result = pool.run([&w] { return w.body(); });
+  result = pool.run([&w, cpu] {
+    if (cpu) *cpu = sched_getcpu();
+    return w.body();
+  });
   const double seconds = bench::seconds_between(start, Clock::now());
   bench::check_equal(std::string(w.label) + ", " + side, result, w.expected);
   return seconds;
@@ -252,6 +257,7 @@ struct Config {
   int trace_fibs = 3;                 // D: fib(32) runs recorded into one trace file per repetition
   std::string count;                  // --count WORKLOAD:none|states (the instruction-count mode)
   int paired_rounds = 300;            // B2: rounds per workload and worker count
+  bool paired_unpinned = false;       // B2: leave the pools' workers unpinned (the confound)
 };
 
 constexpr const char* kUsage = R"(usage: lantern_instr_bench [options]
@@ -276,6 +282,10 @@ options:
                       (default: all)
   --paired-rounds N   rounds per workload and worker count in section paired, 6 to
                       100000 (default 300)
+  --paired-unpinned   section paired without pinning the pools' workers: on a host
+                      whose CPUs run at different speeds, a pool then runs at the
+                      speed of whichever CPU its workers settled on (bench/RESULTS.md,
+                      "Session 19")
   --quick             CI smoke test: 2 reps (unless --reps is given), 200,000 event
                       calls, 2 fibs per collector repetition, 1 per trace repetition,
                       6 paired rounds (unless --paired-rounds is given); every answer is
@@ -325,7 +335,13 @@ sections:
              states with its Collector running throughout; and a second pool with no
              observer, the control. The three pools are made anew every 50 rounds
              (one pool instance can run faster or slower than an identical one for as
-             long as it lives). Each round gives one ratio states / no observer;
+             long as it lives). Every pool's workers are pinned, worker i to the i-th
+             CPU (SchedulerOptions::pin_workers), so the pools of a round run on the
+             same CPUs: unpinned, a pool's worker stays on the CPU it settled on, and
+             where the host runs one vCPU slower than the other a whole pool instance
+             is that much slower (--paired-unpinned shows it; the note counts the
+             rounds whose two sides began on different CPUs). Each round gives one
+             ratio states / no observer;
              the figure is the upper end of the 95 % confidence interval of their
              median (distribution-free, by order statistics; --paired-rounds rounds,
              default 300), so PASS means an overhead above 3 % is ruled out, not only
@@ -380,6 +396,7 @@ std::optional<int> parse_command_line(int argc, char** argv, Config* config) {
   app.add_flag("--quick", config->quick);
   app.add_flag("--markdown", config->markdown);
   app.add_flag("--raw", config->raw);
+  app.add_flag("--paired-unpinned", config->paired_unpinned);
   if (const auto exit = program.parse(argc, argv)) return exit;
   if (config->quick) {
     if (reps->count() == 0) config->reps = 2;
@@ -960,12 +977,14 @@ void bench_paired(Context& ctx, unsigned workers) {
   const std::string suffix = ", " + std::to_string(workers) + " workers, paired";
   const int rounds = ctx.config.paired_rounds;
   const int blocks = std::max(1, rounds / kPairedBlockRounds);
+  const bool pin = !ctx.config.paired_unpinned;
   for (const Workload& w : kPairedWorkloads) {
     Context wctx = ctx;
     wctx.benchmark = w.name;
     wctx.workers = workers;
     std::vector<double> states, control_ratio;
     std::array<std::vector<double>, 3> times;
+    int apart = 0;  // rounds whose observed and unobserved runs began on different CPUs
     for (int b = 0; b < blocks; ++b) {
       // Fresh pools for every block, made in a rotating order: one pool instance can be
       // faster or slower than an identical one for as long as it lives (the control
@@ -974,13 +993,21 @@ void bench_paired(Context& ctx, unsigned workers) {
       std::array<std::unique_ptr<lantern::Scheduler>, 3> pools;
       for (int k = 0; k < 3; ++k) {
         const int v = (b + k) % 3;
-        lantern::SchedulerOptions options{.workers = workers};
+        lantern::SchedulerOptions options{.workers = workers, .pin_workers = pin};
         if (v == 1) options.observer = &recorder;
         pools[v] = std::make_unique<lantern::Scheduler>(options);
       }
       const int n = rounds / blocks + (b < rounds % blocks ? 1 : 0);
+      std::array<int, 3> cpu{};
+      int rep = 0;  // rotate calls each variant once per repetition, the warm-up first
       const auto samples = rotate(
-          wctx, 3, [&](std::size_t v) { return run_once(*pools[v], w, std::string(kSides[v]) + suffix); }, n, 2ms);
+          wctx, 3,
+          [&](std::size_t v) {
+            const double t = run_once(*pools[v], w, std::string(kSides[v]) + suffix, &cpu[v]);
+            if (++rep % 3 == 0 && rep > 3 && cpu[0] != cpu[1]) ++apart;
+            return t;
+          },
+          n, 2ms);
       for (std::size_t r = 0; r < samples[0].size(); ++r) {
         states.push_back(std::log(samples[1][r] / samples[0][r]));
         control_ratio.push_back(std::log(samples[2][r] / samples[0][r]));
@@ -990,7 +1017,9 @@ void bench_paired(Context& ctx, unsigned workers) {
     const auto s = bench::median_interval(states);
     const auto c = bench::median_interval(control_ratio);
     std::string note = std::to_string(states.size()) + " rounds in " + std::to_string(blocks) +
-                       (blocks == 1 ? " block" : " blocks") + " of fresh pools; states / no observer: median " + interval_text(s) +
+                       (blocks == 1 ? " block" : " blocks") + " of fresh pools" +
+                       (pin ? ", workers pinned" : ", workers not pinned") + " (sides began on different CPUs in " +
+                       std::to_string(apart) + " rounds); states / no observer: median " + interval_text(s) +
                        "; control (a second unobserved pool / the first): median " + interval_text(c) + "; medians " +
                        bench::format_number(bench::median(times[0]) * 1e3) + " ms (no observer), " +
                        bench::format_number(bench::median(times[1]) * 1e3) + " ms (states)";
