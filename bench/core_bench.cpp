@@ -40,6 +40,7 @@
 #include <tbb/partitioner.h>
 #include <tbb/task_arena.h>
 #include <tbb/task_group.h>
+#include <tbb/task_scheduler_observer.h>
 
 #include "harness.hpp"
 #include "lantern/lantern.hpp"
@@ -68,6 +69,7 @@ struct Config {
   int wake_samples = 2000;         // per side and worker count
   std::string wake_trace;          // --wake-trace FILE: per-sample list + ftrace markers
   std::chrono::milliseconds idle_duration = 2000ms;
+  bool pin = false;                // pin both sides' threads: slot i on the i-th CPU
 };
 
 constexpr const char* kUsage = R"(usage: lantern_bench [options]
@@ -100,6 +102,13 @@ options:
   --topology SPEC      Lantern's topology, e.g. "2 sockets x 8 cores x 2 threads"
                        (default: read this machine's)
   --sleep STRATEGY     Lantern's sleep strategy: condvar (default) or io_uring
+  --pin                pin both sides' threads, Lantern's worker i and the thread in
+                       TBB's arena slot i alike, to the i-th CPU of Lantern's topology
+                       (the main thread only while it works in TBB's arena), so that
+                       the two sides of a row run on the same CPUs. Every run prints
+                       how fast each CPU is at its start and end: where they differ,
+                       a 1-worker row unpinned compares two CPUs as much as two
+                       schedulers (bench/RESULTS.md, "Session 19")
   --wake-trace FILE    for the wake benchmark: write a marker into the kernel's trace
                        (/sys/kernel/tracing/trace_marker; needs root and tracefs) before
                        each sample, and one line per sample to FILE: side (L or T),
@@ -183,6 +192,7 @@ std::optional<int> parse_command_line(int argc, char** argv, Config* config) {
   app.add_option("--topology", config->topology)->check(lantern::tools::topology_check());
   lantern::tools::choice_option(app, "--sleep", &sleep, {"condvar", "io_uring"});
   app.add_option("--wake-trace", config->wake_trace);
+  app.add_flag("--pin", config->pin);
   if (const auto exit = program.parse(argc, argv)) return exit;
   config->sleep = *lantern::parse_strategy(sleep);
   if (config->quick) {
@@ -241,13 +251,58 @@ std::vector<pid_t> minus(const std::vector<pid_t>& a, const std::vector<pid_t>& 
 // The threads that are neither Lantern's nor TBB's: main, the watchdog (set in main).
 std::vector<pid_t> g_harness_threads;
 
+// ArenaPin (--pin): every thread that enters `arena` is pinned to the CPU of its slot,
+// slot i on cpus[i % size], as Lantern pins worker i (SchedulerOptions::pin_workers).
+// A thread that is not TBB's (the main thread in execute) gets its own mask back when
+// it leaves.
+class ArenaPin final : public tbb::task_scheduler_observer {
+ public:
+  ArenaPin(tbb::task_arena& arena, std::vector<int> cpus) : tbb::task_scheduler_observer(arena), cpus_(std::move(cpus)) {
+    if (!cpus_.empty()) observe(true);
+  }
+  ~ArenaPin() override { observe(false); }
+  void on_scheduler_entry(bool is_worker) override {
+    const int slot = tbb::this_task_arena::current_thread_index();
+    if (slot < 0) return;
+    if (!is_worker) {
+      saved_.emplace();
+      CPU_ZERO(&*saved_);
+      if (sched_getaffinity(0, sizeof *saved_, &*saved_) != 0) saved_.reset();
+    }
+    bench::pin_this_thread(cpus_[static_cast<std::size_t>(slot) % cpus_.size()]);
+  }
+  void on_scheduler_exit(bool is_worker) override {
+    if (!is_worker && saved_) {
+      sched_setaffinity(0, sizeof *saved_, &*saved_);
+      saved_.reset();
+    }
+  }
+
+ private:
+  const std::vector<int> cpus_;
+  std::optional<cpu_set_t> saved_;  // the main thread's mask (one main thread enters at a time)
+};
+
+// os_cpus: the kernel's CPU numbers in the order of Lantern's topology (worker i is
+// pinned to the i-th); empty for a synthetic topology, whose CPUs are not this machine's.
+std::vector<int> os_cpus(const lantern::Topology& topology) {
+  std::vector<int> cpus;
+  for (const auto& c : topology.cpus()) {
+    if (c.os_cpu < 0) return {};
+    cpus.push_back(c.os_cpu);
+  }
+  return cpus;
+}
+
 struct Pools {
-  Pools(unsigned workers, const std::string& topology, lantern::SleepStrategy sleep)
+  Pools(unsigned workers, const std::string& topology, lantern::SleepStrategy sleep, bool pin)
       : threads_before(thread_ids()),
-        lantern({.workers = workers, .topology = topology, .sleep_strategy = sleep}),
+        lantern({.workers = workers, .topology = topology, .pin_workers = pin, .sleep_strategy = sleep}),
         lantern_threads(minus(thread_ids(), threads_before)),
         tbb(static_cast<int>(workers)),
-        tbb_outside(static_cast<int>(workers), /*reserved_for_masters=*/0) {
+        tbb_outside(static_cast<int>(workers), /*reserved_for_masters=*/0),
+        tbb_pin(tbb, pin ? os_cpus(lantern.topology()) : std::vector<int>{}),
+        tbb_outside_pin(tbb_outside, pin ? os_cpus(lantern.topology()) : std::vector<int>{}) {
     tbb.initialize();
     tbb_outside.initialize();
   }
@@ -266,6 +321,9 @@ struct Pools {
   std::vector<pid_t> lantern_threads;
   tbb::task_arena tbb;
   tbb::task_arena tbb_outside;
+  // Declared after the arenas: they stop observing before the arenas go.
+  ArenaPin tbb_pin;
+  ArenaPin tbb_outside_pin;
 };
 
 // ================================================================ 3. the repetition loop
@@ -975,9 +1033,10 @@ int main(int argc, char** argv) {
   std::string worker_list;
   for (unsigned w : config.workers) worker_list += (worker_list.empty() ? "" : ",") + std::to_string(w);
   const std::string topology = config.topology.empty() ? "of this machine" : "\"" + config.topology + "\"";
-  std::printf("lantern_bench: %d measured reps per side (+1 warm-up, alternating), workers %s, topology %s, sleep %s%s\n",
+  std::printf("lantern_bench: %d measured reps per side (+1 warm-up, alternating), workers %s, topology %s, sleep %s%s%s\n",
               config.reps, worker_list.c_str(), topology.c_str(), lantern::strategy_name(config.sleep),
-              config.quick ? ", --quick" : "");
+              config.quick ? ", --quick" : "", config.pin ? ", --pin" : "");
+  std::printf("%s\n", bench::cpu_speed_line("at the start", bench::cpu_speeds()).c_str());
   std::fflush(stdout);
 
   const bench::Progress progress;
@@ -990,7 +1049,7 @@ int main(int argc, char** argv) {
       Context ctx{config, progress, watchdog, rows, b.name, workers, wake_trace.get()};
       progress.show(b.name, workers, "starting");
       watchdog.beat(b.name);
-      Pools pools(workers, config.topology, config.sleep);
+      Pools pools(workers, config.topology, config.sleep, config.pin);
       b.run(ctx, pools);
       progress.clear();
     }
@@ -1003,6 +1062,7 @@ int main(int argc, char** argv) {
     ++targets;
     if (!r.target.met(r.lantern, r.tbb)) ++misses;
   }
+  std::printf("\n%s\n", bench::cpu_speed_line("at the end", bench::cpu_speeds()).c_str());
   std::printf("\n%d of %d targets missed; every answer was checked and right.\n", misses, targets);
   if (wake_trace) {
     std::string error;

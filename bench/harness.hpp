@@ -4,6 +4,7 @@
 #pragma once
 
 #include <fcntl.h>
+#include <sched.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -212,6 +213,93 @@ inline void print_table(const std::vector<Row>& rows, bool markdown) {
                 r.note.c_str());
   }
   std::fflush(stdout);
+}
+
+// ------------------------------------------------------------------ CPU speed check
+
+// On a VM the host can run one vCPU slower than another for minutes at a time (seen on
+// this project's 2-vCPU host: the same serial loop 50 % slower on CPU 0 than on CPU 1).
+// A thread that settles on the slow CPU is that much slower for as long as it stays,
+// and a 1-worker row compares two threads that may sit on different CPUs, so such a
+// host can decide a row's ratio more than either scheduler does. cpu_speeds times the
+// same serial work on every CPU this process may run on, one after another, from a
+// thread pinned there; every bench prints it at its start and at its end.
+struct CpuSpeed {
+  int cpu;    // the kernel's CPU number
+  double ms;  // median time of the serial work there
+};
+
+// pin_this_thread: only `cpu` for the calling thread; false if the kernel refused.
+inline bool pin_this_thread(int cpu) {
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(cpu, &one);
+  return sched_setaffinity(0, sizeof one, &one) == 0;
+}
+
+// allowed_cpus: the CPUs this process may run on, ascending.
+inline std::vector<int> allowed_cpus() {
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  std::vector<int> cpus;
+  if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) return cpus;
+  for (int c = 0; c < CPU_SETSIZE; ++c) {
+    if (CPU_ISSET(c, &allowed)) cpus.push_back(c);
+  }
+  return cpus;
+}
+
+namespace detail {
+// speed_kernel: branchy serial recursion (about 1 ms here), opaque to the optimiser.
+[[gnu::noinline]] inline long long speed_kernel(int n) {
+  return n < 2 ? n : speed_kernel(n - 1) + speed_kernel(n - 2);
+}
+}  // namespace detail
+
+inline std::vector<CpuSpeed> cpu_speeds(int samples = 7) {
+  std::vector<CpuSpeed> speeds;
+  for (const int cpu : allowed_cpus()) {
+    double median_ms = 0;
+    std::thread probe([&] {
+      if (!pin_this_thread(cpu)) return;
+      static volatile int depth = 27;
+      std::vector<double> ms;
+      long long sum = 0;
+      for (int i = 0; i < samples + 1; ++i) {  // the first is a warm-up
+        const auto start = Clock::now();
+        sum += detail::speed_kernel(depth);
+        if (i > 0) ms.push_back(seconds_between(start, Clock::now()) * 1e3);
+      }
+      if (sum != 196418LL * (samples + 1)) return;  // fib(27), each time
+      std::sort(ms.begin(), ms.end());
+      median_ms = ms[ms.size() / 2];
+    });
+    probe.join();
+    if (median_ms > 0) speeds.push_back({cpu, median_ms});
+  }
+  return speeds;
+}
+
+// cpu_speed_line: "cpu speeds ...: CPU 0 1.10 ms, CPU 1 1.12 ms; slowest / fastest 1.02",
+// and a warning when the CPUs differ by more than 10 %.
+inline std::string cpu_speed_line(const char* when, const std::vector<CpuSpeed>& speeds) {
+  std::string line = std::string("cpu speeds ") + when + " (the same serial work pinned to each CPU, median of 7):";
+  double lo = 0, hi = 0;
+  char buf[64];
+  for (const CpuSpeed& s : speeds) {
+    std::snprintf(buf, sizeof buf, " CPU %d %.2f ms,", s.cpu, s.ms);
+    line += buf;
+    lo = lo == 0 ? s.ms : std::min(lo, s.ms);
+    hi = std::max(hi, s.ms);
+  }
+  if (speeds.empty()) return line + " not measured (no CPU could be pinned)";
+  line.pop_back();
+  std::snprintf(buf, sizeof buf, "; slowest / fastest %.2f", hi / lo);
+  line += buf;
+  if (hi / lo > 1.10) {
+    line += ". WARNING: the CPUs differ by more than 10 %: a row whose two sides ran on different CPUs is off by up to that much (pin them)";
+  }
+  return line;
 }
 
 // ------------------------------------------------------------------------- progress

@@ -1211,6 +1211,7 @@ int main(int argc, char** argv) {
   }
   std::printf("lantern_instr_bench: %d measured reps per variant (+1 warm-up, rotating order), %u workers%s%s\n",
               config.reps, config.workers, config.quick ? ", --quick" : "", paired.c_str());
+  std::printf("%s\n", bench::cpu_speed_line("at the start", bench::cpu_speeds()).c_str());
   std::fflush(stdout);
 
   const bench::Progress progress;
@@ -1262,6 +1263,7 @@ int main(int argc, char** argv) {
     ++targets;
     if (!r.target.met(r.lantern, r.tbb)) ++misses;
   }
+  std::printf("\n%s\n", bench::cpu_speed_line("at the end", bench::cpu_speeds()).c_str());
   std::printf("\n%d of %d targets missed; every answer was checked and right.\n", misses, targets);
   return 0;
 }
