@@ -105,7 +105,9 @@ options:
   --pin                pin both sides' threads, Lantern's worker i and the thread in
                        TBB's arena slot i alike, to the i-th CPU of Lantern's topology
                        (the main thread only while it works in TBB's arena), so that
-                       the two sides of a row run on the same CPUs. Every run prints
+                       the two sides of a row run on the same CPUs; for every
+                       benchmark but wake, idle and lane_flood, whose figure is the
+                       kernel's placement of a woken or preempted thread. Every run prints
                        how fast each CPU is at its start and end: where they differ,
                        a 1-worker row unpinned compares two CPUs as much as two
                        schedulers (bench/RESULTS.md, "Session 19")
@@ -252,35 +254,33 @@ std::vector<pid_t> minus(const std::vector<pid_t>& a, const std::vector<pid_t>& 
 std::vector<pid_t> g_harness_threads;
 
 // ArenaPin (--pin): every thread that enters `arena` is pinned to the CPU of its slot,
-// slot i on cpus[i % size], as Lantern pins worker i (SchedulerOptions::pin_workers).
-// A thread that is not TBB's (the main thread in execute) gets its own mask back when
-// it leaves.
+// slot i on cpus[i % size], as Lantern pins worker i (SchedulerOptions::pin_workers),
+// and gets the mask it had before back when it leaves: TBB's workers serve every arena
+// of the process, and a later unpinned benchmark must find them unpinned.
 class ArenaPin final : public tbb::task_scheduler_observer {
  public:
   ArenaPin(tbb::task_arena& arena, std::vector<int> cpus) : tbb::task_scheduler_observer(arena), cpus_(std::move(cpus)) {
     if (!cpus_.empty()) observe(true);
   }
   ~ArenaPin() override { observe(false); }
-  void on_scheduler_entry(bool is_worker) override {
+  void on_scheduler_entry(bool) override {
     const int slot = tbb::this_task_arena::current_thread_index();
     if (slot < 0) return;
-    if (!is_worker) {
-      saved_.emplace();
-      CPU_ZERO(&*saved_);
-      if (sched_getaffinity(0, sizeof *saved_, &*saved_) != 0) saved_.reset();
-    }
+    CPU_ZERO(&saved_);
+    saved_valid_ = sched_getaffinity(0, sizeof saved_, &saved_) == 0;
     bench::pin_this_thread(cpus_[static_cast<std::size_t>(slot) % cpus_.size()]);
   }
-  void on_scheduler_exit(bool is_worker) override {
-    if (!is_worker && saved_) {
-      sched_setaffinity(0, sizeof *saved_, &*saved_);
-      saved_.reset();
-    }
+  void on_scheduler_exit(bool) override {
+    if (saved_valid_) sched_setaffinity(0, sizeof saved_, &saved_);
+    saved_valid_ = false;
   }
 
  private:
   const std::vector<int> cpus_;
-  std::optional<cpu_set_t> saved_;  // the main thread's mask (one main thread enters at a time)
+  // Each thread's own mask from before it entered (thread_local: several threads are in
+  // the arena at once; a thread is in one arena at a time here).
+  static inline thread_local cpu_set_t saved_;
+  static inline thread_local bool saved_valid_ = false;
 };
 
 // os_cpus: the kernel's CPU numbers in the order of Lantern's topology (worker i is
@@ -987,9 +987,15 @@ void bench_idle(Context& ctx, Pools& pools) {
 
 // ================================================================ 5. the list, and main
 
+// pinnable: --pin applies. Not to the rows whose figure is the kernel's placement of a
+// woken or preempted thread (wake, idle, lane_flood): pinned, every wake of a 1-worker
+// pool crosses to the worker's CPU (a halted vCPU here), and two TBB threads pinned to
+// one CPU take turns by time slice (measured: TBB's 1-worker wake p99 3.8 ms, its idle
+// CPU 24 % of a core; bench/RESULTS.md, "Session 19").
 struct Benchmark {
   const char* name;
   void (*run)(Context&, Pools&);
+  bool pinnable = true;
 };
 
 constexpr Benchmark kBenchmarks[] = {
@@ -1001,9 +1007,9 @@ constexpr Benchmark kBenchmarks[] = {
     {"parallel_for", bench_parallel_for},
     {"spawn_chain", bench_spawn_chain},
     {"taskgroup_chain", bench_taskgroup_chain},
-    {"lane_flood", bench_lane_flood},
-    {"wake", bench_wake},
-    {"idle", bench_idle},
+    {"lane_flood", bench_lane_flood, false},
+    {"wake", bench_wake, false},
+    {"idle", bench_idle, false},
 };
 
 }  // namespace
@@ -1049,7 +1055,7 @@ int main(int argc, char** argv) {
       Context ctx{config, progress, watchdog, rows, b.name, workers, wake_trace.get()};
       progress.show(b.name, workers, "starting");
       watchdog.beat(b.name);
-      Pools pools(workers, config.topology, config.sleep, config.pin);
+      Pools pools(workers, config.topology, config.sleep, config.pin && b.pinnable);
       b.run(ctx, pools);
       progress.clear();
     }
