@@ -66,11 +66,15 @@ class Sleep {
   // victim once and yields the CPU, so 32 rounds is tens of microseconds: long enough
   // for fork-join bursts to refill queues, short enough that an idle pool costs ~0 CPU.
   static constexpr std::uint32_t kRoundsUntilSleepy = 32;
-  // ... or after this long, whichever comes first. On an idle machine 32 rounds take
-  // tens of microseconds; when every core is busy each yield can cost a whole time
-  // slice, and 32 of them kept a searching worker from sleeping - and from blocking in
-  // io_uring for its own completions - for tens of milliseconds.
-  static constexpr double kSpinLimitNs = 100'000;
+  // ... or after this long, whichever comes first. Each round's yield is a system call,
+  // whose cost depends on the host: 32 rounds took about 16 us on one of this project's
+  // VMs and 45-60 us on another (a system call ~1 us there), where a pool woken by a task
+  // every 10 ms spent 0.5-0.96 % of a core searching; with this bound, 0.20-0.27 %
+  // (bench/RESULTS.md, "Session 19"). When every core is busy each yield can cost a
+  // whole time slice, and 32 of them kept a searching worker from sleeping - and from
+  // blocking in io_uring for its own completions - for tens of milliseconds. At least two
+  // rounds are always made (no_work_found).
+  static constexpr double kSpinLimitNs = 10'000;
   // A worker that saw a deque's only task and left it to its owner (a thief takes such a
   // task on its second sighting, Worker::steal_from) has not run out of work: the pool is
   // producing it, one task at a time. These rules keep such a worker from slowing the
