@@ -84,7 +84,8 @@ from the main thread: Lantern's run() hands the job to a worker and blocks, TBB'
 execute() lets the main thread join the arena. Where the main thread only submits
 (spawn_chain, wake, idle), TBB gets an arena whose W slots all go to TBB workers.
 Exit status: 0 when every answer was right, even if targets were missed; 2 on a wrong
-answer or bad usage; 3 when a benchmark made no progress for 120 s (a hang).
+answer, bad usage or (--pin) a thread not where it was put; 3 when a benchmark made no
+progress for 120 s (a hang).
 
 options:
   -h, --help           this text
@@ -103,11 +104,13 @@ options:
                        (default: read this machine's)
   --sleep STRATEGY     Lantern's sleep strategy: condvar (default) or io_uring
   --pin                pin both sides' threads, Lantern's worker i and the thread in
-                       TBB's arena slot i alike, to the i-th CPU of Lantern's topology
-                       (the main thread only while it works in TBB's arena), so that
-                       the two sides of a row run on the same CPUs; for every
-                       benchmark but wake, idle and lane_flood, whose figure is the
-                       kernel's placement of a woken or preempted thread. Every run prints
+                       TBB's arena slot i alike, to the i-th CPU of Lantern's topology,
+                       and the main thread to the first, so that the two sides of a
+                       row run on the same CPUs; for every benchmark but wake, idle and
+                       lane_flood, whose figure is the kernel's placement of a woken
+                       or preempted thread (their threads are unpinned first). After
+                       each benchmark every thread's CPU mask is checked (exit status
+                       2 if one is wrong). A synthetic --topology pins nothing. Every run prints
                        how fast each CPU is at its start and end: where they differ,
                        a 1-worker row unpinned compares two CPUs as much as two
                        schedulers (bench/RESULTS.md, "Session 19")
@@ -253,10 +256,58 @@ std::vector<pid_t> minus(const std::vector<pid_t>& a, const std::vector<pid_t>& 
 // The threads that are neither Lantern's nor TBB's: main, the watchdog (set in main).
 std::vector<pid_t> g_harness_threads;
 
+// ------------------------------------------------------------- pinning (--pin)
+
+// The process's CPU mask before anything was pinned (set first thing in main).
+cpu_set_t g_process_mask;
+
+// The calling thread's pin as this bench last set it: a CPU, or -1 for the process mask.
+// Valid only while g_pin_generation is what it was then: reset_threads changes other
+// threads' masks from outside and bumps it. It spares TBB's threads a system call (~1 us
+// on this project's VMs) each time they enter a pinned arena on the CPU they are on.
+std::atomic<unsigned> g_pin_generation{1};
+thread_local int t_pinned_cpu = -1;
+thread_local unsigned t_pin_generation = 0;
+
+// pin_calling_thread: the calling thread onto `cpu` (-1: back to the process mask).
+void pin_calling_thread(int cpu) {
+  const unsigned generation = g_pin_generation.load(std::memory_order_acquire);
+  if (t_pin_generation == generation && t_pinned_cpu == cpu) return;
+  if (cpu >= 0) {
+    bench::pin_this_thread(cpu);
+  } else {
+    sched_setaffinity(0, sizeof g_process_mask, &g_process_mask);
+  }
+  t_pinned_cpu = cpu;
+  t_pin_generation = generation;
+}
+
+// reset_threads: threads `tids` back to the process mask, from outside. A TBB worker
+// pinned by an arena of a pinned benchmark may still be in it when that arena goes
+// (observe(false) runs no exit callback for it), and TBB's workers serve every arena
+// after: each unpinned benchmark resets them first.
+void reset_threads(const std::vector<pid_t>& tids) {
+  for (const pid_t tid : tids) sched_setaffinity(tid, sizeof g_process_mask, &g_process_mask);
+  g_pin_generation.fetch_add(1, std::memory_order_acq_rel);
+}
+
+// on_one_cpu: the thread's mask is exactly {cpu}; on_process_mask: it is the process's.
+bool on_one_cpu(pid_t tid, int cpu) {
+  cpu_set_t mask;
+  CPU_ZERO(&mask);
+  return sched_getaffinity(tid, sizeof mask, &mask) == 0 && CPU_COUNT(&mask) == 1 && CPU_ISSET(cpu, &mask);
+}
+bool on_process_mask(pid_t tid) {
+  cpu_set_t mask;
+  CPU_ZERO(&mask);
+  return sched_getaffinity(tid, sizeof mask, &mask) == 0 && CPU_EQUAL(&mask, &g_process_mask);
+}
+
 // ArenaPin (--pin): every thread that enters `arena` is pinned to the CPU of its slot,
-// slot i on cpus[i % size], as Lantern pins worker i (SchedulerOptions::pin_workers),
-// and gets the mask it had before back when it leaves: TBB's workers serve every arena
-// of the process, and a later unpinned benchmark must find them unpinned.
+// slot i on cpus[i % size], as Lantern pins worker i (SchedulerOptions::pin_workers, onto
+// topology CPU i % count). It stays pinned when it leaves (so a worker that comes back
+// pays nothing); reset_threads unpins TBB's threads before an unpinned benchmark, and
+// ~Pools the main thread.
 class ArenaPin final : public tbb::task_scheduler_observer {
  public:
   ArenaPin(tbb::task_arena& arena, std::vector<int> cpus) : tbb::task_scheduler_observer(arena), cpus_(std::move(cpus)) {
@@ -265,26 +316,16 @@ class ArenaPin final : public tbb::task_scheduler_observer {
   ~ArenaPin() override { observe(false); }
   void on_scheduler_entry(bool) override {
     const int slot = tbb::this_task_arena::current_thread_index();
-    if (slot < 0) return;
-    CPU_ZERO(&saved_);
-    saved_valid_ = sched_getaffinity(0, sizeof saved_, &saved_) == 0;
-    bench::pin_this_thread(cpus_[static_cast<std::size_t>(slot) % cpus_.size()]);
-  }
-  void on_scheduler_exit(bool) override {
-    if (saved_valid_) sched_setaffinity(0, sizeof saved_, &saved_);
-    saved_valid_ = false;
+    if (slot >= 0) pin_calling_thread(cpus_[static_cast<std::size_t>(slot) % cpus_.size()]);
   }
 
  private:
   const std::vector<int> cpus_;
-  // Each thread's own mask from before it entered (thread_local: several threads are in
-  // the arena at once; a thread is in one arena at a time here).
-  static inline thread_local cpu_set_t saved_;
-  static inline thread_local bool saved_valid_ = false;
 };
 
 // os_cpus: the kernel's CPU numbers in the order of Lantern's topology (worker i is
-// pinned to the i-th); empty for a synthetic topology, whose CPUs are not this machine's.
+// pinned to the (i % count)-th); empty for a synthetic topology (--topology), whose CPUs
+// are not this machine's and which Lantern never pins.
 std::vector<int> os_cpus(const lantern::Topology& topology) {
   std::vector<int> cpus;
   for (const auto& c : topology.cpus()) {
@@ -294,18 +335,30 @@ std::vector<int> os_cpus(const lantern::Topology& topology) {
   return cpus;
 }
 
+// Pools of a pinned benchmark (pin): Lantern's workers pinned by Lantern, TBB's threads
+// by ArenaPin, and the main thread on the first CPU (it runs TBB's side inside execute()
+// as slot 0, and submits Lantern's; ArenaPin moves it when it takes another slot) until
+// ~Pools. Unpinned: every thread but the harness's on the process mask.
 struct Pools {
   Pools(unsigned workers, const std::string& topology, lantern::SleepStrategy sleep, bool pin)
       : threads_before(thread_ids()),
         lantern({.workers = workers, .topology = topology, .pin_workers = pin, .sleep_strategy = sleep}),
         lantern_threads(minus(thread_ids(), threads_before)),
+        cpus(pin ? os_cpus(lantern.topology()) : std::vector<int>{}),
         tbb(static_cast<int>(workers)),
         tbb_outside(static_cast<int>(workers), /*reserved_for_masters=*/0),
-        tbb_pin(tbb, pin ? os_cpus(lantern.topology()) : std::vector<int>{}),
-        tbb_outside_pin(tbb_outside, pin ? os_cpus(lantern.topology()) : std::vector<int>{}) {
+        tbb_pin(tbb, cpus),
+        tbb_outside_pin(tbb_outside, cpus) {
     tbb.initialize();
     tbb_outside.initialize();
+    if (cpus.empty()) {
+      reset_threads(tbb_worker_threads());
+      pin_calling_thread(-1);
+    } else {
+      pin_calling_thread(cpus[0]);
+    }
   }
+  ~Pools() { pin_calling_thread(-1); }
   // The threads Lantern's constructor started (its workers), and TBB's: every other
   // thread that is not the harness's (TBB starts its workers lazily, so ask late).
   std::vector<pid_t> lantern_worker_threads() const { return lantern_threads; }
@@ -315,10 +368,52 @@ struct Pools {
     std::sort(skip.begin(), skip.end());
     return minus(thread_ids(), skip);
   }
+  // placement_problem: "" when the threads sit where this benchmark put them, else what
+  // is wrong. Pinned: the main thread on one of cpus; every thread of Lantern's and TBB's
+  // on one of cpus or (a TBB thread that never entered an arena of this benchmark) on the
+  // process mask, and at least as many pinned as Lantern has workers. Unpinned: every
+  // thread on the process mask.
+  std::string placement_problem() const {
+    std::string problem;
+    auto note = [&](const std::string& what) { problem += (problem.empty() ? "" : "; ") + what; };
+    const pid_t self = static_cast<pid_t>(gettid());
+    if (cpus.empty()) {
+      if (!on_process_mask(self)) note("the main thread is pinned");
+      for (const pid_t t : lantern_threads) {
+        if (!on_process_mask(t)) note("Lantern worker thread " + std::to_string(t) + " is pinned");
+      }
+      for (const pid_t t : tbb_worker_threads()) {
+        if (!on_process_mask(t)) note("TBB thread " + std::to_string(t) + " is pinned");
+      }
+      return problem;
+    }
+    // The main thread starts on cpus[0]; entering an arena's slot i (execute) moves it to cpus[i].
+    auto on_a_pinned_cpu = [&](pid_t t) { return std::any_of(cpus.begin(), cpus.end(), [&](int c) { return on_one_cpu(t, c); }); };
+    if (!on_a_pinned_cpu(self)) note("the main thread is not on one of the pinned CPUs");
+    // Lantern's workers pin themselves as they start; a TBB thread is pinned once it has
+    // entered an arena of this benchmark, and on the process mask before. (Which new
+    // thread is whose is not told apart: TBB may start a worker while Lantern's start.)
+    std::vector<pid_t> threads = lantern_threads;
+    for (const pid_t t : tbb_worker_threads()) threads.push_back(t);
+    std::size_t pinned = 0;
+    for (const pid_t t : threads) {
+      if (on_a_pinned_cpu(t)) {
+        ++pinned;
+      } else if (!on_process_mask(t)) {
+        note("thread " + std::to_string(t) + " is on neither one pinned CPU nor all");
+      }
+    }
+    if (pinned < lantern.worker_count()) {
+      note(std::to_string(pinned) + " threads pinned, fewer than Lantern's " + std::to_string(lantern.worker_count()) +
+           " workers");
+    }
+    return problem;
+  }
 
   std::vector<pid_t> threads_before;
   lantern::Scheduler lantern;
   std::vector<pid_t> lantern_threads;
+  const std::vector<int> cpus;  // pinned: the i-th CPU of Lantern's topology; else empty
   tbb::task_arena tbb;
   tbb::task_arena tbb_outside;
   // Declared after the arenas: they stop observing before the arenas go.
@@ -1017,6 +1112,8 @@ constexpr Benchmark kBenchmarks[] = {
 int main(int argc, char** argv) {
   Config config;
   if (const auto exit = parse_command_line(argc, argv, &config)) return *exit;
+  CPU_ZERO(&g_process_mask);
+  sched_getaffinity(0, sizeof g_process_mask, &g_process_mask);
 
   std::unique_ptr<WakeTrace> wake_trace;
   if (!config.wake_trace.empty()) {
@@ -1042,13 +1139,15 @@ int main(int argc, char** argv) {
   std::printf("lantern_bench: %d measured reps per side (+1 warm-up, alternating), workers %s, topology %s, sleep %s%s%s\n",
               config.reps, worker_list.c_str(), topology.c_str(), lantern::strategy_name(config.sleep),
               config.quick ? ", --quick" : "", config.pin ? ", --pin" : "");
-  std::printf("%s\n", bench::cpu_speed_line("at the start", bench::cpu_speeds()).c_str());
+  bench::print_cpu_speeds("at the start");
   std::fflush(stdout);
 
   const bench::Progress progress;
   bench::Watchdog watchdog(120s);
   g_harness_threads = thread_ids();  // main and the watchdog: in neither pool's figure
   std::vector<Row> rows;
+  int placement_checks = 0;        // --pin: benchmark runs whose threads were checked
+  std::string placement_problems;  // ... and what was wrong, a line each
   for (const Benchmark& b : kBenchmarks) {
     if (std::find(config.only.begin(), config.only.end(), b.name) == config.only.end()) continue;
     for (unsigned workers : config.workers) {
@@ -1058,6 +1157,13 @@ int main(int argc, char** argv) {
       Pools pools(workers, config.topology, config.sleep, config.pin && b.pinnable);
       b.run(ctx, pools);
       progress.clear();
+      if (config.pin) {
+        ++placement_checks;
+        if (const std::string problem = pools.placement_problem(); !problem.empty()) {
+          placement_problems += std::string(placement_problems.empty() ? "" : "\n") + "  " + b.name + ", " +
+                                std::to_string(workers) + " workers: " + problem;
+        }
+      }
     }
   }
   std::printf("\n");
@@ -1068,7 +1174,17 @@ int main(int argc, char** argv) {
     ++targets;
     if (!r.target.met(r.lantern, r.tbb)) ++misses;
   }
-  std::printf("\n%s\n", bench::cpu_speed_line("at the end", bench::cpu_speeds()).c_str());
+  std::printf("\n");
+  bench::print_cpu_speeds("at the end");
+  if (config.pin) {
+    if (!placement_problems.empty()) {
+      std::fprintf(stderr, "lantern_bench: --pin: threads not where they were put:\n%s\n", placement_problems.c_str());
+      return 2;
+    }
+    std::printf("\nplacement check (--pin): in all %d benchmark runs every thread was where it was put (pinned "
+                "runs: each on its CPU; wake, idle, lane_flood: none pinned)\n",
+                placement_checks);
+  }
   std::printf("\n%d of %d targets missed; every answer was checked and right.\n", misses, targets);
   if (wake_trace) {
     std::string error;

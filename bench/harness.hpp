@@ -281,9 +281,11 @@ inline std::vector<CpuSpeed> cpu_speeds(int samples = 7) {
 }
 
 // cpu_speed_line: "cpu speeds ...: CPU 0 1.10 ms, CPU 1 1.12 ms; slowest / fastest 1.02",
-// and a warning when the CPUs differ by more than 10 %.
-inline std::string cpu_speed_line(const char* when, const std::vector<CpuSpeed>& speeds) {
-  std::string line = std::string("cpu speeds ") + when + " (the same serial work pinned to each CPU, median of 7):";
+// and a warning when the CPUs differ by more than 10 %. print_cpu_speeds measures and
+// prints it (every bench, at its start and its end).
+inline std::string cpu_speed_line(const char* when, const std::vector<CpuSpeed>& speeds, int samples) {
+  std::string line = std::string("cpu speeds ") + when + " (the same serial work pinned to each CPU, median of " +
+                     std::to_string(samples) + "):";
   double lo = 0, hi = 0;
   char buf[64];
   for (const CpuSpeed& s : speeds) {
@@ -292,7 +294,7 @@ inline std::string cpu_speed_line(const char* when, const std::vector<CpuSpeed>&
     lo = lo == 0 ? s.ms : std::min(lo, s.ms);
     hi = std::max(hi, s.ms);
   }
-  if (speeds.empty()) return line + " not measured (no CPU could be pinned)";
+  if (speeds.empty()) return line + " not measured (no CPU could be pinned, or the work's answer was wrong)";
   line.pop_back();
   std::snprintf(buf, sizeof buf, "; slowest / fastest %.2f", hi / lo);
   line += buf;
@@ -300,6 +302,11 @@ inline std::string cpu_speed_line(const char* when, const std::vector<CpuSpeed>&
     line += ". WARNING: the CPUs differ by more than 10 %: a row whose two sides ran on different CPUs is off by up to that much (pin them)";
   }
   return line;
+}
+
+inline void print_cpu_speeds(const char* when, int samples = 7) {
+  std::printf("%s\n", cpu_speed_line(when, cpu_speeds(samples), samples).c_str());
+  std::fflush(stdout);
 }
 
 // ------------------------------------------------------------------------- progress

@@ -339,8 +339,10 @@ sections:
              CPU (SchedulerOptions::pin_workers), so the pools of a round run on the
              same CPUs: unpinned, a pool's worker stays on the CPU it settled on, and
              where the host runs one vCPU slower than the other a whole pool instance
-             is that much slower (--paired-unpinned shows it; the note counts the
-             rounds whose two sides began on different CPUs). Each round gives one
+             is that much slower (--paired-unpinned shows it). The note counts the
+             rounds whose observed and unobserved runs began on different CPUs: 0 on
+             1 worker when pinned; on more, the first task starts on whichever worker
+             takes it, so there it says nothing. Each round gives one
              ratio states / no observer;
              the figure is the upper end of the 95 % confidence interval of their
              median (distribution-free, by order statistics; --paired-rounds rounds,
@@ -998,16 +1000,18 @@ void bench_paired(Context& ctx, unsigned workers) {
         pools[v] = std::make_unique<lantern::Scheduler>(options);
       }
       const int n = rounds / blocks + (b < rounds % blocks ? 1 : 0);
-      std::array<int, 3> cpu{};
-      int rep = 0;  // rotate calls each variant once per repetition, the warm-up first
+      // cpus[v][r]: the CPU variant v's run of repetition r began on (r = 0: the warm-up).
+      std::array<std::vector<int>, 3> cpus;
       const auto samples = rotate(
           wctx, 3,
           [&](std::size_t v) {
-            const double t = run_once(*pools[v], w, std::string(kSides[v]) + suffix, &cpu[v]);
-            if (++rep % 3 == 0 && rep > 3 && cpu[0] != cpu[1]) ++apart;
+            int cpu = -1;
+            const double t = run_once(*pools[v], w, std::string(kSides[v]) + suffix, &cpu);
+            cpus[v].push_back(cpu);
             return t;
           },
           n, 2ms);
+      for (std::size_t r = 1; r < cpus[0].size() && r < cpus[1].size(); ++r) apart += cpus[0][r] != cpus[1][r];
       for (std::size_t r = 0; r < samples[0].size(); ++r) {
         states.push_back(std::log(samples[1][r] / samples[0][r]));
         control_ratio.push_back(std::log(samples[2][r] / samples[0][r]));
@@ -1211,7 +1215,7 @@ int main(int argc, char** argv) {
   }
   std::printf("lantern_instr_bench: %d measured reps per variant (+1 warm-up, rotating order), %u workers%s%s\n",
               config.reps, config.workers, config.quick ? ", --quick" : "", paired.c_str());
-  std::printf("%s\n", bench::cpu_speed_line("at the start", bench::cpu_speeds()).c_str());
+  bench::print_cpu_speeds("at the start");
   std::fflush(stdout);
 
   const bench::Progress progress;
@@ -1263,7 +1267,8 @@ int main(int argc, char** argv) {
     ++targets;
     if (!r.target.met(r.lantern, r.tbb)) ++misses;
   }
-  std::printf("\n%s\n", bench::cpu_speed_line("at the end", bench::cpu_speeds()).c_str());
+  std::printf("\n");
+  bench::print_cpu_speeds("at the end");
   std::printf("\n%d of %d targets missed; every answer was checked and right.\n", misses, targets);
   return 0;
 }

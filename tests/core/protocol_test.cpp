@@ -712,7 +712,7 @@ TEST_P(Strategy, APostWhoseTaskFannedOutWakesOneWorkerMoreForTheNextPosts) {
   EXPECT_EQ(post([] {}), std::make_pair(1, 0)) << "the credit is spent";
   // A fan-out refills the credit: the next post wakes both workers again. (Not asserted:
   // whether that post's own spawn still finds the second worker awake. It does when the
-  // first starts the task within the second's 100 us of searching; under a sanitizer, or
+  // first starts the task within the second's 10 us (at most 32 rounds) of searching; under a sanitizer, or
   // when the host is slow to run the first one's vCPU, the second may already have gone
   // back to sleep, and the spawn wakes it again: CI saw (2, 1) once under ASan.)
   EXPECT_EQ(post(fan_out), std::make_pair(1, 1)) << "a fan-out refills the credit";

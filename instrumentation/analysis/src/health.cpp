@@ -36,8 +36,8 @@ const char* problem_kind_advice(ProblemKind kind) noexcept {
     case ProblemKind::queued_while_asleep:
       return "Work sat in a lane while every worker slept: a wake-up was late or lost.";
     case ProblemKind::spinning:
-      return "A worker searched long without finding work or sleeping. Lantern's workers get sleepy after 100 us "
-             "of searching, so either it was woken again and again for work others took (too many workers for the "
+      return "A worker searched long without finding work or sleeping. Lantern's workers get sleepy after 10 us "
+             "(or 32 rounds) of searching, so either it was woken again and again for work others took (too many workers for the "
              "work?), or it was not given a CPU (more runnable threads than cores).";
     case ProblemKind::events_dropped:
       return "The recorder's ring (or the live stream) was full: the trace has a gap here. Counters stay exact.";
