@@ -258,9 +258,6 @@ std::vector<pid_t> g_harness_threads;
 
 // ------------------------------------------------------------- pinning (--pin)
 
-// The process's CPU mask before anything was pinned (set first thing in main).
-cpu_set_t g_process_mask;
-
 // The calling thread's pin as this bench last set it: a CPU, or -1 for the process mask.
 // Valid only while g_pin_generation is what it was then: reset_threads changes other
 // threads' masks from outside and bumps it. It spares TBB's threads a system call (~1 us
@@ -276,7 +273,7 @@ void pin_calling_thread(int cpu) {
   if (cpu >= 0) {
     bench::pin_this_thread(cpu);
   } else {
-    sched_setaffinity(0, sizeof g_process_mask, &g_process_mask);
+    sched_setaffinity(0, sizeof(cpu_set_t), &bench::process_cpu_mask());
   }
   t_pinned_cpu = cpu;
   t_pin_generation = generation;
@@ -287,7 +284,7 @@ void pin_calling_thread(int cpu) {
 // (observe(false) runs no exit callback for it), and TBB's workers serve every arena
 // after: each unpinned benchmark resets them first.
 void reset_threads(const std::vector<pid_t>& tids) {
-  for (const pid_t tid : tids) sched_setaffinity(tid, sizeof g_process_mask, &g_process_mask);
+  for (const pid_t tid : tids) sched_setaffinity(tid, sizeof(cpu_set_t), &bench::process_cpu_mask());
   g_pin_generation.fetch_add(1, std::memory_order_acq_rel);
 }
 
@@ -297,15 +294,26 @@ bool on_one_cpu(pid_t tid, int cpu) {
   CPU_ZERO(&mask);
   return sched_getaffinity(tid, sizeof mask, &mask) == 0 && CPU_COUNT(&mask) == 1 && CPU_ISSET(cpu, &mask);
 }
+// mask_text: "CPUs 0,1" for thread tid's mask, or why it could not be read.
+std::string mask_text(pid_t tid) {
+  cpu_set_t mask;
+  CPU_ZERO(&mask);
+  if (sched_getaffinity(tid, sizeof mask, &mask) != 0) return std::string("mask unreadable: ") + std::strerror(errno);
+  std::string text = "CPUs";
+  for (int c = 0; c < CPU_SETSIZE; ++c) {
+    if (CPU_ISSET(c, &mask)) text += (text.size() == 4 ? " " : ",") + std::to_string(c);
+  }
+  return text;
+}
 bool on_process_mask(pid_t tid) {
   cpu_set_t mask;
   CPU_ZERO(&mask);
-  return sched_getaffinity(tid, sizeof mask, &mask) == 0 && CPU_EQUAL(&mask, &g_process_mask);
+  return sched_getaffinity(tid, sizeof mask, &mask) == 0 && CPU_EQUAL(&mask, &bench::process_cpu_mask());
 }
 
 // ArenaPin (--pin): every thread that enters `arena` is pinned to the CPU of its slot,
-// slot i on cpus[i % size], as Lantern pins worker i (SchedulerOptions::pin_workers, onto
-// topology CPU i % count). It stays pinned when it leaves (so a worker that comes back
+// slot i on cpus[i % size], the CPU Lantern pinned its worker i to (cpus: worker_cpus).
+// It stays pinned when it leaves (so a worker that comes back
 // pays nothing); reset_threads unpins TBB's threads before an unpinned benchmark, and
 // ~Pools the main thread.
 class ArenaPin final : public tbb::task_scheduler_observer {
@@ -323,14 +331,13 @@ class ArenaPin final : public tbb::task_scheduler_observer {
   const std::vector<int> cpus_;
 };
 
-// os_cpus: the kernel's CPU numbers in the order of Lantern's topology (worker i is
-// pinned to the (i % count)-th); empty for a synthetic topology (--topology), whose CPUs
-// are not this machine's and which Lantern never pins.
-std::vector<int> os_cpus(const lantern::Topology& topology) {
+// worker_cpus: where Lantern pinned each worker (Scheduler::worker_cpu); empty when one
+// is not pinned (a synthetic topology, --topology, whose CPUs are not this machine's).
+std::vector<int> worker_cpus(const lantern::Scheduler& pool) {
   std::vector<int> cpus;
-  for (const auto& c : topology.cpus()) {
-    if (c.os_cpu < 0) return {};
-    cpus.push_back(c.os_cpu);
+  for (std::uint32_t i = 0; i < pool.worker_count(); ++i) {
+    if (pool.worker_cpu(i) < 0) return {};
+    cpus.push_back(pool.worker_cpu(i));
   }
   return cpus;
 }
@@ -344,7 +351,7 @@ struct Pools {
       : threads_before(thread_ids()),
         lantern({.workers = workers, .topology = topology, .pin_workers = pin, .sleep_strategy = sleep}),
         lantern_threads(minus(thread_ids(), threads_before)),
-        cpus(pin ? os_cpus(lantern.topology()) : std::vector<int>{}),
+        cpus(pin ? worker_cpus(lantern) : std::vector<int>{}),
         tbb(static_cast<int>(workers)),
         tbb_outside(static_cast<int>(workers), /*reserved_for_masters=*/0),
         tbb_pin(tbb, cpus),
@@ -370,9 +377,10 @@ struct Pools {
   }
   // placement_problem: "" when the threads sit where this benchmark put them, else what
   // is wrong. Pinned: the main thread on one of cpus; every thread of Lantern's and TBB's
-  // on one of cpus or (a TBB thread that never entered an arena of this benchmark) on the
-  // process mask, and at least as many pinned as Lantern has workers. Unpinned: every
-  // thread on the process mask.
+  // on one CPU or (a TBB thread that never entered a pinned arena) on the process mask,
+  // and at least as many on one CPU as Lantern has workers. (A TBB thread stays on the
+  // CPU of a wider pinned benchmark before until an arena of this one takes it.)
+  // Unpinned: every thread on the process mask.
   std::string placement_problem() const {
     std::string problem;
     auto note = [&](const std::string& what) { problem += (problem.empty() ? "" : "; ") + what; };
@@ -388,19 +396,22 @@ struct Pools {
       return problem;
     }
     // The main thread starts on cpus[0]; entering an arena's slot i (execute) moves it to cpus[i].
-    auto on_a_pinned_cpu = [&](pid_t t) { return std::any_of(cpus.begin(), cpus.end(), [&](int c) { return on_one_cpu(t, c); }); };
-    if (!on_a_pinned_cpu(self)) note("the main thread is not on one of the pinned CPUs");
-    // Lantern's workers pin themselves as they start; a TBB thread is pinned once it has
+    auto on_one_of = [&](pid_t t, const std::vector<int>& some) {
+      return std::any_of(some.begin(), some.end(), [&](int c) { return on_one_cpu(t, c); });
+    };
+    if (!on_one_of(self, cpus)) note("the main thread is not on one of the pinned CPUs");
+    const std::vector<int> any_cpu = bench::allowed_cpus();
+    // Lantern's workers are pinned as they start; a TBB thread is pinned once it has
     // entered an arena of this benchmark, and on the process mask before. (Which new
     // thread is whose is not told apart: TBB may start a worker while Lantern's start.)
     std::vector<pid_t> threads = lantern_threads;
     for (const pid_t t : tbb_worker_threads()) threads.push_back(t);
     std::size_t pinned = 0;
     for (const pid_t t : threads) {
-      if (on_a_pinned_cpu(t)) {
+      if (on_one_of(t, any_cpu)) {
         ++pinned;
       } else if (!on_process_mask(t)) {
-        note("thread " + std::to_string(t) + " is on neither one pinned CPU nor all");
+        note("thread " + std::to_string(t) + " is on neither one pinned CPU nor all (" + mask_text(t) + ")");
       }
     }
     if (pinned < lantern.worker_count()) {
@@ -413,7 +424,7 @@ struct Pools {
   std::vector<pid_t> threads_before;
   lantern::Scheduler lantern;
   std::vector<pid_t> lantern_threads;
-  const std::vector<int> cpus;  // pinned: the i-th CPU of Lantern's topology; else empty
+  const std::vector<int> cpus;  // pinned: worker_cpus(lantern); else empty
   tbb::task_arena tbb;
   tbb::task_arena tbb_outside;
   // Declared after the arenas: they stop observing before the arenas go.
@@ -1112,8 +1123,7 @@ constexpr Benchmark kBenchmarks[] = {
 int main(int argc, char** argv) {
   Config config;
   if (const auto exit = parse_command_line(argc, argv, &config)) return *exit;
-  CPU_ZERO(&g_process_mask);
-  sched_getaffinity(0, sizeof g_process_mask, &g_process_mask);
+  bench::process_cpu_mask();  // read before anything is pinned
 
   std::unique_ptr<WakeTrace> wake_trace;
   if (!config.wake_trace.empty()) {

@@ -237,14 +237,23 @@ inline bool pin_this_thread(int cpu) {
   return sched_setaffinity(0, sizeof one, &one) == 0;
 }
 
-// allowed_cpus: the CPUs this process may run on, ascending.
+// process_cpu_mask: the CPUs this process may run on, as the first call found them (a
+// bench's main calls it before it pins anything); empty if the kernel would not say.
+inline const cpu_set_t& process_cpu_mask() {
+  static const cpu_set_t mask = [] {
+    cpu_set_t m;
+    CPU_ZERO(&m);
+    if (sched_getaffinity(0, sizeof m, &m) != 0) CPU_ZERO(&m);
+    return m;
+  }();
+  return mask;
+}
+
+// allowed_cpus: process_cpu_mask's CPUs, ascending.
 inline std::vector<int> allowed_cpus() {
-  cpu_set_t allowed;
-  CPU_ZERO(&allowed);
   std::vector<int> cpus;
-  if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) return cpus;
   for (int c = 0; c < CPU_SETSIZE; ++c) {
-    if (CPU_ISSET(c, &allowed)) cpus.push_back(c);
+    if (CPU_ISSET(c, &process_cpu_mask())) cpus.push_back(c);
   }
   return cpus;
 }

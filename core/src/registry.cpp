@@ -3,6 +3,9 @@
 #include "lantern/detail/hot.hpp"
 #include "lantern/thread_signals.hpp"
 
+#include <pthread.h>
+#include <sched.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -111,17 +114,29 @@ Registry::Registry(SchedulerOptions options, Topology topology, std::vector<std:
     w->set_steal_order(steal_order(topology_, i, worker_count_));
   }
   if (options_.sleep_strategy == SleepStrategy::io_uring) setup_io_strategy();
-  // Only this machine's CPUs carry an OS number (os_cpu >= 0); synthetic ones (a spec,
-  // another machine's hwloc description) are -1, and Worker::main never pins those.
-  const bool pin = options_.pin_workers;
+  // Pinned (pin_workers): worker i on topology CPU i % count, if this thread may run
+  // there (taskset, cgroup cpusets: a new thread inherits its creator's mask). Only this
+  // machine's CPUs carry an OS number (os_cpu >= 0); synthetic ones (a spec, another
+  // machine's hwloc description) are -1 and never pinned.
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  const bool pin = options_.pin_workers && sched_getaffinity(0, sizeof allowed, &allowed) == 0;
   try {
     // Every worker starts with the application's signals blocked (thread_signals.hpp):
     // one guard for them all, the caller's mask back when it ends (also on a throw).
     const ApplicationSignalsBlocked blocked;
     for (std::uint32_t i = 0; i < worker_count_; ++i) {
-      const int os_cpu = topology_.cpus()[i % topology_.cpu_count()].os_cpu;
       Worker* w = &workers_[i];
-      w->thread = std::thread([w, pin, os_cpu] { w->main(pin, os_cpu); });
+      w->thread = std::thread([w] { w->main(); });
+      const int os_cpu = topology_.cpus()[i % topology_.cpu_count()].os_cpu;
+      if (pin && os_cpu >= 0 && os_cpu < CPU_SETSIZE && CPU_ISSET(os_cpu, &allowed)) {
+        // From here, not from the worker: the constructor returns knowing where each
+        // worker is (Scheduler::worker_cpu). Best effort: a refusal leaves it unpinned.
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(os_cpu, &one);
+        if (pthread_setaffinity_np(w->thread.native_handle(), sizeof one, &one) == 0) w->pinned_cpu = os_cpu;
+      }
     }
   } catch (...) {
     // A thread the system would not give (std::system_error, e.g. EAGAIN at a thread

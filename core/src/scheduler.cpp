@@ -32,6 +32,7 @@ std::string Scheduler::describe_state() const {
     const detail::Worker& w = registry_->worker(i);
     out << "  worker " << i << ": " << state_name(worker_state(i)) << ", deque=" << deque_size(i)
         << ", lane=" << lane_size(i);
+    if (w.pinned_cpu >= 0) out << ", on cpu " << w.pinned_cpu;
     if (w.blocked_in_wait()) {
       ++blocked;
       out << ", blocked in " << detail::wait_kind_name(w.wait_kind()) << " (task " << w.blocked_task() << ")";

@@ -4,9 +4,6 @@
 
 #include "lantern/detail/hot.hpp"
 
-#include <pthread.h>
-#include <sched.h>
-
 #include <string>
 #include <utility>
 
@@ -62,19 +59,9 @@ void Worker::set_steal_order(std::vector<Victim> victims) {
   }
 }
 
-void Worker::main(bool pin, int os_cpu) {
+void Worker::main() {
   tls_worker = this;
   tls_pool_sleep = sleep_;
-  // Pin only to a CPU this process may run on (taskset, cgroup cpusets).
-  cpu_set_t allowed;
-  CPU_ZERO(&allowed);
-  if (pin && os_cpu >= 0 && os_cpu < CPU_SETSIZE && sched_getaffinity(0, sizeof(allowed), &allowed) == 0 &&
-      CPU_ISSET(os_cpu, &allowed)) {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(os_cpu, &set);
-    pthread_setaffinity_np(pthread_self(), sizeof(set), &set);  // best effort
-  }
   LANTERN_HOOK(*this, StatePayload{WorkerState::idle, WorkerState::idle, StateReason::started});
   wait_until(terminate);
   // stopping is the worker's last state event, reported even when the state does not

@@ -25,5 +25,8 @@ int main() {
   std::printf("worker cpus:");
   for (int i = 0; i < 6; ++i) std::printf(" %d", pool.submit([] { return sched_getcpu(); }).get());
   std::printf("\n");
+  std::printf("worker_cpu:");
+  for (std::uint32_t i = 0; i < pool.worker_count(); ++i) std::printf(" %d", pool.worker_cpu(i));
+  std::printf("\n");
   return 0;
 }

@@ -115,6 +115,7 @@ TEST(FromMachine, ProcessRestrictedByTaskset) {
       << output;
   EXPECT_NE(output.find("scheduler: 1 package, 1 node, 1 core, 1 CPU (hwloc)\n"), std::string::npos) << output;
   EXPECT_NE(output.find("worker cpus: 0 0 0 0 0 0\n"), std::string::npos) << output;
+  EXPECT_NE(output.find("worker_cpu: 0 0 0\n"), std::string::npos) << output;
 }
 
 // A thread whose own affinity is narrower than the process's (workers inherit the
@@ -152,6 +153,26 @@ TEST(FromMachine, PinWorkersPinsToTheTopologysCpus) {
     ASSERT_EQ(where.size(), 1u) << "a worker runs unpinned";
     EXPECT_TRUE(std::count(allowed.begin(), allowed.end(), where[0]) == 1) << where[0];
   }
+  // worker_cpu names worker i's CPU, topology CPU i % count (options.hpp), known as the
+  // constructor returns; describe_state shows it.
+  for (std::uint32_t i = 0; i < pool.worker_count(); ++i) {
+    EXPECT_EQ(pool.worker_cpu(i), pool.topology().cpus()[i % pool.topology().cpu_count()].os_cpu) << "worker " << i;
+  }
+  const std::string state = pool.describe_state();
+  EXPECT_NE(state.find("worker 0: "), std::string::npos) << state;
+  EXPECT_NE(state.find(", on cpu " + std::to_string(pool.worker_cpu(0))), std::string::npos) << state;
+}
+
+// worker_cpu is -1 for every worker when pinning is off, and for a spec topology's
+// synthetic CPUs even with pin_workers.
+TEST(FromMachine, WorkerCpuIsMinusOneUnpinned) {
+  Scheduler unpinned(SchedulerOptions{.workers = 2});
+  Scheduler synthetic(SchedulerOptions{.workers = 2, .topology = "1 socket x 2 cores", .pin_workers = true});
+  for (std::uint32_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(unpinned.worker_cpu(i), -1);
+    EXPECT_EQ(synthetic.worker_cpu(i), -1);
+  }
+  EXPECT_EQ(unpinned.describe_state().find(", on cpu "), std::string::npos);
 }
 
 // ---- the same trees through hwloc's synthetic descriptions --------------------------

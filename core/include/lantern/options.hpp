@@ -41,7 +41,8 @@ struct SchedulerOptions {
   std::string topology;
 
   // Pin worker i to the OS CPU of topology CPU i % cpu_count (this machine's topology
-  // only; ignored for spec topologies, whose CPUs are synthetic).
+  // only; ignored for spec topologies, whose CPUs are synthetic, and for a CPU outside
+  // the constructing thread's affinity mask). Scheduler::worker_cpu says where each went.
   bool pin_workers = false;
 
   // Fairness-aware helping (core/src/HELPING.md). Off: plain work stealing, where a

@@ -45,6 +45,10 @@ class Scheduler {
   // topology_warnings: lines describing what hwloc could not tell about this machine and
   // what was assumed instead (empty for a spec topology or a fully known machine).
   const std::vector<std::string>& topology_warnings() const noexcept { return registry_->topology_warnings(); }
+  // worker_cpu: the OS CPU worker i (< worker_count()) is pinned to, or -1 when it is not:
+  // pin_workers off, a spec topology, a CPU the constructing thread may not run on, or
+  // a pin the kernel refused. Known when the constructor returns.
+  int worker_cpu(std::uint32_t i) const noexcept { return registry_->worker(i).pinned_cpu; }
 
   // spawn runs fn() some time later, detached. From one of this scheduler's workers the
   // task goes on that worker's deque; from any other thread into a lane. Its exception

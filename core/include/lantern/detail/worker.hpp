@@ -224,6 +224,9 @@ class alignas(64) Worker final : public SleepSink {
 
   // --- visible to the scheduler and other workers ---
   const std::uint32_t index;
+  // pinned_cpu: the OS CPU this worker's thread was pinned to (SchedulerOptions::
+  // pin_workers), or -1. Written by the Registry's constructor, before it returns.
+  int pinned_cpu = -1;
   Observer* const observer;
   Lane lane;
   WorkStealingDeque<Job> deque;
@@ -246,7 +249,7 @@ class alignas(64) Worker final : public SleepSink {
   WorkerState published_state() const noexcept { return published_state_.load(std::memory_order_relaxed); }
 
   void set_steal_order(std::vector<Victim> victims);
-  void main(bool pin, int os_cpu);
+  void main();
 
   // SleepSink
   void sleep_state(WorkerState s, StateReason why) noexcept override { set_state(s, why); }
