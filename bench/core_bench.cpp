@@ -8,6 +8,7 @@
 //   3. the repetition loop
 #include <fcntl.h>
 #include <sys/resource.h>
+#include <linux/futex.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <unistd.h>
@@ -162,6 +163,9 @@ benchmarks (default set, in this order):
                 <= 1.0), p50 ratio <= 0.8. (p99 is the 20th-slowest of 2000 wakes.
                 With 500 it was the 5th, and a few late host wakes on either side
                 decided it: TBB's own p99 ranged 60-143 us over four such runs.)
+                The p50 row's note gives the floor: every 4th round also times a
+                bare FUTEX_WAKE of a thread blocked 20 ms on a futex word, the same
+                way (no scheduler: what any pool that sleeps in a futex starts from).
   idle          idle CPU: one tiny task every 10 ms for 2 s from the main thread
                 (Scheduler::spawn / task_arena::enqueue), each side on its own; the
                 CPU time of the pool's own threads (/proc/self/task/*/schedstat; not
@@ -954,6 +958,47 @@ struct WakeProbe {
   }
 };
 
+// FloorProbe: the wake benchmark's shape with no scheduler (the floor any pool that
+// sleeps in a futex meets): one thread blocked on a futex word, woken by the main thread
+// with FUTEX_WAKE, stamps its start; the main thread blocks as for the pools' samples.
+class FloorProbe {
+ public:
+  FloorProbe() : thread_([this] { run(); }) {}
+  ~FloorProbe() {
+    quit_.store(true, std::memory_order_relaxed);
+    ring();
+    thread_.join();
+  }
+  // sample: one wake; the latency in us.
+  double sample() {
+    probe_.done.store(0);
+    const auto submitted = Clock::now();
+    ring();
+    probe_.done.wait(0, std::memory_order_acquire);
+    return bench::seconds_between(submitted, probe_.started) * 1e6;
+  }
+
+ private:
+  void ring() {
+    word_.store(1, std::memory_order_release);
+    ::syscall(SYS_futex, &word_, FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
+  }
+  void run() {
+    for (;;) {
+      while (word_.load(std::memory_order_acquire) == 0) {
+        ::syscall(SYS_futex, &word_, FUTEX_WAIT_PRIVATE, 0, nullptr, nullptr, 0);
+      }
+      word_.store(0, std::memory_order_relaxed);
+      if (quit_.load(std::memory_order_relaxed)) return;
+      probe_.fire();
+    }
+  }
+  std::atomic<std::uint32_t> word_{0};
+  std::atomic<bool> quit_{false};
+  WakeProbe probe_;
+  std::thread thread_;  // last: it starts once the rest is built
+};
+
 // asleep_now: every worker counted as sleeping and past its last look for work (it
 // counts itself before that look and publishes `sleeping` after it, SLEEP.md "Falling
 // asleep"): a sample posted earlier could be found by that look, without a wake.
@@ -998,14 +1043,25 @@ void bench_wake(Context& ctx, Pools& pools) {
         tbb_probe.sample([&] { pools.tbb_outside.enqueue([&] { tbb_probe.fire(); }); }, 'T', ctx.workers, i);
     tbb_us.push_back(record('T', tbb_probe, us));
   };
+  // Every kFloorEvery-th round also times the floor (FloorProbe), between the two sides.
+  constexpr int kFloorEvery = 4;
+  FloorProbe floor;
+  std::vector<double> floor_us;
+  auto floor_sample = [&] {
+    std::this_thread::sleep_for(kWakeIdle);
+    floor_us.push_back(floor.sample());
+  };
   const int n = ctx.config.wake_samples;
   for (; i < n; ++i) {
     if (i % 10 == 0) ctx.step(i, n);
+    const bool with_floor = i % kFloorEvery == 0;
     if (i % 2 == 0) {
       lantern_sample();
+      if (with_floor) floor_sample();
       tbb_sample();
     } else {
       tbb_sample();
+      if (with_floor) floor_sample();
       lantern_sample();
     }
   }
@@ -1014,8 +1070,15 @@ void bench_wake(Context& ctx, Pools& pools) {
     note = std::to_string(not_asleep) + " of " + std::to_string(n) +
            " Lantern samples started with some worker awake after 1 s of idleness";
   }
+  char floor_note[256];
+  const double floor_p50 = bench::percentile(floor_us, 50);
+  std::snprintf(floor_note, sizeof floor_note,
+                "the floor, a bare FUTEX_WAKE of a thread blocked 20 ms on a futex word (%zu samples among "
+                "the others'): p50 %.1f us (%.2f of TBB's), p99 %.1f us",
+                floor_us.size(), floor_p50, floor_p50 / bench::percentile(tbb_us, 50),
+                bench::percentile(floor_us, 99));
   ctx.rows.push_back({"wake latency p50", ctx.workers, "us", bench::percentile(lantern_us, 50),
-                      bench::percentile(tbb_us, 50), Target::ratio(0.8)});
+                      bench::percentile(tbb_us, 50), Target::ratio(0.8), floor_note});
   ctx.rows.push_back({"wake latency p99", ctx.workers, "us", bench::percentile(lantern_us, 99),
                       bench::percentile(tbb_us, 99), Target::ratio(1.0), note});
 }
