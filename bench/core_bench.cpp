@@ -18,6 +18,7 @@
 #include <filesystem>
 #include <iterator>
 #include <map>
+#include <mutex>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
@@ -105,9 +106,12 @@ options:
                        (default: read this machine's)
   --sleep STRATEGY     Lantern's sleep strategy: condvar (default) or io_uring
   --pin                pin both sides' threads, Lantern's worker i and the thread in
-                       TBB's arena slot i alike, to the i-th CPU of Lantern's topology,
-                       and the main thread to the first, so that the two sides of a
-                       row run on the same CPUs; for every benchmark but wake, idle and
+                       TBB's arena slot i alike, to the CPU Lantern pins its worker i
+                       to (the i-th of its topology), and the main thread to the first
+                       (or, once it has run TBB's side in an arena slot, to that
+                       slot's CPU), so that the two sides of a row run on the same
+                       CPUs (TBB's side pays its observer's callback on each arena
+                       entry); for every benchmark but wake, idle and
                        lane_flood, whose figure is the kernel's placement of a woken
                        or preempted thread (their threads are unpinned first). After
                        each benchmark every thread's CPU mask is checked (exit status
@@ -163,9 +167,10 @@ benchmarks (default set, in this order):
                 <= 1.0), p50 ratio <= 0.8. (p99 is the 20th-slowest of 2000 wakes.
                 With 500 it was the 5th, and a few late host wakes on either side
                 decided it: TBB's own p99 ranged 60-143 us over four such runs.)
-                The p50 row's note gives the floor: every 4th round also times a
-                bare FUTEX_WAKE of a thread blocked 20 ms on a futex word, the same
-                way (no scheduler: what any pool that sleeps in a futex starts from).
+                The p50 row's note gives the floor: two rounds in eight also time a
+                bare FUTEX_WAKE of a thread blocked on a futex word, after the same
+                20 ms pause and timed the same way (no scheduler: what any pool
+                that sleeps in a futex starts from).
   idle          idle CPU: one tiny task every 10 ms for 2 s from the main thread
                 (Scheduler::spawn / task_arena::enqueue), each side on its own; the
                 CPU time of the pool's own threads (/proc/self/task/*/schedstat; not
@@ -262,23 +267,45 @@ std::vector<pid_t> g_harness_threads;
 
 // ------------------------------------------------------------- pinning (--pin)
 
-// The calling thread's pin as this bench last set it: a CPU, or -1 for the process mask.
-// Valid only while g_pin_generation is what it was then: reset_threads changes other
-// threads' masks from outside and bumps it. It spares TBB's threads a system call (~1 us
-// on this project's VMs) each time they enter a pinned arena on the CPU they are on.
+// Where this bench put each thread it pinned or unpinned (-1: the process mask), for the
+// placement check; Lantern's workers are pinned by Lantern, not here.
+std::mutex g_pins_mutex;
+std::map<pid_t, int> g_pins;
+
+void note_pin(pid_t tid, int cpu) {
+  const std::lock_guard<std::mutex> lock(g_pins_mutex);
+  g_pins[tid] = cpu;
+}
+std::optional<int> pin_of(pid_t tid) {
+  const std::lock_guard<std::mutex> lock(g_pins_mutex);
+  const auto it = g_pins.find(tid);
+  return it == g_pins.end() ? std::nullopt : std::optional<int>(it->second);
+}
+
+// set_mask: thread tid (0: the caller) onto `cpu` (-1: the process mask); false if the
+// kernel refused.
+bool set_mask(pid_t tid, int cpu) {
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  if (cpu >= 0) CPU_SET(cpu, &one);
+  return sched_setaffinity(tid, sizeof(cpu_set_t), cpu >= 0 ? &one : &bench::process_cpu_mask()) == 0;
+}
+
+// The calling thread's pin as this bench last set it, valid only while g_pin_generation
+// is what it was then: reset_threads changes other threads' masks from outside and bumps
+// it. It spares TBB's threads a system call (~1 us on this project's VMs) each time they
+// enter a pinned arena on the CPU they are on.
 std::atomic<unsigned> g_pin_generation{1};
 thread_local int t_pinned_cpu = -1;
 thread_local unsigned t_pin_generation = 0;
 
-// pin_calling_thread: the calling thread onto `cpu` (-1: back to the process mask).
+// pin_calling_thread: the calling thread onto `cpu` (-1: back to the process mask). A
+// refusal is left for the placement check to report (the thread is not where g_pins says).
 void pin_calling_thread(int cpu) {
   const unsigned generation = g_pin_generation.load(std::memory_order_acquire);
   if (t_pin_generation == generation && t_pinned_cpu == cpu) return;
-  if (cpu >= 0) {
-    bench::pin_this_thread(cpu);
-  } else {
-    sched_setaffinity(0, sizeof(cpu_set_t), &bench::process_cpu_mask());
-  }
+  note_pin(static_cast<pid_t>(gettid()), cpu);
+  if (!set_mask(0, cpu)) return;
   t_pinned_cpu = cpu;
   t_pin_generation = generation;
 }
@@ -288,38 +315,49 @@ void pin_calling_thread(int cpu) {
 // (observe(false) runs no exit callback for it), and TBB's workers serve every arena
 // after: each unpinned benchmark resets them first.
 void reset_threads(const std::vector<pid_t>& tids) {
-  for (const pid_t tid : tids) sched_setaffinity(tid, sizeof(cpu_set_t), &bench::process_cpu_mask());
+  for (const pid_t tid : tids) {
+    note_pin(tid, -1);
+    set_mask(tid, -1);
+  }
   g_pin_generation.fetch_add(1, std::memory_order_acq_rel);
 }
 
-// on_one_cpu: the thread's mask is exactly {cpu}; on_process_mask: it is the process's.
-bool on_one_cpu(pid_t tid, int cpu) {
+// Reading a thread's mask: once per thread per check.
+std::optional<cpu_set_t> thread_mask(pid_t tid) {
   cpu_set_t mask;
   CPU_ZERO(&mask);
-  return sched_getaffinity(tid, sizeof mask, &mask) == 0 && CPU_COUNT(&mask) == 1 && CPU_ISSET(cpu, &mask);
+  if (sched_getaffinity(tid, sizeof mask, &mask) != 0) return std::nullopt;
+  return mask;
 }
-// mask_text: "CPUs 0,1" for thread tid's mask, or why it could not be read.
-std::string mask_text(pid_t tid) {
-  cpu_set_t mask;
-  CPU_ZERO(&mask);
-  if (sched_getaffinity(tid, sizeof mask, &mask) != 0) return std::string("mask unreadable: ") + std::strerror(errno);
-  std::string text = "CPUs";
+// only_cpu: the mask's CPU if it holds exactly one, else -1.
+int only_cpu(const cpu_set_t& mask) {
+  if (CPU_COUNT(&mask) != 1) return -1;
   for (int c = 0; c < CPU_SETSIZE; ++c) {
-    if (CPU_ISSET(c, &mask)) text += (text.size() == 4 ? " " : ",") + std::to_string(c);
+    if (CPU_ISSET(c, &mask)) return c;
+  }
+  return -1;
+}
+bool is_process_mask(const cpu_set_t& mask) { return CPU_EQUAL(&mask, &bench::process_cpu_mask()); }
+// mask_text: "CPUs 0,1", or why the mask could not be read.
+std::string mask_text(const std::optional<cpu_set_t>& mask) {
+  if (!mask) return "mask unreadable (the thread is gone?)";
+  std::string text = "CPUs";
+  char sep = ' ';
+  for (int c = 0; c < CPU_SETSIZE; ++c) {
+    if (!CPU_ISSET(c, &*mask)) continue;
+    text += sep;
+    text += std::to_string(c);
+    sep = ',';
   }
   return text;
 }
-bool on_process_mask(pid_t tid) {
-  cpu_set_t mask;
-  CPU_ZERO(&mask);
-  return sched_getaffinity(tid, sizeof mask, &mask) == 0 && CPU_EQUAL(&mask, &bench::process_cpu_mask());
-}
+std::string where_text(int cpu) { return cpu < 0 ? std::string("the process mask") : "CPU " + std::to_string(cpu); }
 
 // ArenaPin (--pin): every thread that enters `arena` is pinned to the CPU of its slot,
 // slot i on cpus[i % size], the CPU Lantern pinned its worker i to (cpus: worker_cpus).
-// It stays pinned when it leaves (so a worker that comes back
-// pays nothing); reset_threads unpins TBB's threads before an unpinned benchmark, and
-// ~Pools the main thread.
+// It stays pinned when it leaves (so a worker that comes back pays nothing);
+// reset_threads unpins TBB's threads before an unpinned benchmark, and ~Pools the main
+// thread. entries() counts the entries it saw (the placement check wants some).
 class ArenaPin final : public tbb::task_scheduler_observer {
  public:
   ArenaPin(tbb::task_arena& arena, std::vector<int> cpus) : tbb::task_scheduler_observer(arena), cpus_(std::move(cpus)) {
@@ -329,10 +367,13 @@ class ArenaPin final : public tbb::task_scheduler_observer {
   void on_scheduler_entry(bool) override {
     const int slot = tbb::this_task_arena::current_thread_index();
     if (slot >= 0) pin_calling_thread(cpus_[static_cast<std::size_t>(slot) % cpus_.size()]);
+    entries_.fetch_add(1, std::memory_order_relaxed);
   }
+  unsigned entries() const noexcept { return entries_.load(std::memory_order_relaxed); }
 
  private:
   const std::vector<int> cpus_;
+  std::atomic<unsigned> entries_{0};
 };
 
 // worker_cpus: where Lantern pinned each worker (Scheduler::worker_cpu); empty when one
@@ -380,47 +421,56 @@ struct Pools {
     return minus(thread_ids(), skip);
   }
   // placement_problem: "" when the threads sit where this benchmark put them, else what
-  // is wrong. Pinned: the main thread on one of cpus; every thread of Lantern's and TBB's
-  // on one CPU or (a TBB thread that never entered a pinned arena) on the process mask,
-  // and at least as many on one CPU as Lantern has workers. (A TBB thread stays on the
-  // CPU of a wider pinned benchmark before until an arena of this one takes it.)
-  // Unpinned: every thread on the process mask.
+  // is wrong (each thread's mask read once). A thread this bench pinned or unpinned is
+  // where g_pins says (a TBB thread stays on the CPU of an earlier pinned benchmark
+  // until an arena takes it). Unpinned: every other thread on the process mask. Pinned:
+  // the main thread on one of cpus, Lantern's new threads on exactly cpus (one each, as
+  // worker_cpus says), some thread entered a pinned arena, and every other thread on the
+  // process mask or (a TBB thread started by a pinned thread, before it entered an
+  // arena) on one of cpus.
   std::string placement_problem() const {
     std::string problem;
     auto note = [&](const std::string& what) { problem += (problem.empty() ? "" : "; ") + what; };
+    auto in_cpus = [&](int cpu) { return cpu >= 0 && std::find(cpus.begin(), cpus.end(), cpu) != cpus.end(); };
     const pid_t self = static_cast<pid_t>(gettid());
-    if (cpus.empty()) {
-      if (!on_process_mask(self)) note("the main thread is pinned");
-      for (const pid_t t : lantern_threads) {
-        if (!on_process_mask(t)) note("Lantern worker thread " + std::to_string(t) + " is pinned");
+    std::vector<int> lantern_seen;  // pinned: the CPUs of Lantern's new threads, not set here
+    auto check = [&](pid_t t, const char* who) {
+      const std::optional<cpu_set_t> mask = thread_mask(t);
+      const std::string name = std::string(who) + " " + std::to_string(t);
+      if (!mask) {
+        note(name + ": " + mask_text(mask));
+        return;
       }
-      for (const pid_t t : tbb_worker_threads()) {
-        if (!on_process_mask(t)) note("TBB thread " + std::to_string(t) + " is pinned");
+      if (const std::optional<int> put = pin_of(t)) {
+        const bool there = *put < 0 ? is_process_mask(*mask) : only_cpu(*mask) == *put;
+        if (!there) note(name + " was put on " + where_text(*put) + " but is on " + mask_text(mask));
+        if (t == self && !cpus.empty() && !in_cpus(*put)) note("the main thread is not on one of the pinned CPUs");
+        return;
       }
-      return problem;
-    }
-    // The main thread starts on cpus[0]; entering an arena's slot i (execute) moves it to cpus[i].
-    auto on_one_of = [&](pid_t t, const std::vector<int>& some) {
-      return std::any_of(some.begin(), some.end(), [&](int c) { return on_one_cpu(t, c); });
+      if (is_process_mask(*mask)) {
+        if (t == self && !cpus.empty()) note("the main thread is not pinned");
+        return;
+      }
+      if (!cpus.empty() && std::string(who) == "Lantern thread" && only_cpu(*mask) >= 0) {
+        lantern_seen.push_back(only_cpu(*mask));
+      } else if (!cpus.empty() && in_cpus(only_cpu(*mask))) {
+        // A TBB thread started by a pinned thread inherits its CPU until it enters an arena.
+      } else {
+        note(name + " is on " + mask_text(mask) + ", put there by nobody");
+      }
     };
-    if (!on_one_of(self, cpus)) note("the main thread is not on one of the pinned CPUs");
-    const std::vector<int> any_cpu = bench::allowed_cpus();
-    // Lantern's workers are pinned as they start; a TBB thread is pinned once it has
-    // entered an arena of this benchmark, and on the process mask before. (Which new
-    // thread is whose is not told apart: TBB may start a worker while Lantern's start.)
-    std::vector<pid_t> threads = lantern_threads;
-    for (const pid_t t : tbb_worker_threads()) threads.push_back(t);
-    std::size_t pinned = 0;
-    for (const pid_t t : threads) {
-      if (on_one_of(t, any_cpu)) {
-        ++pinned;
-      } else if (!on_process_mask(t)) {
-        note("thread " + std::to_string(t) + " is on neither one pinned CPU nor all (" + mask_text(t) + ")");
+    check(self, "the main thread");
+    for (const pid_t t : lantern_threads) check(t, "Lantern thread");
+    for (const pid_t t : tbb_worker_threads()) check(t, "TBB thread");
+    if (!cpus.empty()) {
+      std::vector<int> want = cpus;
+      std::sort(want.begin(), want.end());
+      std::sort(lantern_seen.begin(), lantern_seen.end());
+      if (lantern_seen != want) {
+        note("Lantern's threads are on " + std::to_string(lantern_seen.size()) + " single CPUs, not one each on its " +
+             std::to_string(want.size()) + " workers' CPUs");
       }
-    }
-    if (pinned < lantern.worker_count()) {
-      note(std::to_string(pinned) + " threads pinned, fewer than Lantern's " + std::to_string(lantern.worker_count()) +
-           " workers");
+      if (tbb_pin.entries() + tbb_outside_pin.entries() == 0) note("no thread entered a pinned TBB arena");
     }
     return problem;
   }
@@ -942,7 +992,7 @@ struct WakeProbe {
 
   void fire() {
     started = Clock::now();
-    if (trace) tid = static_cast<pid_t>(::syscall(SYS_gettid));
+    if (trace) tid = static_cast<pid_t>(gettid());
     done.store(1, std::memory_order_release);
     done.notify_one();
   }
@@ -1043,8 +1093,8 @@ void bench_wake(Context& ctx, Pools& pools) {
         tbb_probe.sample([&] { pools.tbb_outside.enqueue([&] { tbb_probe.fire(); }); }, 'T', ctx.workers, i);
     tbb_us.push_back(record('T', tbb_probe, us));
   };
-  // Every kFloorEvery-th round also times the floor (FloorProbe), between the two sides.
-  constexpr int kFloorEvery = 4;
+  // Two rounds in eight also time the floor (FloorProbe), between the two sides: after
+  // Lantern's sample in one, after TBB's in the other.
   FloorProbe floor;
   std::vector<double> floor_us;
   auto floor_sample = [&] {
@@ -1054,14 +1104,13 @@ void bench_wake(Context& ctx, Pools& pools) {
   const int n = ctx.config.wake_samples;
   for (; i < n; ++i) {
     if (i % 10 == 0) ctx.step(i, n);
-    const bool with_floor = i % kFloorEvery == 0;
     if (i % 2 == 0) {
       lantern_sample();
-      if (with_floor) floor_sample();
+      if (i % 8 == 0) floor_sample();
       tbb_sample();
     } else {
       tbb_sample();
-      if (with_floor) floor_sample();
+      if (i % 8 == 5) floor_sample();
       lantern_sample();
     }
   }
@@ -1073,8 +1122,8 @@ void bench_wake(Context& ctx, Pools& pools) {
   char floor_note[256];
   const double floor_p50 = bench::percentile(floor_us, 50);
   std::snprintf(floor_note, sizeof floor_note,
-                "the floor, a bare FUTEX_WAKE of a thread blocked 20 ms on a futex word (%zu samples among "
-                "the others'): p50 %.1f us (%.2f of TBB's), p99 %.1f us",
+                "the floor, a bare FUTEX_WAKE of a thread blocked on a futex word after the same 20 ms pause "
+                "(%zu samples among the others'): p50 %.1f us (%.2f of TBB's), p99 %.1f us",
                 floor_us.size(), floor_p50, floor_p50 / bench::percentile(tbb_us, 50),
                 bench::percentile(floor_us, 99));
   ctx.rows.push_back({"wake latency p50", ctx.workers, "us", bench::percentile(lantern_us, 50),
@@ -1249,22 +1298,26 @@ int main(int argc, char** argv) {
   }
   std::printf("\n");
   bench::print_cpu_speeds("at the end");
-  if (config.pin) {
-    if (!placement_problems.empty()) {
-      std::fprintf(stderr, "lantern_bench: --pin: threads not where they were put:\n%s\n", placement_problems.c_str());
-      return 2;
-    }
-    std::printf("\nplacement check (--pin): in all %d benchmark runs every thread was where it was put (pinned "
-                "runs: each on its CPU; wake, idle, lane_flood: none pinned)\n",
-                placement_checks);
+  if (config.pin && placement_problems.empty()) {
+    std::printf("\nplacement check (--pin): in all %d benchmark runs every thread was where it was put (%s; "
+                "wake, idle, lane_flood: none pinned)\n",
+                placement_checks,
+                config.topology.empty() ? "pinned runs: Lantern's worker i and TBB's arena slot i on Lantern's i-th "
+                                          "worker CPU"
+                                        : "a synthetic --topology: nothing pinned");
   }
   std::printf("\n%d of %d targets missed; every answer was checked and right.\n", misses, targets);
+  int status = 0;
   if (wake_trace) {
     std::string error;
     if (!wake_trace->finish(config.wake_trace, &error)) {
       std::fprintf(stderr, "lantern_bench: %s\n", error.c_str());
-      return 1;
+      status = 1;
     }
   }
-  return 0;
+  if (!placement_problems.empty()) {
+    std::fprintf(stderr, "lantern_bench: --pin: threads not where they were put:\n%s\n", placement_problems.c_str());
+    status = 2;
+  }
+  return status;
 }

@@ -1,6 +1,6 @@
 // harness.hpp - the benchmark plumbing lantern_bench needs, and nothing about either
-// scheduler: a clock, statistics, answer checks, the results table, a progress line
-// and a hang watchdog.
+// scheduler: a clock, statistics, answer checks, the results table, a progress line,
+// a hang watchdog, the process's CPU mask and each CPU's speed.
 #pragma once
 
 #include <fcntl.h>
@@ -223,7 +223,8 @@ inline void print_table(const std::vector<Row>& rows, bool markdown) {
 // and a 1-worker row compares two threads that may sit on different CPUs, so such a
 // host can decide a row's ratio more than either scheduler does. cpu_speeds times the
 // same serial work on every CPU this process may run on, one after another, from a
-// thread pinned there; every bench prints it at its start and at its end.
+// thread pinned there; lantern_bench and lantern_instr_bench print it at their start
+// and at their end.
 struct CpuSpeed {
   int cpu;    // the kernel's CPU number
   double ms;  // median time of the serial work there
@@ -291,7 +292,7 @@ inline std::vector<CpuSpeed> cpu_speeds(int samples = 7) {
 
 // cpu_speed_line: "cpu speeds ...: CPU 0 1.10 ms, CPU 1 1.12 ms; slowest / fastest 1.02",
 // and a warning when the CPUs differ by more than 10 %. print_cpu_speeds measures and
-// prints it (every bench, at its start and its end).
+// prints it.
 inline std::string cpu_speed_line(const char* when, const std::vector<CpuSpeed>& speeds, int samples) {
   std::string line = std::string("cpu speeds ") + when + " (the same serial work pinned to each CPU, median of " +
                      std::to_string(samples) + "):";

@@ -987,6 +987,7 @@ void bench_paired(Context& ctx, unsigned workers) {
     std::vector<double> states, control_ratio;
     std::array<std::vector<double>, 3> times;
     int apart = 0;  // rounds whose observed and unobserved runs began on different CPUs
+    std::uint32_t unpinned_workers = 0;  // with pin: workers Lantern could not pin, over all pools
     for (int b = 0; b < blocks; ++b) {
       // Fresh pools for every block, made in a rotating order: one pool instance can be
       // faster or slower than an identical one for as long as it lives (the control
@@ -998,6 +999,7 @@ void bench_paired(Context& ctx, unsigned workers) {
         lantern::SchedulerOptions options{.workers = workers, .pin_workers = pin};
         if (v == 1) options.observer = &recorder;
         pools[v] = std::make_unique<lantern::Scheduler>(options);
+        for (std::uint32_t i = 0; i < workers; ++i) unpinned_workers += pools[v]->worker_cpu(i) < 0;
       }
       const int n = rounds / blocks + (b < rounds % blocks ? 1 : 0);
       // cpus[v][r]: the CPU variant v's run of repetition r began on (r = 0: the warm-up).
@@ -1022,7 +1024,11 @@ void bench_paired(Context& ctx, unsigned workers) {
     const auto c = bench::median_interval(control_ratio);
     std::string note = std::to_string(states.size()) + " rounds in " + std::to_string(blocks) +
                        (blocks == 1 ? " block" : " blocks") + " of fresh pools" +
-                       (pin ? ", workers pinned" : ", workers not pinned") + " (sides began on different CPUs in " +
+                       (!pin                    ? ", workers not pinned"
+                        : unpinned_workers == 0 ? ", workers pinned"
+                                                : ", workers pinned but " + std::to_string(unpinned_workers) +
+                                                      " of the pools' workers were not (Scheduler::worker_cpu)") +
+                       " (sides began on different CPUs in " +
                        std::to_string(apart) + " rounds); states / no observer: median " + interval_text(s) +
                        "; control (a second unobserved pool / the first): median " + interval_text(c) + "; medians " +
                        bench::format_number(bench::median(times[0]) * 1e3) + " ms (no observer), " +
