@@ -1013,20 +1013,15 @@ struct WakeProbe {
 // with FUTEX_WAKE, stamps its start; the main thread blocks as for the pools' samples.
 class FloorProbe {
  public:
-  FloorProbe() : thread_([this] { run(); }) {}
+  explicit FloorProbe(const WakeTrace* trace) : thread_([this] { run(); }) { probe_.trace = trace; }
   ~FloorProbe() {
     quit_.store(true, std::memory_order_relaxed);
     ring();
     thread_.join();
   }
-  // sample: one wake; the latency in us.
-  double sample() {
-    probe_.done.store(0);
-    const auto submitted = Clock::now();
-    ring();
-    probe_.done.wait(0, std::memory_order_acquire);
-    return bench::seconds_between(submitted, probe_.started) * 1e6;
-  }
+  // sample: one wake; the latency in us (marked in the trace as side F, with a trace).
+  double sample(unsigned workers, int index) { return probe_.sample([this] { ring(); }, 'F', workers, index); }
+  pid_t tid() const noexcept { return probe_.tid; }
 
  private:
   void ring() {
@@ -1095,11 +1090,13 @@ void bench_wake(Context& ctx, Pools& pools) {
   };
   // Two rounds in eight also time the floor (FloorProbe), between the two sides: after
   // Lantern's sample in one, after TBB's in the other.
-  FloorProbe floor;
+  FloorProbe floor(ctx.wake_trace);
   std::vector<double> floor_us;
   auto floor_sample = [&] {
     std::this_thread::sleep_for(kWakeIdle);
-    floor_us.push_back(floor.sample());
+    const double us = floor.sample(ctx.workers, i);
+    if (ctx.wake_trace) ctx.wake_trace->record('F', ctx.workers, i, us, floor.tid());
+    floor_us.push_back(us);
   };
   const int n = ctx.config.wake_samples;
   for (; i < n; ++i) {

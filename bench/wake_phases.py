@@ -7,7 +7,8 @@ the run (bench/wake_trace.sh makes both files):
   TRACE    the kernel's trace as text (/sys/kernel/tracing/trace), with the sched
            events sched_waking, sched_wakeup and sched_switch, and the markers
            lantern_bench --wake-trace writes ("lantern_wake SIDE WORKERS INDEX").
-  SAMPLES  the list lantern_bench --wake-trace wrote: side (L = Lantern, T = oneTBB),
+  SAMPLES  the list lantern_bench --wake-trace wrote: side (L = Lantern, T = oneTBB,
+           F = the floor, a bare FUTEX_WAKE of a thread blocked on a futex word),
            workers, index, latency in us, the thread that ran the task.
 
 A sample's phases, from its marker (written just before the submit) to the task's
@@ -47,7 +48,7 @@ def read_samples(path):
         with open(path) as f:
             for number, line in enumerate(f, 1):
                 fields = line.split()
-                if len(fields) != 5 or fields[0] not in ("L", "T"):
+                if len(fields) != 5 or fields[0] not in ("L", "T", "F"):
                     fail(f"{path}:{number}: not a sample line (side workers index us tid): {line.strip()!r}")
                 side, workers, index, us, tid = fields
                 samples[(side, int(workers), int(index))] = (float(us), int(tid))
@@ -141,7 +142,7 @@ def main():
         groups[(workers, side)].append((us, phases, other_cpu, index))
     if not groups:
         fail("no sample's marker is in the trace (was it taken with lantern_bench --wake-trace?)")
-    names = {"L": "Lantern", "T": "oneTBB"}
+    names = {"L": "Lantern", "T": "oneTBB", "F": "floor (bare futex)"}
     print(f"Wake phases (us; the trace's resolution is 1 us). Stall: a sample slower than {args.slow:g} us,")
     print("put down to its longest phase. 'no events': the task's thread was not woken in the trace.")
     print()
