@@ -282,15 +282,6 @@ std::optional<int> pin_of(pid_t tid) {
   return it == g_pins.end() ? std::nullopt : std::optional<int>(it->second);
 }
 
-// set_mask: thread tid (0: the caller) onto `cpu` (-1: the process mask); false if the
-// kernel refused.
-bool set_mask(pid_t tid, int cpu) {
-  cpu_set_t one;
-  CPU_ZERO(&one);
-  if (cpu >= 0) CPU_SET(cpu, &one);
-  return sched_setaffinity(tid, sizeof(cpu_set_t), cpu >= 0 ? &one : &bench::process_cpu_mask()) == 0;
-}
-
 // The calling thread's pin as this bench last set it, valid only while g_pin_generation
 // is what it was then: reset_threads changes other threads' masks from outside and bumps
 // it. It spares TBB's threads a system call (~1 us on this project's VMs) each time they
@@ -305,7 +296,7 @@ void pin_calling_thread(int cpu) {
   const unsigned generation = g_pin_generation.load(std::memory_order_acquire);
   if (t_pin_generation == generation && t_pinned_cpu == cpu) return;
   note_pin(static_cast<pid_t>(gettid()), cpu);
-  if (!set_mask(0, cpu)) return;
+  if (!bench::set_thread_cpu(0, cpu)) return;
   t_pinned_cpu = cpu;
   t_pin_generation = generation;
 }
@@ -317,7 +308,7 @@ void pin_calling_thread(int cpu) {
 void reset_threads(const std::vector<pid_t>& tids) {
   for (const pid_t tid : tids) {
     note_pin(tid, -1);
-    set_mask(tid, -1);
+    bench::set_thread_cpu(tid, -1);
   }
   g_pin_generation.fetch_add(1, std::memory_order_acq_rel);
 }
@@ -434,9 +425,13 @@ struct Pools {
     auto in_cpus = [&](int cpu) { return cpu >= 0 && std::find(cpus.begin(), cpus.end(), cpu) != cpus.end(); };
     const pid_t self = static_cast<pid_t>(gettid());
     std::vector<int> lantern_seen;  // pinned: the CPUs of Lantern's new threads, not set here
-    auto check = [&](pid_t t, const char* who) {
+    enum class Whose { main, lantern, tbb };
+    auto check = [&](pid_t t, Whose whose) {
       const std::optional<cpu_set_t> mask = thread_mask(t);
-      const std::string name = std::string(who) + " " + std::to_string(t);
+      const std::string name = std::string(whose == Whose::main      ? "the main thread"
+                                           : whose == Whose::lantern ? "Lantern thread"
+                                                                     : "TBB thread") +
+                               " " + std::to_string(t);
       if (!mask) {
         note(name + ": " + mask_text(mask));
         return;
@@ -444,14 +439,14 @@ struct Pools {
       if (const std::optional<int> put = pin_of(t)) {
         const bool there = *put < 0 ? is_process_mask(*mask) : only_cpu(*mask) == *put;
         if (!there) note(name + " was put on " + where_text(*put) + " but is on " + mask_text(mask));
-        if (t == self && !cpus.empty() && !in_cpus(*put)) note("the main thread is not on one of the pinned CPUs");
+        if (whose == Whose::main && !cpus.empty() && !in_cpus(*put)) note("the main thread is not on one of the pinned CPUs");
         return;
       }
       if (is_process_mask(*mask)) {
-        if (t == self && !cpus.empty()) note("the main thread is not pinned");
+        if (whose == Whose::main && !cpus.empty()) note("the main thread is not pinned");
         return;
       }
-      if (!cpus.empty() && std::string(who) == "Lantern thread" && only_cpu(*mask) >= 0) {
+      if (!cpus.empty() && whose == Whose::lantern && only_cpu(*mask) >= 0) {
         lantern_seen.push_back(only_cpu(*mask));
       } else if (!cpus.empty() && in_cpus(only_cpu(*mask))) {
         // A TBB thread started by a pinned thread inherits its CPU until it enters an arena.
@@ -459,9 +454,9 @@ struct Pools {
         note(name + " is on " + mask_text(mask) + ", put there by nobody");
       }
     };
-    check(self, "the main thread");
-    for (const pid_t t : lantern_threads) check(t, "Lantern thread");
-    for (const pid_t t : tbb_worker_threads()) check(t, "TBB thread");
+    check(self, Whose::main);
+    for (const pid_t t : lantern_threads) check(t, Whose::lantern);
+    for (const pid_t t : tbb_worker_threads()) check(t, Whose::tbb);
     if (!cpus.empty()) {
       std::vector<int> want = cpus;
       std::sort(want.begin(), want.end());

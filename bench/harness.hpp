@@ -230,14 +230,6 @@ struct CpuSpeed {
   double ms;  // median time of the serial work there
 };
 
-// pin_this_thread: only `cpu` for the calling thread; false if the kernel refused.
-inline bool pin_this_thread(int cpu) {
-  cpu_set_t one;
-  CPU_ZERO(&one);
-  CPU_SET(cpu, &one);
-  return sched_setaffinity(0, sizeof one, &one) == 0;
-}
-
 // process_cpu_mask: the CPUs this process may run on, as the first call found them (a
 // bench's main calls it before it pins anything); empty if the kernel would not say.
 inline const cpu_set_t& process_cpu_mask() {
@@ -248,6 +240,15 @@ inline const cpu_set_t& process_cpu_mask() {
     return m;
   }();
   return mask;
+}
+
+// set_thread_cpu: thread `tid` (0: the calling thread) onto `cpu` alone, or with -1 back
+// onto process_cpu_mask; false if the kernel refused.
+inline bool set_thread_cpu(pid_t tid, int cpu) {
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  if (cpu >= 0) CPU_SET(cpu, &one);
+  return sched_setaffinity(tid, sizeof(cpu_set_t), cpu >= 0 ? &one : &process_cpu_mask()) == 0;
 }
 
 // allowed_cpus: process_cpu_mask's CPUs, ascending.
@@ -271,7 +272,7 @@ inline std::vector<CpuSpeed> cpu_speeds(int samples = 7) {
   for (const int cpu : allowed_cpus()) {
     double median_ms = 0;
     std::thread probe([&] {
-      if (!pin_this_thread(cpu)) return;
+      if (!set_thread_cpu(0, cpu)) return;
       static volatile int depth = 27;
       std::vector<double> ms;
       long long sum = 0;
