@@ -1,8 +1,9 @@
 // wake_pages.cpp - lantern_wake_pages: the wake benchmark's samples, one side at a time,
 // bracketed by stores to marker pages, for bench/wake_pages.py to run under valgrind's
 // lackey and count the pages and lines each wake's path touches (bench/RESULTS.md,
-// "Session 18"). After an idle spell every page is a TLB miss; the count is the part of
-// a wake's cost that the code's layout decides.
+// "Session 18"). After an idle spell a page can be a TLB miss; there the count is the
+// part of a wake's cost that the code's layout decides (on session 21's host, whose
+// system calls keep the TLB, one page less measured no faster).
 #include <tbb/global_control.h>
 #include <tbb/task_arena.h>
 

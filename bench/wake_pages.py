@@ -4,9 +4,10 @@
 
 Counts the 4 KiB pages and 64-byte lines one wake's path touches, in user space, from an
 outside post into a sleeping 1-worker pool until the task starts: Lantern's and oneTBB's,
-side by side. After an idle spell every page on that path is a TLB miss (on a VM a
-two-dimensional page walk), so the count is the part of a wake's cost that the code's
-layout decides (bench/RESULTS.md, "Session 18").
+side by side. After an idle spell a page on that path can be a TLB miss (on a VM a
+two-dimensional page walk: ~60-150 ns on bench/RESULTS.md's "Session 18" host); there
+the count is the part of a wake's cost that the code's layout decides. On session 21's
+host, whose system calls keep the TLB, one page less measured no faster.
 
 The first form runs lantern_wake_pages (--bin, default build/release/bench/
 lantern_wake_pages) once a side under valgrind's lackey (the Debian package valgrind),
