@@ -18,7 +18,8 @@ packages=(
   libimgui-dev libstb-dev libglfw3-dev libgl-dev   # viewer (lantern-view)
   xvfb xauth libgl1-mesa-dri              # viewer screenshot tests (a real window, headless GL)
   spin                                    # model check of the sleep protocol (core/model/sleep.pml)
-  python3-minimal                         # bench/wake_phases.py (a wake trace's phases) and its test
+  python3-minimal                         # scripts/check_docs.py (the docs check)
+  clang-format                            # scripts/format.sh (the house style, .clang-format)
 )
 
 missing=()
