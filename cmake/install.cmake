@@ -54,3 +54,7 @@ file(RELATIVE_PATH LANTERN_PC_PREFIX "/prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig"
 string(REGEX REPLACE "/$" "" LANTERN_PC_PREFIX "${LANTERN_PC_PREFIX}")
 configure_file(${PROJECT_SOURCE_DIR}/cmake/lantern.pc.in ${PROJECT_BINARY_DIR}/lantern.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/lantern.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+
+# The licence travels with the package (share/doc/lantern/LICENSE), as Debian's packages
+# carry theirs.
+install(FILES ${PROJECT_SOURCE_DIR}/LICENSE DESTINATION ${CMAKE_INSTALL_DOCDIR})

@@ -12,6 +12,7 @@ Reads every file git tracks (or, outside a checkout, every file below the root) 
   history   no comment or doc narrates the project's history ("session 19", "issue 16",
             "before the fix"): docs say what is and why, git holds the history;
   outside   nothing cites material outside the repository (`../shared`);
+  licence   every source file names its licence in an SPDX line near its top;
   facts     numbers that come from the code are quoted from it: a doc writes
             `<!-- fact NAME -->VALUE`, and VALUE must equal what FACTS below reads from the
             code; and every "`EVENT` is id N" matches the event table.
@@ -283,6 +284,18 @@ def check_outside(path: str, text: str) -> None:
         problem(path, line_of(text, m.start()), f"cites material outside the repository: {m.group(0)}")
 
 
+LICENSED_SUFFIXES = {".hpp", ".cpp", ".h", ".cc", ".py", ".sh", ".cmake", ".in", ".pml"}
+SPDX = re.compile(r"SPDX-License-Identifier: [\w.-]+")
+
+
+def check_licence(path: str, text: str) -> None:
+    p = Path(path)
+    if p.suffix not in LICENSED_SUFFIXES and p.name not in SOURCE_NAMES:
+        return
+    if not SPDX.search("\n".join(text.splitlines()[:3])):
+        problem(path, 1, "has no SPDX-License-Identifier line in its first three lines")
+
+
 # ---------------------------------------------------------------------------------------
 # facts: numbers read from the code.
 def event_table() -> dict[str, int]:
@@ -344,13 +357,15 @@ def main() -> int:
             check_history(path, text)
             check_facts(path, text)
         check_outside(path, text)
+        check_licence(path, text)
     for p in problems:
         print(p, file=sys.stderr)
     docs = sum(1 for f in TEXTS if f.endswith(".md"))
     if problems:
         print(f"check_docs: {len(problems)} problems in {docs} docs and {len(TEXTS) - docs} other files", file=sys.stderr)
         return 1
-    print(f"check_docs: {docs} docs and {len(TEXTS) - docs} other files checked: links, paths, names, history, facts")
+    print(f"check_docs: {docs} docs and {len(TEXTS) - docs} other files checked: links, paths, names, history, "
+          "outside citations, licence lines, facts")
     return 0
 
 

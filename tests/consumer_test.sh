@@ -15,6 +15,8 @@ cmake --install "$build_dir" --prefix "$work/prefix" > "$work/install.log" || { 
 if grep -rl -e "$source_dir" -e "$(cd "$build_dir" && pwd)" "$work/prefix/lib" --include='*.cmake' --include='*.pc'; then
   fail "the installed package names the source or build tree (files above)"
 fi
+# The licence is installed with the package.
+grep -q "Apache License" "$work/prefix/share/doc/lantern/LICENSE" 2>/dev/null || fail "the package has no share/doc/lantern/LICENSE"
 
 # Every library a target links is a target the config finds (Threads::Threads,
 # PkgConfig::..., prometheus-cpp::...), never a bare name like "uring" that the app's

@@ -15,6 +15,7 @@ cat > "$tree/core/vocabulary/include/lantern/vocabulary.hpp" <<'CPP'
 struct Scheduler { void run(); };
 CPP
 cat > "$tree/instrumentation/format/include/lantern/trace/format.hpp" <<'CPP'
+// SPDX-License-Identifier: Apache-2.0
 inline constexpr int kFormatVersion = 3;
 // `dropped` is id 13 in this comment, which is wrong.
 CPP
@@ -43,7 +44,9 @@ expect "names \`StealResult\`"
 expect "docs/guide.md:5: says format_version is 2; the code says 3"
 expect "docs/guide.md:6: narrates history"
 expect "docs/guide.md:6: cites material outside the repository: ../shared"
-expect "format.hpp:2: says \`dropped\` is id 13; the vocabulary says 14"
+expect "format.hpp:3: says \`dropped\` is id 13; the vocabulary says 14"
+expect "vocabulary.hpp:1: has no SPDX-License-Identifier line"
+grep -q "format.hpp:1" "$tree/report" && { echo "FAIL: a licensed file was reported"; cat "$tree/report"; exit 1; }
 grep -q "other.md" "$tree/report" && { echo "FAIL: a good link was reported"; cat "$tree/report"; exit 1; }
 grep -q "Scheduler::run" "$tree/report" && { echo "FAIL: an existing name was reported"; cat "$tree/report"; exit 1; }
 
@@ -56,5 +59,6 @@ See [the other doc](other.md), [a section](#running-it) and `core/vocabulary/inc
 The format version is <!-- fact format_version -->3.
 MD
 sed -i 's/is id 13/is id 14/' "$tree/instrumentation/format/include/lantern/trace/format.hpp"
+sed -i '1i // SPDX-License-Identifier: Apache-2.0' "$tree/core/vocabulary/include/lantern/vocabulary.hpp"
 "$python" "$checker" "$tree" || { echo "FAIL: the mended tree did not pass"; exit 1; }
 echo "check_docs finds each problem: ok"
