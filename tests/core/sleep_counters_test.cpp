@@ -1,7 +1,8 @@
-// The sleep counters' packing: three fields in one word, and the JEC parity protocol.
+// The sleep protocol's counter word (core/sleep/README.md, "The counter word"): three
+// fields in one word, and the JEC parity protocol.
 #include <gtest/gtest.h>
 
-#include "lantern/detail/counters.hpp"
+#include "lantern/detail/sleep_counters.hpp"
 
 using lantern::detail::CounterValue;
 using lantern::detail::SleepCounters;

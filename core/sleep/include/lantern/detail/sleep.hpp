@@ -8,7 +8,7 @@
 #include <thread>
 
 #include "lantern/clock.hpp"
-#include "lantern/detail/counters.hpp"
+#include "lantern/detail/sleep_counters.hpp"
 #include "lantern/detail/futex_lock.hpp"
 #include "lantern/detail/io_context.hpp"
 #include "lantern/detail/latch.hpp"
