@@ -40,9 +40,9 @@ void Worker::check_deadlock(const Latch& own) noexcept {
   // Every worker blocked in a wait whose latch is not set. A flag is not enough: after a
   // worker sets another's latch (the stolen half of a join, a TaskGroup's last task) and
   // goes back to its own wait, the other's flag is still up until it probes its latch,
-  // and ordinary fork-join looked like a deadlock (hundreds of reports in 200 fib(20)).
-  // First the flags alone (plain loads, as cheap as before): some worker is nearly
-  // always active, and then no other worker's latch is touched. Only when every flag is
+  // and ordinary fork-join would look like a deadlock (hundreds of reports in 200
+  // fib(20)). First the flags alone (plain loads): some worker is nearly always active,
+  // and then no other worker's latch is touched. Only when every flag is
   // up does the checker count itself in (an RMW on each waiter's `inspectors_`), so
   // checkers never pile onto a waiter's count while it works, and a waiter leaving its
   // wait lowers its flag first: the checks that follow stop at the flags and its count

@@ -1,6 +1,6 @@
 // graph.cpp - TaskGraph's cold parts: edges, validation (cycle detection), starting a
 // run and waiting for it. The per-task hot path is inline in graph.hpp and
-// detail/dep_node.hpp; the design is in DEPENDENCIES.md beside this file.
+// detail/dep_node.hpp; the design is in README.md beside this file.
 #include "lantern/graph.hpp"
 
 #include <stdexcept>

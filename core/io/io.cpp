@@ -1,5 +1,5 @@
 // io.cpp - routing an IO operation to the ring that will complete it, and the condvar
-// strategy's shared ring with its completer thread (IO.md).
+// strategy's shared ring with its completer thread (README.md beside this file).
 #include <errno.h>
 
 #include <cstring>

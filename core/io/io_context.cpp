@@ -1,4 +1,5 @@
-// io_context.cpp - the io_uring behind IoContext (see io_context.hpp and IO.md).
+// io_context.cpp - the io_uring behind IoContext (see io_context.hpp and README.md beside
+// this file).
 #include "lantern/detail/io_context.hpp"
 
 #include <errno.h>

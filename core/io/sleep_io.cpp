@@ -1,8 +1,11 @@
-// sleep_io.cpp - the io_uring sleep strategy: a sleeper blocks in its own io_uring, where
-// its slot's doorbell (an eventfd a waker writes after clearing the slot's `blocked`
-// word), and its own IO completions, all complete. The protocol is the condvar
-// strategy's (SLEEP.md), with one more way out: a worker woken by its own completion
-// withdraws itself under the slot mutex. Details and the argument: IO.md beside this file.
+// sleep_io.cpp - the io_uring sleep strategy: a sleeper with IO in flight blocks in its own
+// io_uring, where a futex wait on its slot's `blocked` word (completed by the waker's
+// FUTEX_WAKE after it clears the word; on kernels without IORING_OP_FUTEX_WAIT a read of
+// the worker's eventfd, which the waker writes) and its own IO completions all complete.
+// Without IO in flight it waits on the word as the condvar strategy does. The protocol is
+// the condvar strategy's (core/sleep/README.md), with one more way out: a worker woken
+// by its own completion withdraws itself under the slot mutex. Details and the argument:
+// README.md beside this file, "The io_uring strategy".
 #include "lantern/detail/hot.hpp"
 #include "lantern/detail/sleep.hpp"
 
@@ -12,7 +15,7 @@ LANTERN_HOT void Sleep::sleep_io(IdleState& idle, Latch& latch, bool (*has_injec
                      IoContext& io) {
   WorkerSlot& slot = slots_[idle.worker];
   // Everything up to `blocked = 1` is Sleep::sleep's (enter_sleep, under the slot mutex;
-  // SLEEP.md), with our own ready completions as one more kind of work.
+  // core/sleep/README.md), with our own ready completions as one more kind of work.
   struct Look {
     bool (*has_injected)(void*);
     void* ctx;

@@ -1,5 +1,5 @@
 // sleep.cpp - the sleep protocol's slow paths. The protocol, its invariants and its
-// proof sketch are in SLEEP.md beside this file.
+// proof sketch are in README.md beside this file.
 #include "lantern/detail/sleep.hpp"
 
 #include "lantern/detail/hot.hpp"
@@ -19,7 +19,7 @@ namespace lantern::detail {
 namespace {
 
 // futex: the system call, made inline on x86-64 (the instruction, not libc's syscall()
-// through the PLT: one code page less on a wake's path, bench/RESULTS.md, "Session 18").
+// through the PLT: one code page less on a wake's path, hot.hpp).
 // The result is not needed: every caller re-checks its word.
 [[gnu::always_inline]] inline void futex(std::atomic<std::uint32_t>& word, int op, std::uint32_t value) noexcept {
   auto* addr = reinterpret_cast<std::uint32_t*>(&word);
@@ -165,7 +165,7 @@ LANTERN_HOT bool Sleep::claim_slot(std::uint32_t worker, SleepSink* sink, std::u
 // later sleep of the same worker is spurious: that sleep re-checks its word and blocks
 // again. Wakes the sleeper's futex wait on the word: a plain one, or (io_uring strategy)
 // the one armed in its ring - never both (Sleep::sleep_io). A ring without futex waits
-// (before Linux 6.7) has the worker's eventfd as its doorbell instead (IO.md).
+// (before Linux 6.7) has the worker's eventfd as its doorbell instead (core/io/README.md).
 LANTERN_HOT void Sleep::ring_slot(std::uint32_t worker) noexcept {
   WorkerSlot& slot = slots_[worker];
   futex_wake_one(slot.blocked);
@@ -173,11 +173,11 @@ LANTERN_HOT void Sleep::ring_slot(std::uint32_t worker) noexcept {
 }
 
 LANTERN_HOT std::uint32_t Sleep::wake_any(std::uint32_t n, SleepSink* sink, std::uint32_t where) noexcept {
-  // Lowest index first. Starting at the worker whose queue got the work (its own lane)
-  // was measured and rejected: the idle row (a task every 10 ms, round-robin lanes) then
-  // wakes a different worker each tick and its idle CPU rose (bench/RESULTS.md).
+  // Lowest index first. Rejected: starting at the worker whose queue got the work (its
+  // own lane): the idle row (a task every 10 ms, round-robin lanes) then wakes a
+  // different worker each tick and its idle CPU rises (lantern_bench --only idle).
   // Every sleeper of a batch is claimed before any is rung: a wake costs the waker a
-  // syscall (~17 us on the VM of bench/RESULTS.md), and the first woken worker must not
+  // syscall (up to ~17 us on a VM), and the first woken worker must not
   // find the others still counted as sleeping and wake them a second time itself.
   constexpr std::uint32_t kBatch = 8;
   std::uint32_t batch[kBatch];
@@ -203,7 +203,8 @@ LANTERN_HOT void Sleep::leave_sleep(IdleState& idle, Latch& latch, SleepSink& si
   idle.sleepy = false;
   idle.started_ticks = ticks_now();
   if (why == StateReason::woken) {
-    // A sleep happened: a new stretch of declines and back-offs (SLEEP.md, "A lone task").
+    // A sleep happened: a new stretch of declines and back-offs (core/stealing/README.md,
+    // "A lone task").
     idle.decline_spin_until_ticks = idle.started_ticks + decline_spin_limit_ticks_;
     idle.decline_gap_ticks = 0;
   }
@@ -214,8 +215,8 @@ LANTERN_HOT void Sleep::leave_sleep(IdleState& idle, Latch& latch, SleepSink& si
 // enter_sleep: the part of a sleep both strategies share, under the slot mutex (`lock`,
 // held on entry): claim the latch, count ourselves as sleeping, SleepFence, a last look
 // for work (`has_work`), then set `blocked` and release the mutex. false: work turned up
-// and we are back to idle, the mutex still held (released by the caller's return, as
-// before the split). true: asleep and findable by wakers, the mutex released.
+// and we are back to idle, the mutex still held (released by the caller's return).
+// true: asleep and findable by wakers, the mutex released.
 bool Sleep::enter_sleep(IdleState& idle, Latch& latch, std::unique_lock<FutexLock>& lock, WorkerSlot& slot,
                         bool (*has_work)(void*), void* ctx, SleepSink& sink) {
   // Claim the latch for sleeping (UNSET -> SLEEPY -> SLEEPING, both here, under the
@@ -232,15 +233,16 @@ bool Sleep::enter_sleep(IdleState& idle, Latch& latch, std::unique_lock<FutexLoc
       // after one more fruitless round (not after the full count). The worker backs off
       // before that search (news_seen): when another worker keeps pushing and popping
       // its own tasks, every attempt fails this way, and each one makes that worker's
-      // next push flip the JEC back, an RMW on the line we just wrote (SLEEP.md, "A lone
-      // task").
+      // next push flip the JEC back, an RMW on the line we just wrote
+      // (core/stealing/README.md, "A lone task").
       idle.news_seen = true;
       leave_sleep(idle, latch, sink, StateReason::new_work_seen, kRoundsUntilSleepy);
       return false;
     }
     if (counters_.try_add_sleeping(c)) break;
   }
-  // SleepFence: pairs with the fence in new_injected_jobs (proof in SLEEP.md).
+  // SleepFence: pairs with the fence in new_injected_jobs (proof in README.md, "Why no
+  // wakeup is lost").
   std::atomic_thread_fence(std::memory_order_seq_cst);
   if (has_work(ctx)) {
     counters_.sub_sleeping();

@@ -1,21 +1,22 @@
-/* sleep.pml - a Promela model of Lantern's sleep protocol (core/src/SLEEP.md, IO.md).
+/* sleep.pml - a Promela model of Lantern's sleep protocol (README.md beside this file,
+ * "The model"; the io_uring strategy: core/io/README.md).
  *
  * Checked property: no interleaving leaves work queued while every worker that could
  * run it is asleep. Formally: whenever the whole system is stuck (Promela's `timeout`:
  * no process can move - every worker blocked asleep, or held forever by a long task,
  * and the outside thread done), no job is queued in a lane or a deque.
  *
- * Build variants (see tests/core/CMakeLists or tests/CMakeLists.txt, which run them):
+ * Build variants (tests/CMakeLists.txt runs them: spin_sleep_model_*):
  *   -DIO_URING      the io_uring strategy's sleep: the condvar protocol, with the wait
  *                   in the worker's ring, where its own IO completion can also end it
  *                   (it then withdraws under the slot mutex).
- *   -DBUG_SWALLOW   issue 11's defect 3 put back: a worker that leaves its wait because
+ *   -DBUG_SWALLOW   leave_for_latch left out: a worker that leaves its wait because
  *                   its latch was set - woken for work it has not searched for, or idle
  *                   and awake while a poster counted on it - returns to its task without
  *                   passing the wake on. Spin must find a counterexample.
  *   -DBUG_SLEEP_ON_DECLINED  a worker's last look before blocking leaves out the deque
- *                   its search left a lone job in (SLEEP.md, "A lone task"). Spin must
- *                   find the job stranded.
+ *                   its search left a lone job in (core/stealing/README.md, "A lone
+ *                   task"). Spin must find the job stranded.
  *
  * What is modelled, step by step as the code does it (each Promela statement or atomic
  * block is one indivisible step of the real code: one atomic RMW, one load, or a
@@ -31,7 +32,7 @@
  *     when its latch is set, and passing on a wake for work it did not search for;
  *   - io_uring: a sleeper's own IO completion ending its wait, and its withdrawal under
  *     the slot mutex (or, if a waker cleared its word first, the waker's wake).
- * What is abstracted (argued in prose in SLEEP.md): memory ordering (Promela is
+ * What is abstracted (argued in prose in README.md): memory ordering (Promela is
  * sequentially consistent, so the fences' argument is assumed, not checked); the lanes
  * are one pool any worker searches; a search is three separate looks (own deque, lanes,
  * the other deque), so it can miss work posted behind it; jobs never spawn more jobs;

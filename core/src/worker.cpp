@@ -1,5 +1,8 @@
-// worker.cpp - a worker's loop: find work (help, own deque, own lane, steal), run it,
-// and when there is none, go through idle -> sleepy -> sleeping (SLEEP.md).
+// worker.cpp - a worker's loop: find work (help check, own deque, own lane, steal round),
+// run it, and when there is none, go through idle -> sleepy -> sleeping
+// (core/sleep/README.md). The help check is core/helping/helping.cpp, the steal round
+// core/stealing/stealing.cpp, a lane's pop core/lanes/lanes.cpp, the deadlock check
+// core/deadlock/deadlock.cpp, reaping the worker's own ring core/io/worker_io.cpp.
 #include "lantern/detail/worker.hpp"
 
 #include "lantern/detail/hot.hpp"
@@ -115,19 +118,20 @@ LANTERN_HOT void Worker::wait_until_cold(Latch& latch, WaitKind kind) {
       if (blocked) bump_search_epoch();  // odd: searching (check_deadlock)
       found = find_work(&source, &more_left);
       // Searched since any wake for work - unless the search left a task to its owner:
-      // the wake may have been for that task (SLEEP.md, "A lone task").
+      // the wake may have been for that task (core/stealing/README.md, "A lone task").
       const bool declined = declined_from_ != kNoVictim;
       if (!declined) idle.owes_search = false;
       if (found) break;
       if (declined) back_off(idle, latch);
       // Our search found nothing: if every worker is now out of work inside a wait, the
-      // pool can only be rescued from outside (core/README.md, "Waits").
+      // pool can only be rescued from outside (core/deadlock/README.md).
       if (blocked) {
         bump_search_epoch();  // even: between searches, holding nothing
         check_deadlock(latch);
       }
       // The last look before blocking (after the SleepFence) also checks the deque our
-      // search left a lone task in: we never sleep on a task we declined (SLEEP.md).
+      // search left a lone task in: we never sleep on a task we declined
+      // (core/stealing/README.md, "A lone task").
       sleep_->no_work_found(idle, latch, [this] { return registry_->has_injected_work() || declined_still_there(); }, *this);
       if (idle.news_seen) {
         // Our sleep attempt failed on news (the JEC moved) that our search had not found:
@@ -151,7 +155,8 @@ LANTERN_HOT void Worker::wait_until_cold(Latch& latch, WaitKind kind) {
                        *this);
     // Leaving for our latch, not for work: a poster may have counted on us (woken us for
     // work we never searched for, or skipped a wake because we were idle and awake), and
-    // the work is someone else's to find now - who may be asleep (SLEEP.md).
+    // the work is someone else's to find now - who may be asleep (core/sleep/README.md,
+    // "A latch never swallows a wake for work").
     if (!found) sleep_->leave_for_latch(idle, [this] { return registry_->has_injected_work(); }, *this);
     if (found) execute(found, source);
   }

@@ -127,7 +127,7 @@ TEST(FutexLock, AWaiterBlocksInsteadOfSpinning) {
     lantern::testing::Watchdog dog("a lane-lock waiter to block in the kernel", std::chrono::seconds(20));
     // Asleep *in the lock*: contended() is set just before the futex wait. A thread can
     // be 'S' for other reasons (a sanitizer runtime's internal lock, on a busy machine),
-    // and the state alone then let the test go on before the waiter had even contended.
+    // and the state alone would let the test go on before the waiter has even contended.
     while (tid.load() == 0 || !lock.contended() || thread_state(tid.load()) != 'S') std::this_thread::yield();
   }
   EXPECT_TRUE(lock.contended());

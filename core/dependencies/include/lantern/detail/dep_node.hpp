@@ -1,4 +1,4 @@
-// dep_node.hpp - the machinery under task dependencies (core/src/DEPENDENCIES.md):
+// dep_node.hpp - the machinery under task dependencies (core/dependencies/README.md):
 //
 //   DepNode  a Job that is not ready until `pending` dependencies have completed. It
 //            sits in no queue meanwhile: nothing wakes for it, nothing sleeps on it.

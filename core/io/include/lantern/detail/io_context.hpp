@@ -1,13 +1,14 @@
-// io_context.hpp - one io_uring and the bookkeeping around it (core/src/IO.md).
+// io_context.hpp - one io_uring and the bookkeeping around it (core/io/README.md).
 //
 // Under the io_uring sleep strategy every worker owns one: the operations its tasks
-// start and the read of its own eventfd (its doorbell: any wake of this worker, and
-// shutdown's cancel request) complete in it, so a sleeping worker waits for both with
-// one io_uring_enter. Under the condvar strategy the
-// pool has one shared context, reaped by a completer thread.
+// start, a futex wait on its sleep slot's word (any waker's FUTEX_WAKE; on kernels
+// without IORING_OP_FUTEX_WAIT the read of its own eventfd is that doorbell) and the read
+// of its eventfd (shutdown's cancel request) complete in it, so a sleeping worker waits
+// for all of them with one io_uring_enter. Under the condvar strategy the pool has one
+// shared context, reaped by a completer thread.
 //
 // Threading: a worker's context is used by that worker only, except wake() (any thread).
-// The shared context is used under its owner's mutex (see IoService).
+// The shared context is used under its owner's mutex (see SharedIo).
 #pragma once
 
 #include <atomic>
@@ -21,7 +22,7 @@ namespace lantern::detail {
 
 // Reaped: what one wait() or poll() found besides finished operations.
 struct Reaped {
-  bool targeted = false;   // the eventfd read completed: someone rang this worker's doorbell
+  bool targeted = false;   // the eventfd read completed: a waker (eventfd doorbell) or a cancel request
   std::uint32_t ops = 0;   // operations that completed (now in the ready list)
 };
 

@@ -1,7 +1,7 @@
 // io_op.hpp - one asynchronous IO operation and the task waiting for it, in one object.
 //
 // An IoOp is a Job that is *not ready* from its submission until the kernel completes it
-// (core/src/IO.md): it sits in no queue, no worker wakes for it or sleeps on it. The
+// (core/io/README.md): it sits in no queue, no worker wakes for it or sleeps on it. The
 // completion stores the result and readies the job on the worker that reaped it; running
 // the job calls the user's callback with the result. No liburing type appears here: the
 // ring lives in io_context.cpp, so applications do not need liburing's headers.
@@ -37,8 +37,8 @@ struct IoOp : Job {
   std::int64_t result = 0;       // bytes, new fd, 0, or -errno
   std::int64_t timeout[2] = {0, 0};  // IoKind::timeout: seconds, nanoseconds (as __kernel_timespec)
   bool plain_write = false;      // IoKind::write on something that is not a socket
-  bool completion_reported = false;
-  bool counted_not_ready = false;  // already in the registry's not-ready count  // the io_complete hook fired (when a worker reaped it)
+  bool completion_reported = false;  // the io_complete hook fired (when a worker reaped it)
+  bool counted_not_ready = false;    // already in the registry's not-ready count
   sockaddr_storage address{};    // IoKind::connect
   socklen_t address_length = 0;
   // The context's list of operations in flight, for cancelling them at shutdown.

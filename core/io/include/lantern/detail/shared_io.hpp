@@ -1,6 +1,6 @@
 // shared_io.hpp - asynchronous IO under the condvar sleep strategy: one io_uring shared
 // by the pool, submitted to under a mutex, reaped by a completer thread that hands each
-// finished operation to the pool like a task submitted from outside (core/src/IO.md).
+// finished operation to the pool like a task submitted from outside (core/io/README.md).
 //
 // This is the baseline the io_uring strategy is measured against: every completion costs
 // a thread hop (completer -> lane -> a woken worker) that the io_uring strategy avoids.

@@ -23,8 +23,8 @@ namespace lantern::detail {
 // its waiters a sleep, not a time slice each of spinning; the unlock pays a system
 // call only when someone blocked. The lock of every lane (lane.hpp) and of every sleep
 // slot (sleep.hpp): both sections are short, and a waker takes a slot's lock on
-// every wake, where the inline fast path keeps libc off the wake's path
-// (bench/RESULTS.md, "Session 18").
+// every wake, where the inline fast path keeps libc off the wake's path (hot.hpp).
+// Design and rejected alternatives: core/lanes/README.md.
 class FutexLock {
  public:
   static constexpr int kSpins = 128;

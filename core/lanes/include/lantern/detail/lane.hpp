@@ -6,7 +6,8 @@
 // exponential moving average. After each operation the lane writes its head's
 // timestamp and the average into a LaneMirror, a slot of one dense array that every
 // worker reads with relaxed loads to decide whether some lane needs help (the
-// "redundant timestamps" of Cforall's scheduler: see core/src/HELPING.md).
+// "redundant timestamps" of Cforall's scheduler: see core/lanes/README.md and
+// core/helping/README.md).
 //
 // A lane is multi-producer, multi-consumer and short-critical-section, so it is a
 // lock around an intrusive list: no allocation, and the lock is held for a few pointer
@@ -22,7 +23,7 @@
 namespace lantern::detail {
 
 // LaneMirror is read racily by every worker. head_ticks == 0 means "empty". Stale values
-// are acceptable (see HELPING.md): they delay a help decision, never corrupt a queue.
+// are acceptable (core/lanes/README.md): they delay a help decision, never corrupt a queue.
 struct LaneMirror {
   std::atomic<std::uint64_t> head_ticks{0};
   std::atomic<std::uint64_t> average_wait_ticks{0};

@@ -16,7 +16,7 @@
 // Lifetime of the pool: a set() from a thread that is not one of the pool's workers
 // enters the pool's outside-entry count before the exchange and leaves it after its
 // last touch of the sleep protocol, so the Scheduler's destructor cannot free the pool
-// under it (SLEEP.md, "Outside threads and the destructor").
+// under it (core/sleep/README.md, "Outside threads and the destructor").
 #pragma once
 
 #include <atomic>

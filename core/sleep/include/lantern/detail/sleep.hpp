@@ -1,4 +1,4 @@
-// sleep.hpp - when workers fall asleep and who wakes them (protocol: core/src/SLEEP.md).
+// sleep.hpp - when workers fall asleep and who wakes them (protocol: core/sleep/README.md).
 #pragma once
 
 #include <algorithm>
@@ -63,27 +63,26 @@ struct SleepSink {
 class Sleep {
  public:
   // Rounds of searching before a worker announces it is sleepy. Each round probes every
-  // victim once and yields the CPU (a system call). On the hosts measured so far the
-  // time bound below ends the search first (32 rounds took 16 us on one, 45-60 us on
-  // another); the count bounds it where yields are cheaper.
+  // victim once and yields the CPU (a system call). Where a system call costs ~0.5 us or
+  // more the time bound below ends the search first (32 rounds take 16 us to 60 us); the
+  // count bounds it where yields are cheaper.
   static constexpr std::uint32_t kRoundsUntilSleepy = 32;
   // ... or after this long, whichever comes first. Each round's yield is a system call,
-  // whose cost depends on the host: 32 rounds took about 16 us on one of this project's
-  // VMs and 45-60 us on another (a system call ~1 us there), where a pool woken by a task
-  // every 10 ms spent 0.5-0.96 % of a core searching; with this bound, 0.20-0.27 %
-  // (bench/RESULTS.md, "Session 19"). When every core is busy each yield can cost a
-  // whole time slice, and 32 of them kept a searching worker from sleeping - and from
-  // blocking in io_uring for its own completions - for tens of milliseconds. At least two
-  // rounds are always made (no_work_found).
+  // whose cost depends on the host: where it is ~1 us, 32 rounds take 45-60 us, and a
+  // pool woken by a task every 10 ms spends 0.5-0.96 % of a core searching; with this
+  // bound, 0.20-0.27 % (lantern_bench --only idle). When every core is busy each yield
+  // can cost a whole time slice, and 32 of them would keep a searching worker from
+  // sleeping - and from blocking in io_uring for its own completions - for tens of
+  // milliseconds. At least two rounds are always made (no_work_found).
   static constexpr double kSpinLimitNs = 10'000;
   // A worker that saw a deque's only task and left it to its owner (a thief takes such a
   // task on its second sighting, Worker::steal_from) has not run out of work: the pool is
   // producing it, one task at a time. These rules keep such a worker from slowing the
   // producer (a chain of spawns, each pushed and popped by its owner nanoseconds apart:
-  // core/src/SLEEP.md, "A lone task"; bench/RESULTS.md, "Session 13"):
+  // core/stealing/README.md, "A lone task"):
   // - it backs off: it probes no other deque for kDeclineGapMinNs, doubling with every
   //   back-off of the idle period up to kDeclineGapMaxNs (each probe reads the two cache
-  //   lines the owner writes at every push and pop; a thief probing at yield speed made
+  //   lines the owner writes at every push and pop; a thief probing at yield speed makes
   //   the owner's chain 5 times slower). It still watches its latch and the lanes.
   // - the round restarts its spin phase, for at most kDeclineSpinLimitNs from the start
   //   of the idle period (or its last sleep): going to sleep would make the producer's
@@ -105,7 +104,7 @@ class Sleep {
   Sleep(const Sleep&) = delete;
   Sleep& operator=(const Sleep&) = delete;
 
-  // use_rings switches to the io_uring strategy (core/src/IO.md): every worker has a
+  // use_rings switches to the io_uring strategy (core/io/README.md): every worker has a
   // ring (register_io) and sleeps in it. Call before any worker starts.
   void use_rings() noexcept { rings_ = true; }
   bool uses_rings() const noexcept { return rings_; }
@@ -116,8 +115,8 @@ class Sleep {
   // latch). If nobody else is awake and idle and somebody sleeps, one sleeper is woken
   // when work is left behind: the queue it took from still holds more (`more_left`, a
   // wake chain, one worker at a time), or a lane holds work that a poster may have
-  // counted on this worker to take (SLEEP.md, "A worker counted on that takes other
-  // work"). The lanes are read only in that case (a sleeper and no other searcher).
+  // counted on this worker to take (core/sleep/README.md, "A worker counted on that
+  // takes other work"). The lanes are read only in that case (a sleeper and no other searcher).
   template <class HasInjected>
   void work_found(bool took_work, bool more_left, std::uint32_t where, HasInjected&& has_injected_work,
                   SleepSink& sink) {
@@ -149,7 +148,7 @@ class Sleep {
     return now + idle.decline_gap_ticks;
   }
   // no_work_found: one more fruitless round. May yield, get sleepy, or block until woken.
-  // has_injected_work is re-checked after registering as a sleeper (see SLEEP.md).
+  // has_injected_work is re-checked after registering as a sleeper (the SleepFence).
   template <class HasInjected>
   void no_work_found(IdleState& idle, Latch& latch, HasInjected&& has_injected_work, SleepSink& sink);
 
@@ -157,7 +156,8 @@ class Sleep {
   // because it found work (call after work_found). Posters may have counted on it: one
   // that woke it for work (idle.owes_search), or one that skipped a wake because it was
   // idle and awake. If it owes a search or a lane holds work, and somebody sleeps, it
-  // wakes one sleeper in its place (SLEEP.md, "A latch never swallows a wake for work").
+  // wakes one sleeper in its place (core/sleep/README.md, "A latch never swallows a wake
+  // for work").
   template <class HasInjected>
   void leave_for_latch(IdleState& idle, HasInjected&& has_injected_work, SleepSink& sink) {
     const bool owed = idle.owes_search;
@@ -188,8 +188,8 @@ class Sleep {
   }
 
   // The fan-out credit. A worker's push that has to wake a sleeper pays for that wake
-  // itself, on its task's path (a FUTEX_WAKE of a thread whose CPU is idle: ~17 us of
-  // the pusher's time on the VM of bench/RESULTS.md, as much as a thousand spawns). It
+  // itself, on its task's path (a FUTEX_WAKE of a thread whose CPU is idle: up to ~17 us
+  // of the pusher's time on a VM, as much as a thousand spawns). It
   // happens when a posted task fans out in a pool that was asleep. So such a push sets
   // the credit to kFanOutCredit, and each of the next posts that wakes a worker (while
   // the credit lasts and another worker sleeps) wakes one more, from the posting thread,
@@ -210,7 +210,7 @@ class Sleep {
 
   CounterValue counters() const noexcept { return counters_.load(); }
 
-  // --- outside threads and the destructor (SLEEP.md, "Outside threads and the destructor") ---
+  // --- outside threads and the destructor (README.md, "Outside threads and the destructor") ---
   // A thread that is not one of this pool's workers enters before it publishes anything
   // a worker can complete (a lane push, a latch's SET) and leaves after its last touch of
   // this object; the Registry's destructor waits until none is inside (wait_outside_done)
@@ -244,13 +244,16 @@ class Sleep {
 
   struct alignas(64) WorkerSlot {
     // The sleeper holds `mutex` from before it counts itself as sleeping until it has
-    // set `blocked`; a waker tests and clears `blocked` under it (SLEEP.md, step 6).
+    // set `blocked`; a waker tests and clears `blocked` under it (README.md, "Falling
+    // asleep").
     FutexLock mutex;
     // The futex word the sleeper blocks on: 1 while it is (about to be) blocked. Set by
     // the sleeper and cleared by a waker, both under `mutex`; the sleeper waits on it
     // without the mutex, so a woken thread never queues for the mutex its waker holds.
-    // (io_uring strategy: the sleeper waits in its ring instead, and the waker rings
-    // `io`'s eventfd; a sleeper woken by its own IO clears it itself, under `mutex`.)
+    // (io_uring strategy: with IO in flight the sleeper waits in its ring instead, where a
+    // futex wait on this word is armed, or, on kernels without one, a read of `io`'s
+    // eventfd, which the waker then writes; a sleeper woken by its own IO clears the word
+    // itself, under `mutex`.)
     std::atomic<std::uint32_t> blocked{0};
     // Who woke the worker, why, and when (ticks): written by the waker under `mutex`
     // before its release store of blocked = 0, read by the woken worker after its
@@ -259,7 +262,8 @@ class Sleep {
     std::uint64_t woken_why = 0;
     std::uint64_t woken_at_ticks = 0;
     std::uint32_t woken_where = SleepSink::kNowhere;
-    // io_uring strategy: the worker's ring, whose eventfd is this slot's doorbell.
+    // io_uring strategy: the worker's ring (its eventfd is the doorbell where the kernel
+    // has no IORING_OP_FUTEX_WAIT).
     std::atomic<IoContext*> io{nullptr};
   };
 

@@ -1,9 +1,10 @@
-// counters.hpp - the sleep protocol's one atomic word (see core/src/SLEEP.md).
+// sleep_counters.hpp - the sleep protocol's one atomic word (core/sleep/README.md, "The
+// counter word").
 //
 //   bits  0..15  sleeping workers (blocked, or about to block, on their slot)
 //   bits 16..31  inactive workers (idle + sleepy + sleeping)
 //   bits 32..63  jobs event counter (JEC): odd = work posted since the last worker got
-//                sleepy, even = no news since then. It wraps; see SLEEP.md for why a
+//                sleepy, even = no news since then. It wraps; see the README for why a
 //                wrap can only cost parallelism, never a lost external task.
 //
 // Packing all three into one word lets a poster read "how many sleep, how many idle,
@@ -32,7 +33,7 @@ struct CounterValue {
 };
 
 // SleepCounters: every operation is seq_cst. The RMWs are full barriers on x86 anyway,
-// and the protocol's proof (SLEEP.md) reasons about one total order of these operations
+// and the protocol's proof (core/sleep/README.md) reasons about one total order of these operations
 // together with the two seq_cst fences.
 class SleepCounters {
  public:
@@ -58,7 +59,7 @@ class SleepCounters {
     }
   }
 
-  // bump_jec_if increments the JEC when `want_sleepy_parity(jec)` holds; returns the
+  // bump_jec_if increments the JEC when `pred(jec)` holds; returns the
   // resulting value. Posting work uses "if even" (sleepy -> news); getting sleepy uses
   // "if odd" (news -> sleepy). Overflow out of bit 63 is the intended wrap.
   template <class Pred>

@@ -16,7 +16,7 @@
 // top, no fence, bottom untouched) instead of decrementing bottom, fencing, then racing
 // the thieves with the same CAS. The owner is then one more thief on its own top, which
 // the paper's argument for steal covers. In a chain of spawns every pop is of the last
-// task, and the fence was half its cost (bench/RESULTS.md, "Session 14").
+// task, and the fence would be half its cost (core/stealing/README.md, "The deque").
 #pragma once
 
 #include <atomic>
@@ -31,9 +31,10 @@ namespace lantern::detail {
 template <class T>
 class WorkStealingDeque;
 
-// StealResult: success with a value, the deque looked empty, or another thief (or the
-// owner) won the race for the same element - worth retrying.
-// fresh: the deque held one task, not seen there before by this thief (steal's seen_top).
+// StealStatus, the answer of a steal (Stolen<T>): success with a value, the deque looked
+// empty, or another thief (or the owner) won the race for the same element - worth
+// retrying; fresh: the deque held one task, not seen there before by this thief
+// (steal's seen_top).
 enum class StealStatus : std::uint8_t { success, empty, lost_race, fresh };
 
 template <class T>
@@ -110,7 +111,7 @@ class WorkStealingDeque {
   // grows), the owner takes it as a thief would, with one CAS on top and no fence: the
   // CAS alone decides between it and the thieves, and bottom does not move. That is the
   // common case of a chain of spawns (each task spawns the next) and of a TaskGroup's
-  // last child, where the fence and the CAS were the two costs of every pop.
+  // last child, where the fence and a second CAS would be the two costs of every pop.
   [[gnu::always_inline]] T* pop() noexcept {
     const std::int64_t b = bottom_.load(std::memory_order_relaxed);
     std::int64_t t = top_.load(std::memory_order_relaxed);
@@ -150,8 +151,8 @@ class WorkStealingDeque {
   // it there before (*seen_top == top); otherwise it remembers top and returns fresh. The
   // owner's pop of its last task moves top as a steal does, so an unchanged top with one
   // task is the same task, still waiting: not the next one of a chain of spawns that the
-  // owner pushes and pops a few nanoseconds later (taking those made the chain bounce
-  // between workers: bench/RESULTS.md, "Session 12").
+  // owner pushes and pops a few nanoseconds later (taking those makes the chain bounce
+  // between workers: core/stealing/README.md, "A lone task").
   Stolen<T> steal(std::int64_t* seen_top = nullptr) noexcept {
     std::int64_t t = top_.load(std::memory_order_acquire);
     // Orders the read of top before the read of bottom against the owner's pop, which
