@@ -6,9 +6,9 @@
 
 namespace lantern::detail {
 
-// try_help: the fairness rule (README.md, "The helping rule"). One lane per call, round robin over all
-// lanes including our own: if its head has waited far longer than our own lane's tasks
-// usually wait, take it before any local work.
+// try_help: the fairness rule (README.md, "The helping rule"). One lane per call, round
+// robin over all lanes including our own: if its head has waited far longer than our own
+// lane's tasks usually wait, take it before any local work.
 Job* Worker::try_help(TaskSource* source) {
   if (!registry_->options().helping) return nullptr;
   const std::uint32_t n = registry_->worker_count();

@@ -17,12 +17,8 @@
 #include "support/watchdog.hpp"
 
 using namespace std::chrono_literals;
-using lantern::Scheduler;
-using lantern::testing::dump;
-using lantern::testing::scaled;
-using lantern::testing::Strategy;
-using lantern::testing::Watchdog;
 
+namespace lantern::testing {
 namespace {
 
 // A waiting worker runs any task, including one that waits for something set only after
@@ -173,3 +169,4 @@ TEST_P(Strategy, AnOutsideSignalWaitIsSuspectedOnlyWhenItHoldsEveryWorker) {
 }
 
 }  // namespace
+}  // namespace lantern::testing

@@ -19,11 +19,8 @@
 #include "support/watchdog.hpp"
 
 using namespace std::chrono_literals;
-using lantern::Scheduler;
-using lantern::testing::dump;
-using lantern::testing::Strategy;
-using lantern::testing::Watchdog;
 
+namespace lantern::testing {
 namespace {
 
 // Fairness: both workers flood themselves with self-spawning tasks while one task waits
@@ -152,3 +149,5 @@ TEST(Fairness, HelpingBoundsLaneWaitUnderFlood) {
   // Without helping, it waits until the flood has (nearly) drained.
   EXPECT_GT(without.flood_tasks_before_lane_task, kFloodAfterSubmit / 2);
 }
+
+}  // namespace lantern::testing

@@ -26,15 +26,8 @@
 #include "support/watchdog.hpp"
 
 using namespace std::chrono_literals;
-using lantern::Scheduler;
-using lantern::SleepStrategy;
-using lantern::testing::dump;
-using lantern::testing::HoldWorker;
-using lantern::testing::scaled;
-using lantern::testing::Strategy;
-using lantern::testing::wait_all_asleep;
-using lantern::testing::Watchdog;
 
+namespace lantern::testing {
 namespace {
 
 // Outside threads that publish work (Signal::set, submit, spawn, IO starts, a latch's
@@ -404,3 +397,4 @@ INSTANTIATE_TEST_SUITE_P(Strategies, LostWakeup,
                          ::testing::Values(lantern::SleepStrategy::condvar, lantern::SleepStrategy::io_uring),
                          [](const auto& info) { return std::string(lantern::strategy_name(info.param)); });
 
+}  // namespace lantern::testing

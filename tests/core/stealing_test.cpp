@@ -19,14 +19,8 @@
 #include "support/watchdog.hpp"
 
 using namespace std::chrono_literals;
-using lantern::Scheduler;
-using lantern::testing::dump;
-using lantern::testing::HoldWorker;
-using lantern::testing::scaled;
-using lantern::testing::Strategy;
-using lantern::testing::wait_all_asleep;
-using lantern::testing::Watchdog;
 
+namespace lantern::testing {
 namespace {
 
 // A chain of spawns on 2 workers: without the rule, on a quiet machine, 10,000-48,000 of
@@ -179,3 +173,4 @@ TEST_P(Strategy, AWorkerNeverSleepsOnALoneTaskItDeclined) {
 }
 
 }  // namespace
+}  // namespace lantern::testing

@@ -17,11 +17,8 @@
 #include "support/watchdog.hpp"
 
 using namespace std::chrono_literals;
-using lantern::Scheduler;
-using lantern::testing::dump;
-using lantern::testing::Strategy;
-using lantern::testing::Watchdog;
 
+namespace lantern::testing {
 namespace {
 
 // join(a, b) runs b when a throws, whether or not b was stolen, and rethrows a's
@@ -146,3 +143,4 @@ TEST_P(Strategy, DeeplyNestedWaitsThrowInsteadOfOverflowingTheStack) {
 }
 
 }  // namespace
+}  // namespace lantern::testing
