@@ -200,7 +200,8 @@ LANTERN_HOT void Registry::inject(Job* job, int lane) {
   Worker* me = current_worker();
   // An outside thread: once the job is in the lane a worker may run it, the pool drain
   // and the destructor run - while we still wake somebody. Counted in until then (the
-  // destructor waits for the count; SLEEP.md, "Outside threads and the destructor").
+  // destructor waits for the count; core/sleep/README.md, "Outside threads and the
+  // destructor").
   if (!me) sleep_.enter_outside();
   const std::uint32_t before = workers_[target].lane.push(job, ticks_now());
   if (me) LANTERN_HOOK(*me, PushPayload::into_lane(task_id(job), target));

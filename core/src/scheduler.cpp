@@ -40,7 +40,7 @@ std::string Scheduler::describe_state() const {
     out << "\n";
   }
   // The episode flag says a worker's final search found nothing while every worker was
-  // blocked; the flags re-read here say it still holds (core/README.md, "Waits").
+  // blocked; the flags re-read here say it still holds (core/deadlock/README.md).
   if (registry_->deadlock_suspected() && blocked == n) {
     out << "  deadlock suspected: every worker is blocked in a wait with nothing ready (";
     for (std::uint32_t i = 0; i < n; ++i) {

@@ -193,7 +193,7 @@ Topology Topology::from_loaded(void* handle, std::string source, bool this_syste
 namespace {
 
 // MachineTopology: this machine as hwloc reads it, loaded once per process. Reading /sys
-// takes hwloc milliseconds (4-27 ms measured here), and a process may start many
+// takes hwloc milliseconds (4-27 ms), and a process may start many
 // schedulers (the test suites start thousands); each from_machine() copies it
 // (hwloc_topology_dup only reads the original, which hwloc allows from any thread) and
 // restricts the copy to the calling thread's affinity. CPUs brought online or offline

@@ -1,4 +1,4 @@
-// Task dependencies (core/src/DEPENDENCIES.md): TaskGraph (cycles, a large random DAG,
+// Task dependencies (core/dependencies/README.md): TaskGraph (cycles, a large random DAG,
 // exceptions, reuse, nesting), Signal (before/after/twice), the dynamic API
 // (spawn_handle / spawn_after), the not-ready count, the release hook, and the rule
 // that a not-ready task wakes no worker. Every test runs under a watchdog.

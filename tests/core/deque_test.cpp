@@ -1,5 +1,6 @@
-// Chase-Lev deque: sequential semantics, growth, and owner-vs-thieves races where every
-// element must be taken exactly once.
+// Chase-Lev deque (core/stealing/README.md): sequential semantics, growth, a lone task
+// taken on its second sighting, and owner-vs-thieves races where every element must be
+// taken exactly once.
 #include <gtest/gtest.h>
 
 #include <atomic>

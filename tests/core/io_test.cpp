@@ -1,6 +1,6 @@
-// Asynchronous IO (lantern/io.hpp) under both sleep strategies, with real file
-// descriptors: pipes, eventfds and TCP sockets on loopback. Every test runs under a
-// watchdog that dumps the workers' states instead of hanging.
+// Asynchronous IO (lantern/io.hpp, core/io/README.md) under both sleep strategies, with
+// real file descriptors: pipes, eventfds and TCP sockets on loopback. Every test runs
+// under a watchdog that dumps the workers' states instead of hanging.
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <linux/filter.h>
@@ -393,7 +393,8 @@ TEST_P(Io, ObserverSeesSubmitAndComplete) {
 }
 
 // Kernels before 6.7 have no IORING_OP_FUTEX_WAIT: a sleeper with IO in flight then waits
-// in its ring on its eventfd, which wake_slot writes (IO.md). Forced here on a kernel that
+// in its ring on its eventfd, which ring_slot writes (core/io/README.md). Forced here on a
+// kernel that
 // has futex waits: one worker (so the wake goes to the worker whose read is in flight)
 // sleeps in its ring while tasks are submitted, then its read completes.
 // ForcedDoorbell: rings made in its scope use the eventfd doorbell (or not); the default
@@ -426,13 +427,13 @@ TEST(IoEventfdDoorbell, WakesASleeperWithIoInFlightForWorkAndForItsCompletion) {
 }
 
 // A sleeper in its ring whose read completes in the same wait as a waker's doorbell
-// leaves as woken with the read's completion already reaped. Before the fix nothing took
-// it: find_work polls the ring only when it is busy (queued, in flight, armed), and the
-// completion was none of those, while the sleeper's last look (has_ready) kept sending
-// it back to search: the worker spun, sleepy, for ever and the read's callback never ran
-// (CI, TSan: IoEventfdDoorbell hung). Here the pipe write and the wake land back to back,
-// many times, with both doorbells; without the fix this test's watchdog fired in each of
-// six release runs.
+// leaves as woken with the read's completion already reaped. find_work polls the ring
+// only when it is busy, so IoContext::busy counts reaped completions nobody has taken
+// (besides what is queued, in flight or armed); otherwise nothing takes it, while the
+// sleeper's last look (has_ready) keeps sending it back to search: the worker spins,
+// sleepy, for ever and the read's callback never runs. Here the pipe write and the wake
+// land back to back, many times, with both doorbells; with a busy() that leaves reaped
+// completions out, this test's watchdog fires in every release run.
 TEST(IoDoorbell, AReadCompletingWithAWakeIsNotStranded) {
   for (const bool eventfd : {true, false}) {
     ForcedDoorbell doorbell(eventfd);

@@ -1,5 +1,6 @@
-// Lanes: FIFO order, the mirrored head timestamp and moving average, and concurrent
-// producers/consumers taking every job exactly once.
+// Lanes (core/lanes/README.md): FIFO order, the mirrored head timestamp and moving
+// average, concurrent producers/consumers taking every job exactly once; and FutexLock,
+// the lanes' lock, blocking instead of spinning.
 #include <gtest/gtest.h>
 
 #include <sys/syscall.h>
@@ -108,9 +109,9 @@ char thread_state(pid_t tid) {
 
 // A lane's lock (and a sleep slot's: FutexLock, futex_lock.hpp) must not spin while its
 // holder is off the CPU: a waiter spins a bounded number of times, then blocks in the
-// kernel until the unlock wakes it. (The spinlock it replaced spun forever: this test
-// then never sees the waiter asleep and the watchdog fails it. An unlock that does not
-// wake the blocked waiter leaves the join waiting: the second watchdog fails it.)
+// kernel until the unlock wakes it. (A spinlock that never blocks never shows the waiter
+// asleep: the first watchdog fails it. An unlock that does not wake the blocked waiter
+// leaves the join waiting: the second watchdog fails it.)
 TEST(FutexLock, AWaiterBlocksInsteadOfSpinning) {
   lantern::detail::FutexLock lock;
   lock.lock();
@@ -126,7 +127,7 @@ TEST(FutexLock, AWaiterBlocksInsteadOfSpinning) {
     lantern::testing::Watchdog dog("a lane-lock waiter to block in the kernel", std::chrono::seconds(20));
     // Asleep *in the lock*: contended() is set just before the futex wait. A thread can
     // be 'S' for other reasons (a sanitizer runtime's internal lock, on a busy machine),
-    // and the state alone then let the test go on before the waiter had even contended.
+    // and the state alone would let the test go on before the waiter has even contended.
     while (tid.load() == 0 || !lock.contended() || thread_state(tid.load()) != 'S') std::this_thread::yield();
   }
   EXPECT_TRUE(lock.contended());

@@ -1,12 +1,12 @@
 // The scheduler end to end: fork-join, spawn, submit, task groups and parallel_for for
-// several worker counts; stress cycles through sleep and wake; lost-wakeup torture;
-// fairness (helping); and bad use. Every test runs under a watchdog that dumps the
+// several worker counts; stress cycles through sleep and wake; bad use; shutdown from
+// several threads; the observer. (The protocols' own tests: sleep_test.cpp,
+// helping_test.cpp, stealing_test.cpp, deadlock_test.cpp.) Every test runs under a watchdog that dumps the
 // workers' states instead of hanging.
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <chrono>
-#include <limits>
 #include <numeric>
 #include <stdexcept>
 #include <thread>
@@ -209,136 +209,6 @@ INSTANTIATE_TEST_SUITE_P(Workers, SchedulerP,
                                                               lantern::SleepStrategy::io_uring)),
                          param_name);
 
-class LostWakeup : public ::testing::TestWithParam<lantern::SleepStrategy> {};
-
-// Lost-wakeup torture: one task at a time into a pool whose workers are all asleep.
-// A lost wakeup shows as a task that never runs: the watchdog fires and dumps states.
-TEST_P(LostWakeup, OneSubmitterIntoSleepingPool) {
-  Scheduler pool({.workers = 2, .sleep_strategy = GetParam()});
-  ASSERT_EQ(pool.sleep_strategy(), GetParam()) << pool.strategy_note();
-  const long rounds = scaled(100000, 5000);
-  Watchdog dog("lost-wakeup torture (1 submitter)", 600s, dump(pool));
-  long ran = 0;
-  for (long i = 0; i < rounds; ++i) {
-    wait_all_asleep(pool);
-    ran += pool.submit([] { return 1; }).get();
-  }
-  EXPECT_EQ(ran, rounds);
-}
-
-TEST_P(LostWakeup, SeveralSubmitters) {
-  Scheduler pool({.workers = 2, .sleep_strategy = GetParam()});
-  const int submitters = 4;
-  const long per_thread = scaled(25000, 1500);
-  Watchdog dog("lost-wakeup torture (4 submitters)", 600s, dump(pool));
-  std::atomic<long> ran{0};
-  std::vector<std::thread> threads;
-  for (int t = 0; t < submitters; ++t) {
-    threads.emplace_back([&] {
-      for (long i = 0; i < per_thread; ++i) {
-        // sometimes spawn (no one waits), mostly submit-and-wait, so the pool keeps
-        // emptying and falling asleep between tasks
-        if (i % 8 == 0) {
-          pool.spawn([&] { ran.fetch_add(1); });
-        } else {
-          pool.submit([&] { ran.fetch_add(1); }).get();
-        }
-      }
-    });
-  }
-  for (auto& t : threads) t.join();
-  pool.shutdown();  // drains the spawned ones
-  EXPECT_EQ(ran.load(), submitters * per_thread);
-}
-
-INSTANTIATE_TEST_SUITE_P(Strategies, LostWakeup,
-                         ::testing::Values(lantern::SleepStrategy::condvar, lantern::SleepStrategy::io_uring),
-                         [](const auto& info) { return std::string(lantern::strategy_name(info.param)); });
-
-// Fairness: worker 0 floods itself with self-spawning tasks while one task waits in its
-// lane. Measured in flood tasks run before the lane task starts, not in seconds.
-namespace {
-struct FloodResult {
-  long flood_tasks_before_lane_task;
-  long ran_while_submitting;  // flood tasks between the baseline read and submit_to_lane's return
-  long flood_total;
-};
-
-// The flood runs kFloodAfterSubmit tasks past the submission, however long the submitter
-// took to get there: before, the flood was 20,000 tasks from its start, so a submitter
-// kept off the CPU while the other worker flooded (it spins in yield() for the first 500)
-// left fewer than half of them after its submission, and "without helping the lane task
-// waits for most of the flood" could fail with a correct scheduler.
-constexpr long kFloodAfterSubmit = 19500;
-
-FloodResult run_flood(bool helping) {
-  Scheduler pool({.workers = 2, .helping = helping});
-  Watchdog dog(std::string("flood, helping=") + (helping ? "on" : "off"), 120s, dump(pool));
-  std::atomic<long> flood_total{std::numeric_limits<long>::max()};  // set at the submission
-  std::atomic<long> flood_done{0};
-  std::atomic<long> seen_at{-1};
-  std::atomic<bool> lane_task_submitted{false};
-
-  // Each flood task spins ~2 us and spawns its successor onto its own deque, so both
-  // workers stay busy with fork-join work for the whole flood.
-  struct Flood {
-    Scheduler* pool;
-    std::atomic<long>* done;
-    const std::atomic<long>* total;
-    void operator()() const {
-      const auto until = std::chrono::steady_clock::now() + 2us;
-      while (std::chrono::steady_clock::now() < until) {
-      }
-      const long k = done->fetch_add(1) + 1;
-      if (k + 1 < total->load()) {  // two successors keep both workers' deques non-empty
-        pool->spawn(*this);
-      }
-    }
-  };
-  lantern::Future<void> lane_task;
-  long submitted_at = 0;
-  long after_submit = 0;
-  pool.run([&] {
-    for (int i = 0; i < 4; ++i) pool.spawn(Flood{&pool, &flood_done, &flood_total});
-    // Let the flood get going, then submit the probe task into worker 0's lane. The count
-    // is measured from the value seen just before the submit, not from 500: this thread
-    // may be preempted inside yield() while the other worker runs thousands of tasks.
-    while ((submitted_at = flood_done.load()) < 500) std::this_thread::yield();
-    lane_task = pool.submit_to_lane(0, [&] { seen_at.store(flood_done.load()); });
-    // The lane task entered the lane somewhere between these two reads; if this thread
-    // lost the CPU in between, the other worker's tasks make the count ambiguous.
-    after_submit = flood_done.load();
-    flood_total = after_submit + kFloodAfterSubmit;
-    lane_task_submitted = true;
-  });
-  lane_task.get();
-  pool.shutdown();
-  return {seen_at.load() - submitted_at, after_submit - submitted_at, flood_done.load()};
-}
-}  // namespace
-
-TEST(Fairness, HelpingBoundsLaneWaitUnderFlood) {
-  // A run whose submitter was preempted between its baseline read and the enqueue (more
-  // than 200 flood tasks, i.e. >= 0.2 ms, in a window of about a microsecond) cannot say
-  // when the lane task entered the lane: it is measured again (at most 5 runs).
-  FloodResult with{};
-  for (int run = 0; run < 5; ++run) {
-    with = run_flood(true);
-    if (with.ran_while_submitting <= 200) break;
-    std::printf("helping on: %ld flood tasks ran while the submitter submitted; measured again\n",
-                with.ran_while_submitting);
-  }
-  const FloodResult without = run_flood(false);
-  std::printf("flood tasks run before the lane task: helping on %ld, helping off %ld (of %ld)\n",
-              with.flood_tasks_before_lane_task, without.flood_tasks_before_lane_task, without.flood_total);
-  ASSERT_LE(with.ran_while_submitting, 200) << "every run's submitter was preempted while submitting";
-  // With helping, the lane task starts after at most a few hundred flood tasks (the
-  // 50 us threshold is ~25 flood tasks; checks happen every 16 tasks per worker).
-  EXPECT_LT(with.flood_tasks_before_lane_task, 2000);
-  // Without helping, it waits until the flood has (nearly) drained.
-  EXPECT_GT(without.flood_tasks_before_lane_task, kFloodAfterSubmit / 2);
-}
-
 // --- bad use ---
 
 TEST(BadUse, SubmitAfterShutdownThrows) {
@@ -433,9 +303,8 @@ TEST(BadUse, DestructionRunsPendingWork) {
 // --- shutdown from several threads ---
 
 // Several threads call shutdown() at once: each call returns only once the workers have
-// stopped. (The first call to take the join used to be the only one to wait for it; the
-// others returned while it was joining, so their callers could destroy the pool under
-// it.) A worker's last act is its `stopping` state event; the hook lingers there a little
+// stopped. (A call that returned while another was still joining would let its caller
+// destroy the pool under that join.) A worker's last act is its `stopping` state event; the hook lingers there a little
 // so that a call that did not wait for the join would see fewer than all of them.
 TEST(Shutdown, ConcurrentCallsEachReturnAfterTheWorkersStopped) {
 #if LANTERN_OBSERVER
@@ -478,8 +347,8 @@ TEST(Shutdown, ConcurrentCallsEachReturnAfterTheWorkersStopped) {
 }
 
 // A shutdown() on another thread that began before the destructor: the destructor waits
-// for it to return before it frees the pool (it used to free it under that call: a crash
-// or a joinable std::thread destroyed, in about half the rounds).
+// for it to return before it frees the pool (freed under that call, about half the
+// rounds crash or destroy a joinable std::thread).
 TEST(Shutdown, DestructorWaitsForAShutdownCallThatBeganFirst) {
   Watchdog watchdog("DestructorWaitsForAShutdownCallThatBeganFirst", 120s);
   for (int round = 0; round < 100; ++round) {
@@ -596,7 +465,7 @@ TEST(Observer, EveryWorkerThatStartedReportsStopping) {
 }
 
 // Observer::interest reads and writes like an atomic word; each worker tests its own copy
-// on the push and task hooks (issue 16), and every way of changing the word (store,
+// on the push and task hooks (Worker::hooks_), and every way of changing the word (store,
 // assignment, exchange, fetch_or, fetch_and, set_interest) must reach those copies at
 // once, or those hooks would disagree with the others about what the observer wants. One
 // worker, every push reported: the counts are exact. A task changes the interest and then

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # spin_model.sh MODEL WORKDIR EXPECT [spin -D flags...] - check the sleep protocol's
-# Promela model (core/model/sleep.pml) with spin: generate the verifier (spin -a),
+# Promela model (core/sleep/sleep.pml) with spin: generate the verifier (spin -a),
 # compile it with gcc, run it. EXPECT is "holds" (no error may be found) or "violated"
 # (a counterexample must be found: the variant with a known bug put back). Prints
 # spin's summary, and the counterexample's trail when one is found.

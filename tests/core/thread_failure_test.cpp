@@ -1,7 +1,7 @@
 // thread_failure_test.cpp - a Scheduler whose worker threads the system will not all give
 // (pthread_create fails: EAGAIN at a thread limit) throws std::system_error from its
-// constructor, having stopped the workers it had started; before, the constructor left
-// joinable std::threads to be destroyed and the program ended in std::terminate.
+// constructor, having stopped the workers it had started (not destroying joinable
+// std::threads, which would end the program in std::terminate).
 //
 // This binary interposes pthread_create (std::thread calls it through the dynamic
 // linker): while `g_allow` is non-negative, that many more threads are created, and the

@@ -25,9 +25,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// The trees the sysfs reader was tested on, now given to hwloc as synthetic descriptions
-// (its "indexes" attribute numbers the PUs as the kernel would). kTwoSocket: 2 packages x
-// 2 cores x 2 threads numbered the way Intel machines are: cpu0-3 are the first thread of
+// Machines as hwloc synthetic descriptions (its "indexes" attribute numbers the PUs as
+// the kernel would). kTwoSocket: 2 packages x 2 cores x 2 threads numbered the way Intel machines are: cpu0-3 are the first thread of
 // every core, cpu4-7 their siblings.
 //   package 0: core {0,4}, core {1,5}   package 1: core {2,6}, core {3,7}
 // L2 per core, L3 per package, NUMA node = package.

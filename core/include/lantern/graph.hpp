@@ -12,7 +12,7 @@
 // graph is done; on any other thread it blocks. A task becomes ready only when its last
 // predecessor finishes (until then it is in no queue, and no worker is woken for it);
 // the worker that finished that predecessor runs it next, unless another worker steals
-// it (core/src/DEPENDENCIES.md).
+// it (core/dependencies/README.md).
 //
 // Errors:
 //  * A cycle is refused when the graph is validated - by run() or validate() - with

@@ -21,7 +21,7 @@
 // Errors are results, never exceptions: IoResult::value < 0 is -errno. Two values are
 // Lantern's own: -ECANCELED when the scheduler shut down before the operation finished
 // (shutdown cancels every operation in flight and waits for the callbacks), -ENOSYS
-// when io_uring is unavailable (Scheduler::io_unavailable_reason() says why).
+// when io_uring cannot be set up here (IoResult::message() says so).
 // Starting an operation after shutdown from outside the pool throws ShutdownError.
 // Writes to sockets never raise SIGPIPE: a vanished peer is -EPIPE or -ECONNRESET.
 #pragma once

@@ -54,7 +54,8 @@ void join(A&& a, B&& b) {
   worker->push(&job_b);
   // Helping on the join path: a computation whose halves are never stolen never reaches
   // find_work's help check, so every kJoinHelpInterval joins this one serves a lane task
-  // that waited too long (HELPING.md, "On the join path"); job_b stays stealable.
+  // that waited too long (core/helping/README.md, "On the join path"); job_b stays
+  // stealable.
   if (worker->join_help_due()) [[unlikely]] worker->help_from_join();
 
   std::exception_ptr error_a;
@@ -67,7 +68,7 @@ void join(A&& a, B&& b) {
   // The fast path, inline: job_b is popped straight back (nobody stole it) and runs here.
   // Anything else - jobs a pushed and left behind, or job_b stolen - is Worker::join_rest,
   // out of line, so that join stays small enough to inline into user code and looks the
-  // same whether or not the observer hooks are compiled in (bench/RESULTS.md).
+  // same whether or not the observer hooks are compiled in (lantern_instr_bench).
   detail::Job* popped = worker->pop();
   if (popped == &job_b || worker->join_rest(popped, &job_b, job_b.latch)) {
     // b runs even if a threw (as in rayon): join returns only when both halves are done.

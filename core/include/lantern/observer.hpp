@@ -138,11 +138,11 @@ namespace lantern::detail {
 // StatePayload{from, to, reason}) for `worker` (anything with `observer` and `index`
 // members); the payload's type names the event. Inline it is one load and a branch; the
 // payload is built, encoded and the call made only when an observer is attached. The
-// call is out of line on purpose:
-// written inline (interest test and virtual call with four arguments at every site) the
-// hooks made the scheduler's inline code - join, execute - large enough that g++ made
-// different inlining decisions in user code than with the hooks compiled out, which cost
-// fork-join benchmarks 4-19 % with no observer attached (bench/RESULTS.md). The push hook,
+// call is out of line on purpose: written inline (interest test and virtual call with
+// four arguments at every site) the hooks make the scheduler's inline code - join,
+// execute - large enough that g++ makes different inlining decisions in user code than
+// with the hooks compiled out, which costs
+// fork-join benchmarks 4-19 % with no observer attached (lantern_instr_bench). The push hook,
 // which runs once per join and once per spawn, keeps its interest test inline
 // (Worker::push, against the worker's own copy of the interest, which is 0 without an
 // observer) so that an observer that does not want pushes costs nothing per push over no

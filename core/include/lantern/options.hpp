@@ -13,9 +13,9 @@ namespace lantern {
 
 class Observer;
 
-// How idle workers sleep (core/src/SLEEP.md, core/src/IO.md).
-//  * condvar: each sleeper blocks on its own futex word (the strategy keeps its historical
-//    name; it used a condition variable per sleeper until issue 16). Asynchronous IO
+// How idle workers sleep (core/sleep/README.md, core/io/README.md).
+//  * condvar: each sleeper blocks on its own futex word (the name is the classic design's:
+//    a futex word does the condition variable's work with one wake). Asynchronous IO
 //    (lantern/io.hpp) then completes on one shared io_uring reaped by a completer thread,
 //    which hands each finished operation to the pool like a task submitted from outside.
 //  * io_uring: each worker owns an io_uring for its own IO. A sleeper with none of its IO
@@ -45,12 +45,13 @@ struct SchedulerOptions {
   // the constructing thread's affinity mask). Scheduler::worker_cpu says where each went.
   bool pin_workers = false;
 
-  // Fairness-aware helping (core/src/HELPING.md). Off: plain work stealing, where a
+  // Fairness-aware helping (core/helping/README.md). Off: plain work stealing, where a
   // lane's tasks can wait as long as its worker is busy with fork-join work.
   bool helping = true;
 
-  // A lane's head is helped when it has waited longer than this and longer than
-  // help_bias times the helping worker's own average wait.
+  // A lane's head is helped when it has waited longer than this and, for another
+  // worker's lane, longer than Worker::kHelpBias (4) times the helping worker's own
+  // lane's average wait.
   double help_min_wait_us = 50.0;
 
   // Receives the exception of a spawned task (nobody waits for it). Default: print one

@@ -73,7 +73,7 @@ class Scheduler {
   // spawn_after: fn() becomes ready only when every dependency (TaskHandles, Signals)
   // has completed; until then it is in no queue and wakes no worker. If a dependency
   // threw, fn() does not run and the returned handle rethrows that exception.
-  // See task_handle.hpp and core/src/DEPENDENCIES.md. Throw ShutdownError after shutdown.
+  // See task_handle.hpp and core/dependencies/README.md. Throw ShutdownError after shutdown.
   template <class F>
   [[nodiscard]] TaskHandle spawn_handle(F&& fn) {
     return detail::spawn_task(*registry_, {}, std::forward<F>(fn));
@@ -107,7 +107,6 @@ class Scheduler {
   // then strategy_note() is the line that was logged about it (else "").
   SleepStrategy sleep_strategy() const noexcept { return registry_->strategy(); }
   const std::string& strategy_note() const noexcept { return registry_->strategy_note(); }
-  // io_in_flight(i): operations started on worker i's ring and not yet reaped (io_uring
 
   // unhandled_exceptions: how many times an exception went to on_unhandled_exception:
   // once per spawned task (or IO callback) that threw, and once per task with

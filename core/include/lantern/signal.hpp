@@ -9,7 +9,7 @@
 // A task waiting on a Signal is *not ready*: it sits in no queue, no worker is woken
 // for it and none sleeps on it. set() makes every waiting task whose other dependencies
 // are done ready: onto the setting worker's own deque when set() runs on one of the
-// task's workers, into a lane otherwise (see core/src/DEPENDENCIES.md).
+// task's workers, into a lane otherwise (see core/dependencies/README.md).
 //
 // Semantics:
 //  * set() before anyone waits: later waits return at once, and tasks spawned after

@@ -8,7 +8,7 @@
 //
 // A task spawned after dependencies is *not ready* until the last one completes: it is
 // in no queue, so no worker wakes for it or sleeps on it. The thread completing the last
-// dependency makes it ready (core/src/DEPENDENCIES.md).
+// dependency makes it ready (core/dependencies/README.md).
 //
 // Exceptions: a task's exception is kept in its handle (every wait() rethrows it), and
 // its dependents do not run: they complete with the same exception, and so on down. If

@@ -14,7 +14,7 @@
 // a CPU profiler samples where the time goes, and the workers are where it goes),
 // SIGXCPU (a CPU-time limit: the process is out of time whichever thread is told),
 // SIGTTIN and SIGTTOU (terminal job control: a task that reads or writes the terminal
-// from the background stops the process as before), and SIGKILL and SIGSTOP (which
+// from the background stops the process, as it does without Lantern), and SIGKILL and SIGSTOP (which
 // nothing blocks). The one exception: the flight recorder's dump thread takes its own
 // trigger (SIGUSR2 by default), so `kill -USR2` dumps even in an application that
 // blocks every signal in all its threads.

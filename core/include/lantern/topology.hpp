@@ -98,7 +98,7 @@ struct Victim {
   Distance distance;
 };
 
-// StealOrder: for worker `self` of `workers` (worker i runs on topology CPU
+// steal_order: for worker `self` of `workers` (worker i runs on topology CPU
 // i % topology.cpu_count()), every other worker sorted nearest first. Within one
 // distance level the order is rotated so that thieves start at different victims
 // ((self + k) order), which spreads contention.

@@ -21,9 +21,9 @@ namespace lantern::detail {
 
 // The Registry lives at the start of one page-aligned block that also holds the sleep
 // slots, the lane mirrors, the Workers and their not-ready counts (Layout). A wake after
-// an idle spell touches the registry, a slot, a mirror and a Worker, and every page it
-// touches after idleness is a TLB miss (bench/RESULTS.md, "Session 18"): adjacent, they
-// sit on as few pages as they fit in (each worker adds about 1 KiB; a 1-worker pool's
+// an idle spell touches the registry, a slot, a mirror and a Worker, and where an idle
+// spell costs the TLB every page it touches is a miss (hot.hpp): adjacent, they sit on
+// as few pages as they fit in (each worker adds about 1 KiB; a 1-worker pool's
 // block is one page in the release build). Made only by create().
 class Registry {
  public:
@@ -75,7 +75,8 @@ class Registry {
   // taken; when all are, memory is null and the caller uses operator new: an outside
   // spawn never waits for a preempted thread. The worker that runs the job gives the
   // frame back with FramePool::free_remote, as for a stolen task. Why (core/README.md,
-  // "Task frames"): waking an idle pool, a malloc here cost 3.6 us, a shard 0.6 us.
+  // "Task frames come from a per-worker pool"): waking an idle pool, a malloc here costs
+  // 3.6 us, a shard 0.6 us.
   struct OutsideFrame {
     void* memory;     // null: every shard was taken; use operator new
     FramePool* pool;  // where the frame goes back to
@@ -106,7 +107,7 @@ class Registry {
   // second read (a non-zero result may be stale; callers poll).
   std::uint64_t live_jobs() const noexcept;
   // deadlock_episode: the suspected-deadlock episode word (Worker::check_deadlock,
-  // core/README.md, "Nested waits can deadlock"; SLEEP.md, "Sleeping on a latch"). episode * 4 + state:
+  // core/deadlock/README.md, "One report per episode"). episode * 4 + state:
   // kEpisodeNone (no report), kEpisodeClaimed (a worker saw every worker blocked and is
   // re-checking), kEpisodeReported (re-checked, hook emitted). Every transition is a
   // seq-cst CAS; a worker leaving a blocked section ends the episode it sees (claimed or
@@ -123,7 +124,7 @@ class Registry {
   void report_unhandled(std::exception_ptr error) noexcept;
   std::uint64_t unhandled_exceptions() const noexcept { return unhandled_.load(std::memory_order_relaxed); }
 
-  // Not-ready tasks (core/src/DEPENDENCIES.md): tasks whose dependencies have not all
+  // Not-ready tasks (core/dependencies/README.md): tasks whose dependencies have not all
   // completed, which sit in no queue. Counted like the jobs above: each worker in its
   // own single-writer counters, outside threads in one shared pair. `me` is the calling
   // thread's worker of this registry, or nullptr.

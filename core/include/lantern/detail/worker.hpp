@@ -37,7 +37,7 @@ class alignas(64) Worker final : public SleepSink {
   // check (one rdtsc, two relaxed loads) under ~5% of a minimal task's cost.
   static constexpr std::uint32_t kHelpCheckInterval = 16;
   // ... and every this many joins, since a fork-join computation whose halves are never
-  // stolen never calls find_work (HELPING.md, "On the join path"). Compile with
+  // stolen never calls find_work (core/helping/README.md, "On the join path"). Compile with
   // -DLANTERN_JOIN_HELP_INTERVAL=0 to leave the check out (the benchmark's baseline).
 #ifndef LANTERN_JOIN_HELP_INTERVAL
 #define LANTERN_JOIN_HELP_INTERVAL 1024
@@ -62,20 +62,19 @@ class alignas(64) Worker final : public SleepSink {
   //
   // push runs once per join, so it must stay small enough for the compiler to inline
   // into fork-join code: the hook's test is inline (one load of hooks_, the worker's copy
-  // of the observer's interest, and a branch, with or without an observer; before
-  // session 6 an observer that did not want pushes cost a second load and test per
-  // push), the report - a virtual call with
-  // its arguments - is out of line in report_push. Written inline, the report made g++
-  // stop inlining push: a call and six register saves per join, fib(32) +4..9 % with no
-  // observer attached at all (bench/RESULTS.md, "Instrumentation overhead"). A countdown
-  // in the worker instead of the then two loads was measured too, and cost more (a memory
-  // read-modify-write per push).
+  // of the observer's interest, and a branch, with or without an observer: an observer
+  // that does not want pushes costs no second load and test per push), the report - a
+  // virtual call with its arguments - is out of line in report_push. Written inline, the
+  // report makes g++ stop inlining push: a call and six register saves per join, fib(32)
+  // +4..9 % with no observer attached at all (lantern_instr_bench). Rejected: a countdown
+  // in the worker to the next sampled push, which costs more than the load and test (a
+  // memory read-modify-write per push).
   //
   // In a translation unit with many spawn and join sites (bench/core_bench.cpp) g++ 12
   // makes one out-of-line clone of push and calls it. For join that is the better
-  // shape: join itself is then inlined into the recursion; forcing push inline made
-  // join too big to inline, and skynet by join took 4 % more instructions (callgrind,
-  // bench/RESULTS.md). A TaskGroup spawn is the other way round (6 % fewer with push
+  // shape: join itself is then inlined into the recursion; forcing push inline makes
+  // join too big to inline, and skynet by join takes 4 % more instructions (callgrind,
+  // lantern_bench --only skynet). A TaskGroup spawn is the other way round (6 % fewer with push
   // inlined), so it calls push_inline, which always inlines the same body.
   //
   // push never throws and never loses the job: a deque that is full and cannot grow
@@ -121,7 +120,7 @@ class alignas(64) Worker final : public SleepSink {
       // observer handed out, or into own_task_count_; Scheduler::tasks_run), so a task
       // no task hook is wanted for (no observer, or a Recorder at levels off and states)
       // runs the same instructions either way: the count, one load of hooks_ and a sign
-      // test (bench/RESULTS.md, "Session 15: every task counted"). hooks_ is the worker's
+      // test (lantern_instr_bench). hooks_ is the worker's
       // copy of the observer's interest (Observer::copy_of: every change of
       // Observer::interest updates it), 0 without an observer and negative when a task
       // hook is wanted. A task that throws reports task_end with threw from the job's
@@ -175,12 +174,12 @@ class alignas(64) Worker final : public SleepSink {
   // sleep attempt that failed on news it had not found: probe no deque for a while.
   void back_off(IdleState& idle, const Latch& latch, bool restart_spin = true);
   // wait_until runs other tasks until `latch` is set, sleeping on it when there are none.
-  // `kind` names the wait for the deadlock report (core/README.md, "Waits"); it is read
+  // `kind` names the wait for the deadlock report (core/deadlock/README.md); it is read
   // only on the cold path.
   void wait_until(Latch& latch, WaitKind kind = WaitKind::none) {
     if (!latch.probe()) wait_until_cold(latch, kind);
   }
-  // --- suspected deadlock (core/README.md, "Waits") ---
+  // --- suspected deadlock (core/deadlock/README.md, deadlock.cpp) ---
   // blocked_in_wait: this worker is out of work inside a nested wait (not its top-level
   // loop) and searching / sleeping. wait_kind / blocked_task: that wait's kind and the
   // task waiting. Read by other threads (check_deadlock, describe_state).
@@ -275,7 +274,7 @@ class alignas(64) Worker final : public SleepSink {
 #endif
   }
 
-  // --- IO (core/src/IO.md) ---
+  // --- IO (core/io/README.md) ---
   // set_io gives the worker its own ring (io_uring strategy), before its thread starts.
   void set_io(std::unique_ptr<IoContext> io) noexcept { io_ = std::move(io); }
   // request_io_cancel: any thread (shutdown). The worker cancels everything in flight on
@@ -313,7 +312,7 @@ class alignas(64) Worker final : public SleepSink {
   // unlocked `inc` of it is enough: an aligned 8-byte store is never seen torn, and no
   // other writer can lose an update (Linux's per-CPU counters, this_cpu_inc, rest on the
   // same two facts). One instruction instead of a load, an add and a store, on every
-  // task (bench/RESULTS.md, "Session 14"). Elsewhere, and under ThreadSanitizer (which
+  // task. Elsewhere, and under ThreadSanitizer (which
   // does not see into asm, and must see the store), the relaxed load and store.
   void count_task() noexcept {
 #if defined(__x86_64__) && !defined(__SANITIZE_THREAD__)
@@ -403,7 +402,7 @@ class alignas(64) Worker final : public SleepSink {
   // Odd while this worker, blocked in a nested wait, searches (and may be holding a task
   // it took but has not yet left the wait with); even between searches. Only this
   // worker writes it. check_deadlock requires every epoch even and unchanged across its
-  // look at the queues (core/README.md, "Waits").
+  // look at the queues (core/deadlock/README.md).
   std::atomic<std::uint64_t> search_epoch_{0};
   void bump_search_epoch() noexcept {
     search_epoch_.store(search_epoch_.load(std::memory_order_relaxed) + 1, std::memory_order_seq_cst);

@@ -25,7 +25,7 @@
 
 namespace lantern {
 
-// --- worker states (core/src/SLEEP.md) ---
+// --- worker states (core/sleep/README.md) ---
 // X(name, meaning)
 #define LANTERN_WORKER_STATES(X)                                                   \
   X(active, "running a task")                                                      \
@@ -418,7 +418,7 @@ struct LanePopPayload {
 };
 
 // release: a = the task made ready, b = what completed its last dependency (a task id,
-// a signal id or an IO operation id; core/src/DEPENDENCIES.md).
+// a signal id or an IO operation id; core/dependencies/README.md).
 struct ReleasePayload {
   static constexpr EventId kEvent = EventId::release;
   std::uint64_t released = 0, releaser = 0;
