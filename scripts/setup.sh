@@ -17,7 +17,7 @@ packages=(
   prometheus                              # the real server (and promtool) for end-to-end tests
   libimgui-dev libstb-dev libglfw3-dev libgl-dev   # viewer (lantern-view)
   xvfb xauth libgl1-mesa-dri              # viewer screenshot tests (a real window, headless GL)
-  spin                                    # model check of the sleep protocol (core/model/sleep.pml)
+  spin                                    # model check of the sleep protocol (core/sleep/sleep.pml)
   python3-minimal                         # scripts/check_docs.py (the docs check)
   clang-format                            # scripts/format.sh (the house style, .clang-format)
 )
