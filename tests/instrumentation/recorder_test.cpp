@@ -11,7 +11,7 @@
 
 #include "lantern/instrumentation/collector.hpp"
 #include "lantern/instrumentation/recorder.hpp"
-#include "lantern/instrumentation/rolling_window.hpp"
+#include "lantern/instrumentation/process_labels.hpp"
 #include "lantern/instrumentation/trace_sinks.hpp"
 #include "lantern/clock.hpp"
 #include "lantern/graph.hpp"
@@ -310,28 +310,13 @@ TEST(Recorder, HistogramsCountEveryTask) {
   }
 }
 
-TEST(RollingWindow, KeepsRecentEventsBoundedByAgeAndCount) {
-  lantern::instrumentation::RollingWindow window(/*window_ticks=*/100, /*max_events=*/50);
-  std::vector<Event> batch;
-  for (std::uint64_t t = 1; t <= 300; ++t) batch.push_back(Event{t, 0, EventType::state, {0, 0, 0}, 0, 0});
-  window.on_batch(batch);
-  EXPECT_EQ(window.size(), 50u);  // count bound (age bound alone would keep 101)
-  EXPECT_EQ(window.copy_since(290).size(), 11u);
-  EXPECT_EQ(window.evicted(), 250u);
-  lantern::instrumentation::RollingWindow by_age(10, 1000);
-  by_age.on_batch(batch);
-  EXPECT_EQ(by_age.size(), 11u);  // ticks 290..300
-}
-
-TEST(RollingWindow, NamesTheLabelsOfTheEventsItHolds) {
-  const lantern::Label kind = lantern::label("rolling_window_test.kind");
-  lantern::instrumentation::RollingWindow window(1000, 100);
-  window.on_batch(std::vector<Event>{Event{5, 0, EventType::task_label, {0, 0, 0}, 0x1000, kind.id()}});
-  const std::vector<Event> got = window.copy_since(0);
-  ASSERT_EQ(got.size(), 1u);
-  EXPECT_EQ(window.labels().name(static_cast<std::uint32_t>(got[0].b)), "rolling_window_test.kind");
-  EXPECT_FALSE(window.labels().name(0).has_value());
-  EXPECT_FALSE(window.labels().name(lantern::label_count() + 1).has_value());
+// process_labels() is how every chunk-encoding sink names the labels its chunks use.
+TEST(ProcessLabels, NamesInternedLabelsAndNothingElse) {
+  const lantern::Label kind = lantern::label("process_labels_test.kind");
+  const lantern::trace::LabelNames& names = lantern::instrumentation::process_labels();
+  EXPECT_EQ(names.name(kind.id()), "process_labels_test.kind");
+  EXPECT_FALSE(names.name(0).has_value());
+  EXPECT_FALSE(names.name(lantern::label_count() + 1).has_value());
 }
 
 // At level full, own-deque pushes are sampled one in RecorderOptions::deque_push_sample;
