@@ -19,9 +19,11 @@
 
 #include <charconv>
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace lantern {
 
@@ -44,8 +46,15 @@ namespace host_port_detail {
 
 inline constexpr std::string_view kExamples = "write HOST:PORT, e.g. 127.0.0.1:7777, [::1]:7777 or :7777";
 
-inline bool fail(std::string* error, std::string_view text, const std::string& what) {
-  if (error) *error = "'" + std::string(text) + "' " + what + " (" + std::string(kExamples) + ")";
+inline bool fail(std::string* error, std::string_view text, std::string_view what) {
+  if (!error) return false;
+  std::string message;
+  message.reserve(text.size() + what.size() + kExamples.size() + 6);
+  for (std::string_view part : {std::string_view("'"), text, std::string_view("' "), what, std::string_view(" ("), kExamples,
+                                std::string_view(")")}) {
+    message.append(part);
+  }
+  *error = std::move(message);
   return false;
 }
 
@@ -124,8 +133,8 @@ inline std::optional<HostPort> parse_host_port(std::string_view text, std::strin
   unsigned value = 0;
   const auto [end, ec] = std::from_chars(port.data(), port.data() + port.size(), value);
   if (!host_port_detail::all_digits(port) || ec != std::errc() || end != port.data() + port.size() || value > 65535) {
-    host_port_detail::fail(error, text, "has a port that is not a number from " + std::string(rules.allow_port_zero ? "0" : "1") +
-                          " to 65535");
+    host_port_detail::fail(error, text, rules.allow_port_zero ? "has a port that is not a number from 0 to 65535"
+                                                              : "has a port that is not a number from 1 to 65535");
     return std::nullopt;
   }
   if (value == 0 && !rules.allow_port_zero) {
