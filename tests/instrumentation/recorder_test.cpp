@@ -428,8 +428,8 @@ TEST(Recorder, ALevelSwitchReachesTheWorkersCopyOfTheInterestAtOnce) {
 
 // Every task that ends by throwing is counted once in tasks_threw, whoever receives the
 // exception: a submit()'s Future, a TaskGroup, a TaskHandle, or nobody (the
-// unhandled-exception handler). Before, the first two caught it inside the task and the
-// task counted as one that returned.
+// unhandled-exception handler). A Future or a TaskGroup that catches the exception inside
+// the task must not make the task count as one that returned.
 TEST(Recorder, CountsEveryTaskThatThrewWhoeverGetsTheException) {
   for (Level level : {Level::off, Level::tasks}) {
     Recorder recorder(2, {.level = level});
