@@ -50,8 +50,8 @@ inline bool fail(std::string* error, std::string_view text, std::string_view wha
   if (!error) return false;
   std::string message;
   message.reserve(text.size() + what.size() + kExamples.size() + 6);
-  for (std::string_view part : {std::string_view("'"), text, std::string_view("' "), what, std::string_view(" ("), kExamples,
-                                std::string_view(")")}) {
+  for (std::string_view part : {std::string_view("'"), text, std::string_view("' "), what, std::string_view(" ("),
+                                kExamples, std::string_view(")")}) {
     message.append(part);
   }
   *error = std::move(message);
@@ -133,8 +133,9 @@ inline std::optional<HostPort> parse_host_port(std::string_view text, std::strin
   unsigned value = 0;
   const auto [end, ec] = std::from_chars(port.data(), port.data() + port.size(), value);
   if (!host_port_detail::all_digits(port) || ec != std::errc() || end != port.data() + port.size() || value > 65535) {
-    host_port_detail::fail(error, text, rules.allow_port_zero ? "has a port that is not a number from 0 to 65535"
-                                                              : "has a port that is not a number from 1 to 65535");
+    host_port_detail::fail(error, text,
+                           rules.allow_port_zero ? "has a port that is not a number from 0 to 65535"
+                                                 : "has a port that is not a number from 1 to 65535");
     return std::nullopt;
   }
   if (value == 0 && !rules.allow_port_zero) {

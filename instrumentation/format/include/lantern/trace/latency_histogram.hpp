@@ -41,7 +41,8 @@ class LatencyHistogram {
   // histograms are read field by field, so their count may differ from their buckets' sum
   // by a sample in flight).
   template <class Get>
-  void merge(Get bucket, std::uint64_t count, std::uint64_t sum_ns, std::uint64_t min_ns, std::uint64_t max_ns) noexcept {
+  void merge(Get bucket, std::uint64_t count, std::uint64_t sum_ns, std::uint64_t min_ns,
+             std::uint64_t max_ns) noexcept {
     for (int i = 0; i < kBuckets; ++i) buckets_[static_cast<std::size_t>(i)] += bucket(i);
     count_ += count;
     sum_ns_ += sum_ns;
