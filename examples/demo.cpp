@@ -46,14 +46,14 @@ namespace {
 
 // print_figures: the recorder's exact per-worker counters and histograms.
 void print_figures(const lantern::instrumentation::Recorder& recorder, const lantern::Topology& topology) {
-  using lantern::instrumentation::HistogramSnapshot;
+  using lantern::trace::LatencyHistogram;
   std::printf("\nper-worker figures (exact counters kept by lantern::instrumentation::Recorder)\n");
   std::printf("%-6s %8s %6s %6s %6s %6s %6s %6s %7s %6s %6s %8s | %7s %7s %7s %8s\n", "worker", "tasks", "smt", "l2",
               "llc", "numa", "remote", "helps", "failed", "sleeps", "wakes", "releases", "active", "idle", "sleepy",
               "sleeping");
   std::printf("%-6s %8s %41s %30s | %s\n", "", "", "steals by distance, failed steal rounds", "",
               "time share: from the worker's start to its stop");
-  HistogramSnapshot ready, duration, wake;
+  LatencyHistogram ready, duration, wake;
   std::uint64_t io_wakes = 0;
   for (std::uint32_t i = 0; i < recorder.worker_count(); ++i) {
     const auto w = recorder.snapshot(i);
@@ -67,24 +67,16 @@ void print_figures(const lantern::instrumentation::Recorder& recorder, const lan
                 static_cast<unsigned long long>(w.helps), static_cast<unsigned long long>(w.steal_rounds_failed),
                 static_cast<unsigned long long>(w.sleeps), static_cast<unsigned long long>(w.wakes_received),
                 static_cast<unsigned long long>(w.releases), pct(0), pct(1), pct(2), pct(3));
-    ready.add(recorder.counters(i).ready_wait);
-    duration.add(recorder.counters(i).task_duration);
-    wake.add(recorder.counters(i).wake_latency);
+    ready.merge(recorder.counters(i).ready_wait.snapshot());
+    duration.merge(recorder.counters(i).task_duration.snapshot());
+    wake.merge(recorder.counters(i).wake_latency.snapshot());
     io_wakes += w.io_wakes;
   }
   // Printed as lantern-trace stats prints a figure (analysis::format_percentiles), so the
   // two show the same text for the same run; an empty one says why, in the Recorder's terms.
-  auto line = [](const char* name, const HistogramSnapshot& h, const char* why_empty) {
-    lantern::analysis::Percentiles p;
-    p.count = h.count;
-    if (h.count > 0) {
-      p.p50_ns = h.quantile_ns(0.5);
-      p.p90_ns = h.quantile_ns(0.9);
-      p.p99_ns = h.quantile_ns(0.99);
-      p.max_ns = static_cast<double>(h.max_ns);
-    } else {
-      p.no_samples = why_empty;
-    }
+  auto line = [](const char* name, const LatencyHistogram& h, const char* why_empty) {
+    lantern::analysis::Percentiles p = lantern::analysis::percentiles(h);
+    if (p.count == 0) p.no_samples = why_empty;
     std::printf("%-22s %s\n", name, lantern::analysis::format_percentiles(p).c_str());
   };
   constexpr const char* kNoneHappened = "none happened in this run (the Recorder counts them at every level)";

@@ -1,6 +1,5 @@
 // echo_load.cpp - see echo_load.hpp.
 #include "echo_load.hpp"
-#include "latency_histogram.hpp"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -45,7 +44,7 @@ std::uint64_t next(std::uint64_t& s) {
 
 LoadResult run_load(const LoadOptions& o) {
   LoadResult result;
-  LatencyHistogram latency;
+  trace::LatencyHistogram latency;
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_port = htons(o.port);
@@ -145,7 +144,7 @@ LoadResult run_load(const LoadOptions& o) {
             c.received += expected;
             result.bytes += got;
             if (c.received == c.message.size() && c.sent == c.message.size()) {
-              latency.add_ns(static_cast<std::uint64_t>(
+              latency.record(static_cast<std::uint64_t>(
                   std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - c.started).count()));
               ++result.requests;
               ++c.messages;
@@ -192,11 +191,11 @@ LoadResult run_load(const LoadOptions& o) {
     if (c.fd >= 0) close(c.fd);
   }
   close(ep);
-  result.p50 = latency.percentile(0.50);
-  result.p99 = latency.percentile(0.99);
+  result.p50 = percentile(latency, 0.50);
+  result.p99 = percentile(latency, 0.99);
   result.p50_us = result.p50.us;
   result.p99_us = result.p99.us;
-  result.max_us = latency.max_us();
+  result.max_us = static_cast<double>(latency.max_ns()) / 1e3;
   return result;
 }
 

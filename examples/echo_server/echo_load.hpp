@@ -9,7 +9,7 @@
 #include <functional>
 #include <string>
 
-#include "latency_histogram.hpp"
+#include "percentile.hpp"
 
 namespace lantern::examples {
 

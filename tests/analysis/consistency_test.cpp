@@ -46,7 +46,7 @@ using lantern::analysis::Percentiles;
 using lantern::analysis::Summary;
 using lantern::instrumentation::Collector;
 using lantern::instrumentation::FlightRecorder;
-using lantern::instrumentation::HistogramSnapshot;
+using lantern::trace::LatencyHistogram;
 using lantern::instrumentation::Recorder;
 using lantern::instrumentation::TraceFileSink;
 
@@ -72,7 +72,7 @@ int run_command(const std::string& cmd, std::string* out) {
 // What the Recorder counted, exactly, for a live run.
 struct Exact {
   std::vector<lantern::instrumentation::WorkerCountersSnapshot> workers;
-  HistogramSnapshot ready_wait, task_duration, wake_latency;
+  LatencyHistogram ready_wait, task_duration, wake_latency;
 };
 
 // record runs `workload` on a pool with a Recorder (level full, rings big enough that
@@ -102,9 +102,9 @@ Exact record(const std::string& path, lantern::SleepStrategy strategy, Workload 
     }
     for (std::uint32_t w = 0; w < kWorkers; ++w) {
       exact.workers.push_back(recorder.snapshot(w));
-      exact.ready_wait.add(recorder.counters(w).ready_wait);
-      exact.task_duration.add(recorder.counters(w).task_duration);
-      exact.wake_latency.add(recorder.counters(w).wake_latency);
+      exact.ready_wait.merge(recorder.counters(w).ready_wait.snapshot());
+      exact.task_duration.merge(recorder.counters(w).task_duration.snapshot());
+      exact.wake_latency.merge(recorder.counters(w).wake_latency.snapshot());
     }
   }
   return exact;
@@ -168,9 +168,9 @@ void expect_percentiles(const json& j, const Percentiles& p, const char* what) {
   EXPECT_EQ(j.at("p99_ns").get<double>(), p.p99_ns);
 }
 
-void expect_exact_percentiles(const HistogramSnapshot& h, const Percentiles& p, const char* what) {
+void expect_exact_percentiles(const LatencyHistogram& h, const Percentiles& p, const char* what) {
   SCOPED_TRACE(what);
-  EXPECT_EQ(h.count, p.count);
+  EXPECT_EQ(h.count(), p.count);
   EXPECT_EQ(h.quantile_ns(0.50), p.p50_ns);
   EXPECT_EQ(h.quantile_ns(0.90), p.p90_ns);
   EXPECT_EQ(h.quantile_ns(0.99), p.p99_ns);

@@ -155,8 +155,8 @@ TEST_P(CollectableTest, HistogramBucketsAreCumulativeAtPowersOfTwoAndExact) {
   testing::submit_and_wait(p.pool, p.recorder, 300);
   const auto families = collectable.Collect();
   // Nothing runs now, so the recorder's histograms hold still and can be compared.
-  instrumentation::HistogramSnapshot expected;
-  for (std::uint32_t w = 0; w < workers(); ++w) expected.add(p.recorder.counters(w).ready_wait);
+  trace::LatencyHistogram expected;
+  for (std::uint32_t w = 0; w < workers(); ++w) expected.merge(p.recorder.counters(w).ready_wait.snapshot());
   const ClientMetric::Histogram& h = family(families, Metric::ready_wait).metric.at(0).histogram;
   ASSERT_EQ(h.bucket.size(), static_cast<std::size_t>(kLastBucketLog2 - kFirstBucketLog2 + 2));
   for (int k = kFirstBucketLog2; k <= kLastBucketLog2; ++k) {
@@ -168,8 +168,8 @@ TEST_P(CollectableTest, HistogramBucketsAreCumulativeAtPowersOfTwoAndExact) {
     }
   }
   EXPECT_TRUE(std::isinf(h.bucket.back().upper_bound));
-  EXPECT_EQ(h.sample_count, expected.count);
-  EXPECT_DOUBLE_EQ(h.sample_sum, static_cast<double>(expected.sum_ns) / 1e9);
+  EXPECT_EQ(h.sample_count, expected.count());
+  EXPECT_DOUBLE_EQ(h.sample_sum, static_cast<double>(expected.sum_ns()) / 1e9);
 }
 
 std::string param_name(const ::testing::TestParamInfo<CollectableTest::ParamType>& info) {

@@ -1,5 +1,6 @@
 // end_of_run_test.cpp - a Prometheus scrape taken at the end of a run agrees exactly with
-// the Recorder's counters (issue 12, build item 3).
+// the Recorder's counters (exporters/prometheus/README.md, "At the end of a run, a scrape
+// equals the Recorder's counters").
 //
 // As a user runs it: an app observed through lantern::observe with /metrics on a free
 // loopback port (and a trace at level full through a deliberately small ring, so events
@@ -275,7 +276,7 @@ TEST_P(EndOfRun, PrometheusScrapeAgreesExactlyWithTheRecorder) {
   }
   EXPECT_GT(steals, 0u);
   EXPECT_EQ(r.unhandled, 1u);
-  EXPECT_GT(r.wake_latency.count, 0u);
+  EXPECT_GT(r.wake_latency.count(), 0u);
   if (GetParam() == SleepStrategy::io_uring) {
     EXPECT_GT(total(r, &S::io_wakes), 0u);
   }

@@ -11,7 +11,7 @@
 
 #include "lantern/instrumentation/collector.hpp"
 #include "lantern/instrumentation/recorder.hpp"
-#include "lantern/instrumentation/rolling_window.hpp"
+#include "lantern/instrumentation/process_labels.hpp"
 #include "lantern/instrumentation/trace_sinks.hpp"
 #include "lantern/clock.hpp"
 #include "lantern/graph.hpp"
@@ -188,8 +188,9 @@ TEST(Recorder, IoOperationsAreCountedAtEveryLevelAndRecordedAtTasks) {
   }
 }
 
-// The core's suspected-deadlock report (core/README.md, "Waits") reaches the Recorder's
-// counters: one worker blocked in a Signal wait with nothing ready is reported once.
+// The core's suspected-deadlock report (core/README.md, "Nested waits can deadlock")
+// reaches the Recorder's counters: one worker blocked in a Signal wait with nothing ready
+// is reported once.
 TEST(Recorder, CountsTheSuspectedDeadlockReport) {
   Recorder recorder(1, {.level = Level::states});
   {
@@ -215,21 +216,20 @@ TEST(Recorder, CountsTheSuspectedDeadlockReport) {
   EXPECT_EQ(recorder.snapshot(0).deadlocks, 1u);
 }
 
-TEST(Histogram, BucketsAndQuantiles) {
-  using lantern::instrumentation::Histogram;
-  using lantern::instrumentation::HistogramSnapshot;
+TEST(AtomicLatencyHistogram, BucketsAndQuantiles) {
+  using lantern::instrumentation::AtomicLatencyHistogram;
+  using Buckets = lantern::trace::LatencyBuckets;
   // Every value falls in a bucket whose bounds contain it; powers of two are edges.
   for (std::uint64_t v : {0ull, 1ull, 7ull, 8ull, 9ull, 15ull, 16ull, 1000ull, 123456789ull, 1ull << 40}) {
-    const int b = Histogram::bucket_of(v);
-    EXPECT_LE(Histogram::lower_bound(b), v);
-    EXPECT_LT(v, Histogram::upper_bound(b));
+    const int b = Buckets::bucket_of(v);
+    EXPECT_LE(Buckets::lower_bound(b), v);
+    EXPECT_LT(v, Buckets::upper_bound(b));
   }
-  for (int k = 3; k < 60; ++k) EXPECT_EQ(Histogram::lower_bound(Histogram::bucket_of(1ull << k)), 1ull << k);
-  Histogram h;
+  for (int k = 3; k < 60; ++k) EXPECT_EQ(Buckets::lower_bound(Buckets::bucket_of(1ull << k)), 1ull << k);
+  AtomicLatencyHistogram h;
   for (std::uint64_t v = 1; v <= 1000; ++v) h.record(v * 1000);  // 1 us .. 1 ms uniform
-  HistogramSnapshot s;
-  s.add(h);
-  EXPECT_EQ(s.count, 1000u);
+  const lantern::trace::LatencyHistogram s = h.snapshot();
+  EXPECT_EQ(s.count(), 1000u);
   EXPECT_NEAR(s.quantile_ns(0.5), 500e3, 500e3 * 0.07);
   EXPECT_NEAR(s.quantile_ns(0.99), 990e3, 990e3 * 0.07);
   EXPECT_EQ(s.count_below(1u << 20), 1000u);  // 1,048,576 ns > 1 ms
@@ -239,23 +239,22 @@ TEST(Histogram, BucketsAndQuantiles) {
 // A percentile read off the Recorder's histograms is never above the largest value
 // recorded nor below the smallest (LatencyBuckets::quantile_ns clamps the bucket's
 // midpoint), so the demo's figures equal the analysis' for the same samples.
-TEST(Histogram, QuantilesStayWithinTheValuesRecorded) {
-  using lantern::instrumentation::Histogram;
-  using lantern::instrumentation::HistogramSnapshot;
-  Histogram h;
+TEST(AtomicLatencyHistogram, QuantilesStayWithinTheValuesRecorded) {
+  using lantern::instrumentation::AtomicLatencyHistogram;
+  using lantern::trace::LatencyHistogram;
+  AtomicLatencyHistogram h;
   h.record(2'900'000);  // its bucket is [2,883,584, 3,145,728): midpoint 3,014,656
-  HistogramSnapshot s;
-  s.add(h);
-  EXPECT_EQ(s.min_ns, 2'900'000u);
-  EXPECT_EQ(s.max_ns, 2'900'000u);
+  LatencyHistogram s = h.snapshot();
+  EXPECT_EQ(s.min_ns(), 2'900'000u);
+  EXPECT_EQ(s.max_ns(), 2'900'000u);
   EXPECT_EQ(s.quantile_ns(0.5), 2'900'000.0);
   EXPECT_EQ(s.quantile_ns(0.99), 2'900'000.0);
-  Histogram other;  // merged over workers: the smallest of the minima, the largest maximum
+  AtomicLatencyHistogram other;  // merged over workers: the smallest of the minima, the largest maximum
   other.record(2'883'600);
-  s.add(other);
-  EXPECT_EQ(s.min_ns, 2'883'600u);
+  s.merge(other.snapshot());
+  EXPECT_EQ(s.min_ns(), 2'883'600u);
   EXPECT_EQ(s.quantile_ns(0.0), 2'900'000.0) << "both in one bucket, whose midpoint is above both";
-  EXPECT_EQ(HistogramSnapshot{}.quantile_ns(0.5), 0.0);
+  EXPECT_EQ(LatencyHistogram{}.quantile_ns(0.5), 0.0);
 }
 
 // Time per state runs from each worker's `started` state event to its `stopping` one: not
@@ -297,41 +296,26 @@ TEST(Recorder, HistogramsCountEveryTask) {
       for (int i = 0; i < submitted; ++i) pool.submit([] {}).get();
       pool.run([] { return fib(10); });
     }
-    lantern::instrumentation::HistogramSnapshot ready, duration;
+    lantern::trace::LatencyHistogram ready, duration;
     std::uint64_t tasks = 0;
     for (std::uint32_t w = 0; w < 2; ++w) {
-      ready.add(recorder.counters(w).ready_wait);
-      duration.add(recorder.counters(w).task_duration);
+      ready.merge(recorder.counters(w).ready_wait.snapshot());
+      duration.merge(recorder.counters(w).task_duration.snapshot());
       tasks += recorder.snapshot(w).tasks;
     }
-    EXPECT_EQ(ready.count, static_cast<std::uint64_t>(submitted + 1));  // + the run() task
+    EXPECT_EQ(ready.count(), static_cast<std::uint64_t>(submitted + 1));  // + the run() task
     EXPECT_GE(tasks, static_cast<std::uint64_t>(submitted + 1));
-    EXPECT_EQ(duration.count, time_tasks ? tasks : 0u) << "time_tasks " << time_tasks;
+    EXPECT_EQ(duration.count(), time_tasks ? tasks : 0u) << "time_tasks " << time_tasks;
   }
 }
 
-TEST(RollingWindow, KeepsRecentEventsBoundedByAgeAndCount) {
-  lantern::instrumentation::RollingWindow window(/*window_ticks=*/100, /*max_events=*/50);
-  std::vector<Event> batch;
-  for (std::uint64_t t = 1; t <= 300; ++t) batch.push_back(Event{t, 0, EventType::state, {0, 0, 0}, 0, 0});
-  window.on_batch(batch);
-  EXPECT_EQ(window.size(), 50u);  // count bound (age bound alone would keep 101)
-  EXPECT_EQ(window.copy_since(290).size(), 11u);
-  EXPECT_EQ(window.evicted(), 250u);
-  lantern::instrumentation::RollingWindow by_age(10, 1000);
-  by_age.on_batch(batch);
-  EXPECT_EQ(by_age.size(), 11u);  // ticks 290..300
-}
-
-TEST(RollingWindow, NamesTheLabelsOfTheEventsItHolds) {
-  const lantern::Label kind = lantern::label("rolling_window_test.kind");
-  lantern::instrumentation::RollingWindow window(1000, 100);
-  window.on_batch(std::vector<Event>{Event{5, 0, EventType::task_label, {0, 0, 0}, 0x1000, kind.id()}});
-  const std::vector<Event> got = window.copy_since(0);
-  ASSERT_EQ(got.size(), 1u);
-  EXPECT_EQ(window.labels().name(static_cast<std::uint32_t>(got[0].b)), "rolling_window_test.kind");
-  EXPECT_FALSE(window.labels().name(0).has_value());
-  EXPECT_FALSE(window.labels().name(lantern::label_count() + 1).has_value());
+// process_labels() is how every chunk-encoding sink names the labels its chunks use.
+TEST(ProcessLabels, NamesInternedLabelsAndNothingElse) {
+  const lantern::Label kind = lantern::label("process_labels_test.kind");
+  const lantern::trace::LabelNames& names = lantern::instrumentation::process_labels();
+  EXPECT_EQ(names.name(kind.id()), "process_labels_test.kind");
+  EXPECT_FALSE(names.name(0).has_value());
+  EXPECT_FALSE(names.name(lantern::label_count() + 1).has_value());
 }
 
 // At level full, own-deque pushes are sampled one in RecorderOptions::deque_push_sample;
@@ -360,7 +344,7 @@ TEST(Recorder, OwnDequePushesAreSampledWithTheirDepth) {
 // A level switched while a task runs never splits its pair of events: a worker reads the
 // observer's interest once per task, at its begin, and reports task_end exactly when that
 // read asked for task_begin too; the Recorder records a task_end exactly when it recorded
-// its task_begin (issue 16: one interest load per task). Tasks switch the level
+// its task_begin (one interest load per task). Tasks switch the level
 // themselves, so the switch lands inside a running task deterministically.
 namespace {
 struct TaskSequenceSink final : Sink {
@@ -408,8 +392,7 @@ TEST(Recorder, ALevelSwitchInsideATaskNeverSplitsItsBeginAndEnd) {
 }
 
 // The push and task hooks test each worker's own copy of the observer's interest
-// (Worker::hooks_; issue 16: with an observer those tests cost what they cost without
-// one). Observer::set_interest, which Recorder::set_level calls, updates every copy, so a
+// (Worker::hooks_: with an observer those tests cost what they cost without one). Observer::set_interest, which Recorder::set_level calls, updates every copy, so a
 // level switched to full inside a task reaches that task's very next push; and the task
 // hooks from the next task on. One worker, every push sampled: the counts are exact.
 TEST(Recorder, ALevelSwitchReachesTheWorkersCopyOfTheInterestAtOnce) {
@@ -445,8 +428,8 @@ TEST(Recorder, ALevelSwitchReachesTheWorkersCopyOfTheInterestAtOnce) {
 
 // Every task that ends by throwing is counted once in tasks_threw, whoever receives the
 // exception: a submit()'s Future, a TaskGroup, a TaskHandle, or nobody (the
-// unhandled-exception handler). Before, the first two caught it inside the task and the
-// task counted as one that returned.
+// unhandled-exception handler). A Future or a TaskGroup that catches the exception inside
+// the task must not make the task count as one that returned.
 TEST(Recorder, CountsEveryTaskThatThrewWhoeverGetsTheException) {
   for (Level level : {Level::off, Level::tasks}) {
     Recorder recorder(2, {.level = level});

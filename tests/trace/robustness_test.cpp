@@ -193,8 +193,8 @@ TEST(ForgedChunks, ValidChecksumsButBadContentsAreReportedAndSkipped) {
     for (std::size_t i = 2; i < l.chunks.size(); ++i) v.insert(v.end(), l.chunk_events[i].begin(), l.chunk_events[i].end());
     return v;
   };
-  // (An event type the table does not have can no longer be forged in version 3: the
-  // tag's 4 type bits are all taken since deadlock became id 15; see EventTable below.)
+  // (An event type the table does not have cannot be forged in version 3: the tag's 4
+  // type bits name ids 0-15, all of them in the table; see EventTable below.)
   {  // impossible lengths: more events than the payload can hold
     std::vector<std::uint8_t> bytes = l.bytes;
     store_le<std::uint32_t>(bytes.data() + victim.offset + 8, victim.payload_bytes);

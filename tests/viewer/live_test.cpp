@@ -20,6 +20,7 @@
 #include <fstream>
 #include <thread>
 
+#include "support/fib.hpp"
 #include "support/pool_state.hpp"
 #include "support/watchdog.hpp"
 #include "trace_builder.hpp"
@@ -265,13 +266,6 @@ TEST(Live, AViewerLaunchedFromAWorkerBlocksAndIgnoresNoSignal) {
   std::filesystem::remove_all(dir);
 }
 
-long fib(int n) {
-  if (n < 2) return n;
-  long a = 0, b = 0;
-  join([&] { a = fib(n - 1); }, [&] { b = fib(n - 2); });
-  return a + b;
-}
-
 TEST(Live, RealSchedulerStreamsIntoTheSameModel) {
   instrumentation::Recorder recorder(2, {.level = trace::Level::full});
   instrumentation::Collector collector(recorder);
@@ -290,9 +284,9 @@ TEST(Live, RealSchedulerStreamsIntoTheSameModel) {
   const Label kFib = label("live_test.fib"), kLeaf = label("live_test.leaf");
   EXPECT_EQ(pool.run([&] {
               label_task(kFib);
-              return fib(18);
+              return lantern::testing::fib(18);
             }),
-            2584);
+            2584u);
   TaskGroup group(pool);
   for (int i = 0; i < 20; ++i) group.spawn([&] { label_task(kLeaf); });
   group.wait();

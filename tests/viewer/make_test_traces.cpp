@@ -3,7 +3,7 @@
 //   steals.ltrace      the synthetic simulation, 4 workers on 2 sockets: steals everywhere
 //   one_worker.ltrace  the simulation with a single worker: nobody to steal from
 //   real.ltrace        a real Scheduler + Recorder run (fork-join, bursts) at level full
-//   real_default.ltrace the same (one round) at the Recorder's default level (item 9)
+//   real_default.ltrace the same (one round) at the Recorder's default level (default_level)
 //   real_states.ltrace  the same (one round) at level states: no task, steal or help events
 //   labels.ltrace      3 workers running labelled tasks (3 labels, some tasks unlabelled),
 //                      with releases from task to task and IO submissions and completions
@@ -11,12 +11,12 @@
 //   corrupt.ltrace     steals.ltrace with damaged bytes in a middle chunk
 //   newer.ltrace       steals.ltrace as written by a future format version (valid CRC)
 //   not_a_trace.ltrace a text file
-//   labels_b.ltrace    labels.ltrace changed: "render" 2.5x the others (they got shorter), worker 2
+//   labels_b.ltrace    labels.ltrace changed: "render" 2.5x the others (which are shorter), worker 2
 //                      idle between tasks (the compare and diff tests' B)
-//   flood.ltrace       short tasks in clusters around one 4.07 ms task per worker (item 1)
-//   bursts.ltrace      2 s; worker 0 asleep but active 0.7% of the time in short bursts (item 3)
-//   health.ltrace      long tasks: three on worker 0, one (the longest) on worker 1 (item 7)
-//   lost_end.ltrace    a task whose end is in a damaged chunk, later tasks after it (item 5)
+//   flood.ltrace       short tasks in clusters around one 4.07 ms task per worker (wide_slices)
+//   bursts.ltrace      2 s; worker 0 asleep but active 0.7% of the time in short bursts (state_mix)
+//   health.ltrace      long tasks: three on worker 0, one (the longest) on worker 1 (health_lists)
+//   lost_end.ltrace    a task whose end is in a damaged chunk, later tasks after it (damaged)
 #include <lantern/instrumentation/collector.hpp>
 #include <lantern/instrumentation/recorder.hpp>
 #include <lantern/instrumentation/trace_sinks.hpp>
@@ -24,6 +24,8 @@
 #include <lantern/trace/crc32c.hpp>
 #include <lantern/trace/trace_writer.hpp>
 #include <lantern/viewer/synthetic_trace.hpp>
+
+#include "support/fib.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -153,7 +155,7 @@ std::vector<std::uint8_t> to_bytes(std::uint32_t workers, std::vector<trace::Eve
   return out;
 }
 
-// flood_trace (issue 13 item 1): 2 workers run 1 us tasks every 2 us, then one 4.07 ms
+// flood_trace (scenario wide_slices): 2 workers run 1 us tasks every 2 us, then one 4.07 ms
 // task (worker 0: labelled "flood"; worker 1: unlabelled) that starts 0.5 us after the
 // last short one, then short tasks again. Zoomed out, the short ones are clusters; the
 // long one must still be drawn by itself.
@@ -188,7 +190,7 @@ std::vector<std::uint8_t> flood_trace() {
   return to_bytes(2, std::move(ev), "flood", &names);
 }
 
-// bursts_trace (item 3): 2 s. Worker 0 sleeps with a 7 us active burst every 1 ms (active
+// bursts_trace (scenario state_mix): 2 s. Worker 0 sleeps with a 7 us active burst every 1 ms (active
 // 0.7% of the time); worker 1 is idle with a 30 us burst every 5 ms.
 std::vector<std::uint8_t> bursts_trace() {
   std::vector<trace::Event> ev;
@@ -210,7 +212,7 @@ std::vector<std::uint8_t> bursts_trace() {
   return to_bytes(2, std::move(ev), "bursts");
 }
 
-// lost_end_trace (item 5): worker 0 runs task A from 1 ms; its end (at 2 ms) is in a chunk
+// lost_end_trace (scenario damaged): worker 0 runs task A from 1 ms; its end (at 2 ms) is in a chunk
 // that is damaged afterwards (chunks of 4 events, the fourth chunk's bytes flipped), then
 // tasks from 3 ms to 10 ms. Worker 1 runs tasks all along.
 std::vector<std::uint8_t> lost_end_trace() {
@@ -264,7 +266,7 @@ std::vector<std::uint8_t> lost_end_trace() {
   return out;
 }
 
-// health_trace (item 7): long tasks (over the 10 ms threshold): worker 0 at 0, 20 and
+// health_trace (scenario health_lists): long tasks (over the 10 ms threshold): worker 0 at 0, 20 and
 // 60 ms lasting 12, 25 and 15 ms; worker 1 at 10 ms lasting 30 ms. Labelled "solve".
 std::vector<std::uint8_t> health_trace() {
   trace::LabelTable names;
@@ -303,13 +305,6 @@ std::vector<std::uint8_t> as_newer_version(std::vector<std::uint8_t> bytes) {
   return bytes;
 }
 
-long fib(int n) {
-  if (n < 2) return n;
-  long a = 0, b = 0;
-  join([&] { a = fib(n - 1); }, [&] { b = fib(n - 2); });
-  return a + b;
-}
-
 bool real_trace(const std::string& path, trace::Level level = trace::Level::full, int rounds = 3) {
   const std::uint32_t workers = 2;
   instrumentation::Recorder recorder(workers, {.level = level, .ring_capacity = 1 << 18});
@@ -322,7 +317,7 @@ bool real_trace(const std::string& path, trace::Level level = trace::Level::full
   collector.attach(sink);
   collector.start();
   for (int round = 0; round < rounds; ++round) {
-    pool.run([] { return fib(22); });
+    pool.run([] { return testing::fib(22); });
     TaskGroup group(pool);
     for (int i = 0; i < 100; ++i) group.spawn([] { std::this_thread::sleep_for(std::chrono::microseconds(20)); });
     group.wait();

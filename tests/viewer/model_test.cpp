@@ -167,6 +167,35 @@ TEST(Model, LabelsReleasesAndIoEventsFromAFile) {
   EXPECT_DOUBLE_EQ(ts->sum(kSeriesIoCompletions, -all, all), 1.0);
 }
 
+// The pool's not-ready count is one gauge, sampled by whichever worker: each sample holds
+// until the next one in time. Workers' batches interleave (all of worker 0's samples, then
+// worker 1's, older ones among them), so the series follows the analysis' time-ordered
+// samples; taking them in arrival order would draw worker 0's value over worker 1's
+// later samples, values the pool never had.
+TEST(Model, NotReadyTasksFollowTheSamplesInTimeOrderAcrossWorkers) {
+  const std::uint64_t t0 = 1 << 20, u = 100 << 10;  // whole 1,024-tick buckets
+  TraceBuilder b(2);
+  b.state(0, t0, 1, 0);  // time zero
+  b.event(0, t0 + u, trace::EventType::not_ready, 1, 0);
+  b.event(0, t0 + 3 * u, trace::EventType::not_ready, 3, 0);
+  b.event(1, t0, trace::EventType::not_ready, 5, 0);          // before every sample so far
+  b.event(1, t0 + 2 * u, trace::EventType::not_ready, 2, 0);  // between worker 0's two
+  b.event(1, t0 + 4 * u, trace::EventType::not_ready, 4, 0);  // the last: holds until the next
+  Model m;
+  b.apply_to(m);
+  m.prepare_series();
+  ASSERT_EQ(m.analysis().not_ready_samples().size(), 5u);
+  const TimeSeries* ts = m.series();
+  ASSERT_NE(ts, nullptr);
+  const double du = static_cast<double>(u);
+  auto level = [&](int k) { return ts->sum(kSeriesNotReady, k * du, (k + 1) * du) / du; };
+  EXPECT_DOUBLE_EQ(level(0), 5.0);
+  EXPECT_DOUBLE_EQ(level(1), 1.0);
+  EXPECT_DOUBLE_EQ(level(2), 2.0);
+  EXPECT_DOUBLE_EQ(level(3), 3.0);
+  EXPECT_DOUBLE_EQ(level(4), 0.0);  // nothing after the last sample yet
+}
+
 TEST(TimeSeries, PointsAndIntervalsSumOverAnyRange) {
   TimeSeries s(2, 1000, 1 << 20, 4);  // 16-tick buckets
   s.add_point(0, 1000, 1);
@@ -428,8 +457,8 @@ TEST(Analysis, PercentilesStayWithinTheSamples) {
   low.record(2'883'700);
   EXPECT_EQ(low.quantile_ns(0.0), 2'883'700.0) << "clamped to the max, as both samples are below the midpoint";
   LatencyHistogram spread;  // many buckets: the clamp changes nothing inside the range
-  for (std::uint64_t v = 1000; v <= 1'000'000; v += 1000) spread.record(static_cast<double>(v));
-  EXPECT_EQ(spread.quantile_ns(0.5), trace::LatencyBuckets::midpoint(LatencyHistogram::bucket_of(500'000)));
+  for (std::uint64_t v = 1000; v <= 1'000'000; v += 1000) spread.record(v);
+  EXPECT_EQ(spread.quantile_ns(0.5), trace::LatencyBuckets::midpoint(trace::LatencyBuckets::bucket_of(500'000)));
   EXPECT_GE(spread.quantile_ns(0.0), spread.min_ns());
   EXPECT_LE(spread.quantile_ns(1.0), spread.max_ns());
   EXPECT_EQ(LatencyHistogram().quantile_ns(0.5), 0.0);
@@ -470,7 +499,7 @@ TEST(Analysis, NoSamplesSaysWhyFromTheHeadersLevel) {
 }
 
 }  // namespace
-// Issue 13 item 5: after a skipped chunk, a release whose task began in the lost bytes is
+// After a skipped chunk, a release whose task began in the lost bytes is
 // not linked to a later task that reuses the id; tasks open at the gap end there.
 TEST(Model, SkippedChunkUnlinksWaitingReleasesAndEndsOpenTasks) {
   test::TraceBuilder before(2), after(2);
@@ -502,7 +531,7 @@ TEST(Model, SkippedChunkUnlinksWaitingReleasesAndEndsOpenTasks) {
   EXPECT_EQ(m.analysis().summary().unfinished_tasks, 2u);
 }
 
-// Issue 13 item 6: what is "happening now" is asked at a time - the replay's playhead -
+// What is "happening now" is asked at a time - the replay's playhead -
 // not only at the end of the trace.
 TEST(Health, OngoingAtThePlayhead) {
   test::TraceBuilder b(2);

@@ -250,7 +250,7 @@ int check_matrix(const Image& img, const std::vector<Rect>& cells, const Model& 
 // slice_fill: the colour a slice is drawn in (by label or by source, as the layout says).
 ImU32 slice_fill(const TaskSlice& s, bool by_label) { return by_label ? palette::label(s.label) : palette::source(s.source); }
 
-// check_wide (item 1): every slice at least 8 px wide in the window is drawn by itself:
+// check_wide (scenario wide_slices): every slice at least 8 px wide in the window is drawn by itself:
 // >= 90% of its columns in its own colour, none in the cluster grey, and its name on it.
 int check_wide(const Image& img, const std::vector<Rect>& rows, double start, double end, bool by_label, const Model& m) {
   int failures = 0, wide = 0;
@@ -283,7 +283,7 @@ int check_wide(const Image& img, const std::vector<Rect>& rows, double start, do
   return failures;
 }
 
-// check_mix (item 3): in every column of a lane band, every state the worker spent time
+// check_mix (scenario state_mix): in every column of a lane band, every state the worker spent time
 // in over that column shows somewhere in the column.
 int check_mix(const Image& img, const std::vector<Rect>& lanes, double start, double end, double limit, const Model& m) {
   int failures = 0;
@@ -310,7 +310,7 @@ int check_mix(const Image& img, const std::vector<Rect>& lanes, double start, do
   return failures;
 }
 
-// check_lost_end (item 5): a slice whose end was lost ends where the worker's record
+// check_lost_end (scenario damaged): a slice whose end was lost ends where the worker's record
 // stops (not across the rest of the trace), and is drawn differently from a whole one.
 int check_lost_end(const Image& img, const std::vector<Rect>& rows, double start, double end, bool by_label, const Model& m) {
   int failures = 0, lost = 0;
@@ -349,7 +349,7 @@ int count_near(const Image& img, ImU32 c, int tolerance) {
   return n;
 }
 
-// check_damaged (item 5): a damaged trace is never called fine in green; it says so in red.
+// check_damaged (scenario damaged): a damaged trace is never called fine in green; it says so in red.
 int check_damaged(const Image& img, const Model& m) {
   int failures = 0;
   if (!m.has_trace_errors()) std::printf("FAIL: the trace has no errors\n"), ++failures;
@@ -360,7 +360,7 @@ int check_damaged(const Image& img, const Model& m) {
   return failures;
 }
 
-// check_whole (item 2): the window covers the whole trace, and every lane shows data near
+// check_whole (scenario loading): the window covers the whole trace, and every lane shows data near
 // its end.
 int check_whole(const Image& img, const std::vector<Rect>& lanes, double start, double end, const Model& m) {
   int failures = 0;
@@ -377,7 +377,7 @@ int check_whole(const Image& img, const std::vector<Rect>& lanes, double start, 
   return failures;
 }
 
-// check_progress (item 2): while loading, a progress indicator with text or a fill.
+// check_progress (scenario loading): while loading, a progress indicator with text or a fill.
 int check_progress(const Image& img, const std::vector<Rect>& bars) {
   if (bars.empty()) return std::printf("FAIL: no progress indicator while loading\n"), 1;
   const Rect& r = bars.front();
@@ -393,7 +393,7 @@ int check_progress(const Image& img, const std::vector<Rect>& bars) {
   return 0;
 }
 
-// check_highlight (item 11): every row the compare view marks notable is drawn on the
+// check_highlight (scenario compare): every row the compare view marks notable is drawn on the
 // highlight background (orange over the table's row colour), and other rows are not.
 int check_highlight(const Image& img, const std::vector<Rect>& notable, const std::vector<Rect>& plain) {
   auto orange = [&](const Rect& r) {
@@ -426,7 +426,7 @@ bool inside(const Rect& in, const Rect& r, float slack = 1) {
   return r.x0 >= in.x0 - slack && r.x1 <= in.x1 + slack && r.y0 >= in.y0 - slack && r.y1 <= in.y1 + slack;
 }
 
-// check_layout (item 8): text inside its panel and not over other text; legend keys of
+// check_layout (scenario layout): text inside its panel and not over other text; legend keys of
 // distinct meanings in distinct colours; steal-matrix totals inside their panel.
 int check_layout(const Image& img, const std::map<std::string, std::vector<Rect>>& items, const std::vector<Key>& keys) {
   int failures = 0;

@@ -3,10 +3,11 @@
 #
 #   screenshot_test.sh SCENARIO LANTERN_VIEW MAKE_TEST_TRACES SCREENSHOT_CHECK WORKDIR LIVE_DEMO [LANTERN_TRACE]
 #
-# Scenarios: lanes_scripted, lanes_synthetic, lanes_real, matrix_steals, matrix_one_worker,
-# labels, bad_input, all_views, live; issue 13: wide_slices (item 1), loading (2),
-# state_mix (3), damaged (5), layout (8). Never skips: without xvfb-run it fails and says what
-# to install.
+# Scenarios (one ctest each, viewer_screenshot_SCENARIO; tests/viewer/CMakeLists.txt lists
+# them): lanes_scripted, lanes_synthetic, lanes_real, matrix_steals, matrix_one_worker,
+# labels, bad_input, all_views, live, wide_slices, loading, state_mix, damaged, numbers,
+# compare, layout, health_lists, default_level, not_recorded. Never skips: without
+# xvfb-run it fails and says what to install.
 set -euo pipefail
 scenario=$1 view=$2 make_traces=$3 check=$4 work=$5 live_demo=$6 lantern_trace=${7:-}
 
@@ -87,7 +88,7 @@ case "$scenario" in
     ;;
   bad_input)
     # Every bad input: a picture with the message, exit status 3, never a crash.
-    # Item 10: a file that cannot be opened: the error on stderr, exit 3, no window.
+    # A file that cannot be opened: the error on stderr, exit 3, no window.
     for missing in "$traces/missing.ltrace" "$traces"; do
       set +e
       "$view" "$missing" > "$work/unreadable.out" 2> "$work/unreadable.err" < /dev/null
@@ -155,7 +156,7 @@ case "$scenario" in
     cat "$work/live_app.log"
     ;;
   wide_slices)
-    # Item 1: a 4.07 ms task right after a cluster of 1 us tasks is drawn by itself, in its
+    # A 4.07 ms task right after a cluster of 1 us tasks is drawn by itself, in its
     # own colour, with its name; zoomed out (whole trace) and at --at/--window.
     shot wide "$traces/flood.ltrace" --view timeline --size 1400x500
     expect_ok wide
@@ -165,7 +166,7 @@ case "$scenario" in
     "$check" wide "$work/wide-zoom.png" "$work/wide-zoom.layout" "$traces/flood.ltrace"
     ;;
   state_mix)
-    # Item 3: 2 s zoomed out; a worker active 0.7% of the time in short bursts shows them.
+    # 2 s zoomed out: a worker active 0.7% of the time in short bursts shows them.
     for size in 1400x500 1024x640; do
       shot "mix-$size" "$traces/bursts.ltrace" --view timeline --size "$size"
       expect_ok "mix-$size"
@@ -174,7 +175,7 @@ case "$scenario" in
     done
     ;;
   damaged)
-    # Item 5: a damaged trace is not called fine in green; a task whose end was in the
+    # A damaged trace is not called fine in green; a task whose end was in the
     # damaged chunk stops where the record does, drawn open-ended.
     shot damaged_health "$traces/lost_end.ltrace" --view health --size 1024x640
     [ "$status" -eq 3 ] || { echo "FAIL: exit status $status, expected 3"; exit 1; }
@@ -186,7 +187,7 @@ case "$scenario" in
     "$check" lost_end "$work/lost_end.png" "$work/lost_end.layout" "$traces/lost_end.ltrace"
     ;;
   loading)
-    # Item 2: the trace arrives through a pipe in two parts; the viewer draws frames while
+    # The trace arrives through a pipe in two parts; the viewer draws frames while
     # it loads (a picture of the first one with data: progress shown), and when loading
     # ends it shows the whole trace, not what had arrived by the first frame.
     trace="$traces/steals.ltrace"
@@ -220,7 +221,7 @@ case "$scenario" in
     "$check" whole "$work/loading.png" "$work/loading.layout" "$trace"
     ;;
   layout)
-    # Item 8, at 1600x900 and 1024x640: labels unclipped and apart, steal-matrix text in
+    # At 1600x900 and 1024x640: labels unclipped and apart, steal-matrix text in
     # its panel, distinct legend colours; toggling the task colouring moves no lane.
     for size in 1600x900 1024x640; do
       for v in latency steals; do
@@ -240,7 +241,7 @@ case "$scenario" in
     done
     ;;
   health_lists)
-    # Item 7: findings grouped per worker with a count, sorted by time (default) or by
+    # Findings grouped per worker with a count, sorted by time (default) or by
     # duration; long tasks named by label and id.
     shot health_time "$traces/health.ltrace" --view health --size 1024x640
     expect_ok health_time
@@ -266,7 +267,7 @@ case "$scenario" in
     [ "$(total health_time)" = "4/4" ] || { echo "FAIL: the whole trace's warnings are not 4"; exit 1; }
     ;;
   default_level)
-    # Item 9: at the Recorder's default level every panel has data, or says which level
+    # At the Recorder's default level every panel has data, or says which level
     # it needs and how to ask for it (queue depth and ready wait: lane pops, 'full').
     trace="$traces/real_default.ltrace"
     shot default_all "$trace" --size 1600x900
@@ -305,7 +306,7 @@ case "$scenario" in
     done
     ;;
   numbers)
-    # Item 4: the badge, the stdout summary and the Health panel count the same warnings.
+    # The badge, the stdout summary and the Health panel count the same warnings.
     shot numbers "$traces/steals.ltrace" --size 1600x900
     expect_ok numbers
     badge=$(awk '$1 == "badge_warnings" {print $2}' "$work/numbers.layout" | tail -1)
@@ -317,7 +318,7 @@ case "$scenario" in
     [ "$badge" -gt 0 ] || { echo "FAIL: the trace was expected to have warnings"; exit 1; }
     ;;
   compare)
-    # Item 11: lantern-trace diff (table and JSON) and lantern-view --compare show the one
+    # lantern-trace diff (table and JSON) and lantern-view --compare show the one
     # comparison: the same notable differences, the ones the trace pair was built with.
     a="$traces/labels.ltrace" b="$traces/labels_b.ltrace"
     "$lantern_trace" diff "$a" "$b" > "$work/diff.txt"

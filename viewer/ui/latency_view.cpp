@@ -8,6 +8,11 @@
 #include "palette.hpp"
 
 namespace lantern::viewer {
+namespace {
+// A bucket's edges in nanoseconds, as the log-x axis reads them.
+double lower_edge(int bucket) { return static_cast<double>(trace::LatencyBuckets::lower_bound(bucket)); }
+double upper_edge(int bucket) { return static_cast<double>(trace::LatencyBuckets::upper_bound(bucket)); }
+}  // namespace
 
 void LatencyView::histogram(const char* title, const Model& model, trace::EventType source, const LatencyHistogram& h,
                             ImU32 colour, ImVec2 origin, ImVec2 size) const {
@@ -28,7 +33,7 @@ void LatencyView::histogram(const char* title, const Model& model, trace::EventT
   }
   const double p50 = h.quantile_ns(0.5), p90 = h.quantile_ns(0.9), p99 = h.quantile_ns(0.99);
   std::snprintf(text, sizeof text, "n=%s   mean %s   max %s", format_count(h.count()).c_str(),
-                format_duration(h.mean_ns()).c_str(), format_duration(h.max_ns()).c_str());
+                format_duration(h.mean_ns()).c_str(), format_duration(static_cast<double>(h.max_ns())).c_str());
   draw->AddText(ImVec2(origin.x + ImGui::CalcTextSize(title).x + 16, origin.y), palette::kDimText, text);
   if (layout_) {
     layout_->add("latency_panel", 0, 0, origin.x, origin.y, origin.x + size.x, origin.y + size.y);
@@ -39,15 +44,15 @@ void LatencyView::histogram(const char* title, const Model& model, trace::EventT
   const ImVec2 p1(origin.x + size.x - 8, origin.y + size.y - text_h - 6);
   draw->AddRectFilled(p0, p1, IM_COL32(26, 28, 33, 255));
   // x: log2 of nanoseconds, from a power of two below the first bucket to one above the last.
-  const double lo = std::floor(std::log2(std::max(1.0, LatencyHistogram::lower_bound(h.first_used()))));
-  const double hi = std::ceil(std::log2(std::max(2.0, LatencyHistogram::upper_bound(h.last_used())))) + 0.01;
+  const double lo = std::floor(std::log2(std::max(1.0, lower_edge(h.first_used()))));
+  const double hi = std::ceil(std::log2(std::max(2.0, upper_edge(h.last_used())))) + 0.01;
   const float width = p1.x - p0.x, height = p1.y - p0.y;
   auto x_of = [&](double ns) { return p0.x + width * static_cast<float>((std::log2(std::max(ns, 1.0)) - lo) / (hi - lo)); };
   // Bars are densities per unit of log(time): a bucket's count over its log width.
   // Raw counts would saw-tooth, because the 8 linear buckets of each power of two
   // get narrower on a log axis towards the next power.
   auto density = [&](int i) {
-    const double lw = std::log2(LatencyHistogram::upper_bound(i)) - std::log2(std::max(LatencyHistogram::lower_bound(i), 0.5));
+    const double lw = std::log2(upper_edge(i)) - std::log2(std::max(lower_edge(i), 0.5));
     return static_cast<double>(h.bucket(i)) / std::max(lw, 1e-9);
   };
   double peak = 1e-300;
@@ -58,7 +63,7 @@ void LatencyView::histogram(const char* title, const Model& model, trace::EventT
   };
   for (int i = h.first_used(); i <= h.last_used(); ++i) {
     if (h.bucket(i) == 0) continue;
-    const float x0 = x_of(LatencyHistogram::lower_bound(i)), x1 = std::max(x_of(LatencyHistogram::upper_bound(i)), x0 + 1);
+    const float x0 = x_of(lower_edge(i)), x1 = std::max(x_of(upper_edge(i)), x0 + 1);
     draw->AddRectFilled(ImVec2(x0, y_of(density(i))), ImVec2(x1 - 0.5f, p1.y), colour);
   }
   // Ticks at powers of ten inside the axis, each labelled with its unit ("10 us"). A
@@ -101,10 +106,10 @@ void LatencyView::histogram(const char* title, const Model& model, trace::EventT
   }
   if (ImGui::IsMouseHoveringRect(p0, p1)) {
     const double ns = std::exp2(lo + (hi - lo) * (ImGui::GetIO().MousePos.x - p0.x) / width);
-    const int b = LatencyHistogram::bucket_of(static_cast<std::uint64_t>(ns));
+    const int b = trace::LatencyBuckets::bucket_of(static_cast<std::uint64_t>(ns));
     ImGui::BeginTooltip();
-    ImGui::Text("%s .. %s: %s", format_duration(LatencyHistogram::lower_bound(b)).c_str(),
-                format_duration(LatencyHistogram::upper_bound(b)).c_str(), format_count(h.bucket(b)).c_str());
+    ImGui::Text("%s .. %s: %s", format_duration(lower_edge(b)).c_str(),
+                format_duration(upper_edge(b)).c_str(), format_count(h.bucket(b)).c_str());
     ImGui::EndTooltip();
   }
 }

@@ -8,6 +8,7 @@
 
 #include "lantern/exporters/metric_table.hpp"
 #include "lantern/instrumentation/histogram.hpp"
+#include "lantern/trace/latency_histogram.hpp"
 
 namespace lantern::exporters {
 
@@ -39,15 +40,15 @@ void add(MetricFamily& family, Labels labels, double value) {
 }
 
 // to_prometheus: cumulative buckets at powers of two nanoseconds, in seconds.
-ClientMetric::Histogram to_prometheus(const instrumentation::HistogramSnapshot& h) {
+ClientMetric::Histogram to_prometheus(const trace::LatencyHistogram& h) {
   ClientMetric::Histogram out;
   // The count is the sum of the copied buckets, not the histogram's own total: a writer
   // bumps a bucket before the total, so the two copies can disagree by a few values, and
   // Prometheus needs the +Inf bucket and _count to be the same number.
   std::uint64_t total = 0;
-  for (std::uint64_t b : h.buckets) total += b;
+  for (int i = 0; i < trace::LatencyHistogram::kBuckets; ++i) total += h.bucket(i);
   out.sample_count = total;
-  out.sample_sum = static_cast<double>(h.sum_ns) / 1e9;
+  out.sample_sum = static_cast<double>(h.sum_ns()) / 1e9;
   out.bucket.reserve(kLastBucketLog2 - kFirstBucketLog2 + 2);
   for (int k = kFirstBucketLog2; k <= kLastBucketLog2; ++k) {
     const std::uint64_t edge_ns = std::uint64_t{1} << k;
@@ -89,7 +90,7 @@ std::vector<MetricFamily> SchedulerCollectable::Collect() const {
 
   const double seconds_per_tick = recorder_.ns_per_tick() * 1e-9;
   std::array<std::uint32_t, trace::kStateCount> workers_in_state{};
-  instrumentation::HistogramSnapshot ready_wait, task_duration, wake_latency;
+  trace::LatencyHistogram ready_wait, task_duration, wake_latency;
 
   std::lock_guard<std::mutex> lock(mutex_);  // for exported_state_seconds_ (see the header)
   for (std::uint32_t w = 0; w < workers; ++w) {
@@ -128,9 +129,9 @@ std::vector<MetricFamily> SchedulerCollectable::Collect() const {
     const auto state = static_cast<std::size_t>(scheduler_.worker_state(w));
     if (state < workers_in_state.size()) ++workers_in_state[state];
     const instrumentation::WorkerCounters& c = recorder_.counters(w);
-    ready_wait.add(c.ready_wait);
-    task_duration.add(c.task_duration);
-    wake_latency.add(c.wake_latency);
+    ready_wait.merge(c.ready_wait.snapshot());
+    task_duration.merge(c.task_duration.snapshot());
+    wake_latency.merge(c.wake_latency.snapshot());
   }
 
   for (int state = 0; state < trace::kStateCount; ++state) {
@@ -144,7 +145,7 @@ std::vector<MetricFamily> SchedulerCollectable::Collect() const {
   add(family(Metric::not_ready_tasks), {}, static_cast<double>(scheduler_.not_ready_tasks()));
   add(family(Metric::unhandled_exceptions), {}, static_cast<double>(scheduler_.unhandled_exceptions()));
 
-  auto histogram = [&](Metric m, const instrumentation::HistogramSnapshot& h) {
+  auto histogram = [&](Metric m, const trace::LatencyHistogram& h) {
     ClientMetric metric;
     metric.histogram = to_prometheus(h);
     family(m).metric.push_back(std::move(metric));

@@ -15,7 +15,7 @@ Percentiles percentiles(const LatencyHistogram& h) {
   p.p50_ns = h.quantile_ns(0.50);
   p.p90_ns = h.quantile_ns(0.90);
   p.p99_ns = h.quantile_ns(0.99);
-  p.max_ns = h.max_ns();
+  p.max_ns = static_cast<double>(h.max_ns());
   return p;
 }
 
@@ -132,14 +132,21 @@ bool Analysis::add(const trace::Event& e) {
       const auto p = trace::payload<TaskEndPayload>(e);
       const TaskSlice* closed = nullptr;
       if (track.on_task_end(t, p.task, p.threw, &closed) && closed) {
-        const auto ns = static_cast<double>(to_ns(closed->end - closed->start));
+        const std::uint64_t ns = to_ns(closed->end - closed->start);
         task_duration_.record(ns);
         duration_by_label_[closed->label].record(ns);
       }
       break;
     }
     case EventId::push: break;             // counted by type; queue depth comes from lane pops
-    case EventId::not_ready: not_ready_.emplace_back(t, trace::payload<NotReadyPayload>(e).tasks); break;
+    case EventId::not_ready: {
+      // In time order across workers: a worker's batch may hold samples older than those
+      // of another worker's batch added before it. After every sample at the same time.
+      const auto at = std::upper_bound(not_ready_.begin(), not_ready_.end(), t,
+                                       [](Tick v, const std::pair<Tick, std::uint64_t>& s) { return v < s.first; });
+      not_ready_.emplace(at, t, trace::payload<NotReadyPayload>(e).tasks);
+      break;
+    }
     case EventId::steal_round_failed: ++pw.failed_rounds; break;
     case EventId::release: on_release(w, t, trace::payload<ReleasePayload>(e)); break;
     case EventId::steal: {
@@ -167,7 +174,7 @@ bool Analysis::add(const trace::Event& e) {
       const auto p = trace::payload<WakePayload>(e);
       const Wake wake{t, p.waker, static_cast<std::uint32_t>(p.why), p.latency_ticks};
       pw.wakes.push_back(wake);
-      if (wake.timed()) wake_latency_.record(static_cast<double>(to_ns(p.latency_ticks)));
+      if (wake.timed()) wake_latency_.record(to_ns(p.latency_ticks));
       else ++io_wakes_;
       break;
     }
@@ -175,7 +182,7 @@ bool Analysis::add(const trace::Event& e) {
       const auto p = trace::payload<LanePopPayload>(e);
       const auto lane = std::min<std::uint32_t>(p.lane, kMaxWorkerId);
       pw.pops.push_back(LanePop{t, lane, p.wait_ticks});
-      ready_wait_.record(static_cast<double>(to_ns(p.wait_ticks)));
+      ready_wait_.record(to_ns(p.wait_ticks));
       track.set_pending_ready_wait(p.wait_ticks);
       if (lane < kMaxWorkerId) ensure_worker(lane);
       break;
@@ -274,7 +281,7 @@ void Analysis::pair_io(Tick up_to) {
     op.complete_worker = w.worker;
     op.result = e.value;
     op.done = true;
-    io_latency_.record(static_cast<double>(to_ns(op.completed - op.submitted)));
+    io_latency_.record(to_ns(op.completed - op.submitted));
     io_pairs_.push_back(op);
   }
 }

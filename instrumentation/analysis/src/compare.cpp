@@ -13,7 +13,7 @@ constexpr double kRatioNotable = 1.25;
 constexpr std::uint64_t kMinSamples = 10;
 
 SideFigures figures(const LatencyHistogram& h, std::string no_samples = {}) {
-  SideFigures f{h.count(), h.mean_ns(), h.quantile_ns(0.5), h.quantile_ns(0.9), h.quantile_ns(0.99), h.max_ns(), {}};
+  SideFigures f{h.count(), h.mean_ns(), h.quantile_ns(0.5), h.quantile_ns(0.9), h.quantile_ns(0.99), static_cast<double>(h.max_ns()), {}};
   if (f.count == 0) f.no_samples = std::move(no_samples);
   return f;
 }

@@ -17,13 +17,14 @@
 
 #include "lantern/instrumentation/recorder.hpp"
 #include "lantern/scheduler.hpp"
+#include "lantern/trace/latency_histogram.hpp"
 
 namespace lantern::exporters::testing {
 
 struct Reading {
   // The Recorder's.
   std::vector<instrumentation::WorkerCountersSnapshot> workers;
-  instrumentation::HistogramSnapshot ready_wait, task_duration, wake_latency;
+  trace::LatencyHistogram ready_wait, task_duration, wake_latency;
   // The Scheduler's own (core keeps these at every level, observer or not).
   std::vector<std::uint64_t> tasks_spawned, lane_size;
   std::vector<std::int64_t> deque_size;
@@ -36,9 +37,9 @@ inline Reading read(const Scheduler& pool, const instrumentation::Recorder& reco
   Reading r;
   for (std::uint32_t w = 0; w < recorder.worker_count(); ++w) {
     r.workers.push_back(recorder.snapshot(w));
-    r.ready_wait.add(recorder.counters(w).ready_wait);
-    r.task_duration.add(recorder.counters(w).task_duration);
-    r.wake_latency.add(recorder.counters(w).wake_latency);
+    r.ready_wait.merge(recorder.counters(w).ready_wait.snapshot());
+    r.task_duration.merge(recorder.counters(w).task_duration.snapshot());
+    r.wake_latency.merge(recorder.counters(w).wake_latency.snapshot());
     r.tasks_spawned.push_back(pool.tasks_spawned(w));
     r.lane_size.push_back(pool.lane_size(w));
     r.deque_size.push_back(pool.deque_size(w));
@@ -82,11 +83,15 @@ inline std::string what_moved(const Reading& a, const Reading& b) {
     cmp(p + "deque_size", a.deque_size[w], b.deque_size[w]);
     cmp(p + "published_state", static_cast<int>(a.published_state[w]), static_cast<int>(b.published_state[w]));
   }
-  auto histogram = [&](const std::string& what, const instrumentation::HistogramSnapshot& x,
-                       const instrumentation::HistogramSnapshot& y) {
-    cmp(what + " count", x.count, y.count);
-    cmp(what + " sum_ns", x.sum_ns, y.sum_ns);
-    if (x.buckets != y.buckets) out << what << ": buckets moved\n";
+  auto histogram = [&](const std::string& what, const trace::LatencyHistogram& x, const trace::LatencyHistogram& y) {
+    cmp(what + " count", x.count(), y.count());
+    cmp(what + " sum_ns", x.sum_ns(), y.sum_ns());
+    for (int i = 0; i < trace::LatencyHistogram::kBuckets; ++i) {
+      if (x.bucket(i) != y.bucket(i)) {
+        out << what << ": buckets moved\n";
+        break;
+      }
+    }
   };
   histogram("ready_wait", a.ready_wait, b.ready_wait);
   histogram("task_duration", a.task_duration, b.task_duration);

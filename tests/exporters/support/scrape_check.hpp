@@ -158,15 +158,15 @@ inline Expected expected_samples(const Reading& a, const Reading& b, double seco
   scalar("lantern_sleep_sleeping_workers", a.sleep.sleeping);
   scalar("lantern_unhandled_exceptions_total", a.unhandled);
   // Histograms: every bucket, _count and _sum (nanoseconds, exactly).
-  auto histogram = [&](const std::string& family, const ins::HistogramSnapshot& h) {
+  auto histogram = [&](const std::string& family, const trace::LatencyHistogram& h) {
     auto& f = out[family];
     for (int k = kFirstBucketLog2; k <= kLastBucketLog2; ++k) {
       const std::uint64_t edge = std::uint64_t{1} << k;
       f[key(family + "_bucket", {{"le", format_le(static_cast<double>(edge) / 1e9)}})] = exact(h.count_below(edge));
     }
-    f[key(family + "_bucket", {{"le", "+Inf"}})] = exact(h.count);
-    f[key(family + "_count", {})] = exact(h.count);
-    f[key(family + "_sum", {})] = {Want::nanoseconds, 0, 0, h.sum_ns};
+    f[key(family + "_bucket", {{"le", "+Inf"}})] = exact(h.count());
+    f[key(family + "_count", {})] = exact(h.count());
+    f[key(family + "_sum", {})] = {Want::nanoseconds, 0, 0, h.sum_ns()};
   };
   histogram("lantern_ready_wait_seconds", a.ready_wait);
   histogram("lantern_task_duration_seconds", a.task_duration);

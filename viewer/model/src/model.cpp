@@ -101,16 +101,7 @@ void Model::apply_one(const trace::Event& e) {
     case EventId::task_begin: series_->add_point(kSeriesTasks, t, 1.0); break;
     case EventId::io_submit: series_->add_point(kSeriesIoSubmits, t, 1.0); break;
     case EventId::io_complete: series_->add_point(kSeriesIoCompletions, t, 1.0); break;
-    case EventId::not_ready: {
-      // A pool-wide gauge sampled by whichever worker: the previous sample's value holds
-      // until this one.
-      if (not_ready_value_ >= 0 && t > not_ready_since_) {
-        series_->add_interval(kSeriesNotReady, not_ready_since_, t, not_ready_value_);
-      }
-      not_ready_since_ = t;
-      not_ready_value_ = static_cast<double>(trace::payload<NotReadyPayload>(e).tasks);
-      break;
-    }
+    case EventId::not_ready: add_not_ready_sample(t); break;
     case EventId::release: series_->add_point(kSeriesReleases, t, 1.0); break;
     case EventId::steal: series_->add_point(kSeriesSteals, t, 1.0); break;
     case EventId::steal_round_failed: series_->add_point(kSeriesFailedRounds, t, 1.0); break;
@@ -127,6 +118,27 @@ void Model::apply_one(const trace::Event& e) {
       break;
     }
     default: break;
+  }
+}
+
+// add_not_ready_sample: the series of the pool-wide gauge, from the analysis' samples
+// (time-ordered across workers; the one at t was just inserted, after any other at t).
+// Each sample's value holds until the next sample in time, the last one's until a later
+// sample arrives. Workers' batches interleave, so a sample may land between two others:
+// the interval they made is split, which the series (a sum) takes as a change of value
+// over [t, next).
+void Model::add_not_ready_sample(Tick t) {
+  const auto& samples = analysis_.not_ready_samples();
+  const auto after = std::upper_bound(samples.begin(), samples.end(), t,
+                                      [](Tick v, const std::pair<Tick, std::uint64_t>& s) { return v < s.first; });
+  const auto at = after - 1;  // the new sample
+  const double value = static_cast<double>(at->second);
+  const bool has_previous = at != samples.begin(), has_next = after != samples.end();
+  const double previous = has_previous ? static_cast<double>((at - 1)->second) : 0.0;
+  if (has_next) {
+    series_->add_interval(kSeriesNotReady, t, after->first, value - previous);
+  } else if (has_previous) {
+    series_->add_interval(kSeriesNotReady, (at - 1)->first, t, previous);
   }
 }
 

@@ -27,8 +27,8 @@ struct CollectorOptions {
   // ~1 ms). After a pass that found some events, the next comes when the busiest ring
   // would be a quarter full again at the rate just seen (at most twice the last wait);
   // each pass that found none doubles the wait, up to max_period: an idle program, or a
-  // busy one at level states, costs ~50 wake-ups a second (it was ~500 with a 2 ms cap,
-  // which on a 2-core machine cost fork-join code several % of a core's time slices).
+  // busy one at level states, costs ~50 wake-ups a second (a 2 ms cap would make ~500,
+  // which on a 2-core machine costs fork-join code several % of a core's time slices).
   // A burst after a quiet spell is seen within max_period; a ring that fills sooner
   // drops events, counted and marked as always.
   std::chrono::microseconds min_period{100};

@@ -59,13 +59,13 @@ struct alignas(64) WorkerCounters {
   // not depend on events surviving the ring: how long each task waited in a lane before
   // it started, and how long each task ran (tasks nest through join: a stack of begin
   // times, see Recorder).
-  Histogram ready_wait;
-  Histogram task_duration;
+  AtomicLatencyHistogram ready_wait;
+  AtomicLatencyHistogram task_duration;
   // Wake latency (ns): from the wake call (by a worker or an outside thread) to the
   // woken worker running again, measured by the woken worker. IO wakes have no waker and
   // are not in it (io_wakes counts them): the worker's wake events are wake_latency's
   // count plus io_wakes.
-  Histogram wake_latency;
+  AtomicLatencyHistogram wake_latency;
   // Event accounting: every event the level selects is either written to the ring or
   // dropped (ring full); a snapshot's events_produced is their sum. Recorded events are
   // not counted one by one: the ring's own push count is the figure (Recorder::snapshot),

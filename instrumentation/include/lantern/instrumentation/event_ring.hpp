@@ -1,11 +1,11 @@
 // event_ring.hpp - a worker's bounded single-producer, single-consumer event ring.
 //
-// The issue this replaces Boost.Lockfree's spsc_queue for: that queue reads the
-// consumer's index on every push, so while the collector drains, each push can miss in
-// cache on a line the other core just wrote. Here each side keeps a private copy of the
-// other side's index and re-reads the shared one only when its copy says the ring is
-// full (producer) or empty (consumer) - once per lap rather than once per event.
-// bench/RESULTS.md ("ring push") has the two measured side by side.
+// Why not Boost.Lockfree's spsc_queue: that queue reads the consumer's index on every
+// push, so while the collector drains, each push can miss in cache on a line the other
+// core just wrote. Here each side keeps a private copy of the other side's index and
+// re-reads the shared one only when its copy says the ring is full (producer) or empty
+// (consumer) - once per lap rather than once per event. `lantern_instr_bench --only ring`
+// measures the two side by side.
 //
 // Memory orders: the producer writes the slot, then publishes tail with release; the
 // consumer reads tail with acquire before reading slots (so it sees the slot writes),
@@ -15,11 +15,11 @@
 // The consumer evicts every cache line it has finished reading (clflush, x86-64's
 // baseline). Reading a line leaves a copy in the consumer's cache; a lap later the
 // producer's write to that line must first invalidate the copy on the other core, and on
-// a machine whose cores are far apart that cost the producer more than the rest of
+// a machine whose cores are far apart that costs the producer more than the rest of
 // recording an event (an AMD EPYC VM: 23 ns an event with a draining consumer against
 // 11.5 ns with eviction; one rdtsc there is 11 ns). Evicted, the line is written to memory
 // once and the producer's next write finds it in no other cache; sequential, its fetch
-// is prefetched. It costs the consumer ~1 ns an event (bench/RESULTS.md, "ring push").
+// is prefetched. It costs the consumer ~1 ns an event (`lantern_instr_bench --only ring`).
 // clflush changes no data, only where it is cached: flushing a line the producer is
 // writing at that moment is correct, merely slower, and the consumer never does it
 // (pop leaves a half-written line alone). Other architectures skip the eviction.

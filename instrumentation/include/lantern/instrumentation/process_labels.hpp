@@ -4,7 +4,7 @@
 // through trace::LabelNames. process_labels() is that interface over core's label table
 // (lantern::label_name): lock-free, and valid for the whole process, so every sink that
 // encodes chunks (TraceFileSink, FlightRecorder, StreamServer) names the labels its
-// chunks use, and a RollingWindow's reader can name what it copies.
+// chunks use.
 #pragma once
 
 #include "lantern/trace/label_names.hpp"

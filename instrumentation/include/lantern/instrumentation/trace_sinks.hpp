@@ -78,8 +78,9 @@ struct FlightRecorderOptions {
   const trace::LabelNames* labels = &process_labels();
 };
 
-// FlightRecorder keeps recent events as encoded chunks (about 4-6 bytes an event), so
-// ten seconds of a busy scheduler fit in memory, and dumps them as a normal trace file.
+// FlightRecorder keeps recent events as encoded chunks (5-6 bytes an event in a recorded
+// run), so ten seconds of a busy scheduler fit in memory, and dumps them as a normal
+// trace file.
 class FlightRecorder final : public Sink {
  public:
   FlightRecorder(const trace::TraceHeader& header, FlightRecorderOptions options = {});

@@ -105,7 +105,7 @@ constexpr const MetricInfo& info(Metric m) noexcept { return kMetrics[static_cas
 
 // Histogram buckets: upper bounds at 2^k ns for k in [kFirstBucketLog2, kLastBucketLog2]
 // (64 ns .. 17.2 s), plus +Inf. Powers of two are edges of the recorder's log-linear
-// histogram, so each cumulative count is exact (HistogramSnapshot::count_below).
+// histogram, so each cumulative count is exact (trace::LatencyHistogram::count_below).
 inline constexpr int kFirstBucketLog2 = 6;
 inline constexpr int kLastBucketLog2 = 34;
 

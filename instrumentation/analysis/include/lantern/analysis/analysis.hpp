@@ -1,8 +1,9 @@
 // analysis.hpp - THE fold of Lantern's event stream: every view's facts and figures.
 //
 // lantern-trace stats, the Chrome export, the viewer's model and its Health panel all
-// read one Analysis; none of them decodes a payload word or folds events itself (see
-// ARCHITECTURE.md, "One vocabulary, one analysis"). Feed it events from a file (a
+// read one Analysis; none of them decodes a payload word or folds events itself, so no
+// two views can print two numbers for one figure (the vocabulary, lantern/vocabulary.hpp,
+// is the one place that packs and unpacks payloads). Feed it events from a file (a
 // TraceReader's chunks), a live stream (TraceDecoder) or the collector, in any
 // interleaving of workers as long as each worker's events come in that worker's order
 // (a ring is FIFO); it keeps:
@@ -17,6 +18,7 @@
 //     - IO operations paired with their completions in time order (whichever workers
 //       reported them, in whichever order their batches arrive),
 //     - latency histograms: ready wait, task duration, wake latency, IO latency,
+//     - the pool's not-ready tasks as workers sampled them, in time order,
 //     - health findings (HealthChecker: stuck worker, starving lane, work queued while
 //       every worker sleeps, searching without work, deadlock suspected, events dropped).
 // summary() turns it into the figures every output prints (Summary below).
@@ -50,9 +52,9 @@
 //     it is not 0, so a row adds up to 100 %, the denominator is the span the Recorder's
 //     counters cover, and no view extrapolates a state into time nobody recorded (a run
 //     compared with a dump of itself shows the unknown part, not inflated shares).
-//     Rejected: shares of the known time only (what diff printed): for a trace that
-//     starts mid-run they read larger than the time the worker was seen in each state,
-//     and stats and diff printed two numbers for one worker. stats (per worker and
+//     Rejected: shares of the known time only: for a trace that starts mid-run they
+//     read larger than the time the worker was seen in each state, and a view printing
+//     them would disagree with one printing shares of the whole span. stats (per worker and
 //     "all"), diff (table and JSON; an unknown row where either run has unknown time),
 //     the viewer's Compare view and the timeline's tooltip all print state_shares.
 //   - A figure without samples says why (no_samples_reason), from the trace header's
@@ -80,13 +82,16 @@
 #include <vector>
 
 #include "lantern/analysis/health.hpp"
-#include "lantern/analysis/latency_histogram.hpp"
 #include "lantern/analysis/worker_track.hpp"
 #include "lantern/trace/chunk_decoder.hpp"
 #include "lantern/trace/label_names.hpp"
+#include "lantern/trace/latency_histogram.hpp"
 #include "lantern/trace/trace_header.hpp"
 
 namespace lantern::analysis {
+
+// The histograms below are the plain trace::LatencyHistogram every figure is read from.
+using trace::LatencyHistogram;
 
 // Steal and Wake keep vocabulary values as integers; their typed reads give the enum, and a
 // value outside its table (damaged data) stays as it is: name_of() gives "" for it and
@@ -379,7 +384,9 @@ class Analysis {
   const LatencyHistogram& io_latency() const noexcept { return io_latency_; }
   const std::map<std::uint32_t, LatencyHistogram>& duration_by_label() const noexcept { return duration_by_label_; }
   std::uint64_t io_wakes() const noexcept { return io_wakes_; }
-  // not_ready_samples: (time, the pool's not-ready tasks) as workers sampled them.
+  // not_ready_samples: (time, the pool's not-ready tasks) as workers sampled them, in time
+  // order across workers (a sample at the same time as others comes after them). The pool's
+  // count is one gauge whichever worker samples it: each sample holds until the next.
   const std::vector<std::pair<Tick, std::uint64_t>>& not_ready_samples() const noexcept { return not_ready_; }
 
   HealthChecker& health() noexcept { return health_; }

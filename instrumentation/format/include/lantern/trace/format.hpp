@@ -19,9 +19,9 @@ namespace lantern::trace {
 // kFormatVersion is the version this library writes and the only one it reads. Bump it
 // only for changes an older reader would misread; appending header fields is not such a
 // change (readers skip header bytes they do not know, see README "Versioning").
-// Version 2: event ids 10-13 changed (task_label, io_submit, io_complete; dropped moved
-// from 10 to 13), chunks carry a label table after their events, task_label's task id is
-// predicted and delta-coded like task_end's.
+// Version 2: event ids 10-14 changed (task_label, io_submit, io_complete, not_ready;
+// dropped moved from 10 to 14), chunks carry a label table after their events,
+// task_label's task id is predicted and delta-coded like task_end's.
 // Version 3: push's b is stored with its two 32-bit halves interleaved (b_is_interleaved
 // below): an own-deque push carries depth << 32, which as a plain varint took 5-6 bytes
 // of a ~10-byte event. Older files are refused with a message saying how to read them.
@@ -82,8 +82,8 @@ static_assert(kEventTypeCount <= kMaxTypesInTag,
 
 // Per-type encoding rules of format version 3. They are part of the format, not of the
 // event table: a reader must decode a type it does not know (from a newer table) the same
-// way, so only these four ids ever use task-id coding. Any other id, now or added later,
-// encodes a and b as plain varints.
+// way, so only these four ids use task-id coding; every other id encodes a and b as
+// plain varints.
 constexpr bool a_is_task_id(std::uint32_t type_id) noexcept {
   return type_id == 1 || type_id == 2 || type_id == 3 || type_id == 10;  // task_begin, task_end, push, task_label
 }

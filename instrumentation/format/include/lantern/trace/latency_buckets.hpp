@@ -1,7 +1,8 @@
 // latency_buckets.hpp - the one bucket scheme for latencies (nanoseconds), shared by the
-// recorder's exact histograms, the Prometheus exporter and the viewer, and the one way to
-// read a percentile off it (quantile_ns), so every place that shows a p99 for the same
-// run shows the same number.
+// Recorder's exact histograms (instrumentation::AtomicLatencyHistogram) and the plain one
+// every figure is read from (trace::LatencyHistogram: the analysis, the Prometheus
+// exporter, the demo, the viewer), and the one way to read a percentile off it
+// (quantile_ns), so every place that shows a p99 for the same run shows the same number.
 //
 // Below 8 ns each value has its own bucket; above, every power of two is split into 8
 // equal buckets, so a bucket's width is at most 1/8 of its lower bound (quantiles within
@@ -45,14 +46,14 @@ struct LatencyBuckets {
   // quantile_ns: q in [0, 1] over kBuckets counts (any integer element type, read with
   // `get(i)`): the midpoint of the bucket holding the q-th value, clamped to [lowest,
   // highest], the smallest and largest value recorded (lowest > highest: not known, no
-  // clamp); 0 if there are none. THE percentile of every view: the Recorder's histograms
-  // and the analysis' call it, so the demo, lantern-trace stats and diff and the viewer.
+  // clamp); 0 if there are none. THE percentile of every view: LatencyHistogram's
+  // quantile_ns calls it, so the demo, lantern-trace stats and diff and the viewer do.
   //
   // Why the clamp: a bucket's midpoint can lie beyond every value in it (a single task of
   // 2.90 ms sits in [2.88, 3.15) ms, whose midpoint is 3.01 ms), and a p50 printed above
   // the max printed beside it is a number nobody can trust. The q-th value lies in that
   // bucket and in [lowest, highest], so the clamped midpoint is still in the bucket:
-  // within 6.25 % of the q-th value, as before, and never outside the values seen.
+  // within 6.25 % of the q-th value, as the midpoint is, and never outside the values seen.
   template <class Get>
   static double quantile_ns(Get get, double q, std::uint64_t lowest, std::uint64_t highest) noexcept {
     std::uint64_t total = 0;

@@ -2,7 +2,8 @@
 //
 // One Model type, one way in: apply(chunk). A Session (session.hpp) feeds it from a
 // trace file or a live socket through the same TraceDecoder, so the views draw from the
-// same data whichever way it came, and never know which (STYLE.md item 9).
+// same data whichever way it came, and never know which: a live view and a replay of its
+// recording cannot differ.
 //
 // Every fact below is folded by lantern::analysis::Analysis (one fold for every view:
 // lantern/analysis/analysis.hpp); the Model adds what only a viewer needs (time series,
@@ -14,9 +15,10 @@
 //     drop markers, each in a time-sorted array;
 // and for the whole trace:
 //   - counters over time (TimeSeries): tasks started, steals, helps, failed steal rounds,
-//     wakes, releases, IO submissions and completions, and queue depth per lane (from
-//     each lane pop's wait: the task sat in the lane from pop - wait to pop, which counts
-//     work submitted from outside threads too);
+//     wakes, releases, IO submissions and completions, queue depth per lane (from each
+//     lane pop's wait: the task sat in the lane from pop - wait to pop, which counts work
+//     submitted from outside threads too), and the pool's not-ready tasks (the analysis'
+//     not_ready samples in time order, each holding until the next);
 //   - the task label names the chunks carried, and how often each label was used;
 //   - the steal matrix (thief x victim), totals per topology distance;
 //   - histograms of ready wait, task duration and wake latency;
@@ -60,7 +62,7 @@ enum SeriesId : int {
   kSeriesReleases,
   kSeriesIoSubmits,
   kSeriesIoCompletions,
-  kSeriesNotReady,   // the pool's not-ready tasks, from not_ready samples (a level, like depths)
+  kSeriesNotReady,   // the pool's not-ready tasks, from the analysis' samples (a level, like depths)
   kSeriesQueuedAll,  // queue depth summed over every lane
   kSeriesFirstLane,
 };
@@ -179,6 +181,7 @@ class Model {
  private:
   void ensure_series(Tick first);
   void apply_one(const trace::Event& e);
+  void add_not_ready_sample(Tick t);
 
   SourceStatus status_;
   std::uint64_t generation_ = 0;
@@ -192,8 +195,6 @@ class Model {
   std::uint64_t chunks_ = 0;
   std::uint64_t event_limit_ = 100'000'000;
   std::uint64_t discarded_ = 0;
-  Tick not_ready_since_ = 0;       // the last not_ready sample: when, and its value
-  double not_ready_value_ = -1;    // -1: none yet
   std::uint32_t series_workers_ = 0;  // lanes the series have room for
 
   Analysis analysis_;
