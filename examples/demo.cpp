@@ -140,7 +140,7 @@ constexpr const char* kUsage =
     "  --view           open the live viewer (lantern-view) on this run (default: when $DISPLAY is set)\n"
     "  --no-view        do not open it; LANTERN_STREAM=HOST:PORT still streams for lantern-view --attach\n"
     "  --sleep S        how idle workers sleep: io_uring (default; hints and IO completions in\n"
-    "                   one io_uring) or condvar (condition variables); see core/src/IO.md\n"
+    "                   one io_uring) or condvar (condition variables); see core/io/README.md\n"
     "  --quick          smaller workloads (a few hundred milliseconds)\n"
     "  --version        the version and the trace format version\n"
     "  -h, --help       this text\n"

@@ -34,7 +34,7 @@ constexpr const char* kUsage =
     "  --workers N      worker threads (default: one per hardware thread)\n"
     "  --sleep S        how idle workers sleep: io_uring (default; they wait for wake hints and\n"
     "                   their own IO completions in one io_uring) or condvar (condition variables,\n"
-    "                   completions reaped by a completer thread); see core/src/IO.md\n"
+    "                   completions reaped by a completer thread); see core/io/README.md\n"
     "  --buffer BYTES   per-connection buffer (default 16384)\n"
     "  --metrics ADDR   serve Prometheus metrics on ADDR, e.g. 127.0.0.1:9464 (else $LANTERN_METRICS)\n"
     "  --trace FILE     record a trace (level tasks) to FILE, for lantern-view and lantern-trace\n"

@@ -17,7 +17,7 @@ inline std::function<std::string()> dump(const Scheduler& s) {
 
 // all_asleep: every worker counted as sleeping and past its last look for work. The
 // count alone is not enough: a worker counts itself before that last look
-// (core/src/SLEEP.md, "Falling asleep", steps 3-5) and may still find a task posted
+// (core/sleep/README.md, "Falling asleep", steps 3-5) and may still find a task posted
 // meanwhile and leave; it publishes `sleeping` only after the look.
 inline bool all_asleep(const Scheduler& s) {
   if (s.sleep_snapshot().sleeping != s.worker_count()) return false;
