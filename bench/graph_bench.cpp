@@ -57,6 +57,8 @@ options:
   --quick              CI smoke test: 2 reps of 2 runs unless --reps or --runs says
                        otherwise (same graphs, answers checked)
   --markdown           print the table as Markdown (for bench/RESULTS.md)
+  --json               print the rows as JSON, one object a line, on stdout (every
+                       other line goes to stderr)
 
 benchmarks (target for each: Lantern/TBB <= 1.0):
   chain       10,000 tasks, each after the previous one (one source, one sink).
@@ -70,10 +72,12 @@ benchmarks (target for each: Lantern/TBB <= 1.0):
 struct Config {
   int reps = 7;
   int runs = 10;
-  bool markdown = false;
+  bench::Output output;  // --markdown, --json
   std::vector<unsigned> workers;
   std::vector<std::string> only;
 };
+
+using Context = bench::Context<Config>;
 
 constexpr const char* kBenchmarks[] = {"chain", "tree_down", "tree_up", "wavefront"};
 
@@ -88,7 +92,8 @@ std::optional<int> parse_command_line(int argc, char** argv, Config* config) {
   lantern::tools::choice_list_option(app, "--only", &config->only, {std::begin(kBenchmarks), std::end(kBenchmarks)});
   lantern::tools::number_list_option(app, "--workers", &config->workers, 1u, lantern::kMaxWorkers);
   app.add_flag("--quick", quick);
-  app.add_flag("--markdown", config->markdown);
+  app.add_flag("--markdown", config->output.markdown);
+  app.add_flag("--json", config->output.json);
   if (const auto exit = program.parse(argc, argv)) return exit;
   if (quick && reps->count() == 0) config->reps = 2;
   if (quick && runs->count() == 0) config->runs = 2;
@@ -183,14 +188,8 @@ struct TbbGraph {
   std::vector<flow::continue_node<flow::continue_msg>*> sources;
 };
 
-struct Context {
-  const Config& config;
-  const bench::Progress& progress;
-  bench::Watchdog& watchdog;
-  unsigned workers;
-};
-
-void bench_shape(const Context& ctx, const char* key, std::vector<Row>& rows) {
+void bench_shape(const Context& ctx) {
+  const char* key = ctx.benchmark;
   std::vector<std::int64_t> lantern_values, tbb_values;
   std::int64_t lantern_gen = 0, tbb_gen = 0;
   const Shape lantern_shape = make_shape(key, lantern_values);
@@ -239,22 +238,12 @@ void bench_shape(const Context& ctx, const char* key, std::vector<Row>& rows) {
     check("TBB", tbb_shape, tbb_gen);
     return seconds;
   };
-  std::vector<double> lantern_s, tbb_s;
-  const int total = ctx.config.reps + 1;
-  for (int r = 0; r < total; ++r) {
-    ctx.progress.show(key, ctx.workers, std::to_string(r) + "/" + std::to_string(total));
-    ctx.watchdog.beat(key);
-    for (int k = 0; k < 2; ++k) {
-      const bool is_lantern = (k == 0) == (r % 2 == 0);
-      bench::settle();
-      const double seconds = is_lantern ? lantern_rep() : tbb_rep();
-      if (r > 0) (is_lantern ? lantern_s : tbb_s).push_back(seconds);
-    }
-  }
+  // Alternating, L T, T L, ..., after one warm-up each.
+  const auto s = bench::rotate(ctx, 2, [&](std::size_t v) { return v == 0 ? lantern_rep() : tbb_rep(); }, ctx.config.reps);
   arena.execute([&] { tbb_graph.reset(); });
   const double per_run_us = 1e6 / ctx.config.runs;
-  rows.push_back({lantern_shape.name, ctx.workers, "us/run", bench::median(lantern_s) * per_run_us,
-                  bench::median(tbb_s) * per_run_us, Target::ratio(1.0)});
+  ctx.rows.push_back({lantern_shape.name, ctx.workers, "us/run", bench::median(s[0]) * per_run_us,
+                      bench::median(s[1]) * per_run_us, Target::ratio(1.0)});
 }
 
 }  // namespace
@@ -267,23 +256,20 @@ int main(int argc, char** argv) {
                                   std::max<std::size_t>(widest + 1, std::thread::hardware_concurrency()));
   std::string worker_list;
   for (unsigned w : config.workers) worker_list += (worker_list.empty() ? "" : ",") + std::to_string(w);
-  std::printf("lantern_graph_bench: %d measured reps of %d runs per side (+1 warm-up, alternating), workers %s\n",
-              config.reps, config.runs, worker_list.c_str());
-  std::fflush(stdout);
+  std::FILE* text = config.output.text();
+  std::fprintf(text, "lantern_graph_bench: %d measured reps of %d runs per side (+1 warm-up, alternating), workers %s\n",
+               config.reps, config.runs, worker_list.c_str());
+  std::fflush(text);
   const bench::Progress progress;
   bench::Watchdog watchdog(120s);
   std::vector<Row> rows;
   for (const char* key : kBenchmarks) {
     if (std::find(config.only.begin(), config.only.end(), key) == config.only.end()) continue;
     for (unsigned workers : config.workers) {
-      bench_shape(Context{config, progress, watchdog, workers}, key, rows);
+      bench_shape(Context{config, progress, watchdog, rows, key, workers});
       progress.clear();
     }
   }
-  std::printf("\n");
-  bench::print_table(rows, config.markdown);
-  int misses = 0;
-  for (const Row& r : rows) misses += r.target.met(r.lantern, r.tbb) ? 0 : 1;
-  std::printf("\n%d of %zu targets missed; every answer was checked and right.\n", misses, rows.size());
+  bench::report(config.output, rows, /*cpu_speeds=*/false);
   return 0;
 }

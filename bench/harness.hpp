@@ -1,6 +1,7 @@
-// harness.hpp - the benchmark plumbing lantern_bench needs, and nothing about either
-// scheduler: a clock, statistics, answer checks, the results table, a progress line,
-// a hang watchdog, the process's CPU mask and each CPU's speed.
+// harness.hpp - the plumbing every benchmark program here shares, and nothing about any
+// scheduler: a clock, statistics, answer checks, the results table (as text, Markdown or
+// JSON), the repetition loop, a progress line, a hang watchdog, the process's CPU mask
+// and each CPU's speed, and a child process to alternate repetitions with.
 #pragma once
 
 #include <fcntl.h>
@@ -18,8 +19,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 extern char** environ;  // posix_spawn passes it on (Child)
@@ -135,6 +138,9 @@ struct Row {
   double tbb = 0;
   Target target;
   std::string note;      // printed under the table when not empty
+  // values: the figures the note tells of, by name, for the JSON output (print_json),
+  // e.g. {"rounds_apart", 0}; a test or a script reads these, never the note's words.
+  std::vector<std::pair<std::string, double>> values;
 };
 
 inline std::string format_number(double v) {
@@ -215,10 +221,98 @@ inline void print_table(const std::vector<Row>& rows, bool markdown) {
   std::fflush(stdout);
 }
 
+namespace detail {
+inline std::string json_string(const std::string& text) {
+  std::string out = "\"";
+  for (const char c : text) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(c));
+      out += buf;
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+inline std::string json_number(double v) {
+  if (!std::isfinite(v)) return "null";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+}  // namespace detail
+
+// print_json prints the rows as JSON Lines, one object a row: benchmark, workers, unit,
+// lantern, tbb, ratio (null where a figure is not a number), target, result (PASS, MISS
+// or info), note, and values (Row::values).
+inline void print_json(const std::vector<Row>& rows) {
+  using detail::json_number;
+  using detail::json_string;
+  for (const Row& r : rows) {
+    std::string line;  // appended piece by piece: "literal" + std::string&& trips g++ 12's -Wrestrict
+    auto field = [&line](const char* name, const std::string& json) {
+      line += line.empty() ? "{\"" : ",\"";
+      line += name;
+      line += "\":";
+      line += json;
+    };
+    field("benchmark", json_string(r.benchmark));
+    field("workers", std::to_string(r.workers));
+    field("unit", json_string(r.unit));
+    field("lantern", json_number(r.lantern));
+    field("tbb", json_number(r.tbb));
+    field("ratio", json_number(r.lantern / r.tbb));
+    field("target", json_string(format_target(r)));
+    field("result", json_string(format_verdict(r)));
+    field("note", json_string(r.note));
+    line += ",\"values\":{";
+    for (std::size_t i = 0; i < r.values.size(); ++i) {
+      if (i > 0) line += ",";
+      line += json_string(r.values[i].first);
+      line += ":";
+      line += json_number(r.values[i].second);
+    }
+    std::printf("%s}}\n", line.c_str());
+  }
+  std::fflush(stdout);
+}
+
+// Output: how a program prints its report. --markdown prints the table as Markdown (for
+// bench/RESULTS.md); --json prints only the rows on stdout (print_json), and every line
+// meant for a reader (the start line, the CPU speeds, the summary) goes to stderr.
+struct Output {
+  bool markdown = false;
+  bool json = false;
+
+  std::FILE* text() const { return json ? stderr : stdout; }
+  void rows(const std::vector<Row>& rows) const {
+    if (json) {
+      print_json(rows);
+    } else {
+      print_table(rows, markdown);
+    }
+  }
+};
+
+// missed_targets: how many rows with a target missed it, and how many have one.
+inline std::pair<int, int> missed_targets(const std::vector<Row>& rows) {
+  int misses = 0, targets = 0;
+  for (const Row& r : rows) {
+    if (r.target.kind == Target::none) continue;
+    ++targets;
+    if (!r.target.met(r.lantern, r.tbb)) ++misses;
+  }
+  return {misses, targets};
+}
+
 // ------------------------------------------------------------------ CPU speed check
 
 // On a VM the host can run one vCPU slower than another for minutes at a time (seen on
-// this project's 2-vCPU host: the same serial loop 50 % slower on CPU 0 than on CPU 1).
+// a 2-vCPU host: the same serial loop 50 % slower on CPU 0 than on CPU 1).
 // A thread that settles on the slow CPU is that much slower for as long as it stays,
 // and a 1-worker row compares two threads that may sit on different CPUs, so such a
 // host can decide a row's ratio more than either scheduler does. cpu_speeds times the
@@ -315,9 +409,25 @@ inline std::string cpu_speed_line(const char* when, const std::vector<CpuSpeed>&
   return line;
 }
 
-inline void print_cpu_speeds(const char* when, int samples = 7) {
-  std::printf("%s\n", cpu_speed_line(when, cpu_speeds(samples), samples).c_str());
-  std::fflush(stdout);
+inline void print_cpu_speeds(const char* when, std::FILE* to = stdout, int samples = 7) {
+  std::fprintf(to, "%s\n", cpu_speed_line(when, cpu_speeds(samples), samples).c_str());
+  std::fflush(to);
+}
+
+// report: the end of a program's output: the rows (Output::rows), then, for a reader,
+// the CPU speeds at the end (cpu_speeds: where the program printed them at its start)
+// and how many targets were missed.
+inline void report(const Output& out, const std::vector<Row>& rows, bool cpu_speeds) {
+  std::fprintf(out.text(), "\n");
+  std::fflush(out.text());
+  out.rows(rows);
+  const auto [misses, targets] = missed_targets(rows);
+  std::fprintf(out.text(), "\n");
+  if (cpu_speeds) {
+    print_cpu_speeds("at the end", out.text());
+    std::fprintf(out.text(), "\n");
+  }
+  std::fprintf(out.text(), "%d of %d targets missed; every answer was checked and right.\n", misses, targets);
 }
 
 // ------------------------------------------------------------------------- progress
@@ -386,6 +496,55 @@ class Watchdog {
   std::atomic<Clock::rep> last_beat_{Clock::now().time_since_epoch().count()};
   std::thread thread_;
 };
+
+// ------------------------------------------------------------------ repetitions
+
+// Context: what a benchmark needs besides its own state: the program's configuration,
+// where to report progress, and where its rows go.
+template <class Config>
+struct Context {
+  const Config& config;
+  const Progress& progress;
+  Watchdog& watchdog;
+  std::vector<Row>& rows;
+  const char* benchmark = "";  // a string literal (the watchdog keeps the pointer)
+  unsigned workers = 0;
+
+  // step reports progress (`done` of `total` steps) to the progress line and watchdog.
+  void step(int done, int total) const {
+    progress.show(benchmark, workers, std::to_string(done) + "/" + std::to_string(total));
+    watchdog.beat(benchmark);
+  }
+};
+
+// rotate runs one warm-up and `reps` measured repetitions of every variant, with `pause`
+// before each (both pools start asleep); in repetition r the order starts at variant
+// r % n, so each variant takes each place in the order equally often (two variants:
+// A B, B A, A B, ...). rep(v) runs variant v once and returns its figure; samples[v][r]
+// is variant v's figure in repetition r + 1. With `raw`, every figure, in run order, also
+// goes to stderr.
+template <class Config>
+std::vector<std::vector<double>> rotate(const Context<Config>& ctx, std::size_t variants,
+                                        const std::function<double(std::size_t)>& rep, int reps,
+                                        std::chrono::milliseconds pause = std::chrono::milliseconds(10),
+                                        bool raw = false) {
+  std::vector<std::vector<double>> samples(variants);
+  const int total = reps + 1;
+  for (int r = 0; r < total; ++r) {
+    if (r % 10 == 0 || total < 100) ctx.step(r, total);
+    for (std::size_t k = 0; k < variants; ++k) {
+      const std::size_t v = (static_cast<std::size_t>(r) + k) % variants;
+      settle(pause);
+      const double figure = rep(v);
+      if (r > 0) samples[v].push_back(figure);
+      if (raw) {
+        std::fprintf(stderr, "raw %s rep %d%s variant %zu: %.9f\n", ctx.benchmark, r, r == 0 ? " (warm-up)" : "", v,
+                     figure);
+      }
+    }
+  }
+  return samples;
+}
 
 // ------------------------------------------------------------------ child process
 

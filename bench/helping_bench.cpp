@@ -1,11 +1,11 @@
 // helping_bench - lanes served during fork-join (core/src/HELPING.md, "On the join
-// path"; issue 11 defect 5), and what the join-path help check costs fib, in one run.
+// path"), and what the join-path help check costs fib, in one run.
 //
 // Built twice: lantern_helping_bench (the check every LANTERN_JOIN_HELP_INTERVAL joins)
 // and lantern_helping_bench_nocheck (-DLANTERN_JOIN_HELP_INTERVAL=0: join without it,
-// the code before the fix). lantern_helping_bench runs the nocheck build as a child
-// process and alternates repetitions between the two (the check's first), so both
-// variants are measured in the same run, under the same load.
+// so a lane task waits for the fork-join work to end). lantern_helping_bench runs the
+// nocheck build as a child process and alternates repetitions between the two (the
+// check's first), so both variants are measured in the same run, under the same load.
 //
 //   lane:  fib(36) by join on W workers (1, 2); 20 ms in, an outside thread submits a
 //          task into lane 0 (help_min_wait 50 us). Figure: how long after becoming
@@ -15,7 +15,6 @@
 //   fib:   fib(32) by lantern::join on W workers, with the check / without it.
 //          Target: ratio <= 1.02. And oneTBB's parallel_invoke in a W-thread arena,
 //          for scale (info).
-#include <tbb/parallel_invoke.h>
 #include <tbb/task_arena.h>
 
 #include <atomic>
@@ -31,31 +30,21 @@
 #include "harness.hpp"
 #include "lantern/lantern.hpp"
 #include "lantern/tools/program_cli.hpp"
+#include "tbb_workloads.hpp"
+#include "workloads.hpp"
 
 namespace {
 
 using bench::Clock;
+using bench::workloads::fib_lantern;  // fib by lantern::join
+using bench::workloads::fib_tbb;      // fib by tbb::parallel_invoke
+using bench::workloads::kFibValue;    // fib(32)
 
 constexpr bool kHasCheck = lantern::detail::Worker::kJoinHelpInterval != 0;
 // The same source builds both programs; each names itself in its messages.
 constexpr const char* kProgram = kHasCheck ? "lantern_helping_bench" : "lantern_helping_bench_nocheck";
 
-std::uint64_t fib(int n) {
-  if (n < 2) return static_cast<std::uint64_t>(n);
-  std::uint64_t a = 0, b = 0;
-  lantern::join([&] { a = fib(n - 1); }, [&] { b = fib(n - 2); });
-  return a + b;
-}
-
-std::uint64_t tbb_fib(int n) {
-  if (n < 2) return static_cast<std::uint64_t>(n);
-  std::uint64_t a = 0, b = 0;
-  tbb::parallel_invoke([&] { a = tbb_fib(n - 1); }, [&] { b = tbb_fib(n - 2); });
-  return a + b;
-}
-
-constexpr std::uint64_t kFib32 = 2178309;
-constexpr std::uint64_t kFib36 = 14930352;
+constexpr long long kFib36 = 14930352;
 
 // lane_delay_ms: the lane scenario once; ms from eligible to start.
 double lane_delay_ms(std::uint32_t workers) {
@@ -75,13 +64,13 @@ double lane_delay_ms(std::uint32_t workers) {
       done = true;
     });
   });
-  const std::uint64_t r = pool.run([&] {
+  const long long r = pool.run([&] {
     started = true;
-    return fib(36);
+    return fib_lantern(36);
   });
   outside.join();
   while (!done.load()) std::this_thread::yield();  // the lane task runs before the pool idles
-  bench::check_equal("fib(36) in the lane scenario", static_cast<long long>(r), static_cast<long long>(kFib36));
+  bench::check_equal("fib(36) in the lane scenario", r, kFib36);
   const auto eligible = submitted + std::chrono::microseconds(50);
   return std::chrono::duration<double, std::milli>(ran - eligible).count();
 }
@@ -92,9 +81,9 @@ struct FibPool {
   double once() {
     bench::settle();
     const auto t0 = Clock::now();
-    const std::uint64_t r = pool.run([] { return fib(32); });
+    const long long r = pool.run([] { return fib_lantern(32); });
     const double s = bench::seconds_between(t0, Clock::now());
-    bench::check_equal("fib(32) by join", static_cast<long long>(r), static_cast<long long>(kFib32));
+    bench::check_equal("fib(32) by join", r, kFibValue);
     return s;
   }
   lantern::Scheduler pool;
@@ -152,6 +141,8 @@ options:
   --reps-nocheck N      lane repetitions of the variant without the check (default 1)
   --workers LIST        worker counts, e.g. 1,2 (default 1,2)
   --markdown            print the table as Markdown (for bench/RESULTS.md)
+  --json                print the rows as JSON, one object a line, on stdout (every
+                        other line goes to stderr)
   --nocheck-path PATH   lantern_helping_bench_nocheck to run (default: beside this one)
 
 Exit status: 0 when every answer was right (even if targets were missed), 1 on a
@@ -178,14 +169,16 @@ Exit status: 0 at the end of its input, 2 on bad usage.
 int main(int argc, char** argv) {
   lantern::tools::Program program(kProgram, kHasCheck ? kUsage : kNocheckUsage);
   unsigned reps = 7, reps_nocheck = 1;
-  bool markdown = false, serve_mode = false;
+  bench::Output output;
+  bool serve_mode = false;
   std::vector<std::uint32_t> worker_counts = {1, 2};
   std::string nocheck_path = LANTERN_HELPING_NOCHECK_PATH;
   auto& app = program.app();
   lantern::tools::number_option(app, "--reps", &reps, 1u, 1000u);
   lantern::tools::number_option(app, "--reps-nocheck", &reps_nocheck, 1u, 1000u);
   lantern::tools::number_list_option<std::uint32_t>(app, "--workers", &worker_counts, 1, lantern::kMaxWorkers);
-  app.add_flag("--markdown", markdown);
+  app.add_flag("--markdown", output.markdown);
+  app.add_flag("--json", output.json);
   app.add_option("--nocheck-path", nocheck_path);
   app.add_flag("--serve", serve_mode)->group("");  // the child's side (internal)
   if (const auto exit = program.parse(argc, argv)) return *exit;
@@ -196,8 +189,9 @@ int main(int argc, char** argv) {
   bench::Watchdog watchdog(std::chrono::seconds(300));
   bench::Progress progress;
   std::vector<bench::Row> rows;
-  std::printf("%s: %u repetitions per variant, alternating with %s; join-path help check every %u joins\n\n",
-              kProgram, reps, nocheck_path.c_str(), lantern::detail::Worker::kJoinHelpInterval);
+  std::fprintf(output.text(), "%s: %u repetitions per variant, alternating with %s; join-path help check every %u joins\n\n",
+               kProgram, reps, nocheck_path.c_str(), lantern::detail::Worker::kJoinHelpInterval);
+  std::fflush(output.text());
   for (const std::uint32_t w : worker_counts) {
     std::vector<double> with, without;
     for (unsigned i = 0; i < std::max(reps, reps_nocheck); ++i) {
@@ -229,10 +223,10 @@ int main(int argc, char** argv) {
       }
       bench::settle();
       const auto t0 = Clock::now();
-      std::uint64_t r = 0;
-      arena.execute([&] { r = tbb_fib(32); });
+      long long r = 0;
+      arena.execute([&] { r = fib_tbb(32); });
       tbb_times.push_back(bench::seconds_between(t0, Clock::now()));
-      bench::check_equal("fib(32) by tbb::parallel_invoke", static_cast<long long>(r), static_cast<long long>(kFib32));
+      bench::check_equal("fib(32) by tbb::parallel_invoke", r, kFibValue);
       watchdog.beat("fib");
     }
     rows.push_back({"fib(32) join: check / none", w, "ms", bench::median(with) * 1e3, bench::median(without) * 1e3,
@@ -241,6 +235,6 @@ int main(int argc, char** argv) {
                     bench::median(tbb_times) * 1e3, bench::Target::info()});
   }
   progress.clear();
-  bench::print_table(rows, markdown);
+  output.rows(rows);
   return 0;
 }

@@ -1,5 +1,5 @@
 // prometheus_bench.cpp - what the Prometheus exporter costs (bench/RESULTS.md,
-// "Prometheus exporter"). Two questions, each answered in one process:
+// "prometheus_bench"). Two questions, each answered in one process:
 //
 //   1. How long does one scrape take with 64 workers? A Scheduler of 64 workers on the
 //      injected topology "4 sockets x 8 cores x 2 threads" runs a workload that fills
@@ -32,12 +32,14 @@
 #include "lantern/exporters/testing/loopback_http.hpp"
 #include "lantern/lantern.hpp"
 #include "lantern/tools/program_cli.hpp"
+#include "workloads.hpp"
 
 namespace {
 
 using bench::Clock;
 using namespace std::chrono_literals;
 using lantern::exporters::PrometheusExporter;
+using bench::workloads::fib_lantern;
 
 struct Config {
   int scrapes = 1000;      // per method in part 1
@@ -65,13 +67,6 @@ options:
                 --reps still count when given)
   --markdown    print tables as Markdown (for bench/RESULTS.md)
 )";
-
-long fib(int n) {
-  if (n < 2) return n;
-  long a = 0, b = 0;
-  lantern::join([&] { a = fib(n - 1); }, [&] { b = fib(n - 2); });
-  return a + b;
-}
 
 // Instrumented: a Recorder and the Scheduler it observes, in destruction-safe order.
 struct Instrumented {
@@ -127,7 +122,7 @@ void scrape_cost(const Config& config, bench::Watchdog& watchdog) {
   // Fill counters, histograms and steals at every distance: fork-join work plus tasks
   // submitted into lanes from outside.
   for (int round = 0; round < 3; ++round) {
-    if (app.pool.run([] { return fib(25); }) != 75025) bench::wrong_answer("fib(25) on 64 workers");
+    if (app.pool.run([] { return fib_lantern(25); }) != 75025) bench::wrong_answer("fib(25) on 64 workers");
     std::vector<lantern::Future<int>> futures;
     for (int i = 0; i < 2000; ++i) futures.push_back(app.pool.submit([i] { return i; }));
     for (int i = 0; i < 2000; ++i) bench::check_equal("submitted task result", futures[i].get(), i);
@@ -239,7 +234,7 @@ void throughput_under_scraping(const Config& config, bench::Watchdog& watchdog) 
   auto one_rep = [&] {
     const auto t0 = Clock::now();
     for (int k = 0; k < config.fibs_per_rep; ++k) {
-      bench::check_equal("fib(32)", app.pool.run([] { return fib(32); }), 2178309);
+      bench::check_equal("fib(32)", app.pool.run([] { return fib_lantern(32); }), bench::workloads::kFibValue);
     }
     return bench::seconds_between(t0, Clock::now()) * 1e3 / config.fibs_per_rep;  // ms per fib(32)
   };

@@ -1,9 +1,11 @@
 // workloads.hpp - the fork-join workloads that more than one benchmark runs on Lantern:
-// fib(32) and skynet 1M by lantern::join. lantern_bench (core_bench.cpp) races them
-// against oneTBB; lantern_instr_bench (instrumentation_bench.cpp) times them with and
-// without an observer, and also the spawn-heavy ones below (skynet by TaskGroup,
-// nqueens(12) with a TaskGroup at every row, spawn chains). Every function checks
-// nothing itself: compare with the constants.
+// fib by lantern::join (lantern_bench races it against oneTBB, lantern_helping_bench
+// times it with and without the join path's help check, prometheus_bench while scraped)
+// and skynet 1M by join; lantern_instr_bench (instr/) times them with and without an
+// observer, and also the spawn-heavy ones below (skynet by TaskGroup, nqueens(12) with a
+// TaskGroup at every row, spawn chains; lantern_bench's taskgroup_chain row runs the
+// chains too). oneTBB's sides are in tbb_workloads.hpp. Every function checks nothing
+// itself: compare with the constants.
 #pragma once
 
 #include <array>
@@ -13,9 +15,10 @@
 #include "lantern/task_group.hpp"
 
 namespace bench::workloads {
-// The unnamed namespace gives each benchmark its own internal copy, compiled exactly as
-// when these lived in core_bench.cpp: with external (inline) linkage g++ -O3 stops
-// inlining lantern::join into fib_lantern, and the figures would move.
+// The unnamed namespace gives each translation unit its own internal copy: with external
+// (inline) linkage g++ -O3 stops inlining lantern::join into fib_lantern, and the
+// figures move.
+// Each includer uses some of them: [[maybe_unused]] keeps -Wall quiet about the rest.
 namespace {
 
 // ---------------------------------------------------------------- fib(32) by join
@@ -24,7 +27,7 @@ constexpr int kFibN = 32;
 constexpr long long kFibValue = 2178309;
 constexpr long long kFibJoins = 3524577;  // one per call with n >= 2: fib(33) - 1
 
-long long fib_lantern(int n) {
+[[maybe_unused]] long long fib_lantern(int n) {
   if (n < 2) return n;
   long long a = 0, b = 0;
   lantern::join([&] { a = fib_lantern(n - 1); }, [&] { b = fib_lantern(n - 2); });
@@ -37,10 +40,10 @@ constexpr long long kSkynetLeaves = 1'000'000;
 constexpr long long kSkynetSum = 499'999'500'000;  // 0 + 1 + ... + 999999
 constexpr int kSkynetFanout = 10;
 
-long long skynet_join(long long first, long long size);
+[[maybe_unused]] long long skynet_join(long long first, long long size);
 
 // skynet_join_children sums children [lo, hi) of a node, halving the range with join.
-long long skynet_join_children(long long first, long long child_size, int lo, int hi) {
+[[maybe_unused]] long long skynet_join_children(long long first, long long child_size, int lo, int hi) {
   if (hi - lo == 1) return skynet_join(first + lo * child_size, child_size);
   const int mid = lo + (hi - lo) / 2;
   long long a = 0, b = 0;
@@ -50,7 +53,7 @@ long long skynet_join_children(long long first, long long child_size, int lo, in
 }
 
 // skynet_join: the sum of the subtree of `size` leaves numbered from `first`.
-long long skynet_join(long long first, long long size) {
+[[maybe_unused]] long long skynet_join(long long first, long long size) {
   if (size == 1) return first;
   return skynet_join_children(first, size / kSkynetFanout, 0, kSkynetFanout);
 }
@@ -58,7 +61,7 @@ long long skynet_join(long long first, long long size) {
 // --------------------------------------- skynet, 10-ary tree by a TaskGroup per node
 
 // skynet_tg: inside a task; a TaskGroup per node, 10 spawns, then wait.
-long long skynet_tg(long long first, long long size) {
+[[maybe_unused]] long long skynet_tg(long long first, long long size) {
   if (size == 1) return first;
   const long long child = size / kSkynetFanout;
   std::array<long long, kSkynetFanout> sums{};
@@ -77,7 +80,7 @@ constexpr long long kQueensSolutions = 14200;
 constexpr unsigned kQueensAll = (1u << kQueensN) - 1;
 
 // queens_tg: inside a task; one task per legal placement, down to the leaves.
-long long queens_tg(unsigned cols, unsigned left, unsigned right) {
+[[maybe_unused]] long long queens_tg(unsigned cols, unsigned left, unsigned right) {
   if (cols == kQueensAll) return 1;
   std::array<long long, kQueensN> counts{};
   lantern::TaskGroup group;
@@ -96,7 +99,7 @@ long long queens_tg(unsigned cols, unsigned left, unsigned right) {
 constexpr int kChainDepth = 1000;
 
 // chain_step: task i spawns task i + 1 into the same group (a chain kChainDepth long).
-void chain_step(lantern::TaskGroup& group, long long& steps, int i) {
+[[maybe_unused]] void chain_step(lantern::TaskGroup& group, long long& steps, int i) {
   ++steps;  // the chain is sequential: step i happens-before step i + 1
   if (i + 1 < kChainDepth) group.spawn([&group, &steps, i] { chain_step(group, steps, i + 1); });
 }

@@ -1,7 +1,7 @@
 // soak.cpp - lantern_soak: every part of Lantern that faces the network or the disk,
 // running together for a long time (10 minutes by default), checked for leaks and for
 // correctness throughout. Not in the default test suite: run it by hand or with
-// `cmake --build build/release --target soak` (bench/RESULTS.md has a full run).
+// `cmake --build build/release --target soak` (README.md beside this has a full run).
 //
 // One process, one Scheduler, as an application would have it:
 //   - the demo's workloads in a loop on the pool: fork-join fib by join, bursts of

@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
 """wake_phases.py TRACE SAMPLES [--slow US] [--show K]
 
-Splits each sample of lantern_bench's wake benchmark into phases, from an ftrace of
-the run (bench/wake_trace.sh makes both files):
+Splits each sample of the wake benchmark (lantern_wake_diag) into phases, from an
+ftrace of the run (wake_trace.sh makes both files):
 
   TRACE    the kernel's trace as text (/sys/kernel/tracing/trace), with the sched
            events sched_waking, sched_wakeup and sched_switch, and the markers
-           lantern_bench --wake-trace writes ("lantern_wake SIDE WORKERS INDEX").
-  SAMPLES  the list lantern_bench --wake-trace wrote: side (L = Lantern, T = oneTBB,
+           lantern_wake_diag --wake-trace writes ("lantern_wake SIDE WORKERS INDEX").
+  SAMPLES  the list lantern_wake_diag --wake-trace wrote: side (L = Lantern, T = oneTBB,
            F = the floor, a bare FUTEX_WAKE of a thread blocked on a futex word),
            workers, index, latency in us, the thread that ran the task.
 
@@ -141,7 +141,7 @@ def main():
     for side, workers, index, us, phases, other_cpu in split(events, samples):
         groups[(workers, side)].append((us, phases, other_cpu, index))
     if not groups:
-        fail("no sample's marker is in the trace (was it taken with lantern_bench --wake-trace?)")
+        fail("no sample's marker is in the trace (was it taken with lantern_wake_diag --wake-trace?)")
     names = {"L": "Lantern", "T": "oneTBB", "F": "floor (bare futex)"}
     print(f"Wake phases (us; the trace's resolution is 1 us). Stall: a sample slower than {args.slow:g} us,")
     print("put down to its longest phase. 'no events': the task's thread was not woken in the trace.")

@@ -4,13 +4,13 @@
 
 Counts the 4 KiB pages and 64-byte lines one wake's path touches, in user space, from an
 outside post into a sleeping 1-worker pool until the task starts: Lantern's and oneTBB's,
-side by side. After an idle spell a page on that path can be a TLB miss (on a VM a
-two-dimensional page walk: ~60-150 ns on bench/RESULTS.md's "Session 18" host); there
-the count is the part of a wake's cost that the code's layout decides. On session 21's
-host, whose system calls keep the TLB, one page less measured no faster.
+side by side. Where an idle spell empties the TLB (a host whose system calls do, without
+PCID), each page on that path is a TLB miss (on a VM a two-dimensional page walk, ~60-150
+ns); there the count is the part of a wake's cost that the code's layout decides. Where
+system calls keep the TLB, one page less measures no faster.
 
 The first form runs lantern_wake_pages (--bin, default build/release/bench/
-lantern_wake_pages) once a side under valgrind's lackey (the Debian package valgrind),
+diagnostics/lantern_wake_pages; its build needs -DLANTERN_BENCH_DIAGNOSTICS=ON) once a side under valgrind's lackey (the Debian package valgrind),
 which records every instruction fetch, load and store of every thread. The accesses
 between the program's first two markers (a store before the post, a store as the task
 starts) are one sample; the first sample warms up and is shown apart. --keep DIR keeps
@@ -157,8 +157,8 @@ def run_side(binary, side, samples, workdir):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--bin", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "build",
-                                                      "release", "bench", "lantern_wake_pages"))
+    parser.add_argument("--bin", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "build",
+                                                      "release", "bench", "diagnostics", "lantern_wake_pages"))
     parser.add_argument("--samples", type=int, default=6)
     parser.add_argument("--keep")
     parser.add_argument("--trace")
@@ -182,7 +182,7 @@ def main():
     if not shutil.which("valgrind"):
         fail("needs valgrind (apt-get install valgrind)")
     if not os.access(args.bin, os.X_OK):
-        fail(f"no program at {args.bin} (ninja -C build/release lantern_wake_pages, or --bin)")
+        fail(f"no program at {args.bin} (configure with -DLANTERN_BENCH_DIAGNOSTICS=ON and ninja -C build/release lantern_wake_pages, or --bin)")
     workdir = args.keep or tempfile.mkdtemp(prefix="wake_pages.")
     os.makedirs(workdir, exist_ok=True)
     try:

@@ -1,15 +1,15 @@
 #!/bin/bash
-# wake_trace.sh [OUTDIR] [lantern_bench options]: runs lantern_bench's wake benchmark
-# under the kernel's scheduler trace and splits every wake into phases (submit path,
-# kernel wake, waiting for the CPU, the woken thread's way to the task), for Lantern and
-# oneTBB side by side (bench/wake_phases.py). Needs root (it mounts tracefs if needed and
-# turns the sched events on, then off again).
+# wake_trace.sh [OUTDIR] [lantern_wake_diag options]: runs the wake benchmark
+# (lantern_wake_diag) under the kernel's scheduler trace and splits every wake into
+# phases (submit path, kernel wake, waiting for the CPU, the woken thread's way to the
+# task), for Lantern, oneTBB and the floor side by side (wake_phases.py). Needs root (it
+# mounts tracefs if needed and turns the sched events on, then off again).
 #
-#   bench/wake_trace.sh /tmp/wt --workers 1 --wake-samples 1000
+#   bench/diagnostics/wake_trace.sh /tmp/wt --workers 1 --wake-samples 1000
 #
-# OUTDIR (default ./wake_trace) gets samples.txt (lantern_bench --wake-trace), trace.txt
-# (the kernel's trace) and phases.md (the table). LANTERN_BENCH names the benchmark
-# binary (default build/release/bench/lantern_bench).
+# OUTDIR (default ./wake_trace) gets samples.txt (lantern_wake_diag --wake-trace),
+# trace.txt (the kernel's trace) and the phases' Markdown table. LANTERN_WAKE_DIAG names
+# the program (default build/release/bench/diagnostics/lantern_wake_diag).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 case "${1:-}" in
@@ -23,9 +23,9 @@ if [[ $# -gt 0 && $1 != -* ]]; then
   out=$1
   shift
 fi
-bench=${LANTERN_BENCH:-$here/../build/release/bench/lantern_bench}
-if [[ ! -x $bench ]]; then
-  echo "wake_trace.sh: no benchmark binary at $bench (build it: scripts/build.sh release, or set LANTERN_BENCH)" >&2
+program=${LANTERN_WAKE_DIAG:-$here/../../build/release/bench/diagnostics/lantern_wake_diag}
+if [[ ! -x $program ]]; then
+  echo "wake_trace.sh: no program at $program (build it: scripts/build.sh release -DLANTERN_BENCH_DIAGNOSTICS=ON, or set LANTERN_WAKE_DIAG)" >&2
   exit 2
 fi
 if [[ $(id -u) != 0 ]]; then
@@ -52,7 +52,7 @@ echo 65536 >"$tracing/buffer_size_kb" # per CPU; a 2000-sample run needs a few M
 for e in "${events[@]}"; do echo 1 >"$tracing/events/$e/enable"; done
 echo >"$tracing/trace"
 echo 1 >"$tracing/tracing_on"
-"$bench" --only wake --markdown --wake-trace "$out/samples.txt" "$@"
+"$program" --markdown --wake-trace "$out/samples.txt" "$@"
 stop
 trap - EXIT
 cat "$tracing/trace" >"$out/trace.txt"

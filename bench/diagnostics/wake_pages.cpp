@@ -1,9 +1,9 @@
 // wake_pages.cpp - lantern_wake_pages: the wake benchmark's samples, one side at a time,
-// bracketed by stores to marker pages, for bench/wake_pages.py to run under valgrind's
-// lackey and count the pages and lines each wake's path touches (bench/RESULTS.md,
-// "Session 18"). After an idle spell a page can be a TLB miss; there the count is the
-// part of a wake's cost that the code's layout decides (on session 21's host, whose
-// system calls keep the TLB, one page less measured no faster).
+// bracketed by stores to marker pages, for wake_pages.py to run under valgrind's lackey
+// and count the pages and lines each wake's path touches. Where an idle spell empties
+// the TLB (a host whose system calls do, without PCID), each page is a TLB miss and the
+// count is the part of a wake's cost that the code's layout decides; where system calls
+// keep the TLB, one page less measures no faster.
 #include <tbb/global_control.h>
 #include <tbb/task_arena.h>
 
@@ -16,6 +16,7 @@
 
 #include "lantern/lantern.hpp"
 #include "lantern/tools/program_cli.hpp"
+#include "wake.hpp"
 
 using namespace std::chrono_literals;
 
@@ -27,7 +28,7 @@ Posts N tasks from outside into a 1-worker pool that sleeps (Lantern's Scheduler
 oneTBB task_arena), one at a time, each after 50 ms of idleness. Before each post it
 stores to the first of three marker pages, the task stores to the second as it starts,
 and the submitter stores to the third once the task has run. Run under valgrind's
-lackey (bench/wake_pages.py does): the accesses between the first two markers are one
+lackey (wake_pages.py does): the accesses between the first two markers are one
 wake's path, both threads' user-space code and data.
 
   --side S     lantern (default) or tbb
@@ -38,14 +39,6 @@ It prints the markers' addresses ("markers BEGIN TASK END", hex) on stdout.
 )";
 
 alignas(4096) volatile char g_markers[3][4096];
-
-bool asleep(const lantern::Scheduler& pool) {
-  if (pool.sleep_snapshot().sleeping != pool.worker_count()) return false;
-  for (std::uint32_t i = 0; i < pool.worker_count(); ++i) {
-    if (pool.worker_state(i) != lantern::WorkerState::sleeping) return false;
-  }
-  return true;
-}
 
 }  // namespace
 
@@ -87,7 +80,7 @@ int main(int argc, char** argv) {
   for (int i = 0; i < samples; ++i) {
     std::this_thread::sleep_for(50ms);
     // Lantern's worker must be past its last look for work (as in lantern_bench's wake row).
-    for (int tries = 0; lantern_side && !asleep(pool); ++tries) {
+    for (int tries = 0; lantern_side && !bench::wake::asleep_now(pool); ++tries) {
       if (tries == 1000) {
         std::fprintf(stderr, "lantern_wake_pages: the worker did not fall asleep within 10 s\n");
         return 1;
