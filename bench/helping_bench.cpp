@@ -1,4 +1,4 @@
-// helping_bench - lanes served during fork-join (core/src/HELPING.md, "On the join
+// helping_bench - lanes served during fork-join (core/helping/README.md, "On the join
 // path"), and what the join-path help check costs fib, in one run.
 //
 // Built twice: lantern_helping_bench (the check every LANTERN_JOIN_HELP_INTERVAL joins)
@@ -120,7 +120,7 @@ double reply_number(bench::Child& child, const std::string& request, const char*
 
 const char* kUsage = R"(usage: lantern_helping_bench [options]
 
-Lanes served during fork-join (core/src/HELPING.md, "On the join path"), and what the
+Lanes served during fork-join (core/helping/README.md, "On the join path"), and what the
 join path's help check costs, in one run: this program has the check (every
 LANTERN_JOIN_HELP_INTERVAL joins), lantern_helping_bench_nocheck is the same source
 built without it; this program starts it as a child process and alternates

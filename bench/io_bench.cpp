@@ -1,5 +1,5 @@
 // io_bench - the echo server (examples/echo_server) under the io_uring sleep strategy
-// against the condvar strategy, in the same run (bench/RESULTS.md, "IO").
+// against the condvar strategy, in the same run (bench/RESULTS.md, "io_bench").
 //
 // The server runs as a child process (lantern_echo_server, 2 workers), so its CPU time
 // is its own (/proc/PID/stat); the load client (examples/echo_server/echo_load.cpp, one

@@ -22,7 +22,7 @@ namespace bench::wake {
 constexpr std::chrono::milliseconds kIdle{20};  // long enough for every worker of both pools to sleep
 
 // asleep_now: every worker counted as sleeping and past its last look for work (it
-// counts itself before that look and publishes `sleeping` after it, SLEEP.md "Falling
+// counts itself before that look and publishes `sleeping` after it, core/sleep/README.md "Falling
 // asleep"): a sample posted earlier could be found by that look, without a wake.
 inline bool asleep_now(const lantern::Scheduler& pool) {
   if (pool.sleep_snapshot().sleeping != pool.worker_count()) return false;

@@ -70,7 +70,7 @@ class alignas(64) Worker final : public SleepSink {
   // in the worker to the next sampled push, which costs more than the load and test (a
   // memory read-modify-write per push).
   //
-  // In a translation unit with many spawn and join sites (bench/core_bench.cpp) g++ 12
+  // In a translation unit with many spawn and join sites (the fork-join benchmarks of bench/scheduler/) g++ 12
   // makes one out-of-line clone of push and calls it. For join that is the better
   // shape: join itself is then inlined into the recursion; forcing push inline makes
   // join too big to inline, and skynet by join takes 4 % more instructions (callgrind,
