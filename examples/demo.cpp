@@ -82,7 +82,7 @@ void print_figures(const lantern::instrumentation::Recorder& recorder, const lan
   constexpr const char* kNoneHappened = "none happened in this run (the Recorder counts them at every level)";
   line("ready wait (lanes)", ready, kNoneHappened);
   line("task duration", duration,
-       recorder.level() < lantern::trace::info(lantern::trace::EventType::task_begin).level
+       recorder.level() < lantern::trace::info(lantern::EventId::task_begin).level
            ? "the Recorder times tasks at level tasks and above (or with RecorderOptions::time_tasks)"
            : "no task ended in this run");
   line("wake latency", wake, "no worker was woken by another thread in this run (IO wakes have no latency)");

@@ -24,7 +24,7 @@ double rdtsc_loop(long long n) {
 }
 
 // event_loop: n calls of the hook, as a worker makes them, for worker 0 of `recorder`.
-double event_loop(Recorder& recorder, lantern::Hook hook, long long n) {
+double event_loop(Recorder& recorder, lantern::EventId hook, long long n) {
   const auto start = Clock::now();
   for (long long i = 0; i < n; ++i) recorder.on_event(0, hook, static_cast<std::uint64_t>(i), 0);
   return bench::seconds_between(start, Clock::now());
@@ -41,7 +41,7 @@ struct EventCase {
     collector.attach(sink);
   }
   // run: one repetition; records the fraction of the calls that were dropped.
-  double run(lantern::Hook hook, long long n) {
+  double run(lantern::EventId hook, long long n) {
     if (collect) collector.start();
     const Totals before = totals(recorder);
     const double t = event_loop(recorder, hook, n);
@@ -73,7 +73,7 @@ struct EventCase {
 
 void bench_event(Context& ctx) {
   const long long n = ctx.config.event_calls;
-  using lantern::Hook;
+  using lantern::EventId;
   EventCase fast(Level::full, true, {.min_period = kFastPeriod, .max_period = kFastPeriod});
   EventCase default_options(Level::full, true);
   EventCase stalled(Level::full, false);  // no collector: the ring stays full
@@ -83,11 +83,11 @@ void bench_event(Context& ctx) {
   const auto samples = measure(ctx, kVariants, [&](std::size_t v) {
     switch (v) {
       case kRdtsc: return rdtsc_loop(n);
-      case kFast: return fast.run(Hook::task_begin, n);
-      case kDefault: return default_options.run(Hook::task_begin, n);
-      case kStalled: return stalled.run(Hook::task_begin, n);
-      case kFiltered: return filtered.run(Hook::task_begin, n);
-      case kOff: return off.run(Hook::help, n);
+      case kFast: return fast.run(EventId::task_begin, n);
+      case kDefault: return default_options.run(EventId::task_begin, n);
+      case kStalled: return stalled.run(EventId::task_begin, n);
+      case kFiltered: return filtered.run(EventId::task_begin, n);
+      case kOff: return off.run(EventId::help, n);
     }
     return 0.0;
   });

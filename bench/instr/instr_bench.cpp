@@ -15,7 +15,7 @@ std::string percent(double fraction, int decimals) {
 void CountingSink::on_batch(std::span<const lantern::trace::Event> events) {
   std::uint64_t markers = 0, marked = 0;
   for (const auto& e : events) {
-    if (e.type == lantern::trace::EventType::dropped) {
+    if (e.type == lantern::EventId::dropped) {
       ++markers;
       marked += lantern::trace::payload<lantern::DroppedPayload>(e).count;
     }

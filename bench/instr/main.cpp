@@ -64,7 +64,7 @@ options:
 
 sections:
   event      A. One recorded event against one rdtsc, on the main thread, 2,000,000
-             calls per repetition: recorder.on_event(0, Hook::task_begin, i, 0) on a
+             calls per repetition: recorder.on_event(0, EventId::task_begin, i, 0) on a
              1-worker Recorder at level full while a Collector with a 100 us period
              drains it (so the ring does not stay full), vs __rdtsc() added into a
              volatile. Figures: ns per call; dropped fraction noted. Target: ratio <=

@@ -19,7 +19,7 @@ namespace bench::instr {
 namespace {
 
 using lantern::trace::Event;
-using lantern::trace::EventType;
+using lantern::EventId;
 
 // time_ring_pushes: the producer's time for n pushes while a consumer drains the ring;
 // *failed counts the pushes that found it full.
@@ -36,7 +36,7 @@ double time_ring_pushes(Ring& ring, long n, long* failed) {
   const auto t0 = std::chrono::steady_clock::now();
   for (long i = 0; i < n; ++i) {
     const auto tick = static_cast<std::uint64_t>(i);
-    if (!ring.push(Event{tick, 0, EventType::task_begin, {0, 0, 0}, static_cast<std::uint64_t>(i), 0})) ++misses;
+    if (!ring.push(Event{tick, 0, EventId::task_begin, {0, 0, 0}, static_cast<std::uint64_t>(i), 0})) ++misses;
   }
   const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   done.store(true, std::memory_order_release);

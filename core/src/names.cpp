@@ -22,6 +22,6 @@ std::optional<SleepStrategy> parse_strategy(std::string_view name) noexcept {
 const char* state_name(WorkerState s) noexcept { return valid(s) ? name_of(s).data() : "unknown"; }
 const char* reason_name(StateReason r) noexcept { return valid(r) ? name_of(r).data() : "unknown"; }
 const char* source_name(TaskSource s) noexcept { return valid(s) ? name_of(s).data() : "unknown"; }
-const char* hook_name(Hook h) noexcept { return valid(h) ? name_of(h).data() : "unknown"; }
+const char* event_name(EventId h) noexcept { return valid(h) ? name_of(h).data() : "unknown"; }
 
 }  // namespace lantern

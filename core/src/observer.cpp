@@ -51,7 +51,7 @@ void Observer::Interest::detach(std::atomic<std::uint32_t>* copy) noexcept {
 
 namespace lantern::detail {
 
-void emit_hook(Observer* observer, std::uint32_t worker, Hook hook, std::uint64_t a, std::uint64_t b) noexcept {
+void emit_hook(Observer* observer, std::uint32_t worker, EventId hook, std::uint64_t a, std::uint64_t b) noexcept {
   if (observer->interest.load(std::memory_order_relaxed) & Observer::bit(hook)) observer->on_event(worker, hook, a, b);
 }
 

@@ -220,12 +220,12 @@ void Worker::report_push(Job* job, std::int64_t depth) noexcept {
 // that it can count failures at every level.
 // (The interest test is made by the caller, so these call on_event directly.)
 void Worker::run_observed(Job* job, TaskSource source, std::uint32_t hooks) noexcept {
-  if (hooks & Observer::bit(Hook::task_begin)) report_task_begin(job, source);
+  if (hooks & Observer::bit(EventId::task_begin)) report_task_begin(job, source);
   Job* const outer = observed_task_;  // run_observed nests as tasks do
   observed_task_ = job;
   const bool threw = job->execute(job);
   observed_task_ = outer;
-  if (threw || (hooks & Observer::bit(Hook::task_end))) report_task_end(job, threw);
+  if (threw || (hooks & Observer::bit(EventId::task_end))) report_task_end(job, threw);
 }
 
 // task_threw: the catch site of every kind of job calls it (its task ended by throwing).
@@ -252,7 +252,7 @@ void Worker::report_task_end(Job* job, bool threw) noexcept {
 // sample_not_ready: report the pool's not-ready count if it changed since the last report
 // (O(workers) loads; only on idle transitions and every 64th release).
 void Worker::sample_not_ready() noexcept {
-  if (!(observer->interest.load(std::memory_order_relaxed) & Observer::bit(Hook::not_ready))) return;
+  if (!(observer->interest.load(std::memory_order_relaxed) & Observer::bit(EventId::not_ready))) return;
   // A pool-wide gauge: report it when it differs from the last value any worker reported.
   const std::uint64_t n = registry_->not_ready_tasks();
   // Load before the exchange: the value is nearly always unchanged (no dependent tasks,

@@ -9,9 +9,6 @@
 
 namespace lantern::instrumentation {
 
-// Core's hooks and the trace's event types are one enum (lantern/vocabulary.hpp).
-static_assert(std::is_same_v<Hook, trace::EventType>);
-
 namespace {
 // kHookLevel[h]: the lowest level that records hook h, from the event table.
 constexpr std::uint8_t hook_level(int h) { return static_cast<std::uint8_t>(trace::kEventInfo[h].level); }
@@ -68,30 +65,30 @@ std::atomic<std::uint64_t>* Recorder::task_counter(std::uint32_t worker) noexcep
   return &workers_[worker]->counters.tasks.word();
 }
 
-void Recorder::on_event(std::uint32_t worker, Hook hook, std::uint64_t a, std::uint64_t b) noexcept {
+void Recorder::on_event(std::uint32_t worker, EventId hook, std::uint64_t a, std::uint64_t b) noexcept {
   if (worker >= workers_.size()) [[unlikely]] return;
   PerWorker& p = *workers_[worker];
   const int h = static_cast<int>(hook);
   bool record_it = hook_level(h) <= level_.load(std::memory_order_relaxed);
   // A task's end is recorded exactly when its begin was, whatever the level is now: a
   // level switched while the task ran must not leave half a pair in the trace.
-  if (hook == Hook::task_begin) {
+  if (hook == EventId::task_begin) {
     if (p.depth < PerWorker::kMaxDepth) p.begin_recorded[p.depth] = record_it;
-  } else if (hook == Hook::task_end && p.depth > 0 && p.depth <= PerWorker::kMaxDepth) {
+  } else if (hook == EventId::task_end && p.depth > 0 && p.depth <= PerWorker::kMaxDepth) {
     record_it = p.begin_recorded[p.depth - 1];
   }
   // The clock is the largest part of a hook's cost: read it only for an event that is
   // recorded or a counter that needs it (time per state, task durations).
-  const bool needs_clock = record_it || hook == Hook::state || hook == Hook::task_begin || hook == Hook::task_end;
+  const bool needs_clock = record_it || hook == EventId::state || hook == EventId::task_begin || hook == EventId::task_end;
   const std::uint64_t now = needs_clock ? ticks_now() : 0;
   // A new thread of this worker: drops its previous one handed off unmarked are marked
   // here, before its `started`, unless the consumer marked them already.
-  if (hook == Hook::state && StatePayload::decode(a, b).reason == StateReason::started) take_back(p);
+  if (hook == EventId::state && StatePayload::decode(a, b).reason == StateReason::started) take_back(p);
   count(p, hook, a, b, now);
-  if (record_it) record(p, trace::Event{now, worker, static_cast<trace::EventType>(h), {0, 0, 0}, a, b});
+  if (record_it) record(p, trace::Event{now, worker, static_cast<EventId>(h), {0, 0, 0}, a, b});
   // The thread's last event, and drops still unmarked (its ring was full to the end):
   // the consumer marks them (drain).
-  if (p.pending_dropped != 0 && hook == Hook::state && StatePayload::decode(a, b).reason == StateReason::stopping)
+  if (p.pending_dropped != 0 && hook == EventId::state && StatePayload::decode(a, b).reason == StateReason::stopping)
       [[unlikely]] {
     hand_off(p, now);
   }
@@ -113,11 +110,11 @@ void Recorder::take_back(PerWorker& p) noexcept {
   p.handed_off.store(false, std::memory_order_relaxed);
 }
 
-void Recorder::count(PerWorker& p, Hook hook, std::uint64_t a, std::uint64_t b, std::uint64_t now) noexcept {
+void Recorder::count(PerWorker& p, EventId hook, std::uint64_t a, std::uint64_t b, std::uint64_t now) noexcept {
   WorkerCounters& c = p.counters;
   auto to_ns = [this](std::uint64_t ticks) { return static_cast<std::uint64_t>(static_cast<double>(ticks) * ns_per_tick_); };
   switch (hook) {
-    case Hook::state: {
+    case EventId::state: {
       const StatePayload s = StatePayload::decode(a, b);
       const std::uint64_t current = c.state.get();
       if (current < static_cast<std::uint64_t>(trace::kStateCount)) {
@@ -131,27 +128,27 @@ void Recorder::count(PerWorker& p, Hook hook, std::uint64_t a, std::uint64_t b, 
       if (s.from == WorkerState::sleeping) c.wakes_received.add();
       break;
     }
-    case Hook::task_begin:
+    case EventId::task_begin:
       if (!p.core_counts_tasks) c.tasks.add();  // an observer in front of us (a forwarder)
       if (p.depth < PerWorker::kMaxDepth) p.task_begin_ticks[p.depth] = now;
       ++p.depth;
       break;
-    case Hook::task_end:
+    case EventId::task_end:
       if (TaskEndPayload::decode(a, b).threw) c.tasks_threw.add();
       if (p.depth > 0) {
         --p.depth;
         if (p.depth < PerWorker::kMaxDepth) c.task_duration.record(to_ns(now - p.task_begin_ticks[p.depth]));
       }
       break;
-    case Hook::push: break;  // not counted (core counts spawned tasks): recorded at level full only
-    case Hook::steal: {
+    case EventId::push: break;  // not counted (core counts spawned tasks): recorded at level full only
+    case EventId::steal: {
       const StealPayload s = StealPayload::decode(a, b);
       if (valid(s.distance)) c.steals[static_cast<std::size_t>(s.distance)].add();
       break;
     }
-    case Hook::steal_round_failed: c.steal_rounds_failed.add(); break;
-    case Hook::help: c.helps.add(); break;
-    case Hook::wake: {
+    case EventId::steal_round_failed: c.steal_rounds_failed.add(); break;
+    case EventId::help: c.helps.add(); break;
+    case EventId::wake: {
       // An IO completion's wake has no waker to time it from (its latency is 0): kept out
       // of the wake-latency histogram, which is about wakers (vocabulary: has_latency).
       const WakePayload w = WakePayload::decode(a, b);
@@ -159,17 +156,17 @@ void Recorder::count(PerWorker& p, Hook hook, std::uint64_t a, std::uint64_t b, 
       else c.io_wakes.add();
       break;
     }
-    case Hook::lane_pop:
+    case EventId::lane_pop:
       c.lane_pops.add();
       c.ready_wait.record(to_ns(LanePopPayload::decode(a, b).wait_ticks));
       break;
-    case Hook::release: c.releases.add(); break;
-    case Hook::task_label: break;  // nothing to count: recorded at level tasks (the trace names the task)
-    case Hook::io_submit: c.io_submitted.add(); break;
-    case Hook::io_complete: c.io_completed.add(); break;
-    case Hook::not_ready: break;  // a sample of a pool-wide gauge: recorded, not counted
-    case Hook::deadlock: c.deadlocks.add(); break;
-    case Hook::dropped: break;  // written by the recorder itself (record), never reported by core
+    case EventId::release: c.releases.add(); break;
+    case EventId::task_label: break;  // nothing to count: recorded at level tasks (the trace names the task)
+    case EventId::io_submit: c.io_submitted.add(); break;
+    case EventId::io_complete: c.io_completed.add(); break;
+    case EventId::not_ready: break;  // a sample of a pool-wide gauge: recorded, not counted
+    case EventId::deadlock: c.deadlocks.add(); break;
+    case EventId::dropped: break;  // written by the recorder itself (record), never reported by core
   }
 }
 

@@ -38,7 +38,7 @@ struct StreamServer::Tally {
   void add(const trace::Event& e) {
     ++events;
     last_tick = std::max(last_tick, e.ticks);
-    if (e.type != trace::EventType::dropped) return;
+    if (e.type != EventId::dropped) return;
     const DroppedPayload d = trace::payload<DroppedPayload>(e);
     if (static_cast<std::size_t>(d.reason) >= marked.size()) return;  // not a reason this build knows: an event
     ++markers;

@@ -28,9 +28,9 @@ namespace {
 // setting the Signal. Without the detection the bounded wait below fails.
 class CountDeadlocks final : public lantern::Observer {
  public:
-  CountDeadlocks() { interest.store(bit(lantern::Hook::deadlock), std::memory_order_relaxed); }
-  void on_event(std::uint32_t, lantern::Hook hook, std::uint64_t a, std::uint64_t b) noexcept override {
-    if (hook != lantern::Hook::deadlock) return;
+  CountDeadlocks() { interest.store(bit(lantern::EventId::deadlock), std::memory_order_relaxed); }
+  void on_event(std::uint32_t, lantern::EventId hook, std::uint64_t a, std::uint64_t b) noexcept override {
+    if (hook != lantern::EventId::deadlock) return;
     const auto p = lantern::DeadlockPayload::decode(a, b);
     blocked_workers = p.blocked_workers;
     unfinished_tasks = p.unfinished_tasks;

@@ -45,22 +45,22 @@ bool all_asleep_within(const Scheduler& s, std::chrono::milliseconds limit) {
 
 // Counts hooks, and keeps the release events' payloads.
 struct Recording final : lantern::Observer {
-  std::atomic<long> hooks[lantern::kHookCount] = {};
+  std::atomic<long> hooks[lantern::kEventCount] = {};
   std::mutex mutex;
   std::vector<std::pair<std::uint64_t, std::uint64_t>> releases;
   std::vector<std::uint64_t> not_ready;  // the not_ready samples, in the order they came
-  void on_event(std::uint32_t, lantern::Hook h, std::uint64_t a, std::uint64_t b) noexcept override {
+  void on_event(std::uint32_t, lantern::EventId h, std::uint64_t a, std::uint64_t b) noexcept override {
     hooks[static_cast<int>(h)].fetch_add(1, std::memory_order_relaxed);
-    if (h == lantern::Hook::not_ready) {
+    if (h == lantern::EventId::not_ready) {
       std::lock_guard<std::mutex> lock(mutex);
       not_ready.push_back(a);
     }
-    if (h == lantern::Hook::release) {
+    if (h == lantern::EventId::release) {
       std::lock_guard<std::mutex> lock(mutex);
       releases.emplace_back(a, b);
     }
   }
-  long count(lantern::Hook h) const { return hooks[static_cast<int>(h)].load(); }
+  long count(lantern::EventId h) const { return hooks[static_cast<int>(h)].load(); }
 };
 
 }  // namespace
@@ -401,7 +401,7 @@ TEST(NotReady, ANotReadyTaskWakesNoWorker) {
     // 5 s for the optimised build; the sanitizers slow the workers' way to sleep too.
     ASSERT_TRUE(all_asleep_within(pool, std::chrono::duration_cast<std::chrono::milliseconds>(5s * lantern::testing::sanitizer_slowdown())))
         << dump(pool)();
-    const long wakes_before = recording.count(lantern::Hook::wake);
+    const long wakes_before = recording.count(lantern::EventId::wake);
     Signal s;
     std::atomic<bool> ran{false};
     TaskHandle h = pool.spawn_after({s}, [&] { ran = true; });
@@ -413,13 +413,13 @@ TEST(NotReady, ANotReadyTaskWakesNoWorker) {
     EXPECT_EQ(pool.not_ready_tasks(), 1u);
     EXPECT_FALSE(ran.load());
 #if LANTERN_OBSERVER
-    EXPECT_EQ(recording.count(lantern::Hook::wake), wakes_before);
+    EXPECT_EQ(recording.count(lantern::EventId::wake), wakes_before);
 #endif
     s.set();  // from this (outside) thread: into a lane, waking one worker
     h.wait();
     EXPECT_TRUE(ran.load());
 #if LANTERN_OBSERVER
-    EXPECT_EQ(recording.count(lantern::Hook::wake), wakes_before + 1);
+    EXPECT_EQ(recording.count(lantern::EventId::wake), wakes_before + 1);
 #endif
     (void)wakes_before;
   }

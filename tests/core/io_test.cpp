@@ -374,9 +374,9 @@ TEST_P(Io, CompletionWakesAFullyAsleepPool) {
 TEST_P(Io, ObserverSeesSubmitAndComplete) {
   struct Counting final : lantern::Observer {
     std::atomic<int> submits{0}, completes{0};
-    void on_event(std::uint32_t, lantern::Hook h, std::uint64_t, std::uint64_t) noexcept override {
-      if (h == lantern::Hook::io_submit) submits.fetch_add(1);
-      if (h == lantern::Hook::io_complete) completes.fetch_add(1);
+    void on_event(std::uint32_t, lantern::EventId h, std::uint64_t, std::uint64_t) noexcept override {
+      if (h == lantern::EventId::io_submit) submits.fetch_add(1);
+      if (h == lantern::EventId::io_complete) completes.fetch_add(1);
     }
   } counting;
   {

@@ -33,14 +33,14 @@ struct LabelHooks final : lantern::Observer {
   std::set<std::uint64_t> begun;
   std::vector<std::uint64_t> open[8];  // per worker: the tasks running, innermost last
   std::vector<std::uint64_t> labelled_while_running;  // task_label's task == innermost open task
-  void on_event(std::uint32_t w, lantern::Hook h, std::uint64_t a, std::uint64_t b) noexcept override {
+  void on_event(std::uint32_t w, lantern::EventId h, std::uint64_t a, std::uint64_t b) noexcept override {
     std::lock_guard<std::mutex> lock(mutex);
-    if (h == lantern::Hook::task_begin) {
+    if (h == lantern::EventId::task_begin) {
       begun.insert(a);
       if (w < 8) open[w].push_back(a);
-    } else if (h == lantern::Hook::task_end) {
+    } else if (h == lantern::EventId::task_end) {
       if (w < 8 && !open[w].empty()) open[w].pop_back();
-    } else if (h == lantern::Hook::task_label) {
+    } else if (h == lantern::EventId::task_label) {
       labels.emplace_back(a, b);
       if (w < 8 && !open[w].empty() && open[w].back() == a) labelled_while_running.push_back(a);
     }

@@ -310,8 +310,8 @@ TEST(Shutdown, ConcurrentCallsEachReturnAfterTheWorkersStopped) {
 #if LANTERN_OBSERVER
   struct Stops final : lantern::Observer {
     std::atomic<std::uint32_t> stopped{0};
-    void on_event(std::uint32_t, lantern::Hook h, std::uint64_t a, std::uint64_t b) noexcept override {
-      if (h != lantern::Hook::state) return;
+    void on_event(std::uint32_t, lantern::EventId h, std::uint64_t a, std::uint64_t b) noexcept override {
+      if (h != lantern::EventId::state) return;
       if (lantern::StatePayload::decode(a, b).reason != lantern::StateReason::stopping) return;
       std::this_thread::sleep_for(2ms);  // widens the window; nothing waits on it
       stopped.fetch_add(1);
@@ -376,8 +376,8 @@ TEST(Shutdown, DestructorWaitsForAShutdownCallThatBeganFirst) {
 
 TEST(Observer, SeesStatesTasksAndSteals) {
   struct Counting final : lantern::Observer {
-    std::atomic<long> hooks[lantern::kHookCount] = {};
-    void on_event(std::uint32_t, lantern::Hook h, std::uint64_t, std::uint64_t) noexcept override {
+    std::atomic<long> hooks[lantern::kEventCount] = {};
+    void on_event(std::uint32_t, lantern::EventId h, std::uint64_t, std::uint64_t) noexcept override {
       hooks[static_cast<int>(h)].fetch_add(1, std::memory_order_relaxed);
     }
   } counting;
@@ -387,15 +387,15 @@ TEST(Observer, SeesStatesTasksAndSteals) {
     wait_all_asleep(pool);
     pool.submit([] {}).get();
   }
-  auto n = [&](lantern::Hook h) { return counting.hooks[static_cast<int>(h)].load(); };
+  auto n = [&](lantern::EventId h) { return counting.hooks[static_cast<int>(h)].load(); };
 #if LANTERN_OBSERVER
-  EXPECT_GT(n(lantern::Hook::task_begin), 0);
-  EXPECT_EQ(n(lantern::Hook::task_begin), n(lantern::Hook::task_end));
-  EXPECT_GT(n(lantern::Hook::state), 0);
-  EXPECT_GT(n(lantern::Hook::push), 0);
-  EXPECT_GT(n(lantern::Hook::lane_pop), 0);
+  EXPECT_GT(n(lantern::EventId::task_begin), 0);
+  EXPECT_EQ(n(lantern::EventId::task_begin), n(lantern::EventId::task_end));
+  EXPECT_GT(n(lantern::EventId::state), 0);
+  EXPECT_GT(n(lantern::EventId::push), 0);
+  EXPECT_GT(n(lantern::EventId::lane_pop), 0);
 #else
-  EXPECT_EQ(n(lantern::Hook::task_begin), 0);
+  EXPECT_EQ(n(lantern::EventId::task_begin), 0);
 #endif
 }
 
@@ -407,8 +407,8 @@ TEST(Observer, TasksRunIsTheObserversTaskCount) {
   struct Keeping final : lantern::Observer {
     std::atomic<std::uint64_t> counts[2] = {500, 7};  // counts left by an earlier scheduler
     std::atomic<std::uint64_t> begins{0};
-    void on_event(std::uint32_t, lantern::Hook h, std::uint64_t, std::uint64_t) noexcept override {
-      if (h == lantern::Hook::task_begin) begins.fetch_add(1, std::memory_order_relaxed);
+    void on_event(std::uint32_t, lantern::EventId h, std::uint64_t, std::uint64_t) noexcept override {
+      if (h == lantern::EventId::task_begin) begins.fetch_add(1, std::memory_order_relaxed);
     }
     std::atomic<std::uint64_t>* task_counter(std::uint32_t worker) noexcept override {
       return worker < 2 ? &counts[worker] : nullptr;
@@ -443,9 +443,9 @@ TEST(Observer, EveryWorkerThatStartedReportsStopping) {
   struct Bounds final : lantern::Observer {
     std::atomic<long> started{0}, stopping{0}, after_stopping{0};
     std::atomic<bool> stopped[4] = {};
-    void on_event(std::uint32_t w, lantern::Hook h, std::uint64_t a, std::uint64_t b) noexcept override {
+    void on_event(std::uint32_t w, lantern::EventId h, std::uint64_t a, std::uint64_t b) noexcept override {
       if (w < 4 && stopped[w].load()) after_stopping.fetch_add(1);
-      if (h != lantern::Hook::state) return;
+      if (h != lantern::EventId::state) return;
       const auto p = lantern::StatePayload::decode(a, b);
       if (p.reason == lantern::StateReason::started) started.fetch_add(1);
       if (p.reason == lantern::StateReason::stopping && w < 4) {
@@ -471,17 +471,17 @@ TEST(Observer, EveryWorkerThatStartedReportsStopping) {
 // worker, every push reported: the counts are exact. A task changes the interest and then
 // spawns, so each change lands between pushes deterministically.
 TEST(Observer, EveryWayOfChangingTheInterestReachesTheWorkersAtOnce) {
-  using lantern::Hook;
+  using lantern::EventId;
   struct Counting final : lantern::Observer {
-    std::atomic<long> hooks[lantern::kHookCount] = {};
+    std::atomic<long> hooks[lantern::kEventCount] = {};
     Counting() { interest.store(0, std::memory_order_relaxed); }
-    void on_event(std::uint32_t, Hook h, std::uint64_t, std::uint64_t) noexcept override {
+    void on_event(std::uint32_t, EventId h, std::uint64_t, std::uint64_t) noexcept override {
       hooks[static_cast<int>(h)].fetch_add(1, std::memory_order_relaxed);
     }
-    long take(Hook h) { return hooks[static_cast<int>(h)].exchange(0); }
+    long take(EventId h) { return hooks[static_cast<int>(h)].exchange(0); }
   } counting;
-  const auto bit = [](Hook h) { return lantern::Observer::bit(h); };
-  const std::uint32_t task_hooks = bit(Hook::task_begin) | bit(Hook::task_end);
+  const auto bit = [](EventId h) { return lantern::Observer::bit(h); };
+  const std::uint32_t task_hooks = bit(EventId::task_begin) | bit(EventId::task_end);
   constexpr int kSpawns = 5;
   auto spawn_some = [] {
     lantern::TaskGroup group;
@@ -499,22 +499,22 @@ TEST(Observer, EveryWayOfChangingTheInterestReachesTheWorkersAtOnce) {
     Watchdog dog("interest changes", 60s, dump(pool));
     pool.run([&] {
       auto measure = [&](const char* how, long pushes, long begins) {
-        counting.take(Hook::push);
-        counting.take(Hook::task_begin);
+        counting.take(EventId::push);
+        counting.take(EventId::task_begin);
         spawn_some();
         steps.push_back({how, pushes, begins});
-        seen.emplace_back(counting.take(Hook::push), counting.take(Hook::task_begin));
+        seen.emplace_back(counting.take(EventId::push), counting.take(EventId::task_begin));
       };
       measure("constructor store(0)", 0, 0);
-      counting.interest.store(bit(Hook::push));
+      counting.interest.store(bit(EventId::push));
       measure("store", kSpawns, 0);
-      counting.interest = bit(Hook::push) | task_hooks;
+      counting.interest = bit(EventId::push) | task_hooks;
       measure("operator=", kSpawns, kSpawns);
-      EXPECT_EQ(counting.interest.exchange(task_hooks), bit(Hook::push) | task_hooks);
+      EXPECT_EQ(counting.interest.exchange(task_hooks), bit(EventId::push) | task_hooks);
       measure("exchange", 0, kSpawns);
-      EXPECT_EQ(counting.interest.fetch_or(bit(Hook::push)), task_hooks);
+      EXPECT_EQ(counting.interest.fetch_or(bit(EventId::push)), task_hooks);
       measure("fetch_or", kSpawns, kSpawns);
-      EXPECT_EQ(counting.interest.fetch_and(~task_hooks), bit(Hook::push) | task_hooks);
+      EXPECT_EQ(counting.interest.fetch_and(~task_hooks), bit(EventId::push) | task_hooks);
       measure("fetch_and", kSpawns, 0);
       counting.set_interest(0);
       measure("set_interest", 0, 0);

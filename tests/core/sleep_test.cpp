@@ -135,9 +135,9 @@ TEST(Latch, SetterDoesNotTouchTheLatchOnceTheWaiterCanSeeSet) {
 // T1 still runs.
 class HoldWokenWorker final : public HoldWorker {
  public:
-  HoldWokenWorker() { interest.store(bit(lantern::Hook::wake), std::memory_order_relaxed); }
-  void on_event(std::uint32_t worker, lantern::Hook hook, std::uint64_t a, std::uint64_t) noexcept override {
-    if (hook != lantern::Hook::wake) return;
+  HoldWokenWorker() { interest.store(bit(lantern::EventId::wake), std::memory_order_relaxed); }
+  void on_event(std::uint32_t worker, lantern::EventId hook, std::uint64_t a, std::uint64_t) noexcept override {
+    if (hook != lantern::EventId::wake) return;
     if (lantern::WakePayload::decode(a, 0).why != lantern::WakeCause::work) return;
     if (is_target(worker)) hold();
   }
@@ -207,9 +207,9 @@ TEST_P(Strategy, ALatchNeverSwallowsAWakeForWork) {
 // the Signal set. Without leave_for_latch J waits for T1's whole run (both strategies).
 class HoldIdleWorker final : public HoldWorker {
  public:
-  HoldIdleWorker() { interest.store(bit(lantern::Hook::state), std::memory_order_relaxed); }
-  void on_event(std::uint32_t worker, lantern::Hook hook, std::uint64_t a, std::uint64_t) noexcept override {
-    if (hook != lantern::Hook::state || lantern::StatePayload::decode(a, 0).to != lantern::WorkerState::idle) return;
+  HoldIdleWorker() { interest.store(bit(lantern::EventId::state), std::memory_order_relaxed); }
+  void on_event(std::uint32_t worker, lantern::EventId hook, std::uint64_t a, std::uint64_t) noexcept override {
+    if (hook != lantern::EventId::state || lantern::StatePayload::decode(a, 0).to != lantern::WorkerState::idle) return;
     if (is_target(worker)) hold();
   }
 };
@@ -298,9 +298,9 @@ TEST_P(Strategy, AWorkerCountedOnThatTakesOtherWorkWakesASleeperForTheRest) {
 // after the fan-out.
 struct CountWakes final : lantern::Observer {
   std::atomic<int> outside{0}, by_worker{0};
-  CountWakes() { interest.store(bit(lantern::Hook::wake), std::memory_order_relaxed); }
-  void on_event(std::uint32_t, lantern::Hook hook, std::uint64_t a, std::uint64_t b) noexcept override {
-    if (hook != lantern::Hook::wake) return;
+  CountWakes() { interest.store(bit(lantern::EventId::wake), std::memory_order_relaxed); }
+  void on_event(std::uint32_t, lantern::EventId hook, std::uint64_t a, std::uint64_t b) noexcept override {
+    if (hook != lantern::EventId::wake) return;
     // Wakes for work only: a worker that fell asleep in its TaskGroup's wait is woken
     // by the finishing task through the latch, which is not what is counted here.
     const lantern::WakePayload wake = lantern::WakePayload::decode(a, b);

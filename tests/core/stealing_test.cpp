@@ -28,9 +28,9 @@ namespace {
 // the rule when the thief gets little CPU: under load or TSan); with it 0-3.
 class CountSteals final : public lantern::Observer {
  public:
-  CountSteals() { interest.store(bit(lantern::Hook::steal), std::memory_order_relaxed); }
-  void on_event(std::uint32_t, lantern::Hook hook, std::uint64_t, std::uint64_t) noexcept override {
-    if (hook == lantern::Hook::steal) steals.fetch_add(1, std::memory_order_relaxed);
+  CountSteals() { interest.store(bit(lantern::EventId::steal), std::memory_order_relaxed); }
+  void on_event(std::uint32_t, lantern::EventId hook, std::uint64_t, std::uint64_t) noexcept override {
+    if (hook == lantern::EventId::steal) steals.fetch_add(1, std::memory_order_relaxed);
   }
   std::atomic<long> steals{0};
 };
@@ -111,9 +111,9 @@ TEST_P(Strategy, ALoneTaskIsTakenWhileItsSpawnerBlocksOutsideLantern) {
 // spawner's whole 2 s bound in every forced trial.
 class HoldInFailedRound final : public HoldWorker {
  public:
-  HoldInFailedRound() { interest.store(bit(lantern::Hook::steal_round_failed), std::memory_order_relaxed); }
-  void on_event(std::uint32_t worker, lantern::Hook hook, std::uint64_t, std::uint64_t) noexcept override {
-    if (hook != lantern::Hook::steal_round_failed || !is_target(worker)) return;
+  HoldInFailedRound() { interest.store(bit(lantern::EventId::steal_round_failed), std::memory_order_relaxed); }
+  void on_event(std::uint32_t worker, lantern::EventId hook, std::uint64_t, std::uint64_t) noexcept override {
+    if (hook != lantern::EventId::steal_round_failed || !is_target(worker)) return;
     if (skip.fetch_sub(1) > 0) return;  // hold in the (skip + 1)-th failed round
     hold();
   }

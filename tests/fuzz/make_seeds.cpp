@@ -47,35 +47,35 @@ std::vector<std::uint8_t> trace(const TraceHeader& h, const std::vector<Event>& 
 std::vector<Event> story() {
   std::vector<Event> e;
   std::uint64_t t = 5000;
-  auto add = [&](std::uint32_t w, EventType type, std::uint64_t a, std::uint64_t b) {
+  auto add = [&](std::uint32_t w, EventId type, std::uint64_t a, std::uint64_t b) {
     t += 137;
     e.push_back(Event{t, w, type, {0, 0, 0}, a, b});
   };
   const std::uint64_t base = 0x7f00'1234'0000ull;
-  add(0, EventType::state, 1 << 8 | 0, 0);
-  add(0, EventType::task_begin, base, 1);
-  add(0, EventType::task_label, base, 1);        // innermost open: predicted
-  add(0, EventType::push, base + 128, 0);
-  add(0, EventType::task_begin, base + 256, 5);
-  add(0, EventType::task_label, base + 256, 3);
-  add(0, EventType::io_submit, 77, 1 | 9 << 8);
-  add(0, EventType::task_end, base + 256, 0);
-  add(0, EventType::task_begin, base + 128, 0);  // popped back: predicted
-  add(0, EventType::task_end, base + 128, 0);    // innermost open: predicted
-  add(0, EventType::push, base + 384, 2);        // to lane 1
-  add(0, EventType::task_end, base, 0);
-  add(1, EventType::state, 1 << 8 | 0, 6);
-  add(1, EventType::steal, 0, 1 | 2 << 8);
-  add(1, EventType::task_label, base + 128, 2);  // not innermost on this worker: delta-coded
-  add(1, EventType::io_complete, 77, 4096);
-  add(1, EventType::release, base + 512, base + 128);
-  add(1, EventType::steal_round_failed, 3, 1);
-  add(1, EventType::help, 1, 90'000);
-  add(1, EventType::lane_pop, 1, 4'000);
-  add(1, EventType::wake, 0, 0);
-  add(1, EventType::dropped, 12, 0);
-  add(1, EventType::state, 0 << 8 | 1, 2);
-  add(0, EventType::state, 0 << 8 | 2, 3);
+  add(0, EventId::state, 1 << 8 | 0, 0);
+  add(0, EventId::task_begin, base, 1);
+  add(0, EventId::task_label, base, 1);        // innermost open: predicted
+  add(0, EventId::push, base + 128, 0);
+  add(0, EventId::task_begin, base + 256, 5);
+  add(0, EventId::task_label, base + 256, 3);
+  add(0, EventId::io_submit, 77, 1 | 9 << 8);
+  add(0, EventId::task_end, base + 256, 0);
+  add(0, EventId::task_begin, base + 128, 0);  // popped back: predicted
+  add(0, EventId::task_end, base + 128, 0);    // innermost open: predicted
+  add(0, EventId::push, base + 384, 2);        // to lane 1
+  add(0, EventId::task_end, base, 0);
+  add(1, EventId::state, 1 << 8 | 0, 6);
+  add(1, EventId::steal, 0, 1 | 2 << 8);
+  add(1, EventId::task_label, base + 128, 2);  // not innermost on this worker: delta-coded
+  add(1, EventId::io_complete, 77, 4096);
+  add(1, EventId::release, base + 512, base + 128);
+  add(1, EventId::steal_round_failed, 3, 1);
+  add(1, EventId::help, 1, 90'000);
+  add(1, EventId::lane_pop, 1, 4'000);
+  add(1, EventId::wake, 0, 0);
+  add(1, EventId::dropped, 12, 0);
+  add(1, EventId::state, 0 << 8 | 1, 2);
+  add(0, EventId::state, 0 << 8 | 2, 3);
   return e;
 }
 
@@ -98,9 +98,9 @@ int main(int argc, char** argv) {
   h.wall_start_unix_ns = 1'700'000'000'000'000'000;
 
   const std::vector<Event> events = story();
-  std::vector<Event> extreme = {{~0ull, 0xFFFF'FFFFu, EventType::task_begin, {0, 0, 0}, ~0ull, ~0ull},
-                                {0, 0xFFFF'FFFFu, EventType::task_end, {0, 0, 0}, 0, 1},
-                                {1ull << 40, 7, EventType::push, {0, 0, 0}, 1, 0}};
+  std::vector<Event> extreme = {{~0ull, 0xFFFF'FFFFu, EventId::task_begin, {0, 0, 0}, ~0ull, ~0ull},
+                                {0, 0xFFFF'FFFFu, EventId::task_end, {0, 0, 0}, 0, 1},
+                                {1ull << 40, 7, EventId::push, {0, 0, 0}, 1, 0}};
   TraceHeader newer_table = h;
   newer_table.event_names = current_event_names();
   newer_table.event_names.push_back("future_event");

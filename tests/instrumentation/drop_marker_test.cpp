@@ -26,7 +26,7 @@ namespace {
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
 using trace::Event;
-using trace::EventType;
+using lantern::EventId;
 using trace::Level;
 
 // PerWorkerSink: what the collector delivered, per worker.
@@ -46,7 +46,7 @@ struct PerWorkerSink final : Sink {
       if (e.ticks < w.last_ticks) ++w.backwards;
       w.last_ticks = std::max(w.last_ticks, e.ticks);
       w.last = e;
-      if (e.type == EventType::dropped) {
+      if (e.type == EventId::dropped) {
         const auto d = trace::payload<DroppedPayload>(e);
         EXPECT_EQ(d.reason, DropReason::ring_full);
         ++w.markers;
@@ -59,7 +59,7 @@ struct PerWorkerSink final : Sink {
 std::uint64_t marked_in(const trace::TraceContents& t) {
   std::uint64_t marked = 0;
   for (const Event& e : t.events) {
-    if (e.type == EventType::dropped) marked += trace::payload<DroppedPayload>(e).count;
+    if (e.type == EventId::dropped) marked += trace::payload<DroppedPayload>(e).count;
   }
   return marked;
 }
@@ -123,7 +123,7 @@ TEST(DropMarkers, AWorkersDropsAtTheEndOfARunAreMarkedOnce) {
       // This worker's final events were dropped: its last delivered event is the marker
       // for them, at its `stopping` (after everything it delivered, before the drain).
       const Event& last = sink->workers[w].last;
-      EXPECT_EQ(last.type, EventType::dropped) << "worker " << w;
+      EXPECT_EQ(last.type, EventId::dropped) << "worker " << w;
       EXPECT_LE(last.ticks, before_stop) << "worker " << w;
     }
     // The same in the trace file and the flight recorder's dump: what lantern-trace
@@ -163,12 +163,12 @@ struct FakeWorker {
   Recorder& recorder;
   void state(StateReason why) {
     const auto w = StatePayload{WorkerState::idle, WorkerState::active, why}.encode();
-    recorder.on_event(0, Hook::state, w.a, w.b);
+    recorder.on_event(0, EventId::state, w.a, w.b);
   }
   // run: a thread's life: started, `helps` events, stopping.
   void run(int helps) {
     state(StateReason::started);
-    for (int i = 0; i < helps; ++i) recorder.on_event(0, Hook::help, 0, 0);
+    for (int i = 0; i < helps; ++i) recorder.on_event(0, EventId::help, 0, 0);
     state(StateReason::stopping);
   }
 };
@@ -184,7 +184,7 @@ TEST(DropMarkers, TheDrainMarksTheDropsOfAStoppedWorker) {
   ASSERT_EQ(recorder.drain(0, out.data(), 8), 8u);
   const std::uint64_t last_recorded = out[7].ticks;
   ASSERT_EQ(recorder.drain(0, out.data(), out.size()), 1u);
-  EXPECT_EQ(out[0].type, EventType::dropped);
+  EXPECT_EQ(out[0].type, EventId::dropped);
   EXPECT_EQ(trace::payload<DroppedPayload>(out[0]).count, 14u);
   EXPECT_EQ(trace::payload<DroppedPayload>(out[0]).reason, DropReason::ring_full);
   EXPECT_GE(out[0].ticks, last_recorded);
@@ -209,10 +209,10 @@ TEST(DropMarkers, TheNextThreadOfAWorkerMarksItsPredecessorsDropsFirst) {
   std::size_t n = 0;
   for (std::size_t got; (got = recorder.drain(0, out.data() + n, out.size() - n, true)) != 0;) n += got;
   ASSERT_EQ(n, 5u);  // the 2 left, the marker, started, stopping
-  EXPECT_EQ(out[1].type, EventType::help);
-  ASSERT_EQ(out[2].type, EventType::dropped);
+  EXPECT_EQ(out[1].type, EventId::help);
+  ASSERT_EQ(out[2].type, EventId::dropped);
   EXPECT_EQ(trace::payload<DroppedPayload>(out[2]).count, 14u);
-  ASSERT_EQ(out[3].type, EventType::state);
+  ASSERT_EQ(out[3].type, EventId::state);
   EXPECT_EQ(trace::payload<StatePayload>(out[3]).reason, StateReason::started);
   EXPECT_EQ(out[2].ticks, out[3].ticks);
   EXPECT_EQ(recorder.drain(0, out.data(), out.size(), true), 0u) << "marked once";

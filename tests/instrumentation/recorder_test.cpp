@@ -26,7 +26,7 @@ using lantern::instrumentation::Collector;
 using lantern::instrumentation::Recorder;
 using lantern::instrumentation::Sink;
 using lantern::trace::Event;
-using lantern::trace::EventType;
+using lantern::EventId;
 using lantern::trace::Level;
 
 namespace {
@@ -35,11 +35,11 @@ namespace {
 struct CountingSink final : Sink {
   std::mutex mutex;
   std::map<std::uint32_t, std::uint64_t> real_events, dropped_marked;
-  std::map<EventType, std::uint64_t> by_type;
+  std::map<EventId, std::uint64_t> by_type;
   void on_batch(std::span<const Event> events) override {
     std::lock_guard<std::mutex> lock(mutex);
     for (const Event& e : events) {
-      if (e.type == EventType::dropped) {
+      if (e.type == EventId::dropped) {
         dropped_marked[e.worker] += lantern::trace::payload<lantern::DroppedPayload>(e).count;
       } else {
         ++real_events[e.worker];
@@ -54,7 +54,7 @@ struct CountingSink final : Sink {
 // selects (at full: all of them), then passes each on.
 struct Forwarder final : lantern::Observer {
   explicit Forwarder(Recorder& r) : recorder(r) {}
-  void on_event(std::uint32_t w, lantern::Hook h, std::uint64_t a, std::uint64_t b) noexcept override {
+  void on_event(std::uint32_t w, lantern::EventId h, std::uint64_t a, std::uint64_t b) noexcept override {
     ++produced[w];
     recorder.on_event(w, h, a, b);
   }
@@ -124,16 +124,16 @@ TEST(Recorder, LevelsSelectEvents) {
     pool.run([] { return fib(15); });
   }
   collector.stop();
-  EXPECT_GT(sink->by_type[EventType::state], 0u);
-  EXPECT_GT(sink->by_type[EventType::task_begin], 0u);  // recorded after the switch only
-  EXPECT_EQ(sink->by_type[EventType::push], 0u);        // full-level event never recorded
+  EXPECT_GT(sink->by_type[EventId::state], 0u);
+  EXPECT_GT(sink->by_type[EventId::task_begin], 0u);  // recorded after the switch only
+  EXPECT_EQ(sink->by_type[EventId::push], 0u);        // full-level event never recorded
 }
 
 TEST(Recorder, TaskLabelsAreRecordedAtTasksNotAtStates) {
   const lantern::Label kind = lantern::label("recorder_test.kind");
   Recorder recorder(2, {.level = Level::states});
   // Below "tasks" nobody wants task_label: the scheduler does not even call the recorder.
-  EXPECT_EQ(recorder.interest.load() & lantern::Observer::bit(lantern::Hook::task_label), 0u);
+  EXPECT_EQ(recorder.interest.load() & lantern::Observer::bit(lantern::EventId::task_label), 0u);
   auto sink = std::make_shared<CountingSink>();
   Collector collector(recorder);
   collector.attach(sink);
@@ -144,16 +144,16 @@ TEST(Recorder, TaskLabelsAreRecordedAtTasksNotAtStates) {
     lantern::testing::Watchdog dog("labels by level", 60s, [&] { return pool.describe_state(); });
     for (int i = 0; i < kTasks; ++i) pool.submit([&] { lantern::label_task(kind); }).get();
     collector.drain_now();
-    EXPECT_GT(sink->by_type[EventType::state], 0u);
-    EXPECT_EQ(sink->by_type[EventType::task_label], 0u);  // level states: not recorded
+    EXPECT_GT(sink->by_type[EventId::state], 0u);
+    EXPECT_EQ(sink->by_type[EventId::task_label], 0u);  // level states: not recorded
     recorder.set_level(Level::tasks);
-    EXPECT_NE(recorder.interest.load() & lantern::Observer::bit(lantern::Hook::task_label), 0u);
+    EXPECT_NE(recorder.interest.load() & lantern::Observer::bit(lantern::EventId::task_label), 0u);
     for (int i = 0; i < kTasks; ++i) pool.submit([&] { lantern::label_task(kind); }).get();
   }
   collector.stop();
 #if LANTERN_OBSERVER
-  EXPECT_EQ(sink->by_type[EventType::task_label], static_cast<std::uint64_t>(kTasks));
-  EXPECT_EQ(sink->by_type[EventType::task_begin], static_cast<std::uint64_t>(kTasks));
+  EXPECT_EQ(sink->by_type[EventId::task_label], static_cast<std::uint64_t>(kTasks));
+  EXPECT_EQ(sink->by_type[EventId::task_begin], static_cast<std::uint64_t>(kTasks));
 #endif
 }
 
@@ -170,10 +170,10 @@ TEST(Recorder, IoOperationsAreCountedAtEveryLevelAndRecordedAtTasks) {
     for (std::uint32_t w = 0; w < 2; ++w) {
       workers[w] = std::thread([&recorder, w] {
         for (std::uint64_t op = 1; op <= 10 + w; ++op) {
-          recorder.on_event(w, lantern::Hook::io_submit, op, 1 | (7 << 8));
-          recorder.on_event(w, lantern::Hook::io_complete, op, static_cast<std::uint64_t>(std::int64_t{-11}));
+          recorder.on_event(w, lantern::EventId::io_submit, op, 1 | (7 << 8));
+          recorder.on_event(w, lantern::EventId::io_complete, op, static_cast<std::uint64_t>(std::int64_t{-11}));
         }
-        recorder.on_event(w, lantern::Hook::io_submit, 99, 2 | (8 << 8));  // still in flight
+        recorder.on_event(w, lantern::EventId::io_submit, 99, 2 | (8 << 8));  // still in flight
       });
     }
     for (auto& t : workers) t.join();
@@ -183,8 +183,8 @@ TEST(Recorder, IoOperationsAreCountedAtEveryLevelAndRecordedAtTasks) {
       EXPECT_EQ(recorder.snapshot(w).io_completed, 10u + w);
     }
     const std::uint64_t recorded = level >= Level::tasks ? 1 : 0;
-    EXPECT_EQ(sink->by_type[EventType::io_submit], recorded * 23);
-    EXPECT_EQ(sink->by_type[EventType::io_complete], recorded * 21);
+    EXPECT_EQ(sink->by_type[EventId::io_submit], recorded * 23);
+    EXPECT_EQ(sink->by_type[EventId::io_complete], recorded * 21);
   }
 }
 
@@ -333,7 +333,7 @@ TEST(Recorder, OwnDequePushesAreSampledWithTheirDepth) {
     const std::size_t n = recorder.drain(0, events.data(), events.size(), true);
     std::uint64_t pushes = 0;
     for (std::size_t i = 0; i < n; ++i) {
-      if (events[i].type != EventType::push || lantern::trace::payload<lantern::PushPayload>(events[i]).to_lane) continue;
+      if (events[i].type != EventId::push || lantern::trace::payload<lantern::PushPayload>(events[i]).to_lane) continue;
       ++pushes;
       EXPECT_GE(lantern::trace::payload<lantern::PushPayload>(events[i]).depth, 1u);
     }
@@ -353,7 +353,7 @@ struct TaskSequenceSink final : Sink {
   void on_batch(std::span<const Event> events) override {
     std::lock_guard<std::mutex> lock(mutex);
     for (const Event& e : events) {
-      if (e.type == EventType::task_begin || e.type == EventType::task_end) tasks.push_back(e);
+      if (e.type == EventId::task_begin || e.type == EventId::task_end) tasks.push_back(e);
     }
   }
 };
@@ -381,8 +381,8 @@ TEST(Recorder, ALevelSwitchInsideATaskNeverSplitsItsBeginAndEnd) {
     // task. Begun at states (even tasks): neither; begun at tasks (odd tasks): both.
     ASSERT_EQ(sink->tasks.size(), static_cast<std::size_t>(kTasks)) << "time_tasks " << time_tasks;
     for (std::size_t i = 0; i + 1 < sink->tasks.size(); i += 2) {
-      ASSERT_EQ(sink->tasks[i].type, EventType::task_begin) << i;
-      ASSERT_EQ(sink->tasks[i + 1].type, EventType::task_end) << i;
+      ASSERT_EQ(sink->tasks[i].type, EventId::task_begin) << i;
+      ASSERT_EQ(sink->tasks[i + 1].type, EventId::task_end) << i;
       EXPECT_EQ(lantern::trace::payload<lantern::TaskBeginPayload>(sink->tasks[i]).task,
                 lantern::trace::payload<lantern::TaskEndPayload>(sink->tasks[i + 1]).task);
     }
@@ -415,8 +415,8 @@ TEST(Recorder, ALevelSwitchReachesTheWorkersCopyOfTheInterestAtOnce) {
   const std::size_t n = recorder.drain(0, events.data(), events.size(), true);
   std::uint64_t pushes = 0, begins = 0;
   for (std::size_t i = 0; i < n; ++i) {
-    if (events[i].type == EventType::push && !lantern::trace::payload<lantern::PushPayload>(events[i]).to_lane) ++pushes;
-    if (events[i].type == EventType::task_begin) ++begins;
+    if (events[i].type == EventId::push && !lantern::trace::payload<lantern::PushPayload>(events[i]).to_lane) ++pushes;
+    if (events[i].type == EventId::task_begin) ++begins;
   }
 #if LANTERN_OBSERVER
   EXPECT_EQ(pushes, static_cast<std::uint64_t>(kSpawns));

@@ -38,7 +38,7 @@ std::vector<trace::Event> batch(std::uint32_t workers, std::uint64_t first_tick,
   for (std::uint32_t w = 0; w < workers; ++w) {
     for (int i = 0; i < per_worker; ++i) {
       out.push_back(trace::Event{first_tick + static_cast<std::uint64_t>(i) * 10, w,
-                                 trace::EventType::steal_round_failed, {0, 0, 0}, 1, 0});
+                                 EventId::steal_round_failed, {0, 0, 0}, 1, 0});
     }
   }
   return out;
@@ -271,7 +271,7 @@ TEST(StreamServer, GapMarkersKeepEachWorkersTicksInOrder) {
       for (int i = 0; i < 300 * static_cast<int>(w + 1); ++i) {
         // Worker w's events lag w * 15,000 ticks behind worker 0's, as a collector batch's
         // per-ring runs do; each worker's own ticks still only grow.
-        events.push_back(trace::Event{tick - w * 15000 + static_cast<std::uint64_t>(i) * 7, w, trace::EventType::steal_round_failed,
+        events.push_back(trace::Event{tick - w * 15000 + static_cast<std::uint64_t>(i) * 7, w, EventId::steal_round_failed,
                                       {0, 0, 0}, 1, 0});
       }
     }
@@ -293,7 +293,7 @@ TEST(StreamServer, GapMarkersKeepEachWorkersTicksInOrder) {
       ASSERT_LT(e.worker, 3u);
       if (e.ticks < last[e.worker]) ++backwards;
       last[e.worker] = std::max(last[e.worker], e.ticks);
-      if (e.type == trace::EventType::dropped) {
+      if (e.type == EventId::dropped) {
         const auto d = trace::payload<DroppedPayload>(e);
         ++markers, marked += d.count;
         // The viewer's own reason: the app dropped nothing (not ring_full).
@@ -328,7 +328,7 @@ TEST(StreamServer, ASlowViewerLearnsOfEveryDropWithItsReasonEvenAfterTheLastChun
     std::vector<trace::Event> events;
     for (std::uint32_t w = 0; w < kWorkers; ++w) {
       for (int i = 0; i < 300; ++i) {
-        events.push_back(trace::Event{tick + static_cast<std::uint64_t>(i), w, trace::EventType::steal_round_failed, {0, 0, 0}, 1, 0});
+        events.push_back(trace::Event{tick + static_cast<std::uint64_t>(i), w, EventId::steal_round_failed, {0, 0, 0}, 1, 0});
       }
       events.push_back(trace::make_event(tick + 300, w, DroppedPayload{7, DropReason::ring_full}));
       fed_events += 300, fed_ring_full += 7;
@@ -358,7 +358,7 @@ TEST(StreamServer, ASlowViewerLearnsOfEveryDropWithItsReasonEvenAfterTheLastChun
       ASSERT_LT(e.worker, kWorkers);
       if (e.ticks < last[e.worker]) ++backwards;
       last[e.worker] = std::max(last[e.worker], e.ticks);
-      if (e.type != trace::EventType::dropped) {
+      if (e.type != EventId::dropped) {
         ++events;
         continue;
       }

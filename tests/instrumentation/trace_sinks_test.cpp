@@ -26,7 +26,7 @@ using lantern::instrumentation::Collector;
 using lantern::instrumentation::FlightRecorder;
 using lantern::instrumentation::Recorder;
 using lantern::instrumentation::TraceFileSink;
-using lantern::trace::EventType;
+using lantern::EventId;
 using lantern::trace::Level;
 
 namespace {
@@ -65,17 +65,17 @@ TEST(TraceFileSink, RecordsARunThatReadsBackWithEveryEvent) {
   EXPECT_TRUE(trace.problems.empty());
   EXPECT_EQ(trace.header.workers, 2u);
   EXPECT_EQ(trace.header.producer, "test");
-  std::map<EventType, std::uint64_t> by_type;
+  std::map<EventId, std::uint64_t> by_type;
   std::uint64_t real = 0;
   for (const auto& e : trace.events) {
     ++by_type[e.type];
-    if (e.type != EventType::dropped) ++real;
+    if (e.type != EventId::dropped) ++real;
   }
   EXPECT_EQ(trace.events.size(), recorded);  // every recorded event is in the file, markers included
   EXPECT_LE(real, recorded);
-  EXPECT_GT(by_type[EventType::task_begin], 0u);
-  EXPECT_EQ(by_type[EventType::task_begin], by_type[EventType::task_end]);
-  EXPECT_GT(by_type[EventType::state], 0u);
+  EXPECT_GT(by_type[EventId::task_begin], 0u);
+  EXPECT_EQ(by_type[EventId::task_begin], by_type[EventId::task_end]);
+  EXPECT_GT(by_type[EventId::state], 0u);
   EXPECT_LE(recorded, produced);
 }
 
@@ -105,9 +105,9 @@ void expect_every_label_named(const lantern::trace::TraceContents& trace, std::u
   std::map<std::uint32_t, std::vector<std::uint64_t>> open;
   std::uint64_t labels = 0;
   for (const auto& e : trace.events) {
-    if (e.type == EventType::task_begin) open[e.worker].push_back(e.a);
-    if (e.type == EventType::task_end && !open[e.worker].empty()) open[e.worker].pop_back();
-    if (e.type != EventType::task_label) continue;
+    if (e.type == EventId::task_begin) open[e.worker].push_back(e.a);
+    if (e.type == EventId::task_end && !open[e.worker].empty()) open[e.worker].pop_back();
+    if (e.type != EventId::task_label) continue;
     ++labels;
     const auto name = trace.labels.name(static_cast<std::uint32_t>(e.b));
     ASSERT_TRUE(name.has_value()) << "label " << e.b << " has no name in the trace";

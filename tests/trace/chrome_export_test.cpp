@@ -164,10 +164,10 @@ TEST(ChromeExport, TimestampsAreRebasedAndConvertedWithTheCalibration) {
   TraceHeader h = testing::test_header(1);
   h.clock.ns_per_tick = 0.5;
   const std::vector<Event> events = {
-      {1'000'000, 0, EventType::state, {}, 1 << 8 | 0, 0},  // idle -> active
-      {1'000'002, 0, EventType::task_begin, {}, 0x1000, 0},
-      {1'002'002, 0, EventType::task_end, {}, 0x1000, 0},      // 2000 ticks = 1 us
-      {1'002'003, 0, EventType::state, {}, 0 << 8 | 1, 2},     // active -> idle
+      {1'000'000, 0, EventId::state, {}, 1 << 8 | 0, 0},  // idle -> active
+      {1'000'002, 0, EventId::task_begin, {}, 0x1000, 0},
+      {1'002'002, 0, EventId::task_end, {}, 0x1000, 0},      // 2000 ticks = 1 us
+      {1'002'003, 0, EventId::state, {}, 0 << 8 | 1, 2},     // active -> idle
   };
   const Exported e = export_trace(testing::write_trace_bytes(h, events), "calibrated", 0);
   check_document(e);
@@ -188,23 +188,23 @@ TEST(ChromeExport, TasksAreNamedByTheirLabelsAndIoOperationsAreAsyncSlices) {
   names.define(1, "parse");
   names.define(2, "render \"html\"");  // needs escaping
   const std::vector<Event> events = {
-      {1000, 0, EventType::state, {}, 1 << 8 | 0, 1},
-      {1010, 0, EventType::task_begin, {}, 0xA000, 1},
-      {1011, 0, EventType::task_label, {}, 0xA000, 1},
-      {1020, 0, EventType::io_submit, {}, 77, 0 | 7 << 8},  // read fd 7
-      {1030, 0, EventType::task_begin, {}, 0xB000, 5},     // nested, labelled twice: the last wins
-      {1031, 0, EventType::task_label, {}, 0xB000, 1},
-      {1032, 0, EventType::task_label, {}, 0xB000, 2},
-      {1040, 0, EventType::task_end, {}, 0xB000, 0},
-      {1050, 0, EventType::task_end, {}, 0xA000, 0},
-      {1060, 0, EventType::task_begin, {}, 0xC000, 0},     // never labelled
-      {1070, 0, EventType::task_end, {}, 0xC000, 0},
-      {1080, 0, EventType::io_submit, {}, 78, 4 | static_cast<std::uint64_t>(-1) << 8},  // a timeout, no fd
-      {1000, 1, EventType::state, {}, 1 << 8 | 0, 1},
-      {1100, 1, EventType::io_complete, {}, 77, 4096},     // reaped by the other worker
-      {1110, 1, EventType::task_begin, {}, 0xD000, 0},
-      {1111, 1, EventType::task_label, {}, 0xD000, 9},     // a label the trace never named
-      {1120, 1, EventType::task_end, {}, 0xD000, 0},
+      {1000, 0, EventId::state, {}, 1 << 8 | 0, 1},
+      {1010, 0, EventId::task_begin, {}, 0xA000, 1},
+      {1011, 0, EventId::task_label, {}, 0xA000, 1},
+      {1020, 0, EventId::io_submit, {}, 77, 0 | 7 << 8},  // read fd 7
+      {1030, 0, EventId::task_begin, {}, 0xB000, 5},     // nested, labelled twice: the last wins
+      {1031, 0, EventId::task_label, {}, 0xB000, 1},
+      {1032, 0, EventId::task_label, {}, 0xB000, 2},
+      {1040, 0, EventId::task_end, {}, 0xB000, 0},
+      {1050, 0, EventId::task_end, {}, 0xA000, 0},
+      {1060, 0, EventId::task_begin, {}, 0xC000, 0},     // never labelled
+      {1070, 0, EventId::task_end, {}, 0xC000, 0},
+      {1080, 0, EventId::io_submit, {}, 78, 4 | static_cast<std::uint64_t>(-1) << 8},  // a timeout, no fd
+      {1000, 1, EventId::state, {}, 1 << 8 | 0, 1},
+      {1100, 1, EventId::io_complete, {}, 77, 4096},     // reaped by the other worker
+      {1110, 1, EventId::task_begin, {}, 0xD000, 0},
+      {1111, 1, EventId::task_label, {}, 0xD000, 9},     // a label the trace never named
+      {1120, 1, EventId::task_end, {}, 0xD000, 0},
   };
   const Exported e = export_trace(testing::write_trace_bytes(h, events, {}, &names), "labels", 0);
   check_document(e);

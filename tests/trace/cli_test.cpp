@@ -335,7 +335,7 @@ TEST_F(Cli, StatsAndDiffPrintOneShareForATraceThatStartsMidRun) {
   // quarter of the way in, from a state this reader does not know.
   std::uint64_t first_state = 0;
   for (const Event& e : all)
-    if (e.worker == 1 && e.type == EventType::state && e.ticks >= window + (late - window) / 4) {
+    if (e.worker == 1 && e.type == EventId::state && e.ticks >= window + (late - window) / 4) {
       first_state = e.ticks;
       break;
     }
@@ -345,7 +345,7 @@ TEST_F(Cli, StatsAndDiffPrintOneShareForATraceThatStartsMidRun) {
     events.push_back(make_event(window + k * (first_state - window) / 8, 1, StealRoundFailedPayload{2, 0}));
   for (Event e : all) {
     if (e.ticks < (e.worker == 1 ? first_state : window)) continue;  // the window starts mid-run
-    if (e.worker == 1 && e.ticks == first_state && e.type == EventType::state) e.a = (e.a & 0xFF) | 0x7Fu << 8;
+    if (e.worker == 1 && e.ticks == first_state && e.type == EventId::state) e.a = (e.a & 0xFF) | 0x7Fu << 8;
     events.push_back(e);
   }
   for (std::uint64_t t = window + 5; t < late; t += (late - window) / 8) {

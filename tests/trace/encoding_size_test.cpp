@@ -38,7 +38,7 @@ TEST(EncodingSize, LabelledTasksCostAFewBytesEach) {
   const auto labelled = testing::fork_join_events({.workers = 4, .events = 200'000, .seed = 3, .labels = 24});
   std::vector<Event> plain;  // the same trace without its task_label events
   for (const Event& e : labelled)
-    if (e.type != EventType::task_label) plain.push_back(e);
+    if (e.type != EventId::task_label) plain.push_back(e);
   const std::uint64_t label_events = labelled.size() - plain.size();
   ASSERT_GT(label_events, 10'000u);
   const double with = bytes_per_event(labelled, &names) * static_cast<double>(labelled.size());

@@ -91,14 +91,14 @@ TEST(Crc32c, KnownVectorAndBothPathsAgree) {
 
 TEST(EventTable, IdsAreDenseAndNamesUnique) {
   std::set<std::string_view> names;
-  for (int i = 0; i < kEventTypeCount; ++i) {
+  for (int i = 0; i < kEventCount; ++i) {
     EXPECT_EQ(static_cast<int>(kEventInfo[i].type), i);
     EXPECT_TRUE(names.insert(kEventInfo[i].name).second) << kEventInfo[i].name;
     EXPECT_FALSE(kEventInfo[i].description.empty());
   }
-  EXPECT_LE(kEventTypeCount, kMaxTypesInTag);
-  EXPECT_TRUE(valid_type(kEventTypeCount - 1));
-  EXPECT_FALSE(valid_type(kEventTypeCount));
+  EXPECT_LE(kEventCount, kMaxTypesInTag);
+  EXPECT_TRUE(valid_type(kEventCount - 1));
+  EXPECT_FALSE(valid_type(kEventCount));
 }
 
 TEST(FormatConstants, MagicsAreConsistent) {

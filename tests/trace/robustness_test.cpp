@@ -236,9 +236,9 @@ TEST(ForgedChunks, ValidChecksumsButBadContentsAreReportedAndSkipped) {
 }
 
 TEST(ForgedChunks, BadLabelTablesAreDamage) {
-  const std::vector<Event> events = {Event{100, 0, EventType::task_begin, {}, 0x1000, 1},
-                                     Event{200, 0, EventType::task_label, {}, 0x1000, 7},
-                                     Event{300, 0, EventType::task_end, {}, 0x1000, 0}};
+  const std::vector<Event> events = {Event{100, 0, EventId::task_begin, {}, 0x1000, 1},
+                                     Event{200, 0, EventId::task_label, {}, 0x1000, 7},
+                                     Event{300, 0, EventId::task_end, {}, 0x1000, 0}};
   LabelTable names;
   names.define(7, "seven");
   const std::vector<std::uint8_t> clean = write_trace_bytes(test_header(1), events, {}, &names);
@@ -397,7 +397,7 @@ TEST(EventTable, MismatchIsAWarningAndEventsStillRead) {
 // with a table_mismatch warning (the file's header lists its event names); this reader
 // reads a file that lists them.
 TEST(EventTable, TheTagIsFullAndEveryIdIsKnown) {
-  EXPECT_EQ(kEventTypeCount, kMaxTypesInTag);
+  EXPECT_EQ(kEventCount, kMaxTypesInTag);
   for (std::uint32_t id = 0; id <= kTagTypeMask; ++id) EXPECT_TRUE(valid_type(id)) << id;
   std::vector<Event> events = {make_event(1000, 0, DeadlockPayload{3, 9})};
   TraceHeader h = test_header(1);

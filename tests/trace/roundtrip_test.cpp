@@ -78,7 +78,7 @@ TEST(RoundTrip, LabelNamesReadBackIdenticalAndEveryChunkNamesItsOwn) {
     ++chunks;
     std::set<std::uint32_t> used, defined;
     for (const Event& e : reader.chunk().events)
-      if (e.type == EventType::task_label) used.insert(static_cast<std::uint32_t>(e.b));
+      if (e.type == EventId::task_label) used.insert(static_cast<std::uint32_t>(e.b));
     for (const auto& [id, name] : reader.chunk().labels) {
       defined.insert(id);
       EXPECT_EQ(names.name(id), name);
@@ -103,12 +103,12 @@ TEST(RoundTrip, LabelNamesAreCutAtACharacterAndUnknownOnesStayNumbers) {
   while (long_name.size() < 300) long_name += "\u00e9t\u00e9";  // 2-byte characters, so 255 falls inside one
   names.define(1, long_name);
   names.define(2, "short");
-  const std::vector<Event> events = {Event{10, 0, EventType::task_begin, {}, 0x500, 0},
-                                     Event{11, 0, EventType::task_label, {}, 0x500, 1},
-                                     Event{12, 0, EventType::task_label, {}, 0x500, 2},
-                                     Event{13, 0, EventType::task_label, {}, 0x500, 3},  // never named
-                                     Event{14, 0, EventType::task_label, {}, 0x500, 0},  // no label
-                                     Event{15, 0, EventType::task_end, {}, 0x500, 0}};
+  const std::vector<Event> events = {Event{10, 0, EventId::task_begin, {}, 0x500, 0},
+                                     Event{11, 0, EventId::task_label, {}, 0x500, 1},
+                                     Event{12, 0, EventId::task_label, {}, 0x500, 2},
+                                     Event{13, 0, EventId::task_label, {}, 0x500, 3},  // never named
+                                     Event{14, 0, EventId::task_label, {}, 0x500, 0},  // no label
+                                     Event{15, 0, EventId::task_end, {}, 0x500, 0}};
   const TraceContents back = read_trace_bytes(write_trace_bytes(test_header(1), events, {}, &names));
   expect_clean(back);
   EXPECT_EQ(back.events, events);
@@ -139,12 +139,12 @@ TEST(RoundTrip, TinyAndHugeChunkLimits) {
 TEST(RoundTrip, ExtremeTicksAndPayloads) {
   constexpr std::uint64_t kMax = ~0ull;
   const std::vector<Event> events = {
-      {0, 0, EventType::state, {}, 0, 0},
-      {kMax, 0, EventType::task_begin, {}, kMax, kMax},
-      {kMax, 0xFFFFFFFFu, EventType::task_end, {}, kMax, 1},
-      {1, 0xFFFFFFFFu, EventType::push, {}, 0, kMax},  // a backward step of 2^64-2
-      {kMax / 2, 5, EventType::lane_pop, {}, kMax, kMax},
-      {0, 5, EventType::dropped, {}, kMax, 0},
+      {0, 0, EventId::state, {}, 0, 0},
+      {kMax, 0, EventId::task_begin, {}, kMax, kMax},
+      {kMax, 0xFFFFFFFFu, EventId::task_end, {}, kMax, 1},
+      {1, 0xFFFFFFFFu, EventId::push, {}, 0, kMax},  // a backward step of 2^64-2
+      {kMax / 2, 5, EventId::lane_pop, {}, kMax, kMax},
+      {0, 5, EventId::dropped, {}, kMax, 0},
   };
   const TraceContents back = read_trace_bytes(write_trace_bytes(test_header(1), events));
   expect_clean(back);
@@ -245,8 +245,8 @@ TEST(Writer, ASinkThatThrowsBecomesAnError) {
 
 TEST(Writer, InvalidTypesAreCountedNotWritten) {
   std::vector<Event> events = random_events(100, 1);
-  events[10].type = static_cast<EventType>(kEventTypeCount);
-  events[20].type = static_cast<EventType>(200);
+  events[10].type = static_cast<EventId>(kEventCount);
+  events[20].type = static_cast<EventId>(200);
   std::vector<std::uint8_t> bytes;
   TraceWriter writer = TraceWriter::to_sink(
       [&bytes](std::span<const std::uint8_t> b, std::string&) {

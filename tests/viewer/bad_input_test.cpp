@@ -108,7 +108,7 @@ TEST(BadInput, ImpossibleEventsAreCountedNotApplied) {
   test::TraceBuilder b(2);
   b.state(0, 10, 1, 0);
   b.state(0, 20, 0, 9);                                       // no state 9
-  b.event(5000, 30, trace::EventType::task_begin, 1, 0);      // worker id out of range
+  b.event(5000, 30, EventId::task_begin, 1, 0);      // worker id out of range
   Model m;
   b.apply_to(m);
   EXPECT_EQ(m.rejected_events(), 2u);

@@ -48,7 +48,7 @@ std::vector<trace::Event> batch(std::uint32_t workers, std::uint64_t first_tick,
   std::vector<trace::Event> out;
   for (std::uint32_t w = 0; w < workers; ++w) {
     for (int i = 0; i < per_worker; ++i) {
-      out.push_back(trace::Event{first_tick + static_cast<std::uint64_t>(i) * 10, w, trace::EventType::steal_round_failed, {0, 0, 0}, 1, 0});
+      out.push_back(trace::Event{first_tick + static_cast<std::uint64_t>(i) * 10, w, EventId::steal_round_failed, {0, 0, 0}, 1, 0});
     }
   }
   return out;
@@ -162,7 +162,7 @@ TEST(Live, SlowViewerLosesWholeChunksAndIsToldHowMany) {
   for (auto step = decoder.next(); step != trace::TraceDecoder::Step::end; step = decoder.next()) {
     if (step != trace::TraceDecoder::Step::chunk) continue;
     for (const auto& e : decoder.chunk().events) {
-      if (e.type == trace::EventType::dropped) {
+      if (e.type == EventId::dropped) {
         marked += lantern::trace::payload<lantern::DroppedPayload>(e).count;
       } else {
         ++received;
@@ -298,7 +298,7 @@ TEST(Live, RealSchedulerStreamsIntoTheSameModel) {
   std::lock_guard<std::mutex> lock(session->mutex());
   const Model& m = session->model();
   EXPECT_EQ(m.worker_count(), 2u);
-  EXPECT_GT(m.events_of(trace::EventType::state), 0u);
+  EXPECT_GT(m.events_of(EventId::state), 0u);
   EXPECT_EQ(m.trace_problems().size(), 0u);
 #if LANTERN_OBSERVER
   // The stream's chunks named the labels: the viewer shows the names, not numbers.

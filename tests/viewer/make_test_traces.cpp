@@ -58,7 +58,7 @@ std::vector<std::uint8_t> states_trace() {
   for (int i = 0; i < 3; ++i) h.cpus.push_back(trace::CpuRow{-1, i, i, 0, 0, 0});
   std::vector<trace::Event> ev;
   auto state = [&](std::uint32_t w, std::uint64_t t, int from, int to, StateReason why = StateReason::started) {
-    ev.push_back(trace::Event{1'000'000 + t, w, trace::EventType::state, {0, 0, 0},
+    ev.push_back(trace::Event{1'000'000 + t, w, EventId::state, {0, 0, 0},
                               static_cast<std::uint64_t>(from << 8 | to), static_cast<std::uint64_t>(why)});
   };
   // worker 0: active 0-7 ms, then its thread stops (active -> idle, stopping)
@@ -71,7 +71,7 @@ std::vector<std::uint8_t> states_trace() {
   state(2, 1'000'000, 1, 2);
   state(2, 3'000'000, 2, 3);
   for (std::uint32_t w = 1; w < 3; ++w) {
-    ev.push_back(trace::Event{1'000'000 + 10'000'000, w, trace::EventType::steal_round_failed, {0, 0, 0}, 0, 0});
+    ev.push_back(trace::Event{1'000'000 + 10'000'000, w, EventId::steal_round_failed, {0, 0, 0}, 0, 0});
   }
   std::vector<std::uint8_t> out;
   auto writer = trace::TraceWriter::to_sink([&](std::span<const std::uint8_t> b, std::string&) {
@@ -98,30 +98,30 @@ std::vector<std::uint8_t> labels_trace(bool slower = false) {
   names.define(2, "render");
   names.define(3, "compress");
   std::vector<trace::Event> ev;
-  auto add = [&](std::uint32_t w, std::uint64_t t, trace::EventType type, std::uint64_t a, std::uint64_t b) {
+  auto add = [&](std::uint32_t w, std::uint64_t t, EventId type, std::uint64_t a, std::uint64_t b) {
     ev.push_back(trace::Event{1'000'000 + t, w, type, {0, 0, 0}, a, b});
   };
   auto task_id = [](std::uint32_t w, std::uint64_t k) { return 0x7f00'0000'0000ull + (std::uint64_t{w} << 20) + k * 64; };
   constexpr std::uint64_t kTask = 300'000, kTasks = 40;
   for (std::uint32_t w = 0; w < 3; ++w) {
-    add(w, 0, trace::EventType::state, 1 << 8 | 0, 1);  // idle -> active
+    add(w, 0, EventId::state, 1 << 8 | 0, 1);  // idle -> active
     for (std::uint64_t k = 0; k < kTasks; ++k) {
       const std::uint64_t t0 = k * kTask + 1000 * w, id = task_id(w, k);
-      add(w, t0, trace::EventType::task_begin, id, 0);
-      if (k % 4 != 3) add(w, t0 + 5'000, trace::EventType::task_label, id, 1 + k % 3);
-      if (w == 0 && k + 1 < kTasks) add(w, t0 + 250'000, trace::EventType::release, task_id(1, k + 1), id);
-      if (w == 2 && k % 2 == 0) add(w, t0 + 50'000, trace::EventType::io_submit, 1000 + k, 0 | 9 << 8);
-      if (w == 2 && k % 2 == 0) add(w, t0 + 250'000, trace::EventType::io_complete, 1000 + k, 4096);
+      add(w, t0, EventId::task_begin, id, 0);
+      if (k % 4 != 3) add(w, t0 + 5'000, EventId::task_label, id, 1 + k % 3);
+      if (w == 0 && k + 1 < kTasks) add(w, t0 + 250'000, EventId::release, task_id(1, k + 1), id);
+      if (w == 2 && k % 2 == 0) add(w, t0 + 50'000, EventId::io_submit, 1000 + k, 0 | 9 << 8);
+      if (w == 2 && k % 2 == 0) add(w, t0 + 250'000, EventId::io_complete, 1000 + k, 4096);
       // slower (the compare test's B): "render" tasks take 2.5x as long and worker 2
       // idles between its tasks.
       const std::uint64_t length = slower && k % 3 == 1 && k % 4 != 3 ? kTask - 20'000 : (slower ? 112'000 : kTask - 20'000);
-      add(w, t0 + (slower && k % 3 != 1 ? 112'000 : length), trace::EventType::task_end, id, 0);
+      add(w, t0 + (slower && k % 3 != 1 ? 112'000 : length), EventId::task_end, id, 0);
       if (slower && w == 2 && k % 3 != 1) {
-        add(w, t0 + 120'000, trace::EventType::state, 0 << 8 | 1, 2);
-        add(w, t0 + kTask - 10'000, trace::EventType::state, 1 << 8 | 0, 1);
+        add(w, t0 + 120'000, EventId::state, 0 << 8 | 1, 2);
+        add(w, t0 + kTask - 10'000, EventId::state, 1 << 8 | 0, 1);
       }
     }
-    add(w, kTasks * kTask + 1000 * w, trace::EventType::state, 0 << 8 | 1, 2);  // active -> idle
+    add(w, kTasks * kTask + 1000 * w, EventId::state, 0 << 8 | 1, 2);  // active -> idle
   }
   std::vector<std::uint8_t> out;
   auto writer = trace::TraceWriter::to_sink([&](std::span<const std::uint8_t> b, std::string&) {
@@ -163,29 +163,29 @@ std::vector<std::uint8_t> flood_trace() {
   trace::LabelTable names;
   names.define(1, "flood");
   std::vector<trace::Event> ev;
-  auto add = [&](std::uint32_t w, std::uint64_t t, trace::EventType type, std::uint64_t a, std::uint64_t b) {
+  auto add = [&](std::uint32_t w, std::uint64_t t, EventId type, std::uint64_t a, std::uint64_t b) {
     ev.push_back(trace::Event{1'000'000 + t, w, type, {0, 0, 0}, a, b});
   };
   for (std::uint32_t w = 0; w < 2; ++w) {
     std::uint64_t id = 0x7f00'0000'0000ull + (std::uint64_t{w} << 24);
-    add(w, 0, trace::EventType::state, 1 << 8 | 0, 1);
+    add(w, 0, EventId::state, 1 << 8 | 0, 1);
     std::uint64_t t = 0;
     auto shorts = [&](int n) {
       for (int k = 0; k < n; ++k, t += 2'000) {
-        add(w, t, trace::EventType::task_begin, id, 0);
-        add(w, t + 1'000, trace::EventType::task_end, id, 0);
+        add(w, t, EventId::task_begin, id, 0);
+        add(w, t + 1'000, EventId::task_end, id, 0);
         id += 64;
       }
     };
     shorts(1000);
     t -= 500;  // the long task begins 0.5 us after the last short one ended... nearly
-    add(w, t, trace::EventType::task_begin, id, 0);
-    if (w == 0) add(w, t + 1'000, trace::EventType::task_label, id, 1);
-    add(w, t + 4'070'000, trace::EventType::task_end, id, 0);
+    add(w, t, EventId::task_begin, id, 0);
+    if (w == 0) add(w, t + 1'000, EventId::task_label, id, 1);
+    add(w, t + 4'070'000, EventId::task_end, id, 0);
     id += 64;
     t += 4'070'500;
     shorts(1000);
-    add(w, t, trace::EventType::state, 0 << 8 | 1, 2);
+    add(w, t, EventId::state, 0 << 8 | 1, 2);
   }
   return to_bytes(2, std::move(ev), "flood", &names);
 }
@@ -195,7 +195,7 @@ std::vector<std::uint8_t> flood_trace() {
 std::vector<std::uint8_t> bursts_trace() {
   std::vector<trace::Event> ev;
   auto state = [&](std::uint32_t w, std::uint64_t t, int from, int to) {
-    ev.push_back(trace::Event{1'000'000 + t, w, trace::EventType::state, {0, 0, 0}, static_cast<std::uint64_t>(from << 8 | to), 0});
+    ev.push_back(trace::Event{1'000'000 + t, w, EventId::state, {0, 0, 0}, static_cast<std::uint64_t>(from << 8 | to), 0});
   };
   state(0, 0, 0, 3);
   state(1, 0, 0, 1);
@@ -217,24 +217,24 @@ std::vector<std::uint8_t> bursts_trace() {
 // tasks from 3 ms to 10 ms. Worker 1 runs tasks all along.
 std::vector<std::uint8_t> lost_end_trace() {
   std::vector<trace::Event> ev;
-  auto add = [&](std::uint32_t w, std::uint64_t t, trace::EventType type, std::uint64_t a, std::uint64_t b) {
+  auto add = [&](std::uint32_t w, std::uint64_t t, EventId type, std::uint64_t a, std::uint64_t b) {
     ev.push_back(trace::Event{1'000'000 + t, w, type, {0, 0, 0}, a, b});
   };
-  add(0, 0, trace::EventType::state, 1 << 8 | 0, 1);
-  add(1, 0, trace::EventType::state, 1 << 8 | 0, 1);
+  add(0, 0, EventId::state, 1 << 8 | 0, 1);
+  add(1, 0, EventId::state, 1 << 8 | 0, 1);
   std::uint64_t id = 0x7f00'0000'0000ull;
   for (std::uint64_t t = 100'000; t < 10'000'000; t += 500'000, id += 64) {
-    add(1, t, trace::EventType::task_begin, id, 0);
-    add(1, t + 400'000, trace::EventType::task_end, id, 0);
+    add(1, t, EventId::task_begin, id, 0);
+    add(1, t + 400'000, EventId::task_end, id, 0);
   }
-  add(0, 1'000'000, trace::EventType::task_begin, 0xA000, 0);
-  add(0, 2'000'000, trace::EventType::task_end, 0xA000, 0);
+  add(0, 1'000'000, EventId::task_begin, 0xA000, 0);
+  add(0, 2'000'000, EventId::task_end, 0xA000, 0);
   for (std::uint64_t t = 3'000'000; t < 10'000'000; t += 1'000'000, id += 64) {
-    add(0, t, trace::EventType::task_begin, id, 0);
-    add(0, t + 600'000, trace::EventType::task_end, id, 0);
+    add(0, t, EventId::task_begin, id, 0);
+    add(0, t + 600'000, EventId::task_end, id, 0);
   }
-  add(0, 10'000'000, trace::EventType::state, 0 << 8 | 1, 2);
-  add(1, 10'000'000, trace::EventType::state, 0 << 8 | 1, 2);
+  add(0, 10'000'000, EventId::state, 0 << 8 | 1, 2);
+  add(1, 10'000'000, EventId::state, 0 << 8 | 1, 2);
   // Three writes with a flush between: the middle chunk holds only A's end (and what
   // shares its time), and it is the one damaged.
   std::stable_sort(ev.begin(), ev.end(), [](const trace::Event& x, const trace::Event& y) { return x.ticks < y.ticks; });
@@ -272,24 +272,24 @@ std::vector<std::uint8_t> health_trace() {
   trace::LabelTable names;
   names.define(1, "solve");
   std::vector<trace::Event> ev;
-  auto add = [&](std::uint32_t w, std::uint64_t t, trace::EventType type, std::uint64_t a, std::uint64_t b) {
+  auto add = [&](std::uint32_t w, std::uint64_t t, EventId type, std::uint64_t a, std::uint64_t b) {
     ev.push_back(trace::Event{1'000'000 + t, w, type, {0, 0, 0}, a, b});
   };
-  add(0, 0, trace::EventType::state, 1 << 8 | 0, 1);
-  add(1, 0, trace::EventType::state, 1 << 8 | 0, 1);
+  add(0, 0, EventId::state, 1 << 8 | 0, 1);
+  add(1, 0, EventId::state, 1 << 8 | 0, 1);
   const struct {
     std::uint32_t w;
     std::uint64_t at_ms, ms;
   } tasks[] = {{0, 0, 12}, {0, 20, 25}, {0, 60, 15}, {1, 10, 30}};
   std::uint64_t id = 0x7f00'0000'1000ull;
   for (const auto& t : tasks) {
-    add(t.w, t.at_ms * 1'000'000 + 1'000, trace::EventType::task_begin, id, 0);
-    add(t.w, t.at_ms * 1'000'000 + 2'000, trace::EventType::task_label, id, 1);
-    add(t.w, (t.at_ms + t.ms) * 1'000'000, trace::EventType::task_end, id, 0);
+    add(t.w, t.at_ms * 1'000'000 + 1'000, EventId::task_begin, id, 0);
+    add(t.w, t.at_ms * 1'000'000 + 2'000, EventId::task_label, id, 1);
+    add(t.w, (t.at_ms + t.ms) * 1'000'000, EventId::task_end, id, 0);
     id += 64;
   }
-  add(0, 80'000'000, trace::EventType::state, 0 << 8 | 3, 2);
-  add(1, 80'000'000, trace::EventType::state, 0 << 8 | 3, 2);
+  add(0, 80'000'000, EventId::state, 0 << 8 | 3, 2);
+  add(1, 80'000'000, EventId::state, 0 << 8 | 3, 2);
   return to_bytes(2, std::move(ev), "health", &names);
 }
 

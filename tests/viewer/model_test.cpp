@@ -64,11 +64,11 @@ TEST(WorkerTrack, OccupancyMatchesBruteForceAcrossCheckpoints) {
 TEST(WorkerTrack, NestedTasksStackMatchAndInheritWaitAndSteal) {
   TraceBuilder b(2);
   b.state(0, 10, 1, 0);
-  b.event(0, 11, trace::EventType::lane_pop, 0, 500);
+  b.event(0, 11, EventId::lane_pop, 0, 500);
   b.task_begin(0, 12, 7, 1);  // own lane: ready wait 500
   b.task_begin(0, 20, 8, 0);  // nested (join)
   b.task_end(0, 30, 8);
-  b.event(0, 40, trace::EventType::steal, 1, 2 | (2 << 8));
+  b.event(0, 40, EventId::steal, 1, 2 | (2 << 8));
   b.task_begin(0, 41, 9, 2);  // stolen: brings the steal
   b.task_end(0, 50, 9);
   b.task_end(0, 60, 7);
@@ -103,26 +103,26 @@ TEST(WorkerTrack, LostEndClosesInnerTasks) {
 }
 
 TEST(Model, LabelsReleasesAndIoEventsFromAFile) {
-  using trace::EventType;
+  using lantern::EventId;
   TraceBuilder b(2);
   b.state(0, 10, 1, 0);
   b.state(1, 10, 1, 0);
   // Worker 1 runs task 6 before the file shows what released it: the collector drained
   // worker 1's ring first. The model must link the release either way.
   b.task_begin(1, 300, 6, 0);
-  b.event(1, 301, EventType::task_label, 6, 2);
-  b.event(1, 310, EventType::io_submit, 77, 0 | 5 << 8);
+  b.event(1, 301, EventId::task_label, 6, 2);
+  b.event(1, 310, EventId::io_submit, 77, 0 | 5 << 8);
   b.task_end(1, 350, 6);
   b.task_begin(0, 100, 1, 1);
-  b.event(0, 101, EventType::task_label, 1, 1);
-  b.event(0, 102, EventType::task_label, 1, 3);  // named twice: the last name counts
-  b.event(0, 150, EventType::release, 5, 1);     // task 1 releases task 5 ...
-  b.event(0, 160, EventType::release, 6, 1);     // ... and task 6 (already in the file)
-  b.event(0, 170, EventType::release, 8, 0x5160);  // a signal released task 8: no releasing task
+  b.event(0, 101, EventId::task_label, 1, 1);
+  b.event(0, 102, EventId::task_label, 1, 3);  // named twice: the last name counts
+  b.event(0, 150, EventId::release, 5, 1);     // task 1 releases task 5 ...
+  b.event(0, 160, EventId::release, 6, 1);     // ... and task 6 (already in the file)
+  b.event(0, 170, EventId::release, 8, 0x5160);  // a signal released task 8: no releasing task
   b.task_end(0, 200, 1);
   b.task_begin(1, 400, 5, 0);                    // task 5 begins after its release
   b.task_end(1, 450, 5);
-  b.event(1, 500, EventType::io_complete, 77, 4096);
+  b.event(1, 500, EventId::io_complete, 77, 4096);
   trace::LabelTable names;
   names.define(1, "parse");
   names.define(2, "render");
@@ -176,11 +176,11 @@ TEST(Model, NotReadyTasksFollowTheSamplesInTimeOrderAcrossWorkers) {
   const std::uint64_t t0 = 1 << 20, u = 100 << 10;  // whole 1,024-tick buckets
   TraceBuilder b(2);
   b.state(0, t0, 1, 0);  // time zero
-  b.event(0, t0 + u, trace::EventType::not_ready, 1, 0);
-  b.event(0, t0 + 3 * u, trace::EventType::not_ready, 3, 0);
-  b.event(1, t0, trace::EventType::not_ready, 5, 0);          // before every sample so far
-  b.event(1, t0 + 2 * u, trace::EventType::not_ready, 2, 0);  // between worker 0's two
-  b.event(1, t0 + 4 * u, trace::EventType::not_ready, 4, 0);  // the last: holds until the next
+  b.event(0, t0 + u, EventId::not_ready, 1, 0);
+  b.event(0, t0 + 3 * u, EventId::not_ready, 3, 0);
+  b.event(1, t0, EventId::not_ready, 5, 0);          // before every sample so far
+  b.event(1, t0 + 2 * u, EventId::not_ready, 2, 0);  // between worker 0's two
+  b.event(1, t0 + 4 * u, EventId::not_ready, 4, 0);  // the last: holds until the next
   Model m;
   b.apply_to(m);
   m.prepare_series();
@@ -238,8 +238,8 @@ TEST(Model, SyntheticTraceFedByteByByteEqualsWholeFile) {
 
 TEST(Model, StopsGrowingAtItsEventLimit) {
   TraceBuilder a(1), b(1);
-  for (int i = 0; i < 80; ++i) a.event(0, 10 + i, trace::EventType::steal_round_failed, 1, 0);
-  for (int i = 0; i < 50; ++i) b.event(0, 100 + i, trace::EventType::steal_round_failed, 1, 0);
+  for (int i = 0; i < 80; ++i) a.event(0, 10 + i, EventId::steal_round_failed, 1, 0);
+  for (int i = 0; i < 50; ++i) b.event(0, 100 + i, EventId::steal_round_failed, 1, 0);
   Model m;
   m.set_event_limit(100);
   a.apply_to(m);
@@ -326,7 +326,7 @@ TEST(Health, DeadlockEventsAreAFinding) {
   b.state(0, 0, 1, 0);
   b.state(1, 0, 1, 0);
   const PayloadWords d = DeadlockPayload{2, 7}.encode();
-  b.event(1, 500, trace::EventType::deadlock, d.a, d.b);
+  b.event(1, 500, EventId::deadlock, d.a, d.b);
   Model m;
   b.apply_to(m);
   m.finish();
@@ -345,10 +345,10 @@ TEST(Analysis, WakeLatencyLeavesIoWakesOut) {
   b.state(1, 0, 1, 3);
   for (int k = 0; k < 10; ++k) {
     const PayloadWords io = WakePayload{kOutsideWaker, WakeCause::io, 0}.encode();
-    b.event(0, 100 + k, trace::EventType::wake, io.a, io.b);
+    b.event(0, 100 + k, EventId::wake, io.a, io.b);
   }
   const PayloadWords work = WakePayload{0, WakeCause::work, 20'000}.encode();
-  b.event(1, 50'000, trace::EventType::wake, work.a, work.b);
+  b.event(1, 50'000, EventId::wake, work.a, work.b);
   Model m;
   b.apply_to(m);
   m.finish();
@@ -506,7 +506,7 @@ TEST(Model, SkippedChunkUnlinksWaitingReleasesAndEndsOpenTasks) {
   before.state(0, 0, 1, 0);
   before.state(1, 0, 1, 0);
   before.task_begin(0, 1'000'000, 0x10, 0);
-  before.event(0, 1'500'000, trace::EventType::release, 0x99, 0x10);  // releases task 0x99
+  before.event(0, 1'500'000, EventId::release, 0x99, 0x10);  // releases task 0x99
   before.task_begin(1, 1'600'000, 0x20, 0);                          // its end is lost
   // (lost: task 0x99 begins and ends on worker 1; task 0x10 and 0x20 end)
   after.task_begin(1, 9'000'000, 0x99, 0);  // a new task at the same address, much later

@@ -217,7 +217,7 @@ int check_labels(const Image& img, const std::vector<Rect>& swatches, const std:
       for (int x = static_cast<int>(row.x0); x < static_cast<int>(row.x1) && x < img.w; ++x)
         if (y >= 0 && y < img.h && near(img, x, y, palette::kRelease, 40)) ++release_pixels;
   std::printf("release arrows: %d pixels\n", release_pixels);
-  if (m.events_of(lantern::trace::EventType::release) > 0 && release_pixels < 20)
+  if (m.events_of(lantern::EventId::release) > 0 && release_pixels < 20)
     std::printf("FAIL: the trace has releases but no release arrow is drawn\n"), ++failures;
   return failures;
 }

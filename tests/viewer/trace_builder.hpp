@@ -17,16 +17,16 @@ namespace lantern::viewer::test {
 class TraceBuilder {
  public:
   explicit TraceBuilder(std::uint32_t workers) : workers_(workers) {}
-  void event(std::uint32_t w, std::uint64_t t, trace::EventType type, std::uint64_t a, std::uint64_t b) {
+  void event(std::uint32_t w, std::uint64_t t, EventId type, std::uint64_t a, std::uint64_t b) {
     events_.push_back(trace::Event{t, w, type, {0, 0, 0}, a, b});
   }
   void state(std::uint32_t w, std::uint64_t t, int from, int to, std::uint64_t reason = 0) {
-    event(w, t, trace::EventType::state, static_cast<std::uint64_t>(from) << 8 | static_cast<std::uint64_t>(to), reason);
+    event(w, t, EventId::state, static_cast<std::uint64_t>(from) << 8 | static_cast<std::uint64_t>(to), reason);
   }
   void task_begin(std::uint32_t w, std::uint64_t t, std::uint64_t id, std::uint64_t source) {
-    event(w, t, trace::EventType::task_begin, id, source);
+    event(w, t, EventId::task_begin, id, source);
   }
-  void task_end(std::uint32_t w, std::uint64_t t, std::uint64_t id) { event(w, t, trace::EventType::task_end, id, 0); }
+  void task_end(std::uint32_t w, std::uint64_t t, std::uint64_t id) { event(w, t, EventId::task_end, id, 0); }
 
   trace::TraceHeader header() const {
     trace::TraceHeader h;

@@ -14,7 +14,7 @@ double lower_edge(int bucket) { return static_cast<double>(trace::LatencyBuckets
 double upper_edge(int bucket) { return static_cast<double>(trace::LatencyBuckets::upper_bound(bucket)); }
 }  // namespace
 
-void LatencyView::histogram(const char* title, const Model& model, trace::EventType source, const LatencyHistogram& h,
+void LatencyView::histogram(const char* title, const Model& model, EventId source, const LatencyHistogram& h,
                             ImU32 colour, ImVec2 origin, ImVec2 size) const {
   ImDrawList* draw = ImGui::GetWindowDrawList();
   const float text_h = ImGui::GetTextLineHeight();
@@ -121,13 +121,13 @@ void LatencyView::draw(const Model& model, ViewState& view, ImVec2 size) {
   ImGui::TextDisabled("(whole trace; hover a bar for its bucket)");
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   const float h = (size.y - ImGui::GetFrameHeightWithSpacing()) / 3;
-  histogram("ready wait", model, trace::EventType::lane_pop, model.ready_wait(), palette::kSource[1], origin,
+  histogram("ready wait", model, EventId::lane_pop, model.ready_wait(), palette::kSource[1], origin,
             ImVec2(size.x, h));
-  histogram("task duration", model, trace::EventType::task_end, model.task_duration(), palette::kState[0],
+  histogram("task duration", model, EventId::task_end, model.task_duration(), palette::kState[0],
             ImVec2(origin.x, origin.y + h), ImVec2(size.x, h));
   // IO wakes have no waker and no latency: the analysis leaves them out, and the label says so.
   const std::string wake_title = "wake latency (IO wakes left out: " + format_count(model.io_wakes()) + ")";
-  histogram(wake_title.c_str(), model, trace::EventType::wake, model.wake_latency(), palette::kState[3],
+  histogram(wake_title.c_str(), model, EventId::wake, model.wake_latency(), palette::kState[3],
             ImVec2(origin.x, origin.y + 2 * h), ImVec2(size.x, h));
   ImGui::Dummy(ImVec2(size.x, 3 * h));
 }

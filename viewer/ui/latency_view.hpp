@@ -20,7 +20,7 @@ class LatencyView {
  private:
   // histogram: one panel; `source` is the event type its samples come from, whose
   // absence the panel explains (Analysis::no_samples_reason) when it is empty.
-  void histogram(const char* title, const Model& model, trace::EventType source, const LatencyHistogram& h, ImU32 colour,
+  void histogram(const char* title, const Model& model, EventId source, const LatencyHistogram& h, ImU32 colour,
                  ImVec2 origin, ImVec2 size) const;
   LayoutRecord* layout_ = nullptr;  // this frame's, when recording (--layout)
   bool log_counts_ = false;  // y axis: linear counts, or log (to see the tail)

@@ -153,13 +153,13 @@ void PlotsView::draw(const Model& model, ViewState& view, ImVec2 size) {
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   const float width = std::max(size.x - TimelineView::kLabelWidth - 14.0f, 40.0f);
   const TimeMapping map{view.start, view.end, origin.x + TimelineView::kLabelWidth, width};
-  const bool dependencies = model.events_of(trace::EventType::release) > 0 ||
-                            model.events_of(trace::EventType::io_submit) > 0 ||
-                            model.events_of(trace::EventType::io_complete) > 0;
+  const bool dependencies = model.events_of(EventId::release) > 0 ||
+                            model.events_of(EventId::io_submit) > 0 ||
+                            model.events_of(EventId::io_complete) > 0;
   const float h = size.y / (dependencies ? 5 : 4);
   draw_states(model, view, map, origin, ImVec2(size.x, h));
   std::vector<std::pair<int, const char*>> queues = {{kSeriesQueuedAll, "all lanes"}};
-  if (model.events_of(trace::EventType::not_ready) > 0) queues.emplace_back(kSeriesNotReady, "not ready");
+  if (model.events_of(EventId::not_ready) > 0) queues.emplace_back(kSeriesNotReady, "not ready");
   static const char* kLaneNames[] = {"lane 0", "lane 1", "lane 2", "lane 3", "lane 4", "lane 5", "lane 6", "lane 7"};
   for (std::uint32_t l = 0; l < std::min<std::uint32_t>(model.worker_count(), 8); ++l) queues.emplace_back(kSeriesFirstLane + static_cast<int>(l), kLaneNames[l]);
   draw_lines(model, view, map, "queue depth", queues, false, ImVec2(origin.x, origin.y + h), ImVec2(size.x, h));
@@ -172,11 +172,11 @@ void PlotsView::draw(const Model& model, ViewState& view, ImVec2 size) {
                {{kSeriesReleases, "releases"}, {kSeriesIoSubmits, "IO submitted"}, {kSeriesIoCompletions, "IO completed"}},
                true, ImVec2(origin.x, origin.y + 4 * h), ImVec2(size.x, h));
   }
-  if (model.events_of(trace::EventType::lane_pop) == 0 && !model.empty()) {
+  if (model.events_of(EventId::lane_pop) == 0 && !model.empty()) {
     // Queue depth is built from lane pops; why there are none is the analysis' sentence
     // (from the trace header's level), the one lantern-trace stats prints.
     if (view.layout) view.layout->add("needs_level", 0, 0, 0, 0, 0, 0);
-    const std::string why = "queue depth: no lane pops: " + model.analysis().no_samples_reason(trace::EventType::lane_pop);
+    const std::string why = "queue depth: no lane pops: " + model.analysis().no_samples_reason(EventId::lane_pop);
     ImGui::GetWindowDrawList()->AddText(ImGui::GetFont(), ImGui::GetFontSize(),
                                         ImVec2(origin.x + TimelineView::kLabelWidth + 8, origin.y + h + 20), palette::kDimText,
                                         why.c_str(), nullptr, std::max(1.0f, size.x - TimelineView::kLabelWidth - 16));
@@ -185,11 +185,11 @@ void PlotsView::draw(const Model& model, ViewState& view, ImVec2 size) {
   // record (level states): a flat line there would read as none happening, so the plot
   // says it is not recorded and why (Analysis::counted, no_samples_reason).
   const struct {
-    trace::EventType source;
+    EventId source;
     const char* what;
     int row;
-  } rates[] = {{trace::EventType::task_begin, "tasks / s", 2}, {trace::EventType::steal, "steals / s", 2},
-               {trace::EventType::help, "helps / s", 3}};
+  } rates[] = {{EventId::task_begin, "tasks / s", 2}, {EventId::steal, "steals / s", 2},
+               {EventId::help, "helps / s", 3}};
   float line_y[4] = {};
   for (const auto& r : rates) {
     if (model.empty() || model.analysis().counted(r.source)) continue;

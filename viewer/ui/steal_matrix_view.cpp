@@ -144,15 +144,15 @@ void StealMatrixView::draw_totals(const Model& model, float width, LayoutRecord*
   for (auto v : by) total += v;
   // A count the trace's level does not record is not 0 (Analysis::counted): the panel
   // says "not recorded" and why, as lantern-trace stats does.
-  const bool steals_counted = model.analysis().counted(trace::EventType::steal);
-  const bool helps_counted = model.analysis().counted(trace::EventType::help);
+  const bool steals_counted = model.analysis().counted(EventId::steal);
+  const bool helps_counted = model.analysis().counted(EventId::help);
   if (layout && (!steals_counted || !helps_counted)) layout->add("not_recorded", !steals_counted, !helps_counted, 0, 0, 0, 0);
   ImGui::Text("Steals: %s", steals_counted ? format_count(total).c_str() : "not recorded");
   if (total == 0) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
     ImGui::TextWrapped("%s", model.worker_count() <= 1 && steals_counted
                                  ? "one worker: there is nobody to steal from"
-                                 : model.analysis().no_samples_reason(trace::EventType::steal).c_str());
+                                 : model.analysis().no_samples_reason(EventId::steal).c_str());
     ImGui::PopStyleColor();
   }
   ImGui::Spacing();
@@ -174,7 +174,7 @@ void StealMatrixView::draw_totals(const Model& model, float width, LayoutRecord*
   for (std::uint32_t w = 0; w < model.worker_count(); ++w) helps += model.helps(w).size();
   ImGui::Spacing();
   ImGui::TextWrapped("Helps (lane tasks taken for fairness): %s",
-                     helps_counted ? format_count(helps).c_str() : model.analysis().no_samples_reason(trace::EventType::help).c_str());
+                     helps_counted ? format_count(helps).c_str() : model.analysis().no_samples_reason(EventId::help).c_str());
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
   ImGui::TextWrapped("Rows: thieves; columns: victims; ordered and grouped by topology.");
   ImGui::PopStyleColor();

@@ -175,8 +175,8 @@ void ViewerApp::legend(const Model& model) {
   ImGui::SameLine();
   for (int d = 0; d < trace::kDistanceCount; ++d) key(palette::distance(d), trace::kDistanceNames[d].data());
   key(palette::kWake, "wake");
-  if (model.events_of(trace::EventType::release) > 0) key(palette::kRelease, "release");
-  if (model.events_of(trace::EventType::io_complete) > 0) key(palette::kIoCompletion, "IO done");
+  if (model.events_of(EventId::release) > 0) key(palette::kRelease, "release");
+  if (model.events_of(EventId::io_complete) > 0) key(palette::kIoCompletion, "IO done");
   end_row(line_y + row_h);
   ImGui::SetCursorPosY(line_y + 2 * row_h);
 }

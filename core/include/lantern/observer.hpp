@@ -26,15 +26,18 @@ namespace lantern {
 
 // The vocabulary (states, reasons, sources, distances, IO kinds, wake causes, event ids
 // and the payload codecs) is lantern/vocabulary.hpp, shared with the trace format. A
-// hook IS an event: Hook is EventId, and every producer reports a typed payload
+// hook IS an event: every hook reports an EventId with a typed payload
 // (StatePayload, StealPayload, ...), never hand-packed words.
 const char* state_name(WorkerState s) noexcept;
 const char* reason_name(StateReason r) noexcept;
 const char* source_name(TaskSource s) noexcept;
 
-using Hook = EventId;
-inline constexpr int kHookCount = kEventCount;
-const char* hook_name(Hook h) noexcept;
+// event_name: an event's name, or "unknown" for a value outside the table.
+const char* event_name(EventId e) noexcept;
+// Earlier spellings of the one event enum, kept so that observers written against them
+// still compile (with a warning that names the replacement).
+using Hook [[deprecated("lantern::Hook is lantern::EventId")]] = EventId;
+[[deprecated("lantern::kHookCount is lantern::kEventCount")]] inline constexpr int kHookCount = kEventCount;
 
 // Observer receives hooks. on_event runs on the worker's own thread, on the hot path:
 // it must not block, allocate in the common case, or throw. It must outlive the
@@ -42,7 +45,7 @@ const char* hook_name(Hook h) noexcept;
 class Observer {
  public:
   virtual ~Observer() = default;
-  virtual void on_event(std::uint32_t worker, Hook hook, std::uint64_t a, std::uint64_t b) noexcept = 0;
+  virtual void on_event(std::uint32_t worker, EventId hook, std::uint64_t a, std::uint64_t b) noexcept = 0;
 
   // interest: bit (1 << hook) set means "call on_event for this hook", so a hook nobody
   // wants costs a load and a branch, not a virtual call. All hooks by default. It reads
@@ -89,7 +92,7 @@ class Observer {
     std::vector<std::atomic<std::uint32_t>*> copies_;  // attached workers' copies
   };
   Interest interest;
-  static constexpr std::uint32_t bit(Hook h) noexcept { return 1u << static_cast<unsigned>(h); }
+  static constexpr std::uint32_t bit(EventId h) noexcept { return 1u << static_cast<unsigned>(h); }
   // set_interest(mask): the same as interest.store(mask).
   void set_interest(std::uint32_t mask) noexcept { interest.store(mask); }
   // A worker's copy of the interest: the hooks' bits, kAttached (so it is never 0 while
@@ -97,13 +100,13 @@ class Observer {
   // tests both questions with one load and one test). No hook uses bits 30 and 31.
   // kTaskHooks: bit(task_begin) | bit(task_end), spelled out (bit() is not usable here yet).
   static constexpr std::uint32_t kTaskHooks =
-      (1u << static_cast<unsigned>(Hook::task_begin)) | (1u << static_cast<unsigned>(Hook::task_end));
+      (1u << static_cast<unsigned>(EventId::task_begin)) | (1u << static_cast<unsigned>(EventId::task_end));
   static constexpr std::uint32_t kAttached = 1u << 30;
   static constexpr std::uint32_t kTaskHooksWanted = 1u << 31;
   static constexpr std::uint32_t copy_of(std::uint32_t mask) noexcept {
     return (mask & ~kTaskHooksWanted) | kAttached | ((mask & kTaskHooks) != 0 ? kTaskHooksWanted : 0u);
   }
-  static_assert(kHookCount <= 30, "bits 30 and 31 of a worker's copy are not hooks");
+  static_assert(kEventCount <= 30, "bits 30 and 31 of a worker's copy are not hooks");
 
   // deque_push_sample_mask: a worker reports the push of a task onto its *own deque* only
   // when its count of such pushes ANDed with this mask is 0 (0: every push; 63: one in
@@ -130,7 +133,7 @@ class Observer {
 namespace lantern::detail {
 // emit_hook: the out-of-line half of LANTERN_HOOK (core/src/observer.cpp): checks the
 // observer's interest and makes the virtual call.
-[[gnu::noinline]] void emit_hook(Observer* observer, std::uint32_t worker, Hook hook, std::uint64_t a,
+[[gnu::noinline]] void emit_hook(Observer* observer, std::uint32_t worker, EventId hook, std::uint64_t a,
                                  std::uint64_t b) noexcept;
 }  // namespace lantern::detail
 

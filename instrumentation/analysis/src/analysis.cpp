@@ -316,7 +316,7 @@ void Analysis::on_task_begun(std::uint32_t w, int depth, Tick t, std::uint64_t i
   }
 }
 
-std::string Analysis::no_samples_reason(trace::EventType source) const {
+std::string Analysis::no_samples_reason(EventId source) const {
   const trace::EventInfo& info = trace::info(source);
   const std::string name(info.name);
   const std::string needed(trace::kLevelNames[static_cast<int>(info.level)]);

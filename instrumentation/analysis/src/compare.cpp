@@ -35,10 +35,10 @@ Comparison::Run run_of(const Analysis& m, const std::string& name) {
   r.events = m.events();
   r.duration_ns = m.empty() ? 0 : m.ticks_to_ns(static_cast<double>(m.last_tick() - m.first_tick()));
   // Counts as stats prints them (its tasks and per-worker steals), unknown below their level.
-  if (m.counted(trace::EventType::task_begin)) r.tasks = m.events_of(trace::EventType::task_begin);
-  else r.tasks_not_recorded = m.no_samples_reason(trace::EventType::task_begin);
-  if (m.counted(trace::EventType::steal)) r.steals = m.events_of(trace::EventType::steal);
-  else r.steals_not_recorded = m.no_samples_reason(trace::EventType::steal);
+  if (m.counted(EventId::task_begin)) r.tasks = m.events_of(EventId::task_begin);
+  else r.tasks_not_recorded = m.no_samples_reason(EventId::task_begin);
+  if (m.counted(EventId::steal)) r.steals = m.events_of(EventId::steal);
+  else r.steals_not_recorded = m.no_samples_reason(EventId::steal);
   return r;
 }
 
@@ -95,7 +95,7 @@ Comparison compare(const Analysis& a, const std::string& a_name, const Analysis&
     for (const auto& [id, h] : m.duration_by_label()) side(id).durations = &h;
   }
   static const LatencyHistogram kEmpty;
-  const bool tasks_a = a.counted(trace::EventType::task_begin), tasks_b = b.counted(trace::EventType::task_begin);
+  const bool tasks_a = a.counted(EventId::task_begin), tasks_b = b.counted(EventId::task_begin);
   for (const auto& [name, e] : by_name) {
     Comparison::LabelDurations r{e.id, name, tasks_a ? Count(e.a.tasks) : std::nullopt, tasks_b ? Count(e.b.tasks) : std::nullopt,
                                  figures(e.a.durations ? *e.a.durations : kEmpty),
@@ -107,7 +107,7 @@ Comparison compare(const Analysis& a, const std::string& a_name, const Analysis&
   }
   // Steal matrices, cell by cell; a run whose level does not record steals has none to
   // compare (nullopt), not zero.
-  const bool steals_a = a.counted(trace::EventType::steal), steals_b = b.counted(trace::EventType::steal);
+  const bool steals_a = a.counted(EventId::steal), steals_b = b.counted(EventId::steal);
   auto count = [](bool counted, std::uint64_t n) { return counted ? Count(n) : std::nullopt; };
   for (std::uint32_t t = 0; t < workers; ++t) {
     for (std::uint32_t v = 0; v < workers; ++v) {
@@ -127,10 +127,10 @@ Comparison compare(const Analysis& a, const std::string& a_name, const Analysis&
   const struct {
     const char* what;
     const LatencyHistogram& (Analysis::*get)() const noexcept;
-    trace::EventType source;
-  } kinds[] = {{"ready wait", &Analysis::ready_wait, trace::EventType::lane_pop},
-               {"task duration", &Analysis::task_duration, trace::EventType::task_end},
-               {"wake latency", &Analysis::wake_latency, trace::EventType::wake}};
+    EventId source;
+  } kinds[] = {{"ready wait", &Analysis::ready_wait, EventId::lane_pop},
+               {"task duration", &Analysis::task_duration, EventId::task_end},
+               {"wake latency", &Analysis::wake_latency, EventId::wake}};
   for (const auto& k : kinds) {
     Comparison::Latency r{k.what, figures((a.*k.get)(), a.no_samples_reason(k.source)),
                           figures((b.*k.get)(), b.no_samples_reason(k.source)), 0, false};

@@ -136,13 +136,13 @@ std::optional<std::string> decode_payload(std::span<const std::uint8_t> payload,
     if (!(tag & kTagZeroB) && !get_varint(p, end, b)) return fail(event_start, "has a cut-off or overlong payload b");
     if (b_is_interleaved(type)) b = deinterleave_halves(b);
     model.observe(type, ticks, a);
-    if (type >= static_cast<std::uint32_t>(kEventTypeCount)) {
+    if (type >= static_cast<std::uint32_t>(kEventCount)) {
       ++out->unknown_type_events;  // a newer table's event: decoded to stay in step, not delivered
       continue;
     }
     next->ticks = ticks;
     next->worker = model.current_id();
-    next->type = static_cast<EventType>(type);
+    next->type = static_cast<EventId>(type);
     next->a = a;
     next->b = b;
     ++next;
@@ -172,7 +172,7 @@ std::optional<std::string> decode_chunk(std::span<const std::uint8_t> bytes, Dec
   const auto payload = bytes.subspan(kChunkHeaderBytes);
   if (crc32c(payload) != h.payload_crc) return "payload checksum mismatch";
   out->info = {0, h.payload_length, h.event_count, h.min_tick, h.max_tick};
-  return decode_payload(payload, h, static_cast<std::uint32_t>(kEventTypeCount), kChunkHeaderBytes, out);
+  return decode_payload(payload, h, static_cast<std::uint32_t>(kEventCount), kChunkHeaderBytes, out);
 }
 
 }  // namespace lantern::trace

@@ -34,7 +34,7 @@ std::string hex32(std::uint32_t v) {
 
 }  // namespace
 
-TraceDecoder::TraceDecoder() : known_types_(static_cast<std::uint32_t>(kEventTypeCount)) {}
+TraceDecoder::TraceDecoder() : known_types_(static_cast<std::uint32_t>(kEventCount)) {}
 
 void TraceDecoder::feed(std::span<const std::uint8_t> bytes) {
   if (state_ == State::done || eof_) return;  // nothing more will be parsed
@@ -57,7 +57,7 @@ void TraceDecoder::stop() {
   if (unknown_type_events_ > 0) {
     report(TraceErrorKind::unknown_event_type, 0,
            std::to_string(unknown_type_events_) + " events of types this reader does not know (ids " +
-               std::to_string(kEventTypeCount) + " and up, from the file's newer event table) were skipped");
+               std::to_string(kEventCount) + " and up, from the file's newer event table) were skipped");
   }
 }
 

@@ -164,7 +164,7 @@ std::optional<TraceHeader> parse_header_fields(std::span<const std::uint8_t> fie
 }
 
 std::string table_mismatch(const std::vector<std::string>& names) {
-  const std::size_t ours = static_cast<std::size_t>(kEventTypeCount);
+  const std::size_t ours = static_cast<std::size_t>(kEventCount);
   const std::size_t n = std::max(names.size(), ours);
   for (std::size_t id = 0; id < n; ++id) {
     const std::string file_name = id < names.size() ? "'" + names[id] + "'" : "nothing";

@@ -28,11 +28,11 @@ struct WorkerModel {
 
   // predicted_a: the value of `a` this model expects for an event of `type_id`, if any.
   std::optional<std::uint64_t> predicted_a(std::uint32_t type_id) const noexcept {
-    if ((type_id == static_cast<std::uint32_t>(EventType::task_end) ||
-         type_id == static_cast<std::uint32_t>(EventType::task_label)) &&
+    if ((type_id == static_cast<std::uint32_t>(EventId::task_end) ||
+         type_id == static_cast<std::uint32_t>(EventId::task_label)) &&
         !open_tasks.empty())
       return open_tasks.back();
-    if (type_id == static_cast<std::uint32_t>(EventType::task_begin) && has_push) return last_push;
+    if (type_id == static_cast<std::uint32_t>(EventId::task_begin) && has_push) return last_push;
     return std::nullopt;
   }
 
@@ -42,15 +42,15 @@ struct WorkerModel {
     last_tick = ticks;
     if (!a_is_task_id(type_id)) return;
     last_task = a;
-    if (type_id == static_cast<std::uint32_t>(EventType::task_begin)) {
+    if (type_id == static_cast<std::uint32_t>(EventId::task_begin)) {
       // When full, forget the outermost task: only its end loses the prediction.
       if (open_tasks.size() == kTaskStackDepth) open_tasks.erase(open_tasks.begin());
       open_tasks.push_back(a);
-    } else if (type_id == static_cast<std::uint32_t>(EventType::task_end)) {
+    } else if (type_id == static_cast<std::uint32_t>(EventId::task_end)) {
       // Pop even when a differs from the top (events were dropped): the rule only has to
       // be the same on both sides, and popping keeps the stack from growing on damage.
       if (!open_tasks.empty()) open_tasks.pop_back();
-    } else if (type_id == static_cast<std::uint32_t>(EventType::push)) {
+    } else if (type_id == static_cast<std::uint32_t>(EventId::push)) {
       has_push = true;
       last_push = a;
     }  // task_label: only last_task

@@ -279,7 +279,7 @@ bool write_chrome_trace(std::FILE* out, const TraceHeader& header, const Analysi
   json.raw(",\"an_end_has_no_state_slice\":").u64(counts->wakes_unbound).raw("}");
   // Steals the trace's level does not record are unknown, not 0 (Analysis::counted).
   json.raw(",\"steals\":");
-  if (analysis.counted(EventType::steal)) json.u64(counts->steal_flows + counts->steals_unbound);
+  if (analysis.counted(EventId::steal)) json.u64(counts->steal_flows + counts->steals_unbound);
   else json.raw("null");
   json.raw(",\"steal_arrows\":").u64(counts->steal_flows);
   json.raw("}}\n");

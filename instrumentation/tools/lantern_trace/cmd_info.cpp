@@ -122,7 +122,7 @@ int run_info(std::span<char* const> args) {
   }
   std::printf("\n");
   std::printf("events by type:\n");
-  for (int t = 0; t < kEventTypeCount; ++t)
+  for (int t = 0; t < kEventCount; ++t)
     std::printf("  %-20s %12" PRIu64 "\n", std::string(kEventInfo[t].name).c_str(), sum.events_by_type[static_cast<std::size_t>(t)]);
   print_labels(scan.labels, analysis.label_uses());
   // The problems themselves go to stderr (every Lantern program's errors do); the report

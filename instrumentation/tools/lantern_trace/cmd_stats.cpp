@@ -79,14 +79,14 @@ void print_percentiles(const char* what, const Percentiles& p) {
 // trace's level does not record prints as "-" (Summary::counts), never as 0.
 struct CountColumn {
   const char* name;
-  EventType source;
+  EventId source;
   std::uint64_t WorkerFigures::*value;
   int width;
 };
-constexpr CountColumn kCountColumns[] = {{"tasks", EventType::task_begin, &WorkerFigures::tasks, 10},
-                                         {"steals", EventType::steal, &WorkerFigures::steals, 9},
-                                         {"helps", EventType::help, &WorkerFigures::helps, 8},
-                                         {"wakes", EventType::wake, &WorkerFigures::wakes, 8}};
+constexpr CountColumn kCountColumns[] = {{"tasks", EventId::task_begin, &WorkerFigures::tasks, 10},
+                                         {"steals", EventId::steal, &WorkerFigures::steals, 9},
+                                         {"helps", EventId::help, &WorkerFigures::helps, 8},
+                                         {"wakes", EventId::wake, &WorkerFigures::wakes, 8}};
 
 // not_recorded_note: "tasks, steals: not recorded at level states (task_begin, steal
 // events are recorded at level tasks and above)", one clause per level needed.
@@ -155,7 +155,7 @@ void print_text(const Scan& scan, const Summary& s, const analysis::Analysis& a)
                 s.rejected_events);
   std::printf("\n");
   std::printf("events by type:");
-  for (int t = 0; t < kEventTypeCount; ++t)
+  for (int t = 0; t < kEventCount; ++t)
     std::printf("%s %s %" PRIu64, t ? "," : "", std::string(kEventInfo[t].name).c_str(), s.events_by_type[static_cast<std::size_t>(t)]);
   std::printf("\n\ntime share by state, tasks, steals, helps and wakes (times woken) per worker\n");
   std::printf("(time share: of each worker's time from its start to its stop, or to the end of the trace)\n");
@@ -177,18 +177,18 @@ void print_text(const Scan& scan, const Summary& s, const analysis::Analysis& a)
   if (const std::string note = not_recorded_note(s); !note.empty()) std::printf("%s\n", note.c_str());
 
   std::printf("\nsteals by distance:");
-  if (!s.counts(EventType::steal)) std::printf(" %s", a.no_samples_reason(EventType::steal).c_str());  // "not recorded at ..."
-  for (int d = 0; d < kDistanceCount && s.counts(EventType::steal); ++d)
+  if (!s.counts(EventId::steal)) std::printf(" %s", a.no_samples_reason(EventId::steal).c_str());  // "not recorded at ..."
+  for (int d = 0; d < kDistanceCount && s.counts(EventId::steal); ++d)
     std::printf(" %s %" PRIu64 "%s", std::string(kDistanceNames[d]).c_str(), s.steals_by_distance[static_cast<std::size_t>(d)],
                 d + 1 < kDistanceCount ? "," : "");
   if (s.steals_by_distance[kDistanceCount] > 0) std::printf(", other %" PRIu64, s.steals_by_distance[kDistanceCount]);
-  if (s.counts(EventType::wake)) {
+  if (s.counts(EventId::wake)) {
     std::printf("\nwakes: %" PRIu64 " (", s.wakes);
     for (int c = 0; c < kWakeCauseCount; ++c)
       std::printf("%s%s %" PRIu64, c ? ", " : "", std::string(kWakeCauseNames[c]).c_str(), s.wakes_by_cause[static_cast<std::size_t>(c)]);
     std::printf("); %" PRIu64 " by a worker of the pool\n\n", s.wake_arrows);
   } else {
-    std::printf("\nwakes: %s\n\n", a.no_samples_reason(EventType::wake).c_str());
+    std::printf("\nwakes: %s\n\n", a.no_samples_reason(EventId::wake).c_str());
   }
   print_percentiles("ready wait (lane_pop)", s.ready_wait);
   print_percentiles("task duration (inclusive of nested tasks)", s.task_duration);
@@ -227,7 +227,7 @@ void print_text(const Scan& scan, const Summary& s, const analysis::Analysis& a)
 
 // json_count: a count, or null when the trace's level does not record its events
 // (the JSON's "not_recorded" says why).
-void json_count(JsonOut& j, const Summary& s, EventType source, std::uint64_t n) {
+void json_count(JsonOut& j, const Summary& s, EventId source, std::uint64_t n) {
   if (s.counts(source)) j.u64(n);
   else j.raw("null");
 }
@@ -246,29 +246,29 @@ bool print_json(const Summary& s, const LabelTable& names, const analysis::Analy
   else j.raw("null");
   j.raw(",\"not_recorded\":{");  // event type -> why its counts are null
   bool first = true;
-  for (int t = 0; t < kEventTypeCount; ++t) {
-    if (s.counts(static_cast<EventType>(t))) continue;
+  for (int t = 0; t < kEventCount; ++t) {
+    if (s.counts(static_cast<EventId>(t))) continue;
     j.raw(first ? "" : ",").string(std::string(kEventInfo[t].name)).raw(":");
-    j.string(a.no_samples_reason(static_cast<EventType>(t)));
+    j.string(a.no_samples_reason(static_cast<EventId>(t)));
     first = false;
   }
   j.raw("},\"events\":").u64(s.events).raw(",\"rejected_events\":").u64(s.rejected_events).raw(",\"events_by_type\":{");
-  for (int t = 0; t < kEventTypeCount; ++t) {
+  for (int t = 0; t < kEventCount; ++t) {
     j.raw(t ? "," : "").string(std::string(kEventInfo[t].name)).raw(":").u64(s.events_by_type[static_cast<std::size_t>(t)]);
   }
   j.raw("},\"workers\":[");
   for (std::size_t w = 0; w < s.workers.size(); ++w) {
     const WorkerFigures& f = s.workers[w];
     j.raw(w ? "," : "").raw("{\"tasks\":");
-    json_count(j, s, EventType::task_begin, f.tasks);
+    json_count(j, s, EventId::task_begin, f.tasks);
     j.raw(",\"steals\":");
-    json_count(j, s, EventType::steal, f.steals);
+    json_count(j, s, EventId::steal, f.steals);
     j.raw(",\"helps\":");
-    json_count(j, s, EventType::help, f.helps);
+    json_count(j, s, EventId::help, f.helps);
     j.raw(",\"wakes\":");
-    json_count(j, s, EventType::wake, f.wakes);
+    json_count(j, s, EventId::wake, f.wakes);
     j.raw(",\"wakes_performed\":");
-    json_count(j, s, EventType::wake, f.wakes_performed);
+    json_count(j, s, EventId::wake, f.wakes_performed);
     j.raw(",\"dropped\":").u64(f.dropped);
     j.raw(",\"state_ticks\":{");  // over the worker's span, as the text's shares
     for (int k = 0; k <= kStateCount; ++k) {
@@ -278,9 +278,9 @@ bool print_json(const Summary& s, const LabelTable& names, const analysis::Analy
     j.raw("}}");
   }
   j.raw("],\"tasks\":");
-  json_count(j, s, EventType::task_begin, s.tasks);
+  json_count(j, s, EventId::task_begin, s.tasks);
   j.raw(",\"tasks_by_label\":");
-  if (s.counts(EventType::task_begin)) {
+  if (s.counts(EventId::task_begin)) {
     j.raw("{");
     first = true;
     for (const auto& [label, n] : s.tasks_by_label) {
@@ -292,7 +292,7 @@ bool print_json(const Summary& s, const LabelTable& names, const analysis::Analy
     j.raw("null");
   }
   j.raw(",\"steals_by_distance\":");
-  if (s.counts(EventType::steal)) {
+  if (s.counts(EventId::steal)) {
     j.raw("{");
     for (int d = 0; d <= kDistanceCount; ++d) {
       j.raw(d ? "," : "").string(d < kDistanceCount ? std::string(kDistanceNames[d]) : "other").raw(":");
@@ -303,35 +303,35 @@ bool print_json(const Summary& s, const LabelTable& names, const analysis::Analy
     j.raw("null");
   }
   j.raw(",\"wakes\":");
-  json_count(j, s, EventType::wake, s.wakes);
+  json_count(j, s, EventId::wake, s.wakes);
   j.raw(",\"wakes_by_cause\":{");
   for (int c = 0; c < kWakeCauseCount; ++c) {
     j.raw(c ? "," : "").string(std::string(kWakeCauseNames[c])).raw(":");
-    json_count(j, s, EventType::wake, s.wakes_by_cause[static_cast<std::size_t>(c)]);
+    json_count(j, s, EventId::wake, s.wakes_by_cause[static_cast<std::size_t>(c)]);
   }
   j.raw("}");
   // A count of events of `type`: null when the trace's level does not record them.
-  auto count_field = [&](const char* key, EventType type, std::uint64_t value) {
+  auto count_field = [&](const char* key, EventId type, std::uint64_t value) {
     j.raw(",\"").raw(key).raw("\":");
     json_count(j, s, type, value);
   };
-  count_field("io_wakes_left_out_of_wake_latency", EventType::wake, s.io_wakes);
-  count_field("wakes_by_a_worker", EventType::wake, s.wake_arrows);
-  count_field("lane_pops", EventType::lane_pop, s.lane_pops);
-  count_field("releases", EventType::release, s.releases);
-  count_field("io_submitted", EventType::io_submit, s.io_submitted);
-  count_field("io_completed", EventType::io_complete, s.io_completed);
-  count_field("io_failed", EventType::io_complete, s.io_failed);
-  count_field("io_unpaired", EventType::io_complete, s.io_unpaired);
+  count_field("io_wakes_left_out_of_wake_latency", EventId::wake, s.io_wakes);
+  count_field("wakes_by_a_worker", EventId::wake, s.wake_arrows);
+  count_field("lane_pops", EventId::lane_pop, s.lane_pops);
+  count_field("releases", EventId::release, s.releases);
+  count_field("io_submitted", EventId::io_submit, s.io_submitted);
+  count_field("io_completed", EventId::io_complete, s.io_completed);
+  count_field("io_failed", EventId::io_complete, s.io_failed);
+  count_field("io_unpaired", EventId::io_complete, s.io_unpaired);
   j.raw(",\"dropped_events\":").u64(s.dropped_events).raw(",\"drop_markers\":").u64(s.drop_markers);
   j.raw(",\"dropped_by_reason\":{");
   for (int r = 0; r < kDropReasonCount; ++r) {
     j.raw(r ? ",\"" : "\"").raw(std::string(kDropReasonNames[r])).raw("\":").u64(s.dropped_by_reason[r]);
   }
   j.raw("}");
-  count_field("unmatched_task_ends", EventType::task_end, s.unmatched_task_ends);
-  count_field("unfinished_tasks", EventType::task_begin, s.unfinished_tasks);
-  count_field("deadlocks", EventType::deadlock, s.deadlocks);
+  count_field("unmatched_task_ends", EventId::task_end, s.unmatched_task_ends);
+  count_field("unfinished_tasks", EventId::task_begin, s.unfinished_tasks);
+  count_field("deadlocks", EventId::deadlock, s.deadlocks);
   json_percentiles(j, "ready_wait", s.ready_wait);
   json_percentiles(j, "task_duration", s.task_duration);
   json_percentiles(j, "wake_latency", s.wake_latency);

@@ -56,23 +56,23 @@ std::string outside_table(const Event& e) {
     if (bad.empty()) bad = std::move(found);
   };
   switch (e.type) {
-    case EventType::state: {
+    case EventId::state: {
       const auto p = payload<StatePayload>(e);
       first(check("from", p.from));
       first(check("to", p.to));
       first(check("reason", p.reason));
       break;
     }
-    case EventType::task_begin: first(check("source", payload<TaskBeginPayload>(e).source)); break;
-    case EventType::steal: {
+    case EventId::task_begin: first(check("source", payload<TaskBeginPayload>(e).source)); break;
+    case EventId::steal: {
       const auto p = payload<StealPayload>(e);
       first(check("distance", p.distance));
       first(check("source", p.source));
       break;
     }
-    case EventType::wake: first(check("cause", payload<WakePayload>(e).why)); break;
-    case EventType::io_submit: first(check("kind", payload<IoSubmitPayload>(e).kind)); break;
-    case EventType::dropped: first(check("reason", payload<DroppedPayload>(e).reason)); break;
+    case EventId::wake: first(check("cause", payload<WakePayload>(e).why)); break;
+    case EventId::io_submit: first(check("kind", payload<IoSubmitPayload>(e).kind)); break;
+    case EventId::dropped: first(check("reason", payload<DroppedPayload>(e).reason)); break;
     default: break;  // no field with a table
   }
   return bad.empty() ? bad : std::string(info(e.type).name) + "'s " + bad;

@@ -22,18 +22,18 @@ class WorkerSim {
   }
 
   void run(std::uint64_t budget) {
-    emit(EventType::state, transition(kIdle, kActive), 0);  // started
+    emit(EventId::state, transition(kIdle, kActive), 0);  // started
     while (out_.size() < budget) episode();
-    emit(EventType::state, transition(state_, kIdle), 7);  // stopping
+    emit(EventId::state, transition(state_, kIdle), 7);  // stopping
   }
 
  private:
-  void emit(EventType type, std::uint64_t a, std::uint64_t b) {
+  void emit(EventId type, std::uint64_t a, std::uint64_t b) {
     // Most gaps are a few hundred ticks (~100 ns at 3 GHz); some are long stalls.
     const std::uint64_t r = rng_() % 1000;
     tick_ += r < 990 ? 40 + rng_() % 700 : 10'000 + rng_() % 2'000'000;
     out_.push_back(Event{tick_, worker_, type, {0, 0, 0}, a, b});
-    if (type == EventType::state) state_ = static_cast<std::uint64_t>(StatePayload::decode(a, b).to);
+    if (type == EventId::state) state_ = static_cast<std::uint64_t>(StatePayload::decode(a, b).to);
   }
   std::uint64_t alloc_task() {
     std::uint64_t slot;
@@ -51,46 +51,46 @@ class WorkerSim {
   }
 
   void run_task(std::uint64_t id, std::uint64_t source, int depth) {
-    emit(EventType::task_begin, id, source);
-    if (labels_ > 0 && rng_() % 2 == 0) emit(EventType::task_label, id, 1 + rng_() % labels_);  // names itself
+    emit(EventId::task_begin, id, source);
+    if (labels_ > 0 && rng_() % 2 == 0) emit(EventId::task_label, id, 1 + rng_() % labels_);  // names itself
     if (depth > 0) {
       const std::uint64_t pushed = alloc_task();
-      emit(EventType::push, pushed, static_cast<std::uint64_t>(depth) << 32);  // own deque, with its depth (as core reports it)
-      if (rng_() % 64 == 0) emit(EventType::push, alloc_task(), 1 + rng_() % 2);  // work posted to a lane
+      emit(EventId::push, pushed, static_cast<std::uint64_t>(depth) << 32);  // own deque, with its depth (as core reports it)
+      if (rng_() % 64 == 0) emit(EventId::push, alloc_task(), 1 + rng_() % 2);  // work posted to a lane
       run_task(alloc_task(), 5, depth - 1);                                        // join: one half inline
       if (rng_() % 10 == 0) {
         // The pushed half was stolen: while waiting, this worker steals something back.
         free_task(pushed);
-        emit(EventType::steal, other_worker(), (rng_() % 3) | (2u << 8));
+        emit(EventId::steal, other_worker(), (rng_() % 3) | (2u << 8));
         run_task(alloc_task(), 2, std::max(0, depth - 2));
       } else {
         run_task(pushed, 0, depth - 1);
       }
     }
-    emit(EventType::task_end, id, 0);
+    emit(EventId::task_end, id, 0);
     free_task(id);
   }
 
   void episode() {
-    if (state_ != kActive) emit(EventType::state, transition(state_, kActive), 1);  // found_work
+    if (state_ != kActive) emit(EventId::state, transition(state_, kActive), 1);  // found_work
     const int trees = 1 + static_cast<int>(rng_() % 4);
     for (int i = 0; i < trees; ++i) {
-      if (rng_() % 4 == 0) emit(EventType::lane_pop, rng_() % 2, 200 + rng_() % 50'000);
+      if (rng_() % 4 == 0) emit(EventId::lane_pop, rng_() % 2, 200 + rng_() % 50'000);
       run_task(alloc_task(), rng_() % 2 ? 1 : 3, 2 + static_cast<int>(rng_() % 5));
-      if (rng_() % 16 == 0) emit(EventType::help, rng_() % 2, 100'000 + rng_() % 1'000'000);
-      if (rng_() % 8 == 0) emit(EventType::wake, other_worker(), 0);
+      if (rng_() % 16 == 0) emit(EventId::help, rng_() % 2, 100'000 + rng_() % 1'000'000);
+      if (rng_() % 8 == 0) emit(EventId::wake, other_worker(), 0);
     }
-    emit(EventType::state, transition(kActive, kIdle), 2);  // out_of_work
+    emit(EventId::state, transition(kActive, kIdle), 2);  // out_of_work
     const int rounds = static_cast<int>(rng_() % 3);
-    for (int i = 0; i < rounds; ++i) emit(EventType::steal_round_failed, workers_ - 1, rng_() % 2);
+    for (int i = 0; i < rounds; ++i) emit(EventId::steal_round_failed, workers_ - 1, rng_() % 2);
     if (rng_() % 3 == 0) {
-      emit(EventType::steal, other_worker(), (rng_() % 5) | (2u << 8));
+      emit(EventId::steal, other_worker(), (rng_() % 5) | (2u << 8));
       return;  // the next episode starts with found_work
     }
-    emit(EventType::state, transition(kIdle, kSleepy), 3);     // searched_enough
-    emit(EventType::state, transition(kSleepy, kSleeping), 4);  // fell_asleep
-    emit(EventType::state, transition(kSleeping, kActive), 6);  // woken
-    if (rng_() % 500 == 0) emit(EventType::dropped, 1 + rng_() % 100, 0);
+    emit(EventId::state, transition(kIdle, kSleepy), 3);     // searched_enough
+    emit(EventId::state, transition(kSleepy, kSleeping), 4);  // fell_asleep
+    emit(EventId::state, transition(kSleeping, kActive), 6);  // woken
+    if (rng_() % 500 == 0) emit(EventId::dropped, 1 + rng_() % 100, 0);
   }
 
   std::uint32_t worker_, workers_, labels_;
@@ -158,9 +158,9 @@ std::vector<Event> random_events(std::uint64_t count, std::uint64_t seed) {
       case 2: t = kMax - rng() % 3; break;                           // the maximum
       default: t = t + std::min<std::uint64_t>(kMax - t, rng() % 3000); break;
     }
-    const auto type = static_cast<EventType>(rng() % kEventTypeCount);
+    const auto type = static_cast<EventId>(rng() % kEventCount);
     Event e{t, workers[w], type, {0, 0, 0}, value(last_task[w]), value(0)};
-    if (type == EventType::task_begin || type == EventType::task_end || type == EventType::push) last_task[w] = e.a;
+    if (type == EventId::task_begin || type == EventId::task_end || type == EventId::push) last_task[w] = e.a;
     out.push_back(e);
   }
   return out;

@@ -89,7 +89,7 @@ class alignas(64) Worker final : public SleepSink {
     }
 #if LANTERN_OBSERVER
     // hooks_ is 0 without an observer: the same one load and branch either way.
-    if (hooks_.load(std::memory_order_relaxed) & Observer::bit(Hook::push)) [[unlikely]] {
+    if (hooks_.load(std::memory_order_relaxed) & Observer::bit(EventId::push)) [[unlikely]] {
       if ((++deque_pushes_ & observer->deque_push_sample_mask.load(std::memory_order_relaxed)) == 0) [[unlikely]] {
         report_push(job, before + 1);
       }

@@ -4,7 +4,7 @@
 // only code allowed to pack or unpack an event's two payload words.
 //
 // It includes nothing but the standard library and depends on no other part of Lantern,
-// so core (the producer: lantern/observer.hpp's Hook IS EventId) and the trace format
+// so core (the producer: every hook of lantern/observer.hpp reports an EventId) and the trace format
 // (the consumer's side: lantern/trace/event_table.hpp) both include it without either
 // depending on the other. CMake target: lantern::vocabulary (header only).
 //

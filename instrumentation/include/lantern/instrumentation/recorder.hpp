@@ -56,7 +56,7 @@ class Recorder final : public Observer {
   Recorder& operator=(const Recorder&) = delete;
 
   // The hook: runs on worker `worker`'s thread.
-  void on_event(std::uint32_t worker, Hook hook, std::uint64_t a, std::uint64_t b) noexcept override;
+  void on_event(std::uint32_t worker, EventId hook, std::uint64_t a, std::uint64_t b) noexcept override;
   // task_counter: core's worker counts its tasks straight into counters(worker).tasks.
   std::atomic<std::uint64_t>* task_counter(std::uint32_t worker) noexcept override;
 
@@ -67,15 +67,15 @@ class Recorder final : public Observer {
     // are only wanted when they are recorded: below their level the scheduler skips the
     // call entirely.
     std::uint32_t mask = ~0u;
-    if (level < trace::info(trace::EventType::push).level) mask &= ~Observer::bit(Hook::push);
-    if (level < trace::info(trace::EventType::task_label).level) mask &= ~Observer::bit(Hook::task_label);
+    if (level < trace::info(EventId::push).level) mask &= ~Observer::bit(EventId::push);
+    if (level < trace::info(EventId::task_label).level) mask &= ~Observer::bit(EventId::task_label);
     // not_ready is a sample that core computes on purpose (a sum over the workers): not
     // asked for when it would not be recorded.
-    if (level < trace::info(trace::EventType::not_ready).level) mask &= ~Observer::bit(Hook::not_ready);
+    if (level < trace::info(EventId::not_ready).level) mask &= ~Observer::bit(EventId::not_ready);
     // Tasks are counted by the workers themselves (task_counter); the task hooks only
     // for recording or timing them.
-    if (level < trace::info(trace::EventType::task_begin).level && !time_tasks_) {
-      mask &= ~(Observer::bit(Hook::task_begin) | Observer::bit(Hook::task_end));
+    if (level < trace::info(EventId::task_begin).level && !time_tasks_) {
+      mask &= ~(Observer::bit(EventId::task_begin) | Observer::bit(EventId::task_end));
     }
     set_interest(mask);
   }
@@ -114,7 +114,7 @@ class Recorder final : public Observer {
     std::uint64_t handoff_ticks = 0;  // ... the tick of the `stopping` that handed it
     std::atomic<std::uint64_t> consumer_markers{0};  // markers drain() wrote (its only writer)
   };
-  void count(PerWorker& p, Hook hook, std::uint64_t a, std::uint64_t b, std::uint64_t now) noexcept;
+  void count(PerWorker& p, EventId hook, std::uint64_t a, std::uint64_t b, std::uint64_t now) noexcept;
   void record(PerWorker& p, const trace::Event& e) noexcept;
   static void hand_off(PerWorker& p, std::uint64_t now) noexcept;
   static void take_back(PerWorker& p) noexcept;

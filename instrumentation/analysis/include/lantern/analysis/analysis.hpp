@@ -290,7 +290,7 @@ class Analysis {
   std::optional<trace::Level> level() const noexcept { return level_; }
   // recorded_at_level: whether the header's level records events of type `source`
   // (nullopt: the header does not say its level).
-  std::optional<bool> recorded_at_level(trace::EventType source) const noexcept {
+  std::optional<bool> recorded_at_level(EventId source) const noexcept {
     if (!level_) return std::nullopt;
     return *level_ >= trace::info(source).level;
   }
@@ -298,13 +298,13 @@ class Analysis {
   // ready wait, task_end for task durations, wake, io_complete) have no samples, as one
   // sentence: not recorded at the header's level, recorded but none happened, or the
   // header does not say its level. Every view that shows an empty figure prints it.
-  std::string no_samples_reason(trace::EventType source) const;
+  std::string no_samples_reason(EventId source) const;
   // counted: whether a count of `source` events is a count. False when the header's level
   // does not record them and the trace holds none (the level can be raised while
   // recording; then what was recorded is counted): the count is unknown, and every view
   // prints it as not recorded, never as 0, with no_samples_reason(source) saying why.
   // True when the header does not say its level (nothing tells a 0 from an unknown).
-  bool counted(trace::EventType source) const noexcept {
+  bool counted(EventId source) const noexcept {
     return recorded_at_level(source).value_or(true) || events_of(source) > 0;
   }
   double ns_per_tick() const noexcept { return ns_per_tick_; }

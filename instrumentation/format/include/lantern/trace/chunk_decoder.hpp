@@ -57,7 +57,7 @@ struct DecodedChunk {
 // decode_payload decodes a chunk's payload (checksum already verified) into out->events
 // and out->labels.
 // `known_types` is the file's event-table size: ids at or above it are damage, ids in
-// [kEventTypeCount, known_types) are decoded and skipped. `payload_offset` is used for
+// [kEventCount, known_types) are decoded and skipped. `payload_offset` is used for
 // error messages only. Returns an explanation on malformed payloads (out is then partial).
 std::optional<std::string> decode_payload(std::span<const std::uint8_t> payload, const ChunkHeader& header,
                                           std::uint32_t known_types, std::uint64_t payload_offset,

@@ -1,7 +1,7 @@
 // event_table.hpp - the trace format's view of Lantern's events: the in-memory Event and
 // the format's names for the vocabulary (lantern/vocabulary.hpp), which is THE table of
 // events, states, reasons, sources, distances, IO kinds, wake causes and drop reasons,
-// with the payload codecs. Core's hooks are the same enum (lantern::Hook is EventId), so
+// with the payload codecs. Core's hooks report the same enum (lantern::EventId), so
 // the two can not drift apart; nothing here lists an event a second time.
 //
 // The format library depends on the vocabulary header (a header-only target with no
@@ -20,13 +20,14 @@ using Level = ::lantern::RecordLevel;
 inline constexpr auto& kLevelNames = ::lantern::kRecordLevelNames;
 using Unit = ::lantern::PayloadUnit;
 
-using EventType = ::lantern::EventId;
-inline constexpr int kEventTypeCount = ::lantern::kEventCount;
+// The event enum is lantern::EventId (lantern/vocabulary.hpp), named as such here too;
+// trace::EventType is its earlier spelling, kept so that older readers still compile.
+using EventType [[deprecated("lantern::trace::EventType is lantern::EventId")]] = ::lantern::EventId;
 using EventInfo = ::lantern::EventInfo;
 inline constexpr auto& kEventInfo = ::lantern::kEventInfo;
 
 // info: the table row of a type (types are dense from 0).
-constexpr const EventInfo& info(EventType t) noexcept { return ::lantern::event_info(t); }
+constexpr const EventInfo& info(EventId t) noexcept { return ::lantern::event_info(t); }
 constexpr bool valid_type(std::uint32_t raw) noexcept { return ::lantern::valid_event(raw); }
 
 // The vocabulary's tables under the names the format's users know.
@@ -44,7 +45,7 @@ inline constexpr auto& kDropReasonNames = ::lantern::kDropReasonNames;
 struct Event {
   std::uint64_t ticks;  // clock ticks (see the trace header's calibration)
   std::uint32_t worker;
-  EventType type;
+  EventId type;
   std::uint8_t reserved[3] = {0, 0, 0};
   std::uint64_t a;
   std::uint64_t b;

@@ -77,7 +77,7 @@ inline constexpr std::uint8_t kTagZeroB = 0x20;         // Z: b is 0 and omitted
 inline constexpr std::uint8_t kTagPredictedA = 0x40;    // P: a equals the prediction, omitted
 inline constexpr std::uint8_t kTagTicksBackward = 0x80; // N: the tick delta is subtracted
 inline constexpr int kMaxTypesInTag = 16;
-static_assert(kEventTypeCount <= kMaxTypesInTag,
+static_assert(kEventCount <= kMaxTypesInTag,
               "the event tag has 4 type bits: a 17th event type needs a new format version");
 
 // Per-type encoding rules of format version 3. They are part of the format, not of the
@@ -121,11 +121,11 @@ static_assert(interleave_halves(5ull << 32) == 0b100010 && deinterleave_halves(0
 static_assert(interleave_halves(~0ull) == ~0ull && interleave_halves(0) == 0 && interleave_halves(1) == 1);
 // The rules above were written for this table; if it changes, revisit them (and the
 // version), which is what these checks force.
-static_assert(static_cast<int>(EventType::task_begin) == 1 && static_cast<int>(EventType::task_end) == 2 &&
-              static_cast<int>(EventType::push) == 3 && static_cast<int>(EventType::task_label) == 10);
-static_assert(info(EventType::task_begin).a_unit == Unit::id && info(EventType::task_end).a_unit == Unit::id &&
-              info(EventType::push).a_unit == Unit::id && info(EventType::task_label).a_unit == Unit::id &&
-              info(EventType::task_label).b_unit == Unit::id);
+static_assert(static_cast<int>(EventId::task_begin) == 1 && static_cast<int>(EventId::task_end) == 2 &&
+              static_cast<int>(EventId::push) == 3 && static_cast<int>(EventId::task_label) == 10);
+static_assert(info(EventId::task_begin).a_unit == Unit::id && info(EventId::task_end).a_unit == Unit::id &&
+              info(EventId::push).a_unit == Unit::id && info(EventId::task_label).a_unit == Unit::id &&
+              info(EventId::task_label).b_unit == Unit::id);
 
 // Depth of the per-worker stack of open tasks that predicts task_end's id; deeper nesting
 // still encodes correctly, it only loses the prediction for the outermost tasks.

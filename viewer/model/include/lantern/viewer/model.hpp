@@ -138,7 +138,7 @@ class Model {
 
   // --- whole trace ---
   std::uint64_t events() const noexcept { return analysis_.events(); }
-  std::uint64_t events_of(trace::EventType t) const noexcept { return analysis_.events_of(t); }
+  std::uint64_t events_of(EventId t) const noexcept { return analysis_.events_of(t); }
   std::uint64_t dropped_events() const noexcept { return analysis_.dropped_events(); }
   std::uint64_t dropped_events(DropReason reason) const noexcept { return analysis_.dropped_events(reason); }
   std::uint64_t rejected_events() const noexcept { return analysis_.rejected_events(); }
