@@ -12,6 +12,7 @@
 #include "lantern/trace/trace_header.hpp"
 
 using namespace lantern::trace;
+using lantern::EventId;
 
 namespace {
 

@@ -86,7 +86,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     // Re-encoded chunks name exactly the labels their events use that the input named.
     LabelTable used;
     for (const Event& e : whole.events) {
-      if (e.type != EventId::task_label || e.b == 0 || e.b > 0xFFFF'FFFFu) continue;
+      if (e.type != lantern::EventId::task_label || e.b == 0 || e.b > 0xFFFF'FFFFu) continue;
       if (const auto name = whole.labels.name(static_cast<std::uint32_t>(e.b)))
         used.define(static_cast<std::uint32_t>(e.b), *name);
     }
