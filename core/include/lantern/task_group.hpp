@@ -79,8 +79,16 @@ class TaskGroup {
       // The owner's own tasks first, straight from its deque: they finish with a plain
       // decrement of local_ (finish_one on the owner while not folded). They run nested
       // on this stack, so they count as a wait for max_wait_depth.
+      // Every kJoinHelpInterval tasks run here, the help check of the join path: a
+      // TaskGroup fork-join whose tasks nobody steals never reaches find_work and its
+      // check (core/helping/README.md, "On the join path"). The overdue lane task runs
+      // here and may finish tasks of ours: test again.
       detail::Worker::WaitDepthScope nested(*w);
       while (pending_unfolded() != 0) {
+        if (w->join_help_due()) [[unlikely]] {
+          w->help_from_join();
+          continue;
+        }
         detail::Job* job = w->pop();
         if (!job) break;
         w->execute(job, TaskSource::own_deque);
