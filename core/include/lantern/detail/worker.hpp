@@ -198,8 +198,11 @@ class alignas(64) Worker final : public SleepSink {
   // TaskGroup) before it starts waiting; throws WaitDepthError if the wait would nest
   // deeper than SchedulerOptions::max_wait_depth.
   void check_wait_depth() const {
-    if (wait_depth_ >= max_wait_depth_) [[unlikely]] throw_wait_depth();
+    if (wait_too_deep()) [[unlikely]] throw_wait_depth();
   }
+  // wait_too_deep: a wait here would nest deeper than max_wait_depth (check_wait_depth
+  // would throw). TaskGroup's destructor, which cannot throw, cancels instead.
+  bool wait_too_deep() const noexcept { return wait_depth_ >= max_wait_depth_; }
   // wait_depth: how many waits are nested on this worker's stack right now.
   std::uint32_t wait_depth() const noexcept { return wait_depth_; }
   // WaitDepthScope counts a wait that runs tasks on this stack without wait_until
