@@ -7,7 +7,7 @@
 namespace lantern::detail {
 
 void Worker::unblock() noexcept {
-  blocked_in_wait_.store(false, std::memory_order_seq_cst);
+  out_of_work_.store(kWorking, std::memory_order_seq_cst);
   // We leave with what our last search found: the epoch is odd; even again for the next
   // blocked period.
   if (search_epoch_.load(std::memory_order_relaxed) & 1) bump_search_epoch();
@@ -26,7 +26,7 @@ void Worker::unblock() noexcept {
 
 bool Worker::still_blocked() const noexcept {
   inspectors_.fetch_add(1, std::memory_order_seq_cst);
-  bool blocked = blocked_in_wait_.load(std::memory_order_seq_cst);
+  bool blocked = out_of_work_.load(std::memory_order_seq_cst) != kWorking;
   // The flag's seq-cst store published the pointer; the waiter cannot leave this wait
   // (unblock) until we count ourselves out.
   if (blocked) blocked = !blocked_latch_.load(std::memory_order_relaxed)->probe();
@@ -47,11 +47,18 @@ void Worker::check_deadlock(const Latch& own) noexcept {
   // checkers never pile onto a waiter's count while it works, and a waiter leaving its
   // wait lowers its flag first: the checks that follow stop at the flags and its count
   // drains.
-  auto all_blocked = [this, &r, n, &own] {
+  // Workers idle in their top-level loop count as out of work too (their latch,
+  // terminate, is set only at shutdown), but some worker must be blocked in a wait: a
+  // pool merely idle is no deadlock. `waiting` counts those (the hook's blocked workers).
+  std::uint32_t waiting = 0;
+  auto all_blocked = [this, &r, n, &own, &waiting] {
+    waiting = 0;
     for (std::uint32_t i = 0; i < n; ++i) {
-      if (!r.worker(i).blocked_in_wait()) return false;
+      const std::uint8_t s = r.worker(i).out_of_work();
+      if (s == kWorking) return false;
+      waiting += s == kBlockedInWait;
     }
-    if (own.probe()) return false;
+    if (waiting == 0 || own.probe()) return false;
     for (std::uint32_t i = 0; i < n; ++i) {
       const Worker& w = r.worker(i);
       if (&w != this && !w.still_blocked()) return false;
@@ -77,6 +84,9 @@ void Worker::check_deadlock(const Latch& own) noexcept {
     if (!all_blocked()) return;
     const std::uint64_t before = epochs();
     if (before == ~std::uint64_t{0}) return;
+    // IO on the shared ring (the condvar strategy) completes into a lane: in flight, it is
+    // progress to come. Read before the queues: its count drops after the lane push.
+    if (r.shared_io().busy()) return;
     for (std::uint32_t i = 0; i < n; ++i) {
       if (r.worker(i).deque.size() > 0 || r.worker(i).lane.size() > 0) return;
     }
@@ -94,7 +104,7 @@ void Worker::check_deadlock(const Latch& own) noexcept {
     // now (Dekker with the leaver's store-then-load), so no stale claim survives.
     if (all_blocked()) {
       // The hook first, then "reported": describe_state's line implies the hook fired.
-      LANTERN_HOOK(*this, DeadlockPayload{n, r.live_jobs()});
+      LANTERN_HOOK(*this, DeadlockPayload{waiting, r.live_jobs()});
       std::uint64_t c = claimed;
       // Fails only if a worker left meanwhile and ended the episode: it re-checks itself
       // when it blocks again.

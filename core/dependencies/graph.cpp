@@ -132,6 +132,10 @@ void TaskGraph::run(Scheduler& pool) {
   if (!prepared_) prepare();  // throws on a cycle
 
   detail::Registry& registry = pool.registry();
+  // WaitDepthError before anything runs, as every wait that may throw does: the run's
+  // wait on a worker runs tasks on this stack (core/README.md, "Nested waits and the
+  // stack").
+  if (detail::Worker* w = registry.current_worker()) w->check_wait_depth();
   if (registry_ != &registry) {
     for (auto& node : nodes_) node->registry = &registry;
     registry_ = &registry;

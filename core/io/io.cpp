@@ -86,6 +86,7 @@ bool SharedIo::start(IoOp* op, int* err) {
     *err = ENOSYS;
     return false;
   }
+  in_flight_.fetch_add(1, std::memory_order_seq_cst);  // before the kernel can complete it
   ctx_->start(op);
   ctx_->flush();
   return true;
@@ -138,6 +139,7 @@ void SharedIo::completer_main() {
     for (IoOp* op : ready) {
       registry_.not_ready_released(nullptr);
       registry_.inject(op);
+      in_flight_.fetch_sub(1, std::memory_order_seq_cst);  // after the push: busy()
     }
     ready.clear();
     if (stopping) return;

@@ -107,12 +107,15 @@ LANTERN_HOT void Worker::wait_until_cold(Latch& latch, WaitKind kind) {
     IdleState idle = sleep_->start_looking(index);
     set_state(WorkerState::idle, StateReason::out_of_work);
     Job* found = nullptr;
-    // A worker whose own ring has IO in flight is not blocked: the IO will complete.
-    const bool blocked = nested && !(io_ && (io_->in_flight() > 0 || io_->has_queued()));
+    // Out of work, for the deadlock check: blocked in a nested wait, or idle in the
+    // top-level loop (a pool where one worker waits and the others idle with nothing
+    // anywhere cannot progress either). A worker whose own ring has IO in flight is
+    // neither: the IO will complete.
+    const bool blocked = !(io_ && (io_->in_flight() > 0 || io_->has_queued()));
     if (blocked) {
-      blocked_task_.store(task_id(current_task_), std::memory_order_relaxed);
+      blocked_task_.store(nested ? task_id(current_task_) : 0, std::memory_order_relaxed);
       blocked_latch_.store(&latch, std::memory_order_relaxed);  // published by the flag's store
-      blocked_in_wait_.store(true, std::memory_order_seq_cst);
+      out_of_work_.store(nested ? kBlockedInWait : kIdleInLoop, std::memory_order_seq_cst);
     }
     while (!latch.probe()) {
       if (blocked) bump_search_epoch();  // odd: searching (check_deadlock)
@@ -123,8 +126,8 @@ LANTERN_HOT void Worker::wait_until_cold(Latch& latch, WaitKind kind) {
       if (!declined) idle.owes_search = false;
       if (found) break;
       if (declined) back_off(idle, latch);
-      // Our search found nothing: if every worker is now out of work inside a wait, the
-      // pool can only be rescued from outside (core/deadlock/README.md).
+      // Our search found nothing: if every worker is now out of work, some inside a wait,
+      // the pool can only be rescued from outside (core/deadlock/README.md).
       if (blocked) {
         bump_search_epoch();  // even: between searches, holding nothing
         check_deadlock(latch);

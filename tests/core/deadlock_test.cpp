@@ -1,7 +1,7 @@
 // deadlock_test.cpp - suspected deadlocks (core/deadlock/README.md): every worker
-// blocked in a nested wait with nothing ready is reported once (the deadlock hook and
-// describe_state), ordinary nested fork-join never is, and a wait that only an outside
-// thread can end is suspected exactly when it holds every worker.
+// blocked in a nested wait or idle, at least one in a wait, with nothing ready and no IO
+// in flight, is reported once (the deadlock hook and describe_state), on any number of
+// workers; ordinary nested fork-join and a wait for IO in flight never are.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -9,6 +9,8 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include <unistd.h>
 
 #include "lantern/lantern.hpp"
 #include "strategy.hpp"
@@ -138,34 +140,92 @@ TEST_P(Strategy, OrdinaryNestedForkJoinIsNeverReportedAsADeadlock) {
 }
 
 // A task waiting on a Signal that the main thread will set is not a deadlock, but from
-// inside the pool it looks the same as one when it holds every worker: on one worker it
-// is reported as suspected (the documented limit); on two, the other worker is idle in
-// its own loop, not blocked in a wait, and nothing is reported.
-TEST_P(Strategy, AnOutsideSignalWaitIsSuspectedOnlyWhenItHoldsEveryWorker) {
+// inside the pool it looks the same as one: no worker can make progress (on two workers
+// the other one is idle with nothing anywhere), so it is reported as suspected (the
+// documented limit) on any number of workers.
+TEST_P(Strategy, AnOutsideSignalWaitIsSuspectedWhenNoWorkerCanProgress) {
   for (std::uint32_t workers : {1u, 2u}) {
     CountDeadlocks observer;
     Scheduler pool(options(workers, &observer));
     Watchdog dog("outside signal wait", 10s, dump(pool));
     lantern::Signal from_main;
     auto waiter = pool.submit([&] { from_main.wait(); });
-    std::string state = wait_for_state(pool, [&](const std::string& s) {
-      if (s.find("blocked in Signal::wait") == std::string::npos) return false;
-      return workers == 1 ? says_deadlock(s) : pool.sleep_snapshot().sleeping == workers;
+    const std::string state = wait_for_state(pool, [&](const std::string& s) {
+      return s.find("blocked in Signal::wait") != std::string::npos && says_deadlock(s);
     });
-    if (workers == 1) {
-      EXPECT_EQ(observer.reports.load(), 1) << state;
-    } else {
-      // Both asleep: the waiter's last search has run its check; the idle one never blocks in a wait.
-      state = pool.describe_state();
-      EXPECT_FALSE(says_deadlock(state)) << state;
-      EXPECT_EQ(observer.reports.load(), 0) << state;
-    }
+    EXPECT_EQ(observer.reports.load(), 1) << state;
+    EXPECT_EQ(observer.blocked_workers.load(), 1u) << state;  // the hook counts the waits
+    if (workers == 2) EXPECT_NE(state.find(" idle"), std::string::npos) << state;
     from_main.set();
     waiter.get();
     pool.run([] {});
     EXPECT_FALSE(says_deadlock(pool.describe_state())) << pool.describe_state();
-    EXPECT_EQ(observer.reports.load(), workers == 1 ? 1 : 0);
+    EXPECT_EQ(observer.reports.load(), 1);
   }
+}
+
+// The deadlock of the issue that motivated counting idle workers: a task waits on a
+// TaskGroup; while it waits, its worker runs the group's task, which waits on a Signal
+// that only the first task sets after its wait. On one worker every worker is blocked in
+// a wait; on two, the second worker is asleep with nothing anywhere, which is no more able
+// to end it. Both are reported (without counting idle workers, two workers hang silently
+// and the bounded wait below fails with the watchdog's dump).
+TEST_P(Strategy, AWaitThatOnlyItsOwnTaskCanEndIsReportedOnAnyNumberOfWorkers) {
+  for (std::uint32_t workers : {1u, 2u}) {
+    CountDeadlocks observer;
+    Scheduler pool(options(workers, &observer));
+    Watchdog dog("deadlock with an idle worker, " + std::to_string(workers) + " workers", 10s, dump(pool));
+    lantern::Signal gate;
+    std::atomic<int> inner_done{0};
+    auto outer = pool.submit([&] {
+      lantern::TaskGroup group;
+      group.spawn([&] {
+        gate.wait();  // set only after the wait below returns
+        inner_done.fetch_add(1);
+      });
+      group.wait();
+      gate.set();
+    });
+    const std::string state = wait_for_state(pool, says_deadlock);
+    EXPECT_EQ(observer.reports.load(), 1) << state;
+    EXPECT_GE(observer.blocked_workers.load(), 1u) << state;
+    EXPECT_NE(state.find("Signal::wait"), std::string::npos) << state;
+    gate.set();  // the rescue from outside
+    outer.get();
+    EXPECT_EQ(inner_done.load(), 1);
+    pool.run([] {});
+    EXPECT_FALSE(says_deadlock(pool.describe_state())) << pool.describe_state();
+    EXPECT_EQ(observer.reports.load(), 1);
+  }
+}
+
+// An idle pool is no deadlock, and neither is a wait whose IO is in flight on the shared
+// ring (the condvar strategy: the completer thread hands the completion to a lane) with
+// the other worker idle: nothing is reported while a task waits on a pipe that the test
+// thread writes only once both workers are asleep.
+TEST_P(Strategy, AWaitForIOInFlightIsNotADeadlock) {
+  CountDeadlocks observer;
+  Scheduler pool(options(2, &observer));
+  Watchdog dog("wait for IO with an idle worker", 10s, dump(pool));
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  char byte = 0;
+  auto reader = pool.submit([&] {
+    lantern::Signal read_done;
+    lantern::io::read(fds[0], &byte, 1, [&](lantern::IoResult) { read_done.set(); });
+    read_done.wait();
+  });
+  // Both workers asleep (their last searches ran their checks) with the read in flight.
+  while (!all_asleep(pool)) std::this_thread::yield();
+  const std::string state = pool.describe_state();
+  EXPECT_FALSE(says_deadlock(state)) << state;
+  EXPECT_EQ(observer.reports.load(), 0) << state;
+  ASSERT_EQ(::write(fds[1], "x", 1), 1);
+  reader.get();
+  EXPECT_EQ(byte, 'x');
+  ::close(fds[0]);
+  ::close(fds[1]);
+  EXPECT_EQ(observer.reports.load(), 0);
 }
 
 }  // namespace

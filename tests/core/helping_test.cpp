@@ -84,45 +84,102 @@ FloodResult run_flood(bool helping) {
   return {seen_at.load() - submitted_at, after_submit - submitted_at, flood_done.load()};
 }
 
-// The help check lives in find_work, which a fork-join computation whose halves are not
+// The help check lives in find_work, which a fork-join computation whose tasks are not
 // stolen never calls; join runs it too, every kJoinHelpInterval joins
-// (Worker::help_from_join). Without that (this test built with
-// -DLANTERN_JOIN_HELP_INTERVAL=0) a lane task submitted during fib starts after fib in
-// every run on 1 worker.
+// (Worker::help_from_join), and so does TaskGroup::wait, every kJoinHelpInterval tasks it
+// runs from its own deque. lane_task_runs_during runs `round` (one round of such a
+// computation, on a worker) over and over until a lane task submitted from outside
+// meanwhile has run, and says whether it ran before the rounds ended (bounded: 200 rounds
+// after the submission). Rounds before the submission do not count: the outside thread may
+// not get a CPU for a while on a loaded machine (or under TSan), and 200 rounds counted
+// from the start could end before it submitted - a failure with a correct scheduler. The
+// watchdog bounds the wait for the submission.
+template <class Round>
+void expect_lane_served_during(Scheduler& pool, const char* what, std::uint32_t workers, Round round) {
+  Watchdog dog(std::string("lane task during ") + what, 120s, dump(pool));
+  std::atomic<bool> started{false};
+  std::atomic<bool> done{false};
+  std::atomic<bool> lane_ran{false};
+  std::atomic<bool> lane_ran_during{false};
+  std::atomic<bool> lane_submitted{false};
+  std::thread outside([&] {
+    while (!started.load()) std::this_thread::yield();
+    pool.submit_to_lane(0, [&] {
+      lane_ran_during = !done.load();
+      lane_ran = true;
+    });
+    lane_submitted = true;
+  });
+  pool.run([&] {
+    started = true;
+    for (int r = 0; r < 200 && !lane_ran.load();) {
+      const bool counts = lane_submitted.load();
+      round();
+      if (counts) ++r;
+    }
+    done = true;
+  });
+  outside.join();
+  pool.run([] {});
+  EXPECT_TRUE(lane_ran_during.load()) << workers << " worker(s): the lane task waited for " << what << " to end";
+}
+
+// fib through a TaskGroup per node: the node's wait runs both children from its own deque.
+std::uint64_t fib_task_group(int n) {
+  if (n < 2) return static_cast<std::uint64_t>(n);
+  std::uint64_t a = 0, b = 0;
+  lantern::TaskGroup group;
+  group.spawn([&] { a = fib_task_group(n - 1); });
+  group.spawn([&] { b = fib_task_group(n - 2); });
+  group.wait();
+  return a + b;
+}
+
+// fib through spawn_handle and TaskHandle::wait: one child spawned, the other run here.
+std::uint64_t fib_handles(Scheduler& pool, int n) {
+  if (n < 2) return static_cast<std::uint64_t>(n);
+  std::uint64_t a = 0;
+  lantern::TaskHandle left = pool.spawn_handle([&pool, &a, n] { a = fib_handles(pool, n - 1); });
+  const std::uint64_t b = fib_handles(pool, n - 2);
+  left.wait();
+  return a + b;
+}
+
+// Without the check on the join path (this test built with -DLANTERN_JOIN_HELP_INTERVAL=0)
+// a lane task submitted during fib starts after fib in every run on 1 worker.
 TEST_P(Strategy, LanesAreHelpedDuringForkJoin) {
   for (std::uint32_t workers : {1u, 2u}) {
     Scheduler pool(options(workers));
-    Watchdog dog("lane task during fib", 120s, dump(pool));
-    std::atomic<bool> fib_started{false};
-    std::atomic<bool> fib_done{false};
-    std::atomic<bool> lane_ran{false};
-    std::atomic<bool> lane_ran_during_fib{false};
-    std::atomic<bool> lane_submitted{false};
-    std::thread outside([&] {
-      while (!fib_started.load()) std::this_thread::yield();
-      pool.submit_to_lane(0, [&] {
-        lane_ran_during_fib = !fib_done.load();
-        lane_ran = true;
-      });
-      lane_submitted = true;
+    expect_lane_served_during(pool, "fib by join", workers, [] { lantern::testing::fib(25); });
+  }
+}
+
+// The same under TaskGroup fork-join: without the check in TaskGroup::wait's own-deque
+// loop the lane task starts after the rounds on 1 worker.
+TEST_P(Strategy, LanesAreHelpedDuringTaskGroupForkJoin) {
+  for (std::uint32_t workers : {1u, 2u}) {
+    Scheduler pool(options(workers));
+    expect_lane_served_during(pool, "fib by TaskGroup", workers, [] { fib_task_group(23); });
+  }
+}
+
+// A spawn/wait tree of TaskHandles: each wait goes through find_work (wait_until), whose
+// own help check serves the lane.
+TEST_P(Strategy, LanesAreHelpedDuringATaskHandleTree) {
+  for (std::uint32_t workers : {1u, 2u}) {
+    Scheduler pool(options(workers));
+    expect_lane_served_during(pool, "fib by TaskHandle", workers, [&pool] { fib_handles(pool, 18); });
+  }
+}
+
+// parallel_for splits its range with join: join's check serves the lane.
+TEST_P(Strategy, LanesAreHelpedDuringParallelFor) {
+  for (std::uint32_t workers : {1u, 2u}) {
+    Scheduler pool(options(workers));
+    std::vector<std::uint64_t> out(1 << 16);
+    expect_lane_served_during(pool, "parallel_for", workers, [&out] {
+      lantern::parallel_for(0, out.size(), 1, [&out](std::size_t i) { out[i] = i * i; });
     });
-    // fib until the lane task ran, in rounds (bounded: 200 rounds of fib(25) after the
-    // submission). Rounds before the submission do not count: the outside thread may not
-    // get a CPU for a while on a loaded machine (or under TSan), and 200 rounds counted
-    // from fib's start could end before it submitted - a failure with a correct scheduler.
-    // The watchdog bounds the wait for the submission.
-    pool.run([&] {
-      fib_started = true;
-      for (int round = 0; round < 200 && !lane_ran.load();) {
-        const bool counts = lane_submitted.load();
-        lantern::testing::fib(25);
-        if (counts) ++round;
-      }
-      fib_done = true;
-    });
-    outside.join();
-    pool.run([] {});
-    EXPECT_TRUE(lane_ran_during_fib.load()) << workers << " worker(s): the lane task waited for fork-join to end";
   }
 }
 

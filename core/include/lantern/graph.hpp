@@ -22,6 +22,10 @@
 //    and run() returns (throws) only when the whole graph has finished.
 //  * One run at a time: run() while the graph runs, or adding tasks or edges while it
 //    runs, throws std::logic_error. Building a graph is not thread-safe.
+//  * run() on a worker waits there, running other tasks on the same stack, so it counts
+//    towards SchedulerOptions::max_wait_depth: a run that would nest deeper throws
+//    WaitDepthError before it starts any task (as Future, TaskHandle, Signal and
+//    TaskGroup waits do; core/README.md, "Nested waits and the stack").
 #pragma once
 
 #include <atomic>

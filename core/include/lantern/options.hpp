@@ -73,12 +73,15 @@ struct SchedulerOptions {
   Observer* observer = nullptr;
 
   // How deeply waits may nest on one worker. A wait on a worker (Future::get/wait,
-  // TaskHandle::wait, Signal::wait, TaskGroup::wait, join's wait for a stolen half) runs
+  // TaskHandle::wait, Signal::wait, TaskGroup::wait, TaskGraph::run, join's wait for a
+  // stolen half) runs
   // other tasks on the same stack, and those may wait in turn: a chain of tasks that each
   // wait for the next grows the worker's stack by one level per task, and about 30,000
   // levels overflow an 8 MiB thread stack (fewer under sanitizers). A Future, TaskHandle,
-  // Signal or TaskGroup wait that would go deeper than this throws WaitDepthError
-  // instead; join's waits count but never throw (join cannot abandon a stolen half).
+  // Signal, TaskGroup or TaskGraph wait that would go deeper than this throws
+  // WaitDepthError instead (a TaskGroup's also cancels its tasks not started, and its
+  // destructor cancels rather than nest deeper: task_group.hpp); join's waits count but
+  // never throw (join cannot abandon a stolen half).
   // Must be at least 1.
   std::uint32_t max_wait_depth = 1000;
 };

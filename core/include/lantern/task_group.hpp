@@ -6,6 +6,22 @@
 //
 // wait() on a worker keeps that worker running other tasks; on any other thread it
 // blocks. The destructor waits too (swallowing exceptions; call wait() to see them).
+//
+// Nesting (SchedulerOptions::max_wait_depth): a wait on a worker runs tasks on the
+// waiting task's stack, so a chain of tasks that each make a group, spawn the next link
+// into it and wait would grow the stack by one level per link. A wait (wait() or the
+// destructor's) that would nest deeper than max_wait_depth therefore cancels the group:
+// every task of it that has not started yet never runs its body (it counts as finished
+// at once), and the group records WaitDepthError. wait() then throws WaitDepthError
+// without running anything; the destructor - typically reached while that exception
+// unwinds the task - runs the cancelled tasks, each returning at once, and waits for
+// the tasks already running elsewhere (running other tasks meanwhile, as every wait on
+// a worker does), then swallows the error. So a refused link stops the chain: its next
+// link is cancelled, not run on the unwinding stack, and the error reaches the task
+// that waited on the chain's first group (each link's wait rethrows it). A task that
+// had started before the cancellation runs to completion. A later wait() of the group
+// rethrows the recorded WaitDepthError once every task has finished, and the next round
+// of spawns runs normally.
 #pragma once
 
 #include <atomic>
@@ -63,8 +79,9 @@ class TaskGroup {
   // group from another thread while it waits. A group made on a worker (inside a task)
   // must be waited for on that worker, i.e. by the task that made it (it counts that
   // worker's spawns without atomics); waiting elsewhere is reported and aborts.
-  // On a worker, throws WaitDepthError (without waiting) if the wait would nest deeper
-  // than SchedulerOptions::max_wait_depth; the destructor still waits.
+  // On a worker, if the wait would nest deeper than SchedulerOptions::max_wait_depth, it
+  // cancels the tasks that have not started and throws WaitDepthError without running
+  // anything (see the top of this file); the destructor then finishes the group.
   void wait() { wait(/*may_refuse=*/true); }
 
  private:
@@ -72,15 +89,24 @@ class TaskGroup {
     detail::Worker* const w = detail::tls_worker;
     if (owner_ != nullptr && w != owner_) misuse();
     const bool on_pool = w != nullptr && &w->registry() == registry_;
-    // WaitDepthError rather than a stack overflow, before anything runs on this stack,
-    // so a throw leaves the group as it was.
-    if (on_pool && may_refuse && pending_unfolded() != 0) w->check_wait_depth();
+    // WaitDepthError rather than a stack overflow, before anything runs on this stack:
+    // the tasks not started are cancelled, so that the destructor below runs none of
+    // their bodies on this stack either.
+    if (on_pool && pending_unfolded() != 0 && w->wait_too_deep()) [[unlikely]] refuse(*w, may_refuse);
     if (owner_ != nullptr) {
       // The owner's own tasks first, straight from its deque: they finish with a plain
       // decrement of local_ (finish_one on the owner while not folded). They run nested
       // on this stack, so they count as a wait for max_wait_depth.
+      // Every kJoinHelpInterval tasks run here, the help check of the join path: a
+      // TaskGroup fork-join whose tasks nobody steals never reaches find_work and its
+      // check (core/helping/README.md, "On the join path"). The overdue lane task runs
+      // here and may finish tasks of ours: test again.
       detail::Worker::WaitDepthScope nested(*w);
       while (pending_unfolded() != 0) {
+        if (w->join_help_due()) [[unlikely]] {
+          w->help_from_join();
+          continue;
+        }
         detail::Job* job = w->pop();
         if (!job) break;
         w->execute(job, TaskSource::own_deque);
@@ -113,6 +139,7 @@ class TaskGroup {
         error = std::exchange(error_, nullptr);
         has_error_.store(false, std::memory_order_relaxed);
       }
+      cancelled_.store(false, std::memory_order_relaxed);  // a cancellation records an error
       if (error) std::rethrow_exception(error);
     }
   }
@@ -123,12 +150,16 @@ class TaskGroup {
   auto task(F&& fn) {
     return [this, f = std::forward<F>(fn)]() mutable noexcept -> detail::Caught {
       bool threw = false;
-      try {
-        f();
-      } catch (...) {
-        record(std::current_exception());
-        threw = true;
-        detail::task_threw();
+      // A refused wait cancelled the group (refuse): the body never runs. Relaxed: a
+      // task that misses the store has started before it, as far as anyone can tell.
+      if (!cancelled_.load(std::memory_order_relaxed)) [[likely]] {
+        try {
+          f();
+        } catch (...) {
+          record(std::current_exception());
+          threw = true;
+          detail::task_threw();
+        }
       }
       finish_one();
       return {threw};
@@ -187,6 +218,21 @@ class TaskGroup {
     if (!error_) error_ = std::move(e);
     has_error_.store(true, std::memory_order_release);
   }
+  // refuse: a wait on `w` that would nest deeper than max_wait_depth. Cancels the tasks
+  // that have not started (their bodies are skipped: `task`), records WaitDepthError,
+  // and throws it if the caller may (wait(); the destructor may not, and finishes the
+  // group instead: running the cancelled tasks takes no stack beyond this level).
+  [[gnu::cold, gnu::noinline]] void refuse(detail::Worker& w, bool may_refuse) {
+    std::exception_ptr error;
+    try {
+      w.check_wait_depth();  // throws: the same message as every other refused wait
+    } catch (...) {
+      error = std::current_exception();
+    }
+    cancelled_.store(true, std::memory_order_relaxed);
+    record(error);
+    if (may_refuse) std::rethrow_exception(error);
+  }
   void finish_one() noexcept {
     if (detail::tls_worker == owner_ && !folded_) {
       --local_;  // the owner's worker, before wait() folded: only it touches local_
@@ -199,6 +245,9 @@ class TaskGroup {
   detail::Worker* const owner_;  // the worker that made the group; null: made outside the pool
   std::int64_t local_ = 0;       // owner-only
   bool folded_ = false;          // owner-only: wait() has moved local_ into remote_
+  // A wait past max_wait_depth cancelled the tasks not started yet (refuse); cleared when
+  // a wait has seen every task finish. Set by the waiter, read by every task.
+  std::atomic<bool> cancelled_{false};
   std::atomic<std::int64_t> remote_{kBias};
   detail::Latch done_;
   std::atomic<bool> has_error_{false};

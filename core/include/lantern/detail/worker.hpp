@@ -180,11 +180,16 @@ class alignas(64) Worker final : public SleepSink {
     if (!latch.probe()) wait_until_cold(latch, kind);
   }
   // --- suspected deadlock (core/deadlock/README.md, deadlock.cpp) ---
-  // blocked_in_wait: this worker is out of work inside a nested wait (not its top-level
-  // loop) and searching / sleeping. wait_kind / blocked_task: that wait's kind and the
-  // task waiting. Read by other threads (check_deadlock, describe_state).
-  bool blocked_in_wait() const noexcept { return blocked_in_wait_.load(std::memory_order_seq_cst); }
-  // still_blocked: blocked_in_wait, and the latch of that wait is not set yet. Called by
+  // out_of_work: this worker is searching / sleeping with no IO of its own queued or in
+  // flight, either inside a nested wait (kBlockedInWait) or in its top-level loop
+  // (kIdleInLoop); kWorking otherwise. blocked_in_wait: the former. wait_kind /
+  // blocked_task: that wait's kind and the task waiting. Read by other threads
+  // (check_deadlock, describe_state).
+  static constexpr std::uint8_t kWorking = 0, kIdleInLoop = 1, kBlockedInWait = 2;
+  std::uint8_t out_of_work() const noexcept { return out_of_work_.load(std::memory_order_seq_cst); }
+  bool blocked_in_wait() const noexcept { return out_of_work() == kBlockedInWait; }
+  // still_blocked: out of work, and the latch of its wait (terminate, in the top-level
+  // loop) is not set yet. Called by
   // another worker's check_deadlock: a flag alone is not enough, because a worker whose
   // latch was just set keeps its flag up until its own next probe, and a finished
   // join or TaskGroup would then look like a deadlock. The latch lives on the waiter's
@@ -198,8 +203,11 @@ class alignas(64) Worker final : public SleepSink {
   // TaskGroup) before it starts waiting; throws WaitDepthError if the wait would nest
   // deeper than SchedulerOptions::max_wait_depth.
   void check_wait_depth() const {
-    if (wait_depth_ >= max_wait_depth_) [[unlikely]] throw_wait_depth();
+    if (wait_too_deep()) [[unlikely]] throw_wait_depth();
   }
+  // wait_too_deep: a wait here would nest deeper than max_wait_depth (check_wait_depth
+  // would throw). TaskGroup's destructor, which cannot throw, cancels instead.
+  bool wait_too_deep() const noexcept { return wait_depth_ >= max_wait_depth_; }
   // wait_depth: how many waits are nested on this worker's stack right now.
   std::uint32_t wait_depth() const noexcept { return wait_depth_; }
   // WaitDepthScope counts a wait that runs tasks on this stack without wait_until
@@ -298,10 +306,11 @@ class alignas(64) Worker final : public SleepSink {
     (void)why;
   }
   void wait_until_cold(Latch& latch, WaitKind kind);
-  // check_deadlock: every worker blocked in a nested wait and nothing ready -> report
+  // check_deadlock: every worker out of work (blocked in a nested wait or idle in its
+  // loop), at least one of them in a wait, and nothing ready, no IO in flight -> report
   // once per episode (the deadlock hook; Registry::deadlock_episode for describe_state).
   [[gnu::noinline]] void check_deadlock(const Latch& own) noexcept;
-  // unblock: lower blocked_in_wait_ and wait until no check_deadlock reads our latch.
+  // unblock: lower out_of_work_ and wait until no check_deadlock reads our latch.
   void unblock() noexcept;
   [[noreturn, gnu::noinline]] void throw_wait_depth() const;
   // report_push: the push hook for a sampled own-deque push (depth: the deque's depth
@@ -396,10 +405,10 @@ class alignas(64) Worker final : public SleepSink {
   std::uint32_t max_wait_depth_;  // SchedulerOptions::max_wait_depth
   std::atomic<WaitKind> wait_kind_{WaitKind::none};  // innermost wait (set on the cold path)
   std::atomic<std::uint64_t> blocked_task_{0};       // task_id of the task blocked in it
-  std::atomic<bool> blocked_in_wait_{false};         // out of work inside a nested wait
+  std::atomic<std::uint8_t> out_of_work_{kWorking};  // out_of_work(): the flag check_deadlock reads
   std::atomic<const Latch*> blocked_latch_{nullptr};  // the latch of that wait (set before the flag)
   mutable std::atomic<std::uint32_t> inspectors_{0};  // check_deadlock readers of blocked_latch_
-  // Odd while this worker, blocked in a nested wait, searches (and may be holding a task
+  // Odd while this worker, out of work (flag up), searches (and may be holding a task
   // it took but has not yet left the wait with); even between searches. Only this
   // worker writes it. check_deadlock requires every epoch even and unchanged across its
   // look at the queues (core/deadlock/README.md).

@@ -35,6 +35,10 @@ class SharedIo {
   void cancel_all();
   // stop ends the completer thread (after the pool has drained). Idempotent.
   void stop();
+  // busy: some operation is in flight (started and not yet handed to the pool). Read by
+  // the deadlock check before it looks at the lanes: the count drops after the
+  // completion's lane push (seq-cst both), so a zero here means that push is visible.
+  bool busy() const noexcept { return in_flight_.load(std::memory_order_seq_cst) != 0; }
   // unavailable_reason: why the shared ring could not be set up ("" if it could, or if
   // no operation was tried yet).
   std::string unavailable_reason();
@@ -49,6 +53,7 @@ class SharedIo {
   bool tried_ = false;              // guarded by mutex_
   std::string why_;                 // guarded by mutex_
   std::atomic<bool> stop_{false};
+  std::atomic<std::uint64_t> in_flight_{0};  // started, not yet handed to the pool (busy)
   std::thread completer_;
 };
 
