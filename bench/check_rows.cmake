@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # check_rows.cmake - runs a benchmark program that prints its rows as JSON (--json: one
 # object a line, bench::print_json) and checks them, for the bench tests. It passes when
 # the program exits 0, at least ROWS_MIN rows (default 1) match WHERE (default: every

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // graph_bench.cpp - lantern_graph_bench: lantern::TaskGraph against oneTBB's flow graph.
 //
 // Same process, same worker counts, alternating repetitions, every answer checked,

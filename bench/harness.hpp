@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // harness.hpp - the plumbing every benchmark program here shares, and nothing about any
 // scheduler: a clock, statistics, answer checks, the results table (as text, Markdown or
 // JSON), the repetition loop, a progress line, a hang watchdog, the process's CPU mask

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // helping_bench - lanes served during fork-join (core/helping/README.md, "On the join
 // path"), and what the join-path help check costs fib, in one run.
 //

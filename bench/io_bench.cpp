@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // io_bench - the echo server (examples/echo_server) under the io_uring sleep strategy
 // against the condvar strategy, in the same run (bench/RESULTS.md, "io_bench").
 //

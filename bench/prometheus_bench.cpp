@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // prometheus_bench.cpp - what the Prometheus exporter costs (bench/RESULTS.md,
 // "prometheus_bench"). Two questions, each answered in one process:
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // tbb_workloads.hpp - oneTBB's side of the fork-join workloads that more than one
 // benchmark races against Lantern's (workloads.hpp): fib(32) by tbb::parallel_invoke, in
 // lantern_bench's fib row and lantern_helping_bench's oneTBB row. The constants are

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // viewer_bench.cpp - lantern-view on a 10,000,000-event trace: time to the first frame
 // and the CPU time to build one frame (ImGui, no GPU) fully zoomed out and zoomed in.
 //

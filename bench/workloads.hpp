@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // workloads.hpp - the fork-join workloads that more than one benchmark runs on Lantern:
 // fib by lantern::join (lantern_bench races it against oneTBB, lantern_helping_bench
 // times it with and without the join path's help check, prometheus_bench while scraped)

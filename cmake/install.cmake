@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The installed lantern package: every library an application links, exported as
 # lantern::core, lantern::trace_format, lantern::instrumentation, lantern::prometheus and
 # lantern::observe (and lantern::analysis / lantern::vocabulary where those exist): each

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // demo.cpp - Lantern's multi-workload demo.
 //
 // Runs four workloads on one scheduler and prints, per worker, what the scheduler did:

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # build.sh NAME [CMAKE_ARGS...] - configure and build into build/NAME with Ninja.
 #   scripts/build.sh release                        optimised build with tests, bench, examples
 #   scripts/build.sh tsan -DLANTERN_SANITIZE=thread

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """check_docs.py - keep the docs honest where a machine can.
 
 Reads every file git tracks (or, outside a checkout, every file below the root) and checks:

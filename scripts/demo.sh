@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # demo.sh [DEMO_OPTIONS...] - install what is missing, build, and run Lantern's demo.
 #   scripts/demo.sh --help      what the demo's options are
 set -euo pipefail

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # format.sh [--check] - format every C++ file git tracks with .clang-format (clang-format 14,
 # Debian's clang-format package); with --check, change nothing and list the files that are
 # not formatted (exit 1 if any).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # setup.sh - install the Debian 12 packages Lantern builds and tests with, if missing.
 # Uses sudo when not run as root. Safe to run again: it installs only what is missing.
 set -euo pipefail

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # test.sh - the whole test suite: install what is missing, then build and run every test
 # in three builds: optimised, ThreadSanitizer, and AddressSanitizer+UBSan.
 set -euo pipefail

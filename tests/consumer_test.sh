@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # consumer_test.sh BUILD_DIR SOURCE_DIR: install Lantern from BUILD_DIR (already built:
 # nothing is rebuilt) into a temporary prefix, then build tests/consumer against it twice
 # - with CMake's find_package(lantern), and with pkg-config's lantern.pc - and run both:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // wake_diag.cpp - lantern_wake_diag: lantern_bench's wake samples (scheduler/wake.hpp)
 // with what explains their figures. Two rounds in eight also time the floor, a bare
 // FUTEX_WAKE of a thread blocked on a futex word after the same pause, timed the same

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // wake_pages.cpp - lantern_wake_pages: the wake benchmark's samples, one side at a time,
 // bracketed by stores to marker pages, for wake_pages.py to run under valgrind's lackey
 // and count the pages and lines each wake's path touches. Where an idle spell empties

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """wake_pages.py [--bin PATH] [--samples N] [--detail] [--keep DIR]
    wake_pages.py --trace FILE --markers BEGIN TASK [--maps FILE] [--detail]
 

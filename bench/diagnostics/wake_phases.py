@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """wake_phases.py TRACE SAMPLES [--slow US] [--show K]
 
 Splits each sample of the wake benchmark (lantern_wake_diag) into phases, from an

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # wake_trace.sh [OUTDIR] [lantern_wake_diag options]: runs the wake benchmark
 # (lantern_wake_diag) under the kernel's scheduler trace and splits every wake into
 # phases (submit path, kernel wake, waiting for the CPU, the woken thread's way to the

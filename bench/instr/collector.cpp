@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // collector.cpp - lantern_instr_bench's section C, collector: how many events a Collector
 // drains per second against how many fib(32) at level full produces.
 #include <array>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // event.cpp - lantern_instr_bench's section A, event: the cost of one recorded event
 // against one rdtsc, on the main thread (main.cpp's --help says what each row is).
 #include <algorithm>

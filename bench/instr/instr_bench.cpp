@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // instr_bench.cpp - what lantern_instr_bench's sections share (instr_bench.hpp).
 #include "instr_bench.hpp"
 

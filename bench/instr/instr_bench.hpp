@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // instr_bench.hpp - what lantern_instr_bench's sections share: the configuration and
 // context, the sink that counts what a Collector hands it and the event accounting
 // checked against it, the compiled-out subprocess, and the pools of the overhead and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // instr_workloads.cpp - lantern_instr_bench's workloads (instr_workloads.hpp), all in
 // this one translation unit, built into both programs.
 #include "instr_workloads.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // instr_workloads.hpp - lantern_instr_bench's workloads (the fork-join jobs of
 // bench/workloads.hpp, each one repetition's worth), and what the two programs that run
 // them share: lantern_instr_bench (main.cpp) and lantern_instr_bench_off (off_main.cpp,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // main.cpp - lantern_instr_bench: what Lantern's instrumentation costs.
 //
 // Two programs run the workloads (instr_workloads.cpp):

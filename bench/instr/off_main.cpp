@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // off_main.cpp - lantern_instr_bench_off: the compiled-out side of lantern_instr_bench.
 // Built against lantern_core_no_observer (LANTERN_OBSERVER=0: every observer hook
 // compiled out, in the library and in join.hpp's inline code), it runs only the

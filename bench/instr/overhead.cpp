@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // overhead.cpp - lantern_instr_bench's section B, overhead: each workload under each
 // observer variant, from compiled out to a Recorder at level full (main.cpp's --help
 // says what each row is).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // paired.cpp - lantern_instr_bench's section B2, paired: the bound on level states (a
 // Recorder at states with its Collector running at most 3 % slower than the same pool
 // with no observer), timed so that 3 % can be resolved on a host whose speed wanders by

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ring.cpp - lantern_instr_bench's section A2, ring: a worker's event ring alone. A
 // producer pushes 32-byte events back to back into Lantern's EventRing and into
 // Boost.Lockfree's spsc_queue of the same capacity (32768) while a consumer thread

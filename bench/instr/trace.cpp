@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // trace.cpp - lantern_instr_bench's section D, trace: a real trace file of the heaviest
 // stream fib can make, written through a TraceFileSink and read back with TraceReader.
 #include <unistd.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // fib.cpp - lantern_bench's fib row: fib(32) by binary fork-join, lantern::join against
 // tbb::parallel_invoke. Figure: ns per join (total time / 3,524,577 joins).
 #include "lantern_bench.hpp"

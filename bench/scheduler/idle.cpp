@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // idle.cpp - lantern_bench's idle row: idle CPU. One tiny task every 10 ms for 2 s
 // (--quick: 0.3 s) from the main thread (Scheduler::spawn / task_arena::enqueue), each
 // side on its own; the figure is the CPU time of the pool's own threads

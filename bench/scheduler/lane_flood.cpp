@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // lane_flood.cpp - lantern_bench's lane_flood row (opt-in): 4 outside threads each
 // submit 20,000 tiny tasks (Scheduler::spawn / task_arena::enqueue) into a pool of W
 // workers while a 5th outside thread spins (an oversubscribed machine). Figure: ms until

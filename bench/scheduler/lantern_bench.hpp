@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // lantern_bench.hpp - what lantern_bench's benchmarks share: the configuration, the
 // context a benchmark runs in, the repetition loop that alternates the two sides, and
 // the benchmarks themselves, one file each in this folder (main.cpp lists and runs them).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // main.cpp - lantern_bench: Lantern's scheduler core against oneTBB.
 //
 // Every benchmark runs both schedulers in the same process, on the same worker counts,

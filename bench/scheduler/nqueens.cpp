@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // nqueens.cpp - lantern_bench's nqueens rows: nqueens(12) = 14200, a lantern::TaskGroup
 // against a tbb::task_group, one task per legal placement in each row down to a depth:
 // the first 3 rows (nqueens; a serial bit-mask solver below, the same code on both

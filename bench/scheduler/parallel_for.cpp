@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // parallel_for.cpp - lantern_bench's parallel_for row: the sum of 10,000,000 int64 with
 // grain 1024, lantern::parallel_for with a (begin, end) body against tbb::parallel_for
 // over a blocked_range with the simple_partitioner; each chunk adds its partial sum to

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // pools.cpp - lantern_bench's pools and --pin (pools.hpp).
 #include "pools.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // pools.hpp - lantern_bench's pools of one worker count W: a Lantern Scheduler and two
 // oneTBB arenas of the same concurrency, and --pin, which puts both sides' threads on
 // the same CPUs.

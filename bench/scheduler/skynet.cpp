@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // skynet.cpp - lantern_bench's skynet rows: a 10-ary tree of 1,000,000 leaves, leaf i
 // returns i, sum 499999500000. oneTBB's side is a tbb::task_group per node (10 run, then
 // wait); Lantern's splits each node's children with nested lantern::join (the skynet

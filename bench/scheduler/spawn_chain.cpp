@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // spawn_chain.cpp - lantern_bench's spawn_chain row: task i spawns task i + 1, 1000
 // deep (Scheduler::spawn / task_group::run; the first task enters from the main thread
 // by spawn / arena.enqueue), while the main thread blocks on an atomic the last task

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // taskgroup_chain.cpp - lantern_bench's taskgroup_chain row: 200 chains of 1000 through
 // a TaskGroup / tbb::task_group inside one task (Scheduler::run / arena.execute): task i
 // of a chain spawns task i + 1 into the chain's group, and the task that made the group

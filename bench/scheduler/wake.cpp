@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // wake.cpp - lantern_bench's wake rows: wake latency. Both pools idle for 20 ms
 // (Lantern's verified: every worker counted as sleeping and in state sleeping), then the
 // main thread submits one task (Scheduler::spawn / task_arena::enqueue) that stamps its

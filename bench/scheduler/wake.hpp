@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // wake.hpp - one wake sample, as lantern_bench's wake row (wake.cpp) and the wake
 // diagnostics (bench/diagnostics/) take it: the pool idles for kIdle (Lantern's workers
 // verified asleep), then the main thread submits one task that stamps its start, and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // deadlock.cpp - the suspected-deadlock check (README.md beside this file).
 #include <thread>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // graph.cpp - TaskGraph's cold parts: edges, validation (cycle detection), starting a
 // run and waiting for it. The per-task hot path is inline in graph.hpp and
 // detail/dep_node.hpp; the design is in README.md beside this file.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // helping.cpp - the help check (README.md beside this file).
 #include <algorithm>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // io.cpp - routing an IO operation to the ring that will complete it, and the condvar
 // strategy's shared ring with its completer thread (README.md beside this file).
 #include <errno.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // io_context.cpp - the io_uring behind IoContext (see io_context.hpp and README.md beside
 // this file).
 #include "lantern/detail/io_context.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // sleep_io.cpp - the io_uring sleep strategy: a sleeper with IO in flight blocks in its own
 // io_uring, where a futex wait on its slot's `blocked` word (completed by the waker's
 // FUTEX_WAKE after it clears the word; on kernels without IORING_OP_FUTEX_WAIT a read of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // worker_io.cpp - a worker reaps its own ring (README.md beside this file).
 #include "lantern/detail/io_context.hpp"
 #include "lantern/detail/registry.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // lanes.cpp - a worker takes a task from a lane (README.md beside this file).
 #include "lantern/detail/hot.hpp"
 #include "lantern/detail/registry.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // sleep.cpp - the sleep protocol's slow paths. The protocol, its invariants and its
 // proof sketch are in README.md beside this file.
 #include "lantern/detail/sleep.hpp"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sleep.pml - a Promela model of Lantern's sleep protocol (README.md beside this file,
  * "The model"; the io_uring strategy: core/io/README.md).
  *

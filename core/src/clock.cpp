@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // clock.cpp - TSC detection and calibration against steady_clock.
 #include "lantern/clock.hpp"
 

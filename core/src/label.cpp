@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // label.cpp - the process's label names: interned under a lock, read without one.
 //
 // Interning (label) is rare and takes a mutex. Reading (label_name, label_count) must

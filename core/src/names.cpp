@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // names.cpp - the names of states, reasons, sources and hooks, from lantern/vocabulary.hpp.
 #include "lantern/observer.hpp"
 #include "lantern/options.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // observer.cpp - the out-of-line half of every hook (LANTERN_HOOK in observer.hpp).
 #include "lantern/observer.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // registry.cpp - building, feeding and draining the pool.
 #include "lantern/detail/registry.hpp"
 #include "lantern/detail/hot.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // scheduler.cpp - the public Scheduler's out-of-line parts.
 #include "lantern/scheduler.hpp"
 

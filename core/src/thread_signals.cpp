@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // thread_signals.cpp - see lantern/thread_signals.hpp.
 #include "lantern/thread_signals.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // topology.cpp - the CPU layout from hwloc (this machine, an hwloc synthetic description
 // or XML export, or a spec translated to hwloc's synthetic form), and the steal order.
 //

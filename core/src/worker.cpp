@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // worker.cpp - a worker's loop: find work (help check, own deque, own lane, steal round),
 // run it, and when there is none, go through idle -> sleepy -> sleeping
 // (core/sleep/README.md). The help check is core/helping/helping.cpp, the steal round

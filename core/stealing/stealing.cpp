@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // stealing.cpp - the steal round (README.md beside this file).
 #include <utility>
 #include <vector>

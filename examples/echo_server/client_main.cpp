@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // lantern_echo_client - load for lantern_echo_server (or any echo server): N connections,
 // each sending a message and waiting for all of it to come back, compared byte for byte.
 //

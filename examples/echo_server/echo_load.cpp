@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // echo_load.cpp - see echo_load.hpp.
 #include "echo_load.hpp"
 

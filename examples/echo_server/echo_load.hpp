@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // echo_load.hpp - a load client for the echo server: N connections, each sending a
 // message, waiting for every byte of it to come back (compared byte for byte), and
 // sending the next. One thread, non-blocking sockets and epoll, so its own cost is

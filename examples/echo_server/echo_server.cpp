@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // echo_server.cpp - see echo_server.hpp.
 #include "echo_server.hpp"
 

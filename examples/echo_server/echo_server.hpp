@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // echo_server.hpp - a TCP echo server (RFC 862: every byte received is sent back
 // unchanged) built on Lantern's asynchronous IO. One connection is a chain of tasks:
 // read -> write everything read -> read again; no thread ever blocks on a socket.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // percentile.hpp - the echo client's round-trip percentiles, read off the project's one
 // histogram (trace::LatencyHistogram: 512 buckets from 1 ns to 2^64 ns, each at most 1/8
 // of its lower bound wide, so a percentile is within 6.25 % at any scale).

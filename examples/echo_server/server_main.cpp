@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // lantern_echo_server - a TCP echo server on Lantern's asynchronous IO, observable like
 // any Lantern app through lantern::observe: --metrics serves Prometheus metrics, --trace
 // records a trace that lantern-view and lantern-trace open, the flight recorder is dumped

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // example_main.cpp - lantern_prometheus_example: a scheduler with a steady mixed workload
 // whose metrics are served for Prometheus at http://127.0.0.1:9464/metrics.
 //

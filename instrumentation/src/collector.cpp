@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // collector.cpp - drain rings in batches, fan out to sinks.
 #include "lantern/instrumentation/collector.hpp"
 

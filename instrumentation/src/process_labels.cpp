@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // process_labels.cpp - core's label table seen through the trace format's interface.
 #include "lantern/instrumentation/process_labels.hpp"
 

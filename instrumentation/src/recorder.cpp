@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // recorder.cpp - hook -> counters + ring.
 #include "lantern/instrumentation/recorder.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // stream_server.cpp - encoding on the collector thread, all socket I/O on one server
 // thread with poll(); per-client bounded lock-free queues of shared, immutable chunks.
 #include "lantern/instrumentation/stream_server.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // trace_sinks.cpp - trace file sink, flight recorder, and the header describing a run.
 #include "lantern/instrumentation/trace_sinks.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // chrome_wake_arrows_test.cpp - the Chrome export's wake_arrows is the analysis' number
 // (Summary::wake_arrows, lantern-trace stats' "by a worker of the pool"), and the arrows
 // it could draw have a name of their own.

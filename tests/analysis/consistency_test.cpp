@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // consistency_test.cpp - every view of a run tells the same story.
 //
 // Real runs (a demo-like mix of fork-join, outside submissions, labelled tasks and a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // slice_facts_test.cpp - what the analysis keeps per task slice, steal and wake, read
 // the way the views read it (the timeline's tooltip, the Chrome export, the Health panel).
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // An app built against an installed Lantern (tests/consumer_test.sh): one call observes
 // it, and it checks what each installed library gave it.
 //

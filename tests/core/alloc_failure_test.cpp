@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // alloc_failure_test.cpp - a worker's deque that cannot grow (out of memory) loses
 // nothing: every way of queueing work (Scheduler::spawn and lantern::spawn from a task,
 // submit, a TaskGroup's spawn, join) still queues it, no exception escapes, every task

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // deadlock_test.cpp - suspected deadlocks (core/deadlock/README.md): every worker
 // blocked in a nested wait or idle, at least one in a wait, with nothing ready and no IO
 // in flight, is reported once (the deadlock hook and describe_state), on any number of

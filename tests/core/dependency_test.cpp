@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Task dependencies (core/dependencies/README.md): TaskGraph (cycles, a large random DAG,
 // exceptions, reuse, nesting), Signal (before/after/twice), the dynamic API
 // (spawn_handle / spawn_after), the not-ready count, the release hook, and the rule

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Chase-Lev deque (core/stealing/README.md): sequential semantics, growth, a lone task
 // taken on its second sighting, and owner-vs-thieves races where every element must be
 // taken exactly once.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // frame_test.cpp - task frames (detail/frame_pool.hpp) and TaskGroup's counting: frames
 // freed on other workers go back to their owner, shutdown with frames outstanding, captures
 // destroyed exactly once (also when a task throws), closures too large for the pool, and a

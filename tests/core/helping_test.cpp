@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // helping_test.cpp - the help check (core/helping/README.md): a lane task is not starved
 // by workers that keep producing their own work, whether they find it through find_work
 // (a flood of self-spawning tasks) or never call find_work (fork-join whose halves are

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Asynchronous IO (lantern/io.hpp, core/io/README.md) under both sleep strategies, with
 // real file descriptors: pipes, eventfds and TCP sockets on loopback. Every test runs
 // under a watchdog that dumps the workers' states instead of hanging.

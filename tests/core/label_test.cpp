@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Task labels (lantern/label.hpp): interning from many threads at once, names read while
 // others intern, the bound and its overflow label, cut names, and label_task reporting
 // the task_label hook for the task that runs it. Concurrent tests run under a watchdog.

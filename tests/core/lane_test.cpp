@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Lanes (core/lanes/README.md): FIFO order, the mirrored head timestamp and moving
 // average, concurrent producers/consumers taking every job exactly once; and FutexLock,
 // the lanes' lock, blocking instead of spinning.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The scheduler end to end: fork-join, spawn, submit, task groups and parallel_for for
 // several worker counts; stress cycles through sleep and wake; bad use; shutdown from
 // several threads; the observer. (The protocols' own tests: sleep_test.cpp,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Lantern's threads never take the application's signals (lantern/thread_signals.hpp):
 // a signal sent to the process reaches one of the application's threads, whatever the
 // workers are doing, and every thread the pool starts blocks application_signals().

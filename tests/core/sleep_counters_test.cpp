@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The sleep protocol's counter word (core/sleep/README.md, "The counter word"): three
 // fields in one word, and the JEC parity protocol.
 #include <gtest/gtest.h>

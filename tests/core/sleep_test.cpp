@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // sleep_test.cpp - the sleep protocol's promises (core/sleep/README.md) under adversarial
 // timing: no lost wakeup into a sleeping pool, outside threads against the destructor, a
 // latch's setter against a waiter that returns at once, a latch set while its worker was

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # spin_model.sh MODEL WORKDIR EXPECT [spin -D flags...] - check the sleep protocol's
 # Promela model (core/sleep/sleep.pml) with spin: generate the verifier (spin -a),
 # compile it with gcc, run it. EXPECT is "holds" (no error may be found) or "violated"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // stealing_test.cpp - the lone-task rule (core/stealing/README.md, "A lone task"): a
 // thief takes a deque's only task on its second sighting, a search a wake pointed at
 // takes it at once, and a worker does not sleep while the deque it declined such a task

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // strategy.cpp - the protocol tests' one instantiation: every TEST_P(Strategy, ...) of
 // core_protocol_tests runs under condvar and io_uring (strategy.hpp).
 #include "strategy.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // strategy.hpp - what the protocol tests share (core_protocol_tests: sleep_test.cpp,
 // helping_test.cpp, stealing_test.cpp, deadlock_test.cpp, waits_test.cpp). Strategy:
 // the fixture of every TEST_P there, run under both sleep strategies (instantiated once,

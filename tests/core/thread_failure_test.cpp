@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // thread_failure_test.cpp - a Scheduler whose worker threads the system will not all give
 // (pthread_create fails: EAGAIN at a thread limit) throws std::system_error from its
 // constructor, having stopped the workers it had started (not destroying joinable

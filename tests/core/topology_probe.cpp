@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // topology_probe - prints this process's topology as lantern::core reads it (hwloc) and
 // the CPUs a scheduler started here pins its workers to, one line each; run by
 // topology_test.cpp under `taskset -c 0` to check a process restricted to a cpuset.

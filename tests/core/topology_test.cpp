@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // topology_test.cpp - Topology from hwloc (this machine, restricted by taskset and by a
 // thread's affinity; synthetic descriptions; an XML hybrid machine), from specs (which
 // go through hwloc's synthetic descriptions), and the steal order derived from it.

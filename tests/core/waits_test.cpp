@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // waits_test.cpp - waits on a worker (core/README.md, "Semantics worth knowing"): join
 // runs its second half when the first throws, on and off the pool, and a chain of waits
 // nested deeper than SchedulerOptions::max_wait_depth throws WaitDepthError instead of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // echo_latency_test.cpp - the echo client's round-trip percentiles cover the whole range:
 // the percentiles alone (values from 1 us to 2.38 s, and the top bucket), then the real
 // load client against a loopback server that answers each message after 150 ms (a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The echo server example (examples/echo_server) under both sleep strategies, with real
 // TCP connections on loopback: 1,000 concurrent connections echoing every byte back
 // unchanged (compared), clients that disconnect mid-message or reset, a message far

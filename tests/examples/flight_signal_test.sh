@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # flight_signal_test.sh KIND PROGRAM LANTERN_TRACE: send SIGUSR2 to a real shipped program
 # and check its flight recorder (README: "dump with kill -USR2").
 #   KIND: echo_server | demo | live_demo

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // collectable_test.cpp - SchedulerCollectable without HTTP: families follow the metric
 // table, label values come from the event table, counts of a known workload are exact at
 // every recording level, histograms are cumulative and exact, counters never go down.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // end_of_run_test.cpp - a Prometheus scrape taken at the end of a run agrees exactly with
 // the Recorder's counters (exporters/prometheus/README.md, "At the end of a run, a scrape
 // equals the Recorder's counters").

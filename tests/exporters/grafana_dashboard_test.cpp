@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // grafana_dashboard_test.cpp - every PromQL expression in exporters/grafana's dashboard
 // names only metrics the exporter actually emits on a scrape, and the dashboard covers
 // what it is for (state share, steals, ready-wait quantiles and heatmap, queues, drops).

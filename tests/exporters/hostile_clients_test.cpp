@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // hostile_clients_test.cpp - /metrics stays scrapable while hostile clients hold
 // connections open: idle connections that send nothing, and a slowloris client that
 // trickles a request header one byte at a time and reconnects whenever it is dropped.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // http_test.cpp - PrometheusExporter over real loopback HTTP: a scrape serves every
 // family with exact counts, promtool accepts it, a taken port is a clear error after
 // which the scheduler still runs tasks, and the exporter stops serving when destroyed.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // metric_table_test.cpp - the metric table follows Prometheus's naming conventions, and
 // the README's reference table says exactly what the metric table says.
 #include <gtest/gtest.h>

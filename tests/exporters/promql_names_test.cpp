@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // promql_names_test.cpp - the dashboard check's metric-name extraction, on the shapes of
 // PromQL dashboards use (so a dashboard cannot pass the check by fooling it).
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // server_e2e_test.cpp - a real Prometheus server scrapes a real exporter.
 //
 // This test process is the "app": it runs exactly kTasks submitted tasks and a chain of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // make_seeds.cpp - writes a few small, valid (and a few deliberately damaged) traces as
 // the fuzzer's starting corpus: every event type, predicted payloads, several chunks,
 // a table mismatch, a cut-off file, chunks with label tables. Small seeds keep the

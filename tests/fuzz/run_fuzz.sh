@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # run_fuzz.sh [SECONDS] [WORKDIR] - fuzz the trace reader with libFuzzer for SECONDS
 # (default 60) and fail on any crash, sanitizer report, leak or violated property.
 #

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // trace_reader_fuzz.cpp - libFuzzer target for the trace reader (see run_fuzz.sh).
 //
 // Beyond "never crash, never leak, no undefined behaviour" (the sanitizers' job), it

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // disk_full_test.cpp - a trace whose disk fills up mid-run, on a real full filesystem: a
 // 256 KiB tmpfs mounted for the test. The failure is reported when it happens, once,
 // naming the file and the bytes written; the program keeps running; the collector

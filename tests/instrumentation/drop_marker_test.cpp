@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // drop_marker_test.cpp - every event a full ring dropped is counted by exactly one
 // `dropped` marker in what the Collector delivers, including the drops at the very end of
 // a worker's run (before: those were only counted by the Recorder, so /metrics said N

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Recorder and collector: exact accounting under a stalled collector, levels, counters.
 #include <fcntl.h>
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // stream_server_test.cpp - the live stream's server against hostile and stalled clients,
 // over real loopback sockets: clients that never read cannot hold the viewer slots, a
 // client that sends garbage is closed at once, and binding beyond loopback warns.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Trace file sink and flight recorder: a real scheduler run, written and read back.
 #include <gtest/gtest.h>
 

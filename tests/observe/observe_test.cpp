@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // lantern::observe: where settings come from, that every failure is reported and turns
 // the status non-zero, and the flight recorder's dump files (never overwritten, never
 // left half-written).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // host_port_test.cpp - lantern::parse_host_port, the one HOST:PORT parser every program
 // option and environment variable reads addresses with.
 #include <gtest/gtest.h>

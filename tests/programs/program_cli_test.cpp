@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // program_cli_test.cpp - every shipped program and every benchmark program built here,
 // run as a user runs it, follows the same command-line conventions (README.md,
 // "Command-line conventions"); a benchmark is only asked for --help, --version and bad

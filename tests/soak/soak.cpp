@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // soak.cpp - lantern_soak: every part of Lantern that faces the network or the disk,
 // running together for a long time (10 minutes by default), checked for leaks and for
 // correctness throughout. Not in the default test suite: run it by hand or with

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # check_docs_test.sh PYTHON CHECKER - the docs check finds each kind of problem in a small
 # tree made here, and passes the same tree once the problems are mended.
 set -euo pipefail

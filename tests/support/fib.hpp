@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // fib.hpp - the tests' fork-join workload: fib(n) through lantern::join, so each call
 // makes fib(n+1)-1 joins (e.g. fib(20): 10,945).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // pool_state.hpp - what concurrency tests print and wait for about a Scheduler.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // thread_masks.hpp - which of this process' threads would take the application's signals
 // (lantern/thread_signals.hpp): read from /proc/self/task/<tid>/status (SigBlk).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // watchdog.hpp - every concurrency test runs under a Watchdog: if the guarded scope has
 // not finished within its limit, the watchdog prints what it was waiting for and a dump
 // of the scheduler's worker states, then aborts the test binary (a loud failure ctest

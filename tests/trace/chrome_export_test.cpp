@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // chrome_export_test.cpp - `lantern-trace export --chrome`, checked field by field on the
 // JSON the real binary writes: the shapes Perfetto's importer relies on, exact
 // microsecond timestamps exact in units of 1/1024 us (adjacent slices abut exactly once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // cli_test.cpp - the real lantern-trace binary on good, cut-off, foreign and missing
 // files and on bad options: exit codes (0 ok, 1 trace problems, 2 usage/IO) and the
 // lines a user relies on. A crash would show as exit code -1.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // encoding_size_test.cpp - the compactness target: <= 8 bytes per event on fork-join
 // traces, where most payloads are task ids that look like heap addresses.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // format_primitives_test.cpp - varints, zigzag, CRC-32C and the event table's own consistency.
 #include <gtest/gtest.h>
 

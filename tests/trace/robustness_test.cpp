@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // robustness_test.cpp - damaged input: truncation at every offset, bit flips anywhere,
 // forged chunks, newer versions, foreign files and mismatched event tables. The reader
 // must never crash, must read every intact chunk, and must say what is wrong and where.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // roundtrip_test.cpp - what is written reads back identical: events, header, stats, and
 // every path in (file, sink, pre-encoded chunks, byte-at-a-time streaming).
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // trace_synth.cpp - writes synthetic traces and measures the format's speed and size.
 //
 //   trace_synth --events 10000000 --workers 8 --out big.ltrace [--random] [--bench]

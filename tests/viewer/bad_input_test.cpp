@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // bad_input_test.cpp - unreadable, corrupt, truncated, newer-version traces: the model
 // says what is wrong, keeps whatever could be read, and nothing crashes.
 #include <gtest/gtest.h>

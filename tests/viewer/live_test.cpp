@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // live_test.cpp - live attach end to end: StreamServer (the app side) to Session (the
 // viewer side) over loopback. Late viewers, slow viewers, viewers that vanish, apps that
 // vanish, the environment variable, and a real scheduler.

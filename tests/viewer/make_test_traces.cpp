@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // make_test_traces.cpp - writes the traces the screenshot tests look at, into DIR:
 //   states.ltrace      3 workers with scripted states (each worker a different mix)
 //   steals.ltrace      the synthetic simulation, 4 workers on 2 sockets: steals everywhere

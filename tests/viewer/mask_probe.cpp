@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // mask_probe: a stand-in viewer for open_viewer's tests. It writes the "SigBlk:" and
 // "SigIgn:" lines of its own /proc/self/status (the signals it starts with blocked and
 // ignored) to $LANTERN_MASK_PROBE_OUT, one line each.

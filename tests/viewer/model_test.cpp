@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // model_test.cpp - the viewer's Model without a window: intervals, occupancy at any
 // zoom, task nesting, steals, series, histograms and incremental equals whole.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // screenshot_check.cpp - checks a lantern-view screenshot against the trace it shows.
 //
 //   screenshot_check lanes  PNG LAYOUT TRACE    every worker lane's state band shows, column

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # screenshot_test.sh - lantern-view renders pictures under Xvfb; the pictures are checked.
 #
 #   screenshot_test.sh SCENARIO LANTERN_VIEW MAKE_TEST_TRACES SCREENSHOT_CHECK WORKDIR LIVE_DEMO [LANTERN_TRACE]

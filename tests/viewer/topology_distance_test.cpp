@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // topology_distance_test.cpp - the steal matrix's tint (Model::distance, from the trace
 // header's CPU rows) is core's Topology::distance. Both apply the vocabulary's
 // distance_between, the model to the trace header's rows (it does not link core); this

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // trace_builder.hpp - test helpers: hand-written events, and loading trace bytes through
 // a Session exactly as the viewer does (in pieces of any size).
 #pragma once

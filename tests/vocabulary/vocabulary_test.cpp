@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // vocabulary_test.cpp - the one event table (lantern/vocabulary.hpp) checks itself: ids
 // dense from 0 and within the format's 4-bit tag, names unique and non-empty, and every
 // payload codec round-trips every valid value (and keeps damage visible).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // main.cpp - lantern-view: open a trace file or attach to a live app; or render one
 // picture of it (--screenshot) and exit.
 #include <sys/stat.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // window.cpp - GLFW + OpenGL 3 + Dear ImGui, and framebuffer read-back for --screenshot.
 #include "window.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // window.hpp - lantern-view's window: GLFW, OpenGL 3, the ImGui backends, and the
 // headless picture (render, read the framebuffer back, write a PNG).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // live_demo.cpp - an app that streams its scheduler live, to try lantern-view --attach
 // and to test and measure live attach.
 //

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # make_pictures.sh - regenerate the pictures in viewer/docs (used by viewer/README.md and
 # the top-level README) from a real run, with lantern-view --screenshot under Xvfb.
 #

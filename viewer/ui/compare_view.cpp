@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // compare_view.cpp - two runs side by side (see the header).
 #include "compare_view.hpp"
 

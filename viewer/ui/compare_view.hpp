@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // compare_view.hpp - `lantern-view A --compare B`: two runs side by side, the
 // differences highlighted. What is different is decided by lantern::analysis::compare
 // (the comparison `lantern-trace diff` prints); this panel only draws it: both

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // health_view.cpp - data-loss summary, trace problems, warnings with links, thresholds.
 #include "health_view.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // health_view.hpp - what went wrong: lost events, a damaged trace, and the warnings a
 // user should not miss (long tasks, starved lanes, work waiting while all sleep, workers
 // spinning). Clicking a warning shows its place on the timeline.

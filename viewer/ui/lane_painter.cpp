@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // lane_painter.cpp - the timeline's level-of-detail drawing (see the header).
 #include "lane_painter.hpp"
 

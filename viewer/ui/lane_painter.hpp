@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // lane_painter.hpp - draws one worker's state band and task rows in O(pixels).
 //
 // The level-of-detail rule, for both: a pixel column either lies inside one interval or

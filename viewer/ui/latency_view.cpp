@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // latency_view.cpp - three log-x histograms with percentile markers.
 #include "latency_view.hpp"
 

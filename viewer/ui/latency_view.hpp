@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // latency_view.hpp - histograms of ready-to-run wait, task duration and wake latency,
 // each with its p50, p90 and p99 marked.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // palette.hpp - the viewer's colours, keyed by the event table's vocabularies.
 //
 // Every legend is built by walking trace::kStateNames / kSourceNames / kDistanceNames and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // plots_view.cpp - four stacked plots on the timeline's time axis.
 #include "plots_view.hpp"
 

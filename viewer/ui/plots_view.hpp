@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // plots_view.hpp - counters over the timeline's window: workers in each state, queue
 // depth per lane, tasks and steals per second, helps and wakes per second, and (when the
 // trace has any) dependency releases and IO submissions and completions per second.

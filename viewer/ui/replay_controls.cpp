@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // replay_controls.cpp - playhead and follow logic, and their widgets.
 #include "replay_controls.hpp"
 

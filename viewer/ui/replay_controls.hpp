@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // replay_controls.hpp - moving through time: play, pause, speed and a seek bar for a
 // trace file; follow-latest and freeze for a live stream.
 //

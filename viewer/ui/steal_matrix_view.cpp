@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // steal_matrix_view.cpp - the thief x victim heatmap and its totals.
 #include "steal_matrix_view.hpp"
 

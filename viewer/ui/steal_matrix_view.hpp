@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // steal_matrix_view.hpp - who stole from whom: a thief x victim heatmap.
 //
 // Workers are ordered by where they run (package, NUMA node, LLC, L2, core), so the

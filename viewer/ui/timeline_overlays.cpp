@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // timeline_overlays.cpp - what the timeline draws over the lanes: steal, help, wake and
 // release arrows (only when zoomed in far enough for them to be told apart), drop
 // markers, IO completion marks, the health view's focus, the playhead and cursor, and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // timeline_view.cpp - the timeline panel: layout of the lanes, zoom and pan, the ruler.
 // Arrows, markers and tooltips are in timeline_overlays.cpp; the O(pixels) drawing of
 // bands and slices in lane_painter.cpp.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // timeline_view.hpp - one lane per worker: state band, task rows (coloured by source or by
 // task label), steal, wake and release arrows, IO completion marks.
 //

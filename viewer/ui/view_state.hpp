@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // view_state.hpp - what the panels share: the time window, the playhead, the cursor,
 // the focus a health warning sets, and the layout record screenshot tests read.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // viewer_app.cpp - the frame: status bar, legend, and the panels' layout.
 #include "viewer_app.hpp"
 

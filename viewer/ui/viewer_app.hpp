@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // viewer_app.hpp - one frame of the viewer: the status bar, the panels and their layout.
 //
 // ViewerApp owns the Session (file or live) and one instance of each panel. It knows no

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // clock.hpp - the one clock every Lantern timestamp is taken from.
 //
 // On x86-64 with an invariant TSC the clock is rdtsc: ~20 cycles, no syscall, monotonic

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // future.hpp - the handle submit() returns: wait for a task's result from any thread.
 #pragma once
 

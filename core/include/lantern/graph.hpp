@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // graph.hpp - TaskGraph: tasks with dependencies, built up front and run many times.
 //
 //   lantern::TaskGraph g;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // io.hpp - asynchronous IO whose completion readies the task waiting for it.
 //
 //   lantern::Scheduler pool({.sleep_strategy = lantern::SleepStrategy::io_uring});

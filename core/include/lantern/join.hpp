@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // join.hpp - fork-join: join(a, b) and parallel_for.
 //
 // join(a, b) runs a and b potentially in parallel and returns when both are done, also

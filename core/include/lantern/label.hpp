@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // label.hpp - optional names for tasks: "this task is a `parse`".
 //
 //   static const lantern::Label kParse = lantern::label("parse");   // intern once (locks)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // lantern.hpp - everything an application needs from the scheduler core.
 #pragma once
 

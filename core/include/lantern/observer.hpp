@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // observer.hpp - the one narrow hook through which the scheduler reports what it does.
 //
 // Every worker state transition, task begin/end, push, steal, failed steal round, help,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // options.hpp - how a Scheduler is configured.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // scheduler.hpp - the Scheduler: a pool of workers, and the ways to give it work.
 //
 //   lantern::Scheduler pool;                       // one worker per hardware thread

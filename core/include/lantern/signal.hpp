@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // signal.hpp - Signal: a one-shot event object that any thread can set, and that tasks
 // and threads can wait for.
 //

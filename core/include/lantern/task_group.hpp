@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // task_group.hpp - spawn any number of tasks, then wait for all of them.
 //
 //   lantern::TaskGroup group(pool);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // task_handle.hpp - dependencies declared while the pool runs: "run B after A and C".
 //
 //   auto load = pool.spawn_handle([&] { read(file); });

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // thread_signals.hpp - Lantern's own threads never take the application's signals.
 //
 // A signal sent to a process (kill, Ctrl-C, `kill -USR2 PID`) is delivered to one of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // topology.hpp - the machine's CPU layout, and the steal order derived from it.
 //
 // Topology is data: it is read from this machine by hwloc (Topology::from_machine), or

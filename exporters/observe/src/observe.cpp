@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // observe.cpp - build the Scheduler with a Recorder, start the sinks the settings ask
 // for, keep every problem, and take it all down in order.
 #include "lantern/observe.hpp"

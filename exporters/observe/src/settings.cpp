@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // settings.cpp - where each of observe()'s settings comes from, and parsing its text.
 #include "settings.hpp"
 

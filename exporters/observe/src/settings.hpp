@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // settings.hpp - reading lantern::observe's settings: where each comes from (the app,
 // the environment, the app's defaults) and what its text means.
 #pragma once

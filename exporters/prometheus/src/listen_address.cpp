@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // listen_address.cpp - parse and format "IP:PORT"; bind or connect a throwaway socket.
 #include "listen_address.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // listen_address.hpp - the exporter's listen address: reading it, and the two things the
 // exporter does with plain sockets around civetweb's listener.
 //  - why_cannot_listen: civetweb only says "problem binding to port"; the exporter's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // prometheus_exporter.cpp - start prometheus-cpp's Exposer; turn its failures into
 // messages that say what to do.
 #include "lantern/exporters/prometheus_exporter.hpp"

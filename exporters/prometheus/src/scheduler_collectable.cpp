@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // scheduler_collectable.cpp - published counters -> Prometheus metric families.
 #include "lantern/exporters/scheduler_collectable.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // analysis.cpp - the fold: one event at a time into per-worker arrays, pairs and histograms.
 #include "lantern/analysis/analysis.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // compare.cpp - the one comparison of two runs (see compare.hpp).
 #include "lantern/analysis/compare.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // health.cpp - incremental health checks over the model's stored arrays.
 #include "lantern/analysis/health.hpp"
 

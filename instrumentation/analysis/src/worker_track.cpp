@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // worker_track.cpp - appending a worker's events, and the range queries the views use.
 #include "lantern/analysis/worker_track.hpp"
 

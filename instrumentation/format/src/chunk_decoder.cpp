@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // chunk_decoder.cpp - the inverse of chunk_encoder.cpp, strict about every byte.
 #include "lantern/trace/chunk_decoder.hpp"
 

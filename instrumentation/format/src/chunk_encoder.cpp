@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // chunk_encoder.cpp - the event encoding of a chunk payload (README "Chunk payload").
 #include "lantern/trace/chunk_encoder.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // crc32c.cpp - CRC-32C, table-driven (slicing-by-8) with an SSE4.2 fast path.
 #include "lantern/trace/crc32c.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // label_names.cpp - the reader's table of label names.
 #include "lantern/trace/label_names.hpp"
 

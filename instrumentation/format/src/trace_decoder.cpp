@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // trace_decoder.cpp - the parsing state machine behind TraceReader and live streams.
 //
 // States: header_prefix (magic, version, length) -> header_body (fields, CRC) -> chunk

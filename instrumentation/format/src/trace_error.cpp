@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // trace_error.cpp - names of error kinds.
 #include "lantern/trace/trace_error.hpp"
 

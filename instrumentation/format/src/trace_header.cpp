@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // trace_header.cpp - encoding and parsing the file header's fields.
 #include "lantern/trace/trace_header.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // trace_reader.cpp - feeds a TraceDecoder from a file descriptor or a memory span.
 #include "lantern/trace/trace_reader.hpp"
 

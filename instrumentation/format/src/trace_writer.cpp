@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // trace_writer.cpp - chunking, the file sink, and turning every failure into a value.
 #include "lantern/trace/trace_writer.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // worker_model.hpp - the per-worker context that chunk encoding and decoding share.
 //
 // Compactness comes from predicting each event from the same worker's earlier events in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // chrome_export.cpp - the analysis' facts as Chrome trace-event JSON.
 #include "chrome_export.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // chrome_export.hpp - a trace as Chrome trace-event JSON (opens in ui.perfetto.dev and
 // chrome://tracing), drawn from the one fold of the trace (lantern::analysis): the
 // export decodes no payload and folds no event itself.

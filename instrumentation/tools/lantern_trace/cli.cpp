@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // cli.cpp - option parsing, the shared scan loop and report formatting.
 #include "cli.hpp"
 

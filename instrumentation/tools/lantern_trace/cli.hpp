@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // cli.hpp - what every lantern-trace subcommand shares: exit codes, option parsing,
 // reading a trace with a progress bar, and printing problems.
 #pragma once

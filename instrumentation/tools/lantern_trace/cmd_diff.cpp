@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // cmd_diff.cpp - `lantern-trace diff A B`: two runs compared, as a table or JSON.
 //
 // The comparison is lantern::analysis::compare (lantern/analysis/compare.hpp), the one

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // cmd_export.cpp - `lantern-trace export --chrome FILE -o OUT.json`.
 #include <sys/stat.h>
 

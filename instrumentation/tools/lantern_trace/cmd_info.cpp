@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // cmd_info.cpp - `lantern-trace info FILE`: what a trace is, at a glance.
 #include <cinttypes>
 #include <ctime>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // cmd_stats.cpp - `lantern-trace stats FILE`: where the workers' time went. Every figure
 // comes from the one fold of the trace (lantern::analysis::Summary), the figures the
 // viewer and the Chrome export show for the same file.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // cmd_validate.cpp - `lantern-trace validate FILE`: is this trace whole and consistent?
 //
 // Beyond what the reader checks (structure, checksums, encoding), validate checks what

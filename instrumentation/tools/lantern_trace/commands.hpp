@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // commands.hpp - the lantern-trace subcommands. Each takes the arguments after its
 // name and returns the process exit code (cli.hpp: 0 ok, 1 trace problems, 2 usage/IO).
 #pragma once

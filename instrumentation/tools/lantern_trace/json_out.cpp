@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // json_out.cpp - string escaping (with UTF-8 validation) and doubles.
 #include "json_out.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // json_out.hpp - a minimal buffered JSON emitter for large exports.
 //
 // An export of ten million events is a gigabyte of JSON, so this writes through a large

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // main.cpp - lantern-trace: inspect, check and convert Lantern trace files.
 #include <cstdio>
 #include <cstring>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // progress.cpp - drawing the bar with carriage returns.
 #include "progress.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // progress.hpp - a progress bar on stderr for long reads.
 //
 // Shown only when stderr is a terminal (never in pipes, logs or tests), only once the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // child_process.hpp - what the end-to-end tests need to run a real server beside them:
 // finding a program on PATH, a free loopback port, a temporary directory, and a child
 // process that cannot outlive the test.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // exposition.hpp - reads Prometheus's text exposition format (what /metrics returns) into
 // samples, so tests can compare a real scrape with what they expect.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // instrumented_pool.hpp - a Scheduler with a Recorder attached, set up the way an
 // application does it, and a workload whose counts are known exactly.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // promql_names.hpp - the metric names a PromQL expression refers to, for checking that a
 // dashboard asks only for metrics the exporter emits.
 //

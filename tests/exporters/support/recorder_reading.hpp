@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // recorder_reading.hpp - one reading of everything /metrics is made from: the Recorder's
 // exact per-worker counters and histograms, and the few figures the Scheduler keeps
 // itself. Tests compare a scrape with it (end_of_run_test.cpp, server_e2e_test.cpp).

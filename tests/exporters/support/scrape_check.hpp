@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // scrape_check.hpp - compares a scrape, sample by sample, with what it is made from: the
 // Recorder's counters and histograms and, for the families that are not Recorder
 // counters, the Scheduler's own figures (a Reading, recorder_reading.hpp). Used on a

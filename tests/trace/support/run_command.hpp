@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // run_command.hpp - runs the real lantern-trace binary from a test and captures its
 // exit code, stdout and stderr, plus small helpers for the files the tests make.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // synthetic_trace.cpp - the simulation behind fork_join_events, and random_events.
 #include "support/synthetic_trace.hpp"
 

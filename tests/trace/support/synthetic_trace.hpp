@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // synthetic_trace.hpp - made-up but plausible traces for tests, benchmarks and fuzz seeds.
 //
 // fork_join_events simulates what the recorder would capture from a recursive fork-join

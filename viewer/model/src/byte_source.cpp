@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // byte_source.cpp - file and socket byte sources (POSIX).
 #include "lantern/viewer/byte_source.hpp"
 

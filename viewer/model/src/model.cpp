@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // model.cpp - apply(): each event into the analysis (the one fold), then the viewer's
 // own time series from the facts the analysis stored.
 #include "lantern/viewer/model.hpp"

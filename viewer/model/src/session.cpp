@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // session.cpp - the feed thread: ByteSource -> TraceDecoder -> Model::apply.
 #include "lantern/viewer/session.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // synthetic_trace.cpp - the simulation behind synthetic traces (see the header).
 #include "lantern/viewer/synthetic_trace.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // time_series.cpp - bucketed counters with O(1) range sums and adaptive resolution.
 #include "lantern/viewer/time_series.hpp"
 

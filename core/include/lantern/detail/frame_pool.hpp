@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // frame_pool.hpp - a worker's allocator for task frames (heap jobs and their closures).
 //
 // Every spawn allocates one frame, and most frames are freed by the worker that

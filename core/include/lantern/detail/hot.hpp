@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // hot.hpp - LANTERN_HOT marks the functions a wake after an idle spell runs through (the
 // outside submit, the waker's claim and ring, the woken worker's way back to a task).
 // g++ places hot functions together (.text.hot, grouped by the linker in the order of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // job.hpp - the type-erased unit of work every queue holds.
 //
 // A Job is a function pointer plus the two words a lane needs (link and enqueue time).

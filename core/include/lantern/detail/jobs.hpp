@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // jobs.hpp - the two concrete kinds of Job: on the stack (join, run) and on the heap
 // (spawn, submit, task groups).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // registry.hpp - the shared state behind a Scheduler: workers, lanes, the lane mirrors,
 // the sleep protocol, and the count of jobs not yet finished.
 #pragma once

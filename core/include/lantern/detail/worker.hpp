@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // worker.hpp - one worker thread's queues and its scheduling loop.
 //
 // A worker's hot path is plain: push and pop on its own deque, one relaxed load of the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // vocabulary.hpp - THE one list of what Lantern's events mean: event ids, worker states,
 // state-change reasons, task sources, steal distances, IO kinds, wake causes and drop
 // reasons, each declared once with its name, and the typed payload codecs that are the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // observe.hpp - lantern::observe: all of Lantern's observability with one call.
 //
 //   #include <lantern/observe.hpp>

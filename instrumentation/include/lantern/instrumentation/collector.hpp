@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // collector.hpp - the thread that drains every worker's ring and fans events out.
 //
 // Workers never wait for the collector: if it falls behind, rings fill and events are

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // counters.hpp - exact per-worker counters, kept beside the event rings.
 //
 // Events may be dropped under overload; counters never are. Each worker owns one

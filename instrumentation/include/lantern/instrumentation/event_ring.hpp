@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // event_ring.hpp - a worker's bounded single-producer, single-consumer event ring.
 //
 // Why not Boost.Lockfree's spsc_queue: that queue reads the consumer's index on every

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // histogram.hpp - the Recorder's latency histograms: one worker writes, any thread reads.
 //
 // Values are nanoseconds, in the 512 log-linear buckets of trace::LatencyBuckets (8 per

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // process_labels.hpp - the names of this process's task labels, for the trace writers.
 //
 // The trace format is a leaf and knows nothing of core, so its writers take label names

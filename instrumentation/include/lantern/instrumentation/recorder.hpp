@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // recorder.hpp - the Observer that turns scheduler hooks into events and counters.
 //
 // Attach one Recorder to a Scheduler (SchedulerOptions::observer). On every hook the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // sink.hpp - what the collector feeds: live model, metrics aggregator, trace writer.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // stream_server.hpp - the app side of live attach: a Sink that serves the trace format
 // over TCP to any number of viewers (lantern-view --attach HOST:PORT).
 //

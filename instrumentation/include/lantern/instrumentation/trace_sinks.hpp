@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // trace_sinks.hpp - sinks that put events into the trace format: a file written as the
 // program runs, and a flight recorder that keeps the last N seconds (or bytes) in memory
 // and writes them out on demand (an API call, or a signal).

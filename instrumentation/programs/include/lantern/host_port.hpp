@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // host_port.hpp - the one parser for "HOST:PORT" in Lantern: every program's address
 // option (--metrics, --stream, --attach, --host/--port pairs aside) and the environment
 // variables (LANTERN_STREAM, LANTERN_METRICS) read addresses with it, so they all accept

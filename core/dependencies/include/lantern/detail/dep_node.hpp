@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // dep_node.hpp - the machinery under task dependencies (core/dependencies/README.md):
 //
 //   DepNode  a Job that is not ready until `pending` dependencies have completed. It

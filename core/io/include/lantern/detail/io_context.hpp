@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // io_context.hpp - one io_uring and the bookkeeping around it (core/io/README.md).
 //
 // Under the io_uring sleep strategy every worker owns one: the operations its tasks

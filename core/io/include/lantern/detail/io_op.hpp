@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // io_op.hpp - one asynchronous IO operation and the task waiting for it, in one object.
 //
 // An IoOp is a Job that is *not ready* from its submission until the kernel completes it

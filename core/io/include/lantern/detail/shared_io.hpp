@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // shared_io.hpp - asynchronous IO under the condvar sleep strategy: one io_uring shared
 // by the pool, submitted to under a mutex, reaped by a completer thread that hands each
 // finished operation to the pool like a task submitted from outside (core/io/README.md).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // futex_lock.hpp - FutexLock, the short-section lock of the lanes and the sleep slots,
 // and LANTERN_PAUSE, the spin-wait hint.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // lane.hpp - a worker's timestamped FIFO lane, and the mirror of its head time.
 //
 // Each worker owns one lane for work that arrives from outside its own fork-join tree:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // latch.hpp - one-shot completion flags that a worker can wait on without blocking
 // the pool, and that an outside thread can block on.
 //

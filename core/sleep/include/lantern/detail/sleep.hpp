@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // sleep.hpp - when workers fall asleep and who wakes them (protocol: core/sleep/README.md).
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // sleep_counters.hpp - the sleep protocol's one atomic word (core/sleep/README.md, "The
 // counter word").
 //

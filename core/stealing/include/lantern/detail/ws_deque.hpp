@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ws_deque.hpp - the Chase-Lev work-stealing deque, with the memory orderings of
 // Lê, Pop, Cohen and Zappa Nardelli, "Correct and Efficient Work-Stealing for Weak
 // Memory Models" (PPoPP 2013).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // metric_table.hpp - THE list of the metrics the Prometheus exporter emits: name, type,
 // labels and meaning, each written once. SchedulerCollectable builds its families from
 // it (in this order), and a test checks that README.md's reference table and a real

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // prometheus_exporter.hpp - PrometheusExporter: one object that serves a scheduler's
 // metrics at http://127.0.0.1:9464/metrics for Prometheus to scrape.
 //

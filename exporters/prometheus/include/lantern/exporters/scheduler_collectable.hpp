@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // scheduler_collectable.hpp - SchedulerCollectable: a prometheus::Collectable that reads a
 // Scheduler's and a Recorder's published counters when it is scraped.
 //

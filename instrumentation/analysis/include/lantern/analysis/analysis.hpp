@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // analysis.hpp - THE fold of Lantern's event stream: every view's facts and figures.
 //
 // lantern-trace stats, the Chrome export, the viewer's model and its Health panel all

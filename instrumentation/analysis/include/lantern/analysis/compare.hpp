@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // compare.hpp - the comparison of two runs: what `lantern-view A --compare B` highlights
 // and what `lantern-trace diff A B` prints (as a table, or JSON). Both call compare() on
 // the two traces' analyses (lantern::analysis, the one fold: the viewer passes its

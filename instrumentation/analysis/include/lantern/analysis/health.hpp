@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // health.hpp - the warnings a user should not miss (health findings), derived from the
 // Analysis (lantern/analysis/analysis.hpp): the viewer's Health panel, its badge, its
 // stderr summary and lantern-trace stats all count them with warning_count().

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // worker_track.hpp - one worker's history: state intervals and task slices, indexed by time.
 //
 // Events of one worker arrive in that worker's time order (its ring is FIFO), so every

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // chunk_decoder.hpp - checks a chunk header and decodes a chunk payload back to Events.
 //
 // TraceDecoder uses these for files and streams; they are public so that a consumer

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // chunk_encoder.hpp - turns in-memory Events into self-contained chunks of bytes.
 //
 // A chunk is the unit of the trace file: a 36-byte header with checksums, then the

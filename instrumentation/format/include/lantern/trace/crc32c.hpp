@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // crc32c.hpp - CRC-32C (Castagnoli), the checksum of trace headers and chunks.
 //
 // Why CRC-32C rather than the zlib CRC-32: it detects every burst error up to 32 bits

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // event_table.hpp - the trace format's view of Lantern's events: the in-memory Event and
 // the format's names for the vocabulary (lantern/vocabulary.hpp), which is THE table of
 // events, states, reasons, sources, distances, IO kinds, wake causes and drop reasons,

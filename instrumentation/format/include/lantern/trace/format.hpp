@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // format.hpp - the constants of the Lantern trace file format (see ../../../README.md for
 // the byte-by-byte specification). Everything a writer and a reader must agree on lives
 // here, so the two can never drift apart.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // label_names.hpp - the names of task labels, as a trace carries them.
 //
 // A task_label event (event_table.hpp) says "task a is a `b`": b is a small label id that

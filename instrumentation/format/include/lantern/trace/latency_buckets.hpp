@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // latency_buckets.hpp - the one bucket scheme for latencies (nanoseconds), shared by the
 // Recorder's exact histograms (instrumentation::AtomicLatencyHistogram) and the plain one
 // every figure is read from (trace::LatencyHistogram: the analysis, the Prometheus

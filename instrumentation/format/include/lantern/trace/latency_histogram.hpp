@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // latency_histogram.hpp - a histogram of latencies (nanoseconds) as a plain value: record
 // samples, merge histograms, read percentiles off it.
 //

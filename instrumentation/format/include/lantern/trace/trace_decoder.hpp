@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // trace_decoder.hpp - the incremental trace parser: bytes in, header/chunks/problems out.
 //
 // TraceDecoder never reads anything itself. Whoever has bytes (a file reader, a socket,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // trace_error.hpp - what can go wrong with a trace, as values.
 //
 // Neither the writer nor the reader throws across its API or aborts: every problem is a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // trace_header.hpp - the file header: where and how a trace was recorded.
 //
 // The header carries what a reader needs to interpret the events without the machine

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // trace_reader.hpp - reads a trace from a file or a byte buffer.
 //
 // A thin driver around TraceDecoder: it feeds the decoder 1 MiB at a time and collects

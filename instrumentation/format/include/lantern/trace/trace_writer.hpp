@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // trace_writer.hpp - writes a trace (header, then chunks) to a file or any byte sink.
 //
 // The collector hands it batches of Events; it encodes them into chunks and passes each

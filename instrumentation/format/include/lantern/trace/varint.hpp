@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // varint.hpp - LEB128 varints, zigzag, and little-endian fixed-width helpers.
 //
 // The chunk payload is a stream of varints; these are the only routines that touch its

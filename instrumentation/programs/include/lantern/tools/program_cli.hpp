@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // program_cli.hpp - the command-line conventions every Lantern program follows
 // (lantern-trace, lantern-view, lantern_demo, lantern_echo_server, lantern_echo_client,
 // lantern_live_demo, and the benchmark programs in bench/), on top of CLI11 (Debian:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // topology_check.hpp - the --topology option's check, for the programs that run a
 // Scheduler (they link lantern::core; program_cli.hpp itself does not need it).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // byte_source.hpp - where a Session's bytes come from: a trace file or a live socket.
 //
 // Both hand raw bytes to the same TraceDecoder; nothing here knows the format. The socket

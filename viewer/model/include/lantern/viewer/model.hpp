@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // model.hpp - everything the viewer knows about one trace, live or replayed.
 //
 // One Model type, one way in: apply(chunk). A Session (session.hpp) feeds it from a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // session.hpp - a Model and the thread that fills it from a file or a live socket.
 //
 // The feed thread reads bytes from a ByteSource into one TraceDecoder and applies each

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // synthetic_trace.hpp - realistic-looking traces of any size, for tests and benchmarks.
 //
 // A deterministic simulation of workers going through periods of 20 ms: woken, busy with

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // time_series.hpp - counters over time (tasks started, steals, helps, queue depth per lane),
 // bucketed so a plot reads any time range in O(1).
 //

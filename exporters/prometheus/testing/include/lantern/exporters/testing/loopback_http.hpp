@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // loopback_http.hpp - a blocking HTTP/1.0 GET on plain POSIX sockets, for the exporter's
 // tests and benchmark (they scrape /metrics and query a local Prometheus server's API).
 //
