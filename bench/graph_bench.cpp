@@ -123,7 +123,10 @@ Shape make_shape(const std::string& name, std::vector<std::int64_t>& v) {
   if (name == "chain") {
     constexpr std::uint32_t n = 10'000;
     v.assign(n, 0);
-    s = {"chain 10k", n, {}, [&v](std::uint32_t i, std::int64_t gen) { v[i] = i == 0 ? gen : v[i - 1] + 1; },
+    s = {"chain 10k",
+         n,
+         {},
+         [&v](std::uint32_t i, std::int64_t gen) { v[i] = i == 0 ? gen : v[i - 1] + 1; },
          [&v](std::int64_t gen) { return std::make_pair(v[n - 1], gen + n - 1); }};
     for (std::uint32_t i = 1; i < n; ++i) s.edges.emplace_back(i - 1, i);
   } else if (name == "tree_down" || name == "tree_up") {
@@ -132,10 +135,19 @@ Shape make_shape(const std::string& name, std::vector<std::int64_t>& v) {
     v.assign(n + 2, 0);
     const bool down = name == "tree_down";
     if (down) {
-      s = {"tree_down 2^16", n, {}, [&v](std::uint32_t k, std::int64_t gen) { const std::uint32_t j = k + 1; v[j] = j == 1 ? gen : v[j / 2] + 1; },
+      s = {"tree_down 2^16",
+           n,
+           {},
+           [&v](std::uint32_t k, std::int64_t gen) {
+             const std::uint32_t j = k + 1;
+             v[j] = j == 1 ? gen : v[j / 2] + 1;
+           },
            [&v](std::int64_t gen) { return std::make_pair(v[n], gen + 16); }};  // node 65536 is at depth 16
     } else {
-      s = {"tree_up 2^16", n, {}, [&v](std::uint32_t k, std::int64_t gen) {
+      s = {"tree_up 2^16",
+           n,
+           {},
+           [&v](std::uint32_t k, std::int64_t gen) {
              const std::uint32_t j = k + 1;
              std::int64_t sum = gen;
              if (2 * j <= n) sum += v[2 * j];
@@ -145,13 +157,18 @@ Shape make_shape(const std::string& name, std::vector<std::int64_t>& v) {
            [&v](std::int64_t gen) { return std::make_pair(v[1], gen * n); }};
     }
     for (std::uint32_t j = 2; j <= n; ++j) {
-      if (down) s.edges.emplace_back(j / 2 - 1, j - 1);
-      else s.edges.emplace_back(j - 1, j / 2 - 1);
+      if (down)
+        s.edges.emplace_back(j / 2 - 1, j - 1);
+      else
+        s.edges.emplace_back(j - 1, j / 2 - 1);
     }
   } else {
     constexpr std::uint32_t side = 256;
     v.assign(side * side, 0);
-    s = {"wavefront 256x256", side * side, {}, [&v](std::uint32_t k, std::int64_t gen) {
+    s = {"wavefront 256x256",
+         side * side,
+         {},
+         [&v](std::uint32_t k, std::int64_t gen) {
            const std::uint32_t r = k / side, c = k % side;
            std::int64_t m = gen - 1;
            if (r > 0) m = std::max(m, v[k - side]);
@@ -213,7 +230,8 @@ void bench_shape(const Context& ctx) {
 
   auto check = [&](const char* side, const Shape& shape, std::int64_t gen) {
     const auto [got, expected] = shape.got_expected(gen);
-    bench::check_equal(std::string(shape.name) + ", " + side + ", " + std::to_string(ctx.workers) + " workers", got, expected);
+    bench::check_equal(std::string(shape.name) + ", " + side + ", " + std::to_string(ctx.workers) + " workers", got,
+                       expected);
   };
   auto lantern_rep = [&] {
     const auto start = bench::Clock::now();
@@ -240,7 +258,8 @@ void bench_shape(const Context& ctx) {
     return seconds;
   };
   // Alternating, L T, T L, ..., after one warm-up each.
-  const auto s = bench::rotate(ctx, 2, [&](std::size_t v) { return v == 0 ? lantern_rep() : tbb_rep(); }, ctx.config.reps);
+  const auto s = bench::rotate(
+      ctx, 2, [&](std::size_t v) { return v == 0 ? lantern_rep() : tbb_rep(); }, ctx.config.reps);
   arena.execute([&] { tbb_graph.reset(); });
   const double per_run_us = 1e6 / ctx.config.runs;
   ctx.rows.push_back({lantern_shape.name, ctx.workers, "us/run", bench::median(s[0]) * per_run_us,
@@ -258,7 +277,8 @@ int main(int argc, char** argv) {
   std::string worker_list;
   for (unsigned w : config.workers) worker_list += (worker_list.empty() ? "" : ",") + std::to_string(w);
   std::FILE* text = config.output.text();
-  std::fprintf(text, "lantern_graph_bench: %d measured reps of %d runs per side (+1 warm-up, alternating), workers %s\n",
+  std::fprintf(text,
+               "lantern_graph_bench: %d measured reps of %d runs per side (+1 warm-up, alternating), workers %s\n",
                config.reps, config.runs, worker_list.c_str());
   std::fflush(text);
   const bench::Progress progress;

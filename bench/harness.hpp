@@ -120,9 +120,12 @@ struct Target {
 
   bool met(double lantern, double tbb) const {
     switch (kind) {
-      case ratio_at_most: return lantern / tbb <= limit;
-      case lantern_at_most: return lantern <= limit;
-      case none: return true;
+      case ratio_at_most:
+        return lantern / tbb <= limit;
+      case lantern_at_most:
+        return lantern <= limit;
+      case none:
+        return true;
     }
     return true;
   }
@@ -134,11 +137,11 @@ struct Target {
 struct Row {
   std::string benchmark;
   unsigned workers = 0;
-  std::string unit;      // what the figures measure, e.g. "ns/join" (lower is better)
+  std::string unit;  // what the figures measure, e.g. "ns/join" (lower is better)
   double lantern = 0;
   double tbb = 0;
   Target target;
-  std::string note;      // printed under the table when not empty
+  std::string note;  // printed under the table when not empty
   // values: the figures the note tells of, by name, for the JSON output (print_json),
   // e.g. {"rounds_apart", 0}; a test or a script reads these, never the note's words.
   std::vector<std::pair<std::string, double>> values;
@@ -160,9 +163,12 @@ inline std::string format_ratio(double r) {
 
 inline std::string format_target(const Row& row) {
   switch (row.target.kind) {
-    case Target::ratio_at_most: return "ratio <= " + format_number(row.target.limit);
-    case Target::lantern_at_most: return "Lantern <= " + format_number(row.target.limit) + " " + row.unit;
-    case Target::none: return "-";
+    case Target::ratio_at_most:
+      return "ratio <= " + format_number(row.target.limit);
+    case Target::lantern_at_most:
+      return "Lantern <= " + format_number(row.target.limit) + " " + row.unit;
+    case Target::none:
+      return "-";
   }
   return "-";
 }
@@ -178,9 +184,8 @@ inline void print_table(const std::vector<Row>& rows, bool markdown) {
                                            "TBB",       "L/TBB",   "target", "result"};
   std::vector<std::vector<std::string>> cells;
   for (const Row& r : rows) {
-    cells.push_back({r.benchmark, std::to_string(r.workers), r.unit, format_number(r.lantern),
-                     format_number(r.tbb), format_ratio(r.lantern / r.tbb), format_target(r),
-                     format_verdict(r)});
+    cells.push_back({r.benchmark, std::to_string(r.workers), r.unit, format_number(r.lantern), format_number(r.tbb),
+                     format_ratio(r.lantern / r.tbb), format_target(r), format_verdict(r)});
   }
   std::vector<std::size_t> width(header.size());
   for (std::size_t c = 0; c < header.size(); ++c) {
@@ -216,8 +221,7 @@ inline void print_table(const std::vector<Row>& rows, bool markdown) {
     if (r.note.empty()) continue;
     if (!any_note) std::printf("\n");
     any_note = true;
-    std::printf("%s%s (%u workers): %s\n", markdown ? "- " : "note: ", r.benchmark.c_str(), r.workers,
-                r.note.c_str());
+    std::printf("%s%s (%u workers): %s\n", markdown ? "- " : "note: ", r.benchmark.c_str(), r.workers, r.note.c_str());
   }
   std::fflush(stdout);
 }
@@ -357,9 +361,7 @@ inline std::vector<int> allowed_cpus() {
 
 namespace detail {
 // speed_kernel: branchy serial recursion (about 1 ms here), opaque to the optimiser.
-[[gnu::noinline]] inline long long speed_kernel(int n) {
-  return n < 2 ? n : speed_kernel(n - 1) + speed_kernel(n - 2);
-}
+[[gnu::noinline]] inline long long speed_kernel(int n) { return n < 2 ? n : speed_kernel(n - 1) + speed_kernel(n - 2); }
 }  // namespace detail
 
 inline std::vector<CpuSpeed> cpu_speeds(int samples = 7) {
@@ -405,7 +407,9 @@ inline std::string cpu_speed_line(const char* when, const std::vector<CpuSpeed>&
   std::snprintf(buf, sizeof buf, "; slowest / fastest %.2f", hi / lo);
   line += buf;
   if (hi / lo > 1.10) {
-    line += ". WARNING: the CPUs differ by more than 10 %: a row whose two sides ran on different CPUs is off by up to that much (pin them)";
+    line +=
+        ". WARNING: the CPUs differ by more than 10 %: a row whose two sides ran on different CPUs is off by up to "
+        "that much (pin them)";
   }
   return line;
 }

@@ -190,8 +190,9 @@ int main(int argc, char** argv) {
   bench::Watchdog watchdog(std::chrono::seconds(300));
   bench::Progress progress;
   std::vector<bench::Row> rows;
-  std::fprintf(output.text(), "%s: %u repetitions per variant, alternating with %s; join-path help check every %u joins\n\n",
-               kProgram, reps, nocheck_path.c_str(), lantern::detail::Worker::kJoinHelpInterval);
+  std::fprintf(output.text(),
+               "%s: %u repetitions per variant, alternating with %s; join-path help check every %u joins\n\n", kProgram,
+               reps, nocheck_path.c_str(), lantern::detail::Worker::kJoinHelpInterval);
   std::fflush(output.text());
   for (const std::uint32_t w : worker_counts) {
     std::vector<double> with, without;

@@ -92,7 +92,8 @@ void stop_server(const Server& s) {
   kill(s.pid, SIGTERM);
   int status = 0;
   waitpid(s.pid, &status, 0);
-  const bool clean = (WIFEXITED(status) && WEXITSTATUS(status) == 0) || (WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
+  const bool clean =
+      (WIFEXITED(status) && WEXITSTATUS(status) == 0) || (WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
   if (!clean) {
     std::fprintf(stderr, "io_bench: the server ended with status %d; its stderr:\n", status);
     show_log(s.log);
@@ -238,8 +239,10 @@ int main(int argc, char** argv) {
   const char* sep = markdown ? " | " : "  ";
   const char* edge = markdown ? "| " : "";
   const char* end = markdown ? " |" : "";
-  std::printf("%sconnections%sio_uring req/s%scondvar req/s%sratio%sp99 io_uring us%sp99 condvar us%scores io_uring%scores condvar%s\n",
-              edge, sep, sep, sep, sep, sep, sep, sep, end);
+  std::printf(
+      "%sconnections%sio_uring req/s%scondvar req/s%sratio%sp99 io_uring us%sp99 condvar us%scores io_uring%scores "
+      "condvar%s\n",
+      edge, sep, sep, sep, sep, sep, sep, sep, end);
   if (markdown) std::printf("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
   for (const Line& l : lines) {
     std::printf("%s%d%s%.0f%s%.0f%s%.2f%s%.0f%s%.0f%s%.2f%s%.2f%s\n", edge, l.connections, sep, l.s[0].rps, sep,
@@ -247,11 +250,14 @@ int main(int argc, char** argv) {
                 l.s[1].cores, end);
   }
   const double idle_uring = median(idle[0]), idle_condvar = median(idle[1]);
-  std::printf("\nidle server CPU (%% of one core, no clients, %.1f s, resolution %.2f %%): io_uring %.2f %%, condvar %.2f %% "
-              "[target <= 1 %%: %s]\n",
-              idle_seconds, 100.0 / static_cast<double>(sysconf(_SC_CLK_TCK)) / idle_seconds, idle_uring, idle_condvar, idle_uring <= 1.0 && idle_condvar <= 1.0 ? "PASS" : "MISS");
-  std::printf("(server: %u workers; ratio: io_uring/condvar requests per second, higher is better; medians of %d runs\n"
-              " of %.1f s, 64-byte messages; the client shares this machine's cores with the server)\n",
-              g_workers, reps, seconds);
+  std::printf(
+      "\nidle server CPU (%% of one core, no clients, %.1f s, resolution %.2f %%): io_uring %.2f %%, condvar %.2f %% "
+      "[target <= 1 %%: %s]\n",
+      idle_seconds, 100.0 / static_cast<double>(sysconf(_SC_CLK_TCK)) / idle_seconds, idle_uring, idle_condvar,
+      idle_uring <= 1.0 && idle_condvar <= 1.0 ? "PASS" : "MISS");
+  std::printf(
+      "(server: %u workers; ratio: io_uring/condvar requests per second, higher is better; medians of %d runs\n"
+      " of %.1f s, 64-byte messages; the client shares this machine's cores with the server)\n",
+      g_workers, reps, seconds);
   return 0;
 }

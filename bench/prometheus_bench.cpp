@@ -39,13 +39,13 @@ namespace {
 
 using bench::Clock;
 using namespace std::chrono_literals;
-using lantern::exporters::PrometheusExporter;
 using bench::workloads::fib_lantern;
+using lantern::exporters::PrometheusExporter;
 
 struct Config {
-  int scrapes = 1000;      // per method in part 1
-  int reps = 10;           // A-B-B-A quartets in part 2
-  int fibs_per_rep = 8;    // fib(32) runs per repetition (a repetition spans several scrapes)
+  int scrapes = 1000;    // per method in part 1
+  int reps = 10;         // A-B-B-A quartets in part 2
+  int fibs_per_rep = 8;  // fib(32) runs per repetition (a repetition spans several scrapes)
   bool markdown = false;
 };
 
@@ -174,8 +174,8 @@ void scrape_cost(const Config& config, bench::Watchdog& watchdog) {
   if (config.markdown) print_row(true, {"---", "--:", "--:", "--:", "---", "---"});
   auto row = [&](const char* name, const std::vector<double>& ms) {
     const Stats s = stats(ms);
-    print_row(config.markdown, {name, fmt(s.median), fmt(s.p90), fmt(s.max), "median <= 2 ms",
-                                s.median <= 2.0 ? "PASS" : "MISS"});
+    print_row(config.markdown,
+              {name, fmt(s.median), fmt(s.p90), fmt(s.max), "median <= 2 ms", s.median <= 2.0 ? "PASS" : "MISS"});
   };
   row("Collect()", collect_ms);
   row("Collect() + serialize", serialize_ms);
@@ -219,7 +219,8 @@ void throughput_under_scraping(const Config& config, bench::Watchdog& watchdog) 
         const auto t0 = Clock::now();
         try {
           const auto response = lantern::exporters::testing::http_get(exporter.port(), "/metrics");
-          if (response.status != 200) bench::wrong_answer("scrape during fib: status " + std::to_string(response.status));
+          if (response.status != 200)
+            bench::wrong_answer("scrape during fib: status " + std::to_string(response.status));
         } catch (const std::exception& e) {
           bench::wrong_answer(std::string("scrape during fib: ") + e.what());
         }
@@ -241,7 +242,7 @@ void throughput_under_scraping(const Config& config, bench::Watchdog& watchdog) 
   };
   double load_before[1] = {0}, load_after[1] = {0};
   getloadavg(load_before, 1);  // context for the reader: this figure is only as good as the machine is quiet
-  one_rep();  // warm-up
+  one_rep();                   // warm-up
   // Quartets A B B A (A: not scraped, B: scraped): each quartet's change compares reps
   // taken within a second of each other, so slow drifts in machine load (a neighbour's
   // build starting) cancel out; the headline is the median over quartets.
@@ -271,25 +272,28 @@ void throughput_under_scraping(const Config& config, bench::Watchdog& watchdog) 
   getloadavg(load_after, 1);
 
   const double change = bench::median(quartet_change);  // + means slower while scraped
-  std::printf("\n## fib(32) through join, %u workers, scraped at 10 Hz vs not (%d A-B-B-A quartets, %d x fib(32) per rep)\n\n",
-              workers, config.reps, config.fibs_per_rep);
+  std::printf(
+      "\n## fib(32) through join, %u workers, scraped at 10 Hz vs not (%d A-B-B-A quartets, %d x fib(32) per rep)\n\n",
+      workers, config.reps, config.fibs_per_rep);
   // A scrape's wall time, all of it CPU at most, taken 10 times a second from the
   // workers' cores: the slowdown to expect if every core is busy.
   const double scrape_median = bench::median(scrape_ms);
-  std::printf("%d scrapes during the scraped repetitions, median %.3f ms each: at most %.2f%% of %u cores; "
-              "1-minute load average %.2f before, %.2f after\n\n",
-              scrapes_in_reps, scrape_median, scrape_median * 10 / 1000 / workers * 100, workers, load_before[0],
-              load_after[0]);
+  std::printf(
+      "%d scrapes during the scraped repetitions, median %.3f ms each: at most %.2f%% of %u cores; "
+      "1-minute load average %.2f before, %.2f after\n\n",
+      scrapes_in_reps, scrape_median, scrape_median * 10 / 1000 / workers * 100, workers, load_before[0],
+      load_after[0]);
   print_row(config.markdown, {"side", "median ms per fib(32)", "min", "max"});
   if (config.markdown) print_row(true, {"---", "--:", "--:", "--:"});
   print_row(config.markdown, {"not scraped", fmt(bench::median(quiet_ms)), fmt(bench::percentile(quiet_ms, 0)),
                               fmt(bench::percentile(quiet_ms, 100))});
   print_row(config.markdown, {"scraped at 10 Hz", fmt(bench::median(scraped_ms)), fmt(bench::percentile(scraped_ms, 0)),
                               fmt(bench::percentile(scraped_ms, 100))});
-  std::printf("\nper-quartet change in time per fib(32): median %+.2f%% (quartets from %+.2f%% to %+.2f%%); "
-              "best rep %+.2f%%\n",
-              change, bench::percentile(quartet_change, 0), bench::percentile(quartet_change, 100),
-              (bench::percentile(scraped_ms, 0) / bench::percentile(quiet_ms, 0) - 1.0) * 100.0);
+  std::printf(
+      "\nper-quartet change in time per fib(32): median %+.2f%% (quartets from %+.2f%% to %+.2f%%); "
+      "best rep %+.2f%%\n",
+      change, bench::percentile(quartet_change, 0), bench::percentile(quartet_change, 100),
+      (bench::percentile(scraped_ms, 0) / bench::percentile(quiet_ms, 0) - 1.0) * 100.0);
   std::printf("target: at most +1%% (median over quartets): %s\n", change <= 1.0 ? "PASS" : "MISS");
   std::fflush(stdout);
 }

@@ -15,9 +15,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -76,7 +76,8 @@ double naive_zoomed_out(Session& session) {
     for (std::size_t i = 0; i < t.interval_count(); ++i) {
       const float x0 = static_cast<float>(m.rel(t.interval_start(i)) / span * 1000.0);
       const float x1 = static_cast<float>(m.rel(t.interval_end(i, m.last_tick())) / span * 1000.0);
-      draw->AddRectFilled(ImVec2(x0, 20.0f * static_cast<float>(w)), ImVec2(x1 + 0.1f, 20.0f * static_cast<float>(w) + 10), IM_COL32(80, 180, 90, 255));
+      draw->AddRectFilled(ImVec2(x0, 20.0f * static_cast<float>(w)),
+                          ImVec2(x1 + 0.1f, 20.0f * static_cast<float>(w) + 10), IM_COL32(80, 180, 90, 255));
     }
     for (int d = 0; d < std::min(t.depth_count(), 6); ++d) {
       for (const TaskSlice& s : t.slices(d)) {
@@ -177,7 +178,8 @@ int main(int argc, char** argv) {
   std::printf("trace: %llu events, %u workers, %.0f ms of recording; %llu state intervals, %llu task slices\n",
               static_cast<unsigned long long>(n_events), n_workers, span_ms, static_cast<unsigned long long>(intervals),
               static_cast<unsigned long long>(slices));
-  std::printf("%-38s %10.3f s   (target <= 2 s: %s)\n", "open -> fully loaded", loaded_s, loaded_s <= 2 ? "PASS" : "MISS");
+  std::printf("%-38s %10.3f s   (target <= 2 s: %s)\n", "open -> fully loaded", loaded_s,
+              loaded_s <= 2 ? "PASS" : "MISS");
   std::printf("%-38s %10.3f s   (target <= 2 s: %s)\n", "open -> first frame of the whole trace", first_frame_s,
               first_frame_s <= 2 ? "PASS" : "MISS");
 
@@ -185,9 +187,11 @@ int main(int argc, char** argv) {
     const char* name;
     double window_ms;
   };
-  const Zoom zooms[] = {{"fully zoomed out", 0}, {"zoomed to 10 ms", 10}, {"zoomed to 200 us", 0.2}, {"zoomed to 5 us", 0.005}};
+  const Zoom zooms[] = {
+      {"fully zoomed out", 0}, {"zoomed to 10 ms", 10}, {"zoomed to 200 us", 0.2}, {"zoomed to 5 us", 0.005}};
   double worst = 0;
-  std::printf("\n%-24s %10s %10s %10s   (CPU ms per frame, %d frames, 1600x900)\n", "frame build", "median", "p90", "max", n_frames);
+  std::printf("\n%-24s %10s %10s %10s   (CPU ms per frame, %d frames, 1600x900)\n", "frame build", "median", "p90",
+              "max", n_frames);
   for (const Zoom& z : zooms) {
     {
       std::lock_guard<std::mutex> lock(app.session().mutex());
@@ -206,11 +210,14 @@ int main(int argc, char** argv) {
     worst = std::max(worst, f.p90);
     std::printf("%-24s %10.2f %10.2f %10.2f\n", z.name, f.median, f.p90, f.max);
   }
-  std::printf("%-38s %s (worst p90 %.2f ms; target <= 8 ms)\n", "frame build target", worst <= 8 ? "PASS" : "MISS", worst);
+  std::printf("%-38s %s (worst p90 %.2f ms; target <= 8 ms)\n", "frame build target", worst <= 8 ? "PASS" : "MISS",
+              worst);
   std::vector<double> naive;
   for (int i = 0; i < 5; ++i) naive.push_back(naive_zoomed_out(app.session()));
   const double naive_ms = percentile(naive, 50);
-  std::printf("\ncomparison, zoomed out: a naive timeline (one rectangle per interval and slice) %.1f ms/frame (median of 5)\n", naive_ms);
+  std::printf(
+      "\ncomparison, zoomed out: a naive timeline (one rectangle per interval and slice) %.1f ms/frame (median of 5)\n",
+      naive_ms);
   ImGui::DestroyContext();
   if (generated) std::remove(path.c_str());
   return 0;

@@ -31,13 +31,13 @@
 #include "echo_server/echo_load.hpp"
 #include "echo_server/echo_server.hpp"
 
+#include <unistd.h>
 #include <array>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <unistd.h>
 #include <memory>
 #include <string>
 #include <thread>
@@ -60,14 +60,17 @@ void print_figures(const lantern::instrumentation::Recorder& recorder, const lan
     const auto w = recorder.snapshot(i);
     std::uint64_t total = 0;
     for (auto t : w.state_ticks) total += t;
-    auto pct = [&](int s) { return total ? 100.0 * static_cast<double>(w.state_ticks[s]) / static_cast<double>(total) : 0.0; };
-    std::printf("%-6u %8llu %6llu %6llu %6llu %6llu %6llu %6llu %7llu %6llu %6llu %8llu | %6.1f%% %6.1f%% %6.1f%% %7.1f%%\n", i,
-                static_cast<unsigned long long>(w.tasks), static_cast<unsigned long long>(w.steals[0]),
-                static_cast<unsigned long long>(w.steals[1]), static_cast<unsigned long long>(w.steals[2]),
-                static_cast<unsigned long long>(w.steals[3]), static_cast<unsigned long long>(w.steals[4]),
-                static_cast<unsigned long long>(w.helps), static_cast<unsigned long long>(w.steal_rounds_failed),
-                static_cast<unsigned long long>(w.sleeps), static_cast<unsigned long long>(w.wakes_received),
-                static_cast<unsigned long long>(w.releases), pct(0), pct(1), pct(2), pct(3));
+    auto pct = [&](int s) {
+      return total ? 100.0 * static_cast<double>(w.state_ticks[s]) / static_cast<double>(total) : 0.0;
+    };
+    std::printf(
+        "%-6u %8llu %6llu %6llu %6llu %6llu %6llu %6llu %7llu %6llu %6llu %8llu | %6.1f%% %6.1f%% %6.1f%% %7.1f%%\n", i,
+        static_cast<unsigned long long>(w.tasks), static_cast<unsigned long long>(w.steals[0]),
+        static_cast<unsigned long long>(w.steals[1]), static_cast<unsigned long long>(w.steals[2]),
+        static_cast<unsigned long long>(w.steals[3]), static_cast<unsigned long long>(w.steals[4]),
+        static_cast<unsigned long long>(w.helps), static_cast<unsigned long long>(w.steal_rounds_failed),
+        static_cast<unsigned long long>(w.sleeps), static_cast<unsigned long long>(w.wakes_received),
+        static_cast<unsigned long long>(w.releases), pct(0), pct(1), pct(2), pct(3));
     ready.merge(recorder.counters(i).ready_wait.snapshot());
     duration.merge(recorder.counters(i).task_duration.snapshot());
     wake.merge(recorder.counters(i).wake_latency.snapshot());
@@ -87,8 +90,7 @@ void print_figures(const lantern::instrumentation::Recorder& recorder, const lan
            ? "the Recorder times tasks at level tasks and above (or with RecorderOptions::time_tasks)"
            : "no task ended in this run");
   line("wake latency", wake, "no worker was woken by another thread in this run (IO wakes have no latency)");
-  std::printf("%-22s (IO wakes left out: %llu; they have no waker)\n", "",
-              static_cast<unsigned long long>(io_wakes));
+  std::printf("%-22s (IO wakes left out: %llu; they have no waker)\n", "", static_cast<unsigned long long>(io_wakes));
   std::printf("topology: %s\n", topology.describe().c_str());
 }
 
@@ -165,9 +167,8 @@ int main(int argc, char** argv) {
   // Observability: the command line decides first, then LANTERN_* variables, then these
   // defaults (lantern/observe.hpp).
   lantern::ObserveOptions observe_options{.program = "lantern_demo", .counters = true};
-  observe_options.defaults = {.trace = "lantern-demo.trace",
-                              .metrics = std::string(lantern::exporters::kDefaultAddress),
-                              .flight = "30s"};
+  observe_options.defaults = {
+      .trace = "lantern-demo.trace", .metrics = std::string(lantern::exporters::kDefaultAddress), .flight = "30s"};
   std::string trace_path, metrics_address;
   double linger_seconds = 0;
   const char* display = std::getenv("DISPLAY");
@@ -184,8 +185,9 @@ int main(int argc, char** argv) {
     CLI::Option* trace_option = app.add_option("--trace", trace_path);
     app.add_flag("--no-trace", no_trace);
     lantern::tools::choice_option(app, "--level", &level_name, {"off", "states", "tasks", "full"});
-    CLI::Option* metrics_option = app.add_option("--metrics", metrics_address)
-        ->check(lantern::tools::address_check({.default_host = "0.0.0.0", .allow_port_zero = true}));
+    CLI::Option* metrics_option =
+        app.add_option("--metrics", metrics_address)
+            ->check(lantern::tools::address_check({.default_host = "0.0.0.0", .allow_port_zero = true}));
     app.add_flag("--no-metrics", no_metrics);
     app.add_flag("--view", view);
     app.add_flag("--no-view", no_view);
@@ -203,10 +205,9 @@ int main(int argc, char** argv) {
     if (!sleep_name.empty()) options.sleep_strategy = *lantern::parse_strategy(sleep_name);
   }
   // Task labels: interned once here, named by each task as it starts (a hook call, no lock).
-  const lantern::Label kFib = lantern::label("fib"), kBurst = lantern::label("burst"),
-                       kFlood = lantern::label("flood"), kLaneTask = lantern::label("lane task"),
-                       kParse = lantern::label("parse"), kRender = lantern::label("render"),
-                       kCompress = lantern::label("compress");
+  const lantern::Label kFib = lantern::label("fib"), kBurst = lantern::label("burst"), kFlood = lantern::label("flood"),
+                       kLaneTask = lantern::label("lane task"), kParse = lantern::label("parse"),
+                       kRender = lantern::label("render"), kCompress = lantern::label("compress");
   observe_options.view = view;
   if (view) observe_options.viewer = sibling_viewer(argv[0]);
 
@@ -222,9 +223,10 @@ int main(int argc, char** argv) {
       std::printf("viewer: lantern-view attached on %s\n", obs.stream()->address().c_str());
       if (linger_seconds == 0) linger_seconds = 10;  // give the viewer something to watch
     } else if (!obs.stream()) {
-      std::printf("viewer: no display; to watch live, run with LANTERN_STREAM=127.0.0.1:7777 and attach\n"
-                  "        xvfb-run or a desktop: lantern-view --attach 127.0.0.1:7777; replay later: lantern-view %s\n",
-                  obs.trace() ? obs.trace()->path().c_str() : "FILE");
+      std::printf(
+          "viewer: no display; to watch live, run with LANTERN_STREAM=127.0.0.1:7777 and attach\n"
+          "        xvfb-run or a desktop: lantern-view --attach 127.0.0.1:7777; replay later: lantern-view %s\n",
+          obs.trace() ? obs.trace()->path().c_str() : "FILE");
     }
     if (lantern::exporters::PrometheusExporter* exporter = obs.metrics()) {
       std::printf("metrics: %s\n  scrape config for prometheus.yml:\n", exporter->url().c_str());
@@ -294,8 +296,9 @@ int main(int argc, char** argv) {
         const auto submitted = std::chrono::steady_clock::now();
         futures.push_back(pool.submit_to_lane(0, [&waited_ns, i, submitted, kLaneTask] {
           lantern::label_task(kLaneTask);
-          waited_ns[i] = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - submitted)
-                             .count();
+          waited_ns[i] =
+              std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - submitted)
+                  .count();
         }));
       }
       return futures;
@@ -305,8 +308,9 @@ int main(int argc, char** argv) {
     for (auto& w : waited_ns) worst_wait_ns = std::max(worst_wait_ns, w.load());
     while (flooded.load() < flood_total) std::this_thread::yield();
     ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    std::printf("3. flood       %ld self-spawning tasks in %.1f ms; %d tasks in worker 0's lane waited at most %.2f ms\n",
-                flooded.load(), ms, kLaneTasks, static_cast<double>(worst_wait_ns) / 1e6);
+    std::printf(
+        "3. flood       %ld self-spawning tasks in %.1f ms; %d tasks in worker 0's lane waited at most %.2f ms\n",
+        flooded.load(), ms, kLaneTasks, static_cast<double>(worst_wait_ns) / 1e6);
 
     // 4. pipelines: each item is parsed, then rendered, then compressed; each stage is
     // spawned after the one before (spawn_after), so its release is what starts it.
@@ -343,15 +347,16 @@ int main(int argc, char** argv) {
       load.min_bytes = 64;
       load.max_bytes = 4096;
       const lantern::examples::LoadResult res = lantern::examples::run_load(load);
-      std::printf("5. echo        %llu requests over %d loopback connections (%s sleep strategy): %.0f/s, "
-                  "p99 %.0f us, %s\n",
-                  static_cast<unsigned long long>(res.requests), load.connections,
-                  lantern::strategy_name(pool.sleep_strategy()), res.requests_per_second(), res.p99_us,
-                  res.mismatches == 0 && res.errors == 0 ? "every byte came back unchanged"
-                                                         : ("PROBLEM: " + std::to_string(res.mismatches) +
-                                                            " bytes differ, " + std::to_string(res.errors) +
-                                                            " connections failed " + res.first_error)
-                                                               .c_str());
+      std::printf(
+          "5. echo        %llu requests over %d loopback connections (%s sleep strategy): %.0f/s, "
+          "p99 %.0f us, %s\n",
+          static_cast<unsigned long long>(res.requests), load.connections,
+          lantern::strategy_name(pool.sleep_strategy()), res.requests_per_second(), res.p99_us,
+          res.mismatches == 0 && res.errors == 0
+              ? "every byte came back unchanged"
+              : ("PROBLEM: " + std::to_string(res.mismatches) + " bytes differ, " + std::to_string(res.errors) +
+                 " connections failed " + res.first_error)
+                    .c_str());
     }
 
     if (linger_seconds > 0) {

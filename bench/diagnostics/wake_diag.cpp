@@ -249,22 +249,33 @@ void bench_wake(bench::Context<Config>& ctx, const WakeTrace* trace) {
     return 100.0 * static_cast<double>(late) / static_cast<double>(samples.size());
   };
   char late_note[256];
-  std::snprintf(late_note, sizeof late_note,
-                "late wakes (slower than three times the floor's p50, %.1f us): Lantern %.1f %%, TBB %.1f %%, floor %.1f %% "
-                "of samples; a side with over 1 %% late reads its p99 among them",
-                late_us, late_percent(s.lantern), late_percent(s.tbb), late_percent(s.floor));
+  std::snprintf(
+      late_note, sizeof late_note,
+      "late wakes (slower than three times the floor's p50, %.1f us): Lantern %.1f %%, TBB %.1f %%, floor %.1f %% "
+      "of samples; a side with over 1 %% late reads its p99 among them",
+      late_us, late_percent(s.lantern), late_percent(s.tbb), late_percent(s.floor));
   std::string note = late_note;
   if (not_asleep > 0) {
     note = std::to_string(not_asleep) + " of " + std::to_string(s.lantern.size()) +
            " Lantern samples started with some worker awake after 1 s of idleness; " + note;
   }
-  ctx.rows.push_back({"wake latency p50", ctx.workers, "us", bench::percentile(s.lantern, 50),
-                      bench::percentile(s.tbb, 50), Target::ratio(0.8), floor_note,
+  ctx.rows.push_back({"wake latency p50",
+                      ctx.workers,
+                      "us",
+                      bench::percentile(s.lantern, 50),
+                      bench::percentile(s.tbb, 50),
+                      Target::ratio(0.8),
+                      floor_note,
                       {{"floor_samples", static_cast<double>(s.floor.size())},
                        {"floor_p50_us", floor_p50},
                        {"floor_p99_us", floor_p99}}});
-  ctx.rows.push_back({"wake latency p99", ctx.workers, "us", bench::percentile(s.lantern, 99),
-                      bench::percentile(s.tbb, 99), Target::ratio(1.0), note,
+  ctx.rows.push_back({"wake latency p99",
+                      ctx.workers,
+                      "us",
+                      bench::percentile(s.lantern, 99),
+                      bench::percentile(s.tbb, 99),
+                      Target::ratio(1.0),
+                      note,
                       {{"late_us", late_us},
                        {"late_lantern_percent", late_percent(s.lantern)},
                        {"late_tbb_percent", late_percent(s.tbb)},

@@ -41,12 +41,17 @@ void bench_collector(Context& ctx, ObserverPools& pools) {
     v.erase(v.begin());
     return bench::median(v);
   };
-  const char* labels[2] = {"collector: drained / produced, fib at full", "collector 100 us: drained / produced, fib at full"};
+  const char* labels[2] = {"collector: drained / produced, fib at full",
+                           "collector 100 us: drained / produced, fib at full"};
   const char* options[2] = {"default CollectorOptions (adaptive 100 us - 20 ms)", "collector period 100 us"};
   for (int v = 0; v < 2; ++v) {
     const Figures& f = figures[v];
-    ctx.rows.push_back({labels[v], ctx.workers, "M events/s", measured(f.collected_per_s) / 1e6,
-                        measured(f.produced_per_s) / 1e6, Target::info(),
+    ctx.rows.push_back({labels[v],
+                        ctx.workers,
+                        "M events/s",
+                        measured(f.collected_per_s) / 1e6,
+                        measured(f.produced_per_s) / 1e6,
+                        Target::info(),
                         "dropped " + percent(measured(f.dropped)) + " of the events produced (median); " + options[v] +
                             "; " + std::to_string(ctx.config.collector_fibs) +
                             " fib(32) back to back per repetition, " + bench::format_number(measured(f.wall) * 1e3) +

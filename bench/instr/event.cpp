@@ -37,7 +37,9 @@ double event_loop(Recorder& recorder, lantern::EventId hook, long long n) {
 // in the warm-up.
 struct EventCase {
   EventCase(Level level, bool collect, lantern::instrumentation::CollectorOptions options = {})
-      : recorder(1, {.level = level}), sink(std::make_shared<CountingSink>()), collector(recorder, options),
+      : recorder(1, {.level = level}),
+        sink(std::make_shared<CountingSink>()),
+        collector(recorder, options),
         collect(collect) {
     collector.attach(sink);
   }
@@ -77,18 +79,24 @@ void bench_event(Context& ctx) {
   using lantern::EventId;
   EventCase fast(Level::full, true, {.min_period = kFastPeriod, .max_period = kFastPeriod});
   EventCase default_options(Level::full, true);
-  EventCase stalled(Level::full, false);  // no collector: the ring stays full
+  EventCase stalled(Level::full, false);     // no collector: the ring stays full
   EventCase filtered(Level::states, false);  // task_begin is counted, not recorded
   EventCase off(Level::off, false);          // help at off: one counter, nothing recorded
   enum { kRdtsc, kFast, kDefault, kStalled, kFiltered, kOff, kVariants };
   const auto samples = measure(ctx, kVariants, [&](std::size_t v) {
     switch (v) {
-      case kRdtsc: return rdtsc_loop(n);
-      case kFast: return fast.run(EventId::task_begin, n);
-      case kDefault: return default_options.run(EventId::task_begin, n);
-      case kStalled: return stalled.run(EventId::task_begin, n);
-      case kFiltered: return filtered.run(EventId::task_begin, n);
-      case kOff: return off.run(EventId::help, n);
+      case kRdtsc:
+        return rdtsc_loop(n);
+      case kFast:
+        return fast.run(EventId::task_begin, n);
+      case kDefault:
+        return default_options.run(EventId::task_begin, n);
+      case kStalled:
+        return stalled.run(EventId::task_begin, n);
+      case kFiltered:
+        return filtered.run(EventId::task_begin, n);
+      case kOff:
+        return off.run(EventId::help, n);
     }
     return 0.0;
   });
@@ -99,9 +107,9 @@ void bench_event(Context& ctx) {
   off.finish("event, off");
   bench::check_equal("event: a states recorder records no task_begin",
                      static_cast<long long>(totals(filtered.recorder).produced), 0);
-  bench::check_equal("event: an off recorder records no help", static_cast<long long>(totals(off.recorder).produced), 0);
-  bench::check_equal("event: the recorder counted every help",
-                     static_cast<long long>(off.recorder.snapshot(0).helps),
+  bench::check_equal("event: an off recorder records no help", static_cast<long long>(totals(off.recorder).produced),
+                     0);
+  bench::check_equal("event: the recorder counted every help", static_cast<long long>(off.recorder.snapshot(0).helps),
                      static_cast<long long>(n) * (ctx.config.reps + 1));
 
   const double ns = 1e9 / static_cast<double>(n);
@@ -109,8 +117,8 @@ void bench_event(Context& ctx) {
   auto row = [&](const char* label, int v, Target target, std::string note, const EventCase* dropping) {
     std::vector<std::pair<std::string, double>> values;
     if (dropping) values.emplace_back("dropped_fraction", bench::median(dropping->dropped));
-    ctx.rows.push_back({label, 1, "ns/call", bench::median(samples[v]) * ns, rdtsc_ns, target, std::move(note),
-                        std::move(values)});
+    ctx.rows.push_back(
+        {label, 1, "ns/call", bench::median(samples[v]) * ns, rdtsc_ns, target, std::move(note), std::move(values)});
   };
   row("event: task_begin, full, collector 100 us / rdtsc", kFast, Target::ratio(1.5),
       fast.drop_note() + "; collector period 100 us", &fast);

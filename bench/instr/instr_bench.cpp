@@ -47,10 +47,10 @@ void check_accounting(const std::string& what, const Recorder& recorder,
     markers += s->markers();
     marked += s->marked_dropped();
   }
-  bench::check_equal(what + ": events produced + drop markers = recorded + dropped", static_cast<long long>(t.produced + t.markers),
-                     static_cast<long long>(t.recorded + t.dropped));
-  bench::check_equal(what + ": events and markers the sinks received = events recorded", static_cast<long long>(received + markers),
-                     static_cast<long long>(t.recorded));
+  bench::check_equal(what + ": events produced + drop markers = recorded + dropped",
+                     static_cast<long long>(t.produced + t.markers), static_cast<long long>(t.recorded + t.dropped));
+  bench::check_equal(what + ": events and markers the sinks received = events recorded",
+                     static_cast<long long>(received + markers), static_cast<long long>(t.recorded));
   bench::check_equal(what + ": drop markers the sinks received = the Recorder's", static_cast<long long>(markers),
                      static_cast<long long>(t.markers));
   if (marked > t.dropped) {
@@ -65,7 +65,8 @@ OffProcess::OffProcess(const std::string& path, unsigned workers)
   int observer = -1;
   unsigned got_workers = 0;
   const std::string format = std::string(kReadyWord) + " observer=%d workers=%u";
-  if (std::sscanf(ready.c_str(), format.c_str(), &observer, &got_workers) != 2) child_.fail("unexpected greeting '" + ready + "'");
+  if (std::sscanf(ready.c_str(), format.c_str(), &observer, &got_workers) != 2)
+    child_.fail("unexpected greeting '" + ready + "'");
   if (observer != 0) child_.fail("'" + path + "' has the observer hook compiled in");
   if (got_workers != workers) child_.fail("'" + path + "' started " + std::to_string(got_workers) + " workers");
 }
@@ -77,7 +78,8 @@ double OffProcess::run(const Workload& w, const std::string& side) {
   const std::string format = std::string(w.name) + " seconds=%lf result=%lld";
   double seconds = 0;
   long long result = 0;
-  if (std::sscanf(reply.c_str(), format.c_str(), &seconds, &result) != 2) child_.fail("unexpected reply '" + reply + "'");
+  if (std::sscanf(reply.c_str(), format.c_str(), &seconds, &result) != 2)
+    child_.fail("unexpected reply '" + reply + "'");
   bench::check_equal(std::string(w.label) + ", " + side, result, w.expected);
   return seconds;
 }
@@ -89,7 +91,8 @@ ObserverPools::ObserverPools(const Config& config, unsigned workers)
       fast_sink(std::make_shared<CountingSink>()),
       fast_collector(recorder, {.min_period = kFastPeriod, .max_period = kFastPeriod}),
       bare(std::make_unique<lantern::Scheduler>(lantern::SchedulerOptions{.workers = workers})),
-      observed(std::make_unique<lantern::Scheduler>(lantern::SchedulerOptions{.workers = workers, .observer = &recorder})) {
+      observed(
+          std::make_unique<lantern::Scheduler>(lantern::SchedulerOptions{.workers = workers, .observer = &recorder})) {
   collector.attach(sink);
   fast_collector.attach(fast_sink);
   if (std::find(config.only.begin(), config.only.end(), "overhead") != config.only.end()) {

@@ -32,12 +32,12 @@ using lantern::instrumentation::Recorder;
 using lantern::trace::Level;
 
 struct Config {
-  int reps = 7;                     // measured repetitions per variant (plus one warm-up)
-  bool quick = false;               // CI smoke: 2 reps, smaller event loops
-  bench::Output output;             // --markdown, --json
-  bool raw = false;                 // print every repetition's figure to stderr
-  unsigned workers = 0;             // pool width for B and C (default: all hardware threads)
-  std::vector<std::string> only;    // sections
+  int reps = 7;                   // measured repetitions per variant (plus one warm-up)
+  bool quick = false;             // CI smoke: 2 reps, smaller event loops
+  bench::Output output;           // --markdown, --json
+  bool raw = false;               // print every repetition's figure to stderr
+  unsigned workers = 0;           // pool width for B and C (default: all hardware threads)
+  std::vector<std::string> only;  // sections
   std::string off_path = LANTERN_INSTR_BENCH_OFF_PATH;
   long long event_calls = 2'000'000;  // A: calls per repetition
   int collector_fibs = 10;            // C: fib(32) runs back to back per repetition
@@ -51,8 +51,8 @@ using Context = bench::Context<Config>;
 // measure: bench::rotate with this program's repetitions (config.reps unless `reps` says
 // otherwise) and --raw.
 inline std::vector<std::vector<double>> measure(const Context& ctx, std::size_t variants,
-                                               const std::function<double(std::size_t)>& rep, int reps = 0,
-                                               std::chrono::milliseconds pause = std::chrono::milliseconds(10)) {
+                                                const std::function<double(std::size_t)>& rep, int reps = 0,
+                                                std::chrono::milliseconds pause = std::chrono::milliseconds(10)) {
   return bench::rotate(ctx, variants, rep, reps > 0 ? reps : ctx.config.reps, pause, ctx.config.raw);
 }
 
@@ -111,20 +111,20 @@ struct ObserverPools {
 
   Recorder recorder;
   std::shared_ptr<CountingSink> sink;
-  Collector collector;                       // default CollectorOptions
+  Collector collector;  // default CollectorOptions
   std::shared_ptr<CountingSink> fast_sink;
-  Collector fast_collector;                  // 100 us period (C only); never runs with `collector`
+  Collector fast_collector;                      // 100 us period (C only); never runs with `collector`
   std::unique_ptr<lantern::Scheduler> bare;      // no observer attached
   std::unique_ptr<lantern::Scheduler> observed;  // the Recorder attached; level set per repetition
   std::unique_ptr<OffProcess> off;               // the compiled-out pool, in its own process
 };
 
 // The sections, one file each (main.cpp's --help describes them).
-void bench_event(Context& ctx);                          // event.cpp, A
-void bench_ring(Context& ctx);                           // ring.cpp, A2
-void bench_overhead(Context& ctx, ObserverPools& pools);  // overhead.cpp, B
-void bench_paired(Context& ctx, unsigned workers);       // paired.cpp, B2
+void bench_event(Context& ctx);                            // event.cpp, A
+void bench_ring(Context& ctx);                             // ring.cpp, A2
+void bench_overhead(Context& ctx, ObserverPools& pools);   // overhead.cpp, B
+void bench_paired(Context& ctx, unsigned workers);         // paired.cpp, B2
 void bench_collector(Context& ctx, ObserverPools& pools);  // collector.cpp, C
-void bench_trace(Context& ctx);                          // trace.cpp, D
+void bench_trace(Context& ctx);                            // trace.cpp, D
 
 }  // namespace bench::instr

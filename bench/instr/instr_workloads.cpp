@@ -43,8 +43,8 @@ long long run_skynet_tg_once() { return skynet_tg(0, kSkynetLeaves); }
 
 constexpr Workload kWorkloads[] = {
     {"fib", "fib(32) join", kFibValue, run_fib},
-    {"skynet", "skynet 1M x10 (join)", kSkynetSum * kSkynetRounds, run_skynet},
-    {"skynet_tg", "skynet 1M x3 (TaskGroup)", kSkynetSum * kSkynetTgRounds, run_skynet_tg},
+    {"skynet", "skynet 1M x10 (join)", kSkynetSum* kSkynetRounds, run_skynet},
+    {"skynet_tg", "skynet 1M x3 (TaskGroup)", kSkynetSum* kSkynetTgRounds, run_skynet_tg},
     {"nqueens_tg", "nqueens(12) TaskGroup every row", kQueensSolutions, run_nqueens_tg},
     {"chain", "spawn chain 1000 x200 (TaskGroup)", static_cast<long long>(kChainDepth) * kChains, run_chains},
 };

@@ -14,10 +14,10 @@ namespace bench::instr {
 
 // Workload: one fork-join job, run inside Scheduler::run from the main thread.
 struct Workload {
-  const char* name;      // protocol word and --only-style name
-  const char* label;     // table label
-  long long expected;    // the answer
-  long long (*body)();   // runs inside Scheduler::run
+  const char* name;     // protocol word and --only-style name
+  const char* label;    // table label
+  long long expected;   // the answer
+  long long (*body)();  // runs inside Scheduler::run
 };
 
 // workloads: the overhead section's, one repetition each: fib(32), ten skynet 1M by

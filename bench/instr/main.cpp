@@ -172,7 +172,8 @@ int main(int argc, char** argv) {
   };
   std::FILE* text = config.output.text();
 #if !LANTERN_OBSERVER
-  std::fprintf(text, "lantern_instr_bench: built with LANTERN_OBSERVER=OFF: no hook reaches the Recorder, nothing to measure\n");
+  std::fprintf(
+      text, "lantern_instr_bench: built with LANTERN_OBSERVER=OFF: no hook reaches the Recorder, nothing to measure\n");
   return 0;
 #endif
   std::string paired;
@@ -207,7 +208,9 @@ int main(int argc, char** argv) {
     }
   }
   if (wants("trace")) run("trace", config.workers, [](Context& ctx) { bench_trace(ctx); });
-  std::fprintf(text, "\ncolumns: \"Lantern\" = the variant measured, \"TBB\" = its baseline (one rdtsc; compiled out, or no observer where the row says so; "
+  std::fprintf(text,
+               "\ncolumns: \"Lantern\" = the variant measured, \"TBB\" = its baseline (one rdtsc; compiled out, or no "
+               "observer where the row says so; "
                "events produced/s), \"L/TBB\" = variant / baseline\n");
   bench::report(config.output, rows, /*cpu_speeds=*/true);
   return 0;

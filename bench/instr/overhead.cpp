@@ -16,9 +16,9 @@ enum Variant { kCompiledOut, kNoObserver, kOff, kStates, kTasks, kFull, kVariant
 
 struct VariantInfo {
   const char* label;
-  Level level;      // for the recorded variants
+  Level level;  // for the recorded variants
   Target target;
-  bool vs_bare;     // baseline: no observer (same run) instead of compiled out
+  bool vs_bare;  // baseline: no observer (same run) instead of compiled out
 };
 
 // The bound on level states (a Recorder at states with its Collector running at most
@@ -46,8 +46,10 @@ void bench_overhead(Context& ctx, ObserverPools& pools) {
     const auto samples = measure(wctx, kVariantCount, [&](std::size_t v) {
       const std::string side = std::string(kVariantInfo[v].label) + side_suffix;
       switch (v) {
-        case kCompiledOut: return pools.off->run(w, side);
-        case kNoObserver: return run_once(*pools.bare, w, side);
+        case kCompiledOut:
+          return pools.off->run(w, side);
+        case kNoObserver:
+          return run_once(*pools.bare, w, side);
         default: {
           pools.recorder.set_level(kVariantInfo[v].level);
           pools.collector.start();

@@ -59,7 +59,7 @@ void bench_paired(Context& ctx, unsigned workers) {
     wctx.workers = workers;
     std::vector<double> states, control_ratio;
     std::array<std::vector<double>, 3> times;
-    int apart = 0;  // rounds whose observed and unobserved runs began on different CPUs
+    int apart = 0;                       // rounds whose observed and unobserved runs began on different CPUs
     std::uint32_t unpinned_workers = 0;  // with pin: workers Lantern could not pin, over all pools
     for (int b = 0; b < blocks; ++b) {
       // Fresh pools for every block, made in a rotating order: one pool instance can be
@@ -101,8 +101,8 @@ void bench_paired(Context& ctx, unsigned workers) {
                         : unpinned_workers == 0 ? ", workers pinned"
                                                 : ", workers pinned but " + std::to_string(unpinned_workers) +
                                                       " of the pools' workers were not (Scheduler::worker_cpu)") +
-                       " (sides began on different CPUs in " +
-                       std::to_string(apart) + " rounds); states / no observer: median " + interval_text(s) +
+                       " (sides began on different CPUs in " + std::to_string(apart) +
+                       " rounds); states / no observer: median " + interval_text(s) +
                        "; control (a second unobserved pool / the first): median " + interval_text(c) + "; medians " +
                        bench::format_number(bench::median(times[0]) * 1e3) + " ms (no observer), " +
                        bench::format_number(bench::median(times[1]) * 1e3) + " ms (states)";
@@ -111,8 +111,13 @@ void bench_paired(Context& ctx, unsigned workers) {
     }
     // The figure is the upper end of the interval: PASS means the data rule out an
     // overhead above 3 % (at 95 %), not only that the median is below it.
-    ctx.rows.push_back({std::string(w.label) + ", Recorder states / no observer, paired: 95 % upper bound", workers,
-                        "x", std::exp(s.high), 1.0, Target::ratio(1.03), note,
+    ctx.rows.push_back({std::string(w.label) + ", Recorder states / no observer, paired: 95 % upper bound",
+                        workers,
+                        "x",
+                        std::exp(s.high),
+                        1.0,
+                        Target::ratio(1.03),
+                        note,
                         {{"rounds", static_cast<double>(states.size())},
                          {"blocks", static_cast<double>(blocks)},
                          {"pinned", pin ? 1.0 : 0.0},

@@ -19,8 +19,8 @@
 namespace bench::instr {
 namespace {
 
-using lantern::trace::Event;
 using lantern::EventId;
+using lantern::trace::Event;
 
 // time_ring_pushes: the producer's time for n pushes while a consumer drains the ring;
 // *failed counts the pushes that found it full.
@@ -80,16 +80,20 @@ void bench_ring(Context& ctx) {
     ctx.watchdog.beat("ring");
   }
   const long long attempts = static_cast<long long>(n) * ctx.config.reps;
-  ctx.rows.push_back({"ring push: EventRing / Boost spsc_queue", 1, "ns/delivered", bench::median(ours) * 1e9,
-                      bench::median(boost_ring) * 1e9, Target::ratio(1.0),
-                      "failed pushes (ring full) over all measured reps: EventRing " + std::to_string(failed_ours) +
-                          ", Boost " + std::to_string(failed_boost) + " of " + std::to_string(attempts) +
-                          " each; per attempt (failures included): " +
-                          bench::format_number(bench::median(ours_attempt) * 1e9) + " vs " +
-                          bench::format_number(bench::median(boost_attempt) * 1e9) + " ns",
-                      {{"eventring_failed_pushes", static_cast<double>(failed_ours)},
-                       {"boost_failed_pushes", static_cast<double>(failed_boost)},
-                       {"attempts", static_cast<double>(attempts)}}});
+  ctx.rows.push_back(
+      {"ring push: EventRing / Boost spsc_queue",
+       1,
+       "ns/delivered",
+       bench::median(ours) * 1e9,
+       bench::median(boost_ring) * 1e9,
+       Target::ratio(1.0),
+       "failed pushes (ring full) over all measured reps: EventRing " + std::to_string(failed_ours) + ", Boost " +
+           std::to_string(failed_boost) + " of " + std::to_string(attempts) +
+           " each; per attempt (failures included): " + bench::format_number(bench::median(ours_attempt) * 1e9) +
+           " vs " + bench::format_number(bench::median(boost_attempt) * 1e9) + " ns",
+       {{"eventring_failed_pushes", static_cast<double>(failed_ours)},
+        {"boost_failed_pushes", static_cast<double>(failed_boost)},
+        {"attempts", static_cast<double>(attempts)}}});
 }
 
 }  // namespace bench::instr

@@ -25,7 +25,8 @@ void bench_trace(Context& ctx) {
   Recorder recorder(ctx.workers, {.level = Level::full, .deque_push_sample = 1});
   Collector collector(recorder, {.min_period = kFastPeriod, .max_period = kFastPeriod});
   lantern::Scheduler pool({.workers = ctx.workers, .observer = &recorder});
-  const lantern::trace::TraceHeader header = lantern::instrumentation::make_trace_header(pool, recorder, "lantern_instr_bench");
+  const lantern::trace::TraceHeader header =
+      lantern::instrumentation::make_trace_header(pool, recorder, "lantern_instr_bench");
   std::vector<double> produced_per_s, written_per_s, dropped, bytes_per_event, read_per_s, written_events;
   const int total = ctx.config.reps + 1;
   for (int r = 0; r < total; ++r) {
@@ -69,7 +70,8 @@ void bench_trace(Context& ctx) {
     produced_per_s.push_back(produced / wall);
     written_per_s.push_back(static_cast<double>(drained_in_run) / wall);
     dropped.push_back(static_cast<double>(after.dropped - before.dropped) / std::max(1.0, produced));
-    bytes_per_event.push_back(static_cast<double>(stats.bytes) / static_cast<double>(std::max<std::uint64_t>(1, stats.events)));
+    bytes_per_event.push_back(static_cast<double>(stats.bytes) /
+                              static_cast<double>(std::max<std::uint64_t>(1, stats.events)));
     read_per_s.push_back(static_cast<double>(read) / read_seconds);
     written_events.push_back(static_cast<double>(stats.events));
   }

@@ -87,20 +87,26 @@ IdleCpu idle_cpu(Context& ctx, const char* side, std::chrono::milliseconds durat
 void bench_idle(Context& ctx, Pools& pools) {
   ctx.step(0, 2);
   const IdleCpu lantern = idle_cpu(
-      ctx, "Lantern", ctx.config.idle_duration, [&](std::function<void()> task) { pools.lantern.spawn(std::move(task)); },
+      ctx, "Lantern", ctx.config.idle_duration,
+      [&](std::function<void()> task) { pools.lantern.spawn(std::move(task)); },
       [&] { return pools.lantern_worker_threads(); });
   ctx.step(1, 2);
   const IdleCpu tbb = idle_cpu(
-      ctx, "TBB", ctx.config.idle_duration, [&](std::function<void()> task) { pools.tbb_outside.enqueue(std::move(task)); },
+      ctx, "TBB", ctx.config.idle_duration,
+      [&](std::function<void()> task) { pools.tbb_outside.enqueue(std::move(task)); },
       [&] { return pools.tbb_worker_threads(); });
-  ctx.rows.push_back({"idle CPU, 10 ms ticks", ctx.workers, "% core", lantern.pool_percent, tbb.pool_percent,
-                      Target::lantern(0.5),
-                      "the pool's own threads (/proc/self/task/*/schedstat); whole process (getrusage, includes the "
-                      "ticking main thread): Lantern " +
-                          bench::format_number(lantern.process_percent) + " %, TBB " +
-                          bench::format_number(tbb.process_percent) + " %",
-                      {{"lantern_process_percent", lantern.process_percent},
-                       {"tbb_process_percent", tbb.process_percent}}});
+  ctx.rows.push_back(
+      {"idle CPU, 10 ms ticks",
+       ctx.workers,
+       "% core",
+       lantern.pool_percent,
+       tbb.pool_percent,
+       Target::lantern(0.5),
+       "the pool's own threads (/proc/self/task/*/schedstat); whole process (getrusage, includes the "
+       "ticking main thread): Lantern " +
+           bench::format_number(lantern.process_percent) + " %, TBB " + bench::format_number(tbb.process_percent) +
+           " %",
+       {{"lantern_process_percent", lantern.process_percent}, {"tbb_process_percent", tbb.process_percent}}});
 }
 
 }  // namespace bench::scheduler

@@ -16,16 +16,16 @@
 namespace bench::scheduler {
 
 struct Config {
-  int reps = 7;                    // measured repetitions per side (plus one warm-up)
-  bool quick = false;              // CI smoke: few reps, short idle test, few wake samples
-  bench::Output output;            // --markdown, --json
-  std::vector<unsigned> workers;   // worker counts to run; default 1 and all hardware threads
-  std::vector<std::string> only;   // benchmark names; empty means the default set
-  std::string topology;            // Lantern's SchedulerOptions::topology ("" = this machine)
+  int reps = 7;                   // measured repetitions per side (plus one warm-up)
+  bool quick = false;             // CI smoke: few reps, short idle test, few wake samples
+  bench::Output output;           // --markdown, --json
+  std::vector<unsigned> workers;  // worker counts to run; default 1 and all hardware threads
+  std::vector<std::string> only;  // benchmark names; empty means the default set
+  std::string topology;           // Lantern's SchedulerOptions::topology ("" = this machine)
   lantern::SleepStrategy sleep = lantern::SleepStrategy::condvar;  // Lantern's sleep strategy
-  int wake_samples = 2000;         // per side and worker count
+  int wake_samples = 2000;                                         // per side and worker count
   std::chrono::milliseconds idle_duration{2000};
-  bool pin = false;                // pin both sides' threads: slot i on the i-th CPU
+  bool pin = false;  // pin both sides' threads: slot i on the i-th CPU
 };
 
 using Context = bench::Context<Config>;
@@ -39,7 +39,8 @@ struct Samples {
 // seconds its repetition measured (and checks its own answer).
 inline Samples alternate(const Context& ctx, const std::function<double()>& lantern_rep,
                          const std::function<double()>& tbb_rep) {
-  auto s = bench::rotate(ctx, 2, [&](std::size_t v) { return v == 0 ? lantern_rep() : tbb_rep(); }, ctx.config.reps);
+  auto s = bench::rotate(
+      ctx, 2, [&](std::size_t v) { return v == 0 ? lantern_rep() : tbb_rep(); }, ctx.config.reps);
   return {std::move(s[0]), std::move(s[1])};
 }
 
@@ -67,7 +68,8 @@ Samples race(const Context& ctx, const std::string& label, long long expected, L
     bench::check_equal(label + ", " + side_label(side, ctx.workers), result, expected);
     return t;
   };
-  return alternate(ctx, [&] { return timed("Lantern", lantern_answer); }, [&] { return timed("TBB", tbb_answer); });
+  return alternate(
+      ctx, [&] { return timed("Lantern", lantern_answer); }, [&] { return timed("TBB", tbb_answer); });
 }
 
 // The benchmarks, in the order of the default set (main.cpp's --help describes each).

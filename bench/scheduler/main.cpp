@@ -16,9 +16,9 @@
 
 #include <tbb/global_control.h>
 
-#include "lantern_bench.hpp"
 #include "lantern/tools/program_cli.hpp"
 #include "lantern/tools/topology_check.hpp"
+#include "lantern_bench.hpp"
 
 namespace {
 
@@ -210,9 +210,11 @@ int main(int argc, char** argv) {
   std::string worker_list;
   for (unsigned w : config.workers) worker_list += (worker_list.empty() ? "" : ",") + std::to_string(w);
   const std::string topology = config.topology.empty() ? "of this machine" : "\"" + config.topology + "\"";
-  std::fprintf(text, "lantern_bench: %d measured reps per side (+1 warm-up, alternating), workers %s, topology %s, sleep %s%s%s\n",
-               config.reps, worker_list.c_str(), topology.c_str(), lantern::strategy_name(config.sleep),
-               config.quick ? ", --quick" : "", config.pin ? ", --pin" : "");
+  std::fprintf(
+      text,
+      "lantern_bench: %d measured reps per side (+1 warm-up, alternating), workers %s, topology %s, sleep %s%s%s\n",
+      config.reps, worker_list.c_str(), topology.c_str(), lantern::strategy_name(config.sleep),
+      config.quick ? ", --quick" : "", config.pin ? ", --pin" : "");
   bench::print_cpu_speeds("at the start", text);
 
   const bench::Progress progress;

@@ -41,7 +41,8 @@ long long queens_parallel(const MakeGroup& make_group, int row, unsigned cols, u
   for (unsigned free = kQueensAll & ~(cols | left | right); free != 0; free &= free - 1) {
     const unsigned bit = free & (~free + 1);
     auto task = [&, slot, bit] {
-      counts[slot] = queens_parallel(make_group, row + 1, cols | bit, (left | bit) << 1, (right | bit) >> 1, spawn_rows);
+      counts[slot] =
+          queens_parallel(make_group, row + 1, cols | bit, (left | bit) << 1, (right | bit) >> 1, spawn_rows);
     };
     if constexpr (requires { group.spawn(task); }) {
       group.spawn(task);  // lantern::TaskGroup
@@ -63,8 +64,8 @@ void run_nqueens(Context& ctx, Pools& pools, const char* label, int spawn_rows, 
       ctx, label, kQueensSolutions,
       [&] { return pools.lantern.run([&] { return queens_parallel(lantern_group, 0, 0, 0, 0, spawn_rows); }); },
       [&] { return pools.tbb.execute([&] { return queens_parallel(tbb_group, 0, 0, 0, 0, spawn_rows); }); });
-  ctx.rows.push_back({label, ctx.workers, "ms", bench::median(s.lantern) * 1e3, bench::median(s.tbb) * 1e3,
-                      Target::ratio(target)});
+  ctx.rows.push_back(
+      {label, ctx.workers, "ms", bench::median(s.lantern) * 1e3, bench::median(s.tbb) * 1e3, Target::ratio(target)});
 }
 
 }  // namespace

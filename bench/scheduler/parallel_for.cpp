@@ -51,7 +51,8 @@ void bench_parallel_for(Context& ctx, Pools& pools) {
         pools.tbb.execute([&] {
           tbb::parallel_for(
               tbb::blocked_range<std::size_t>(0, kSumN, kSumGrain),
-              [&](const tbb::blocked_range<std::size_t>& r) { add_chunk(r.begin(), r.end()); }, tbb::simple_partitioner());
+              [&](const tbb::blocked_range<std::size_t>& r) { add_chunk(r.begin(), r.end()); },
+              tbb::simple_partitioner());
         });
         return total.load();
       });

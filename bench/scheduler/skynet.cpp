@@ -46,8 +46,8 @@ void run_skynet(Context& ctx, Pools& pools, const char* label, double target,
   const Samples s = race(
       ctx, label, kSkynetSum, [&] { return pools.lantern.run(lantern_skynet); },
       [&] { return pools.tbb.execute([] { return skynet_tbb(0, kSkynetLeaves); }); });
-  ctx.rows.push_back({label, ctx.workers, "ms", bench::median(s.lantern) * 1e3, bench::median(s.tbb) * 1e3,
-                      Target::ratio(target)});
+  ctx.rows.push_back(
+      {label, ctx.workers, "ms", bench::median(s.lantern) * 1e3, bench::median(s.tbb) * 1e3, Target::ratio(target)});
 }
 
 }  // namespace
@@ -57,7 +57,8 @@ void bench_skynet(Context& ctx, Pools& pools) {
 }
 
 void bench_skynet_taskgroup(Context& ctx, Pools& pools) {
-  run_skynet(ctx, pools, "skynet 1M (TaskGroup)", 0.5, [&pools] { return skynet_taskgroup(pools.lantern, 0, kSkynetLeaves); });
+  run_skynet(ctx, pools, "skynet 1M (TaskGroup)", 0.5,
+             [&pools] { return skynet_taskgroup(pools.lantern, 0, kSkynetLeaves); });
 }
 
 }  // namespace bench::scheduler

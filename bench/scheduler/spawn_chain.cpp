@@ -85,15 +85,20 @@ void bench_spawn_chain(Context& ctx, Pools& pools) {
         return t;
       });
   constexpr double kNsPerSpawn = 1e9 / (kChainDepth - 1);
-  ctx.rows.push_back({"spawn chain 1000", ctx.workers, "ns/spawn", bench::median(s.lantern) * kNsPerSpawn,
-                      bench::median(s.tbb) * kNsPerSpawn, Target::ratio(0.7),
-                      "task 0's own spawn (the first, which may find the other workers asleep and wake one) took a median of " +
-                          bench::format_number(bench::median(lantern_first) * 1e6) + " us of Lantern's " +
-                          bench::format_number(bench::median(s.lantern) * 1e6) + " us chain, " +
-                          bench::format_number(bench::median(tbb_first) * 1e6) + " us of TBB's " +
-                          bench::format_number(bench::median(s.tbb) * 1e6) + " us",
-                      {{"lantern_first_spawn_us", bench::median(lantern_first) * 1e6},
-                       {"tbb_first_spawn_us", bench::median(tbb_first) * 1e6}}});
+  ctx.rows.push_back(
+      {"spawn chain 1000",
+       ctx.workers,
+       "ns/spawn",
+       bench::median(s.lantern) * kNsPerSpawn,
+       bench::median(s.tbb) * kNsPerSpawn,
+       Target::ratio(0.7),
+       "task 0's own spawn (the first, which may find the other workers asleep and wake one) took a median of " +
+           bench::format_number(bench::median(lantern_first) * 1e6) + " us of Lantern's " +
+           bench::format_number(bench::median(s.lantern) * 1e6) + " us chain, " +
+           bench::format_number(bench::median(tbb_first) * 1e6) + " us of TBB's " +
+           bench::format_number(bench::median(s.tbb) * 1e6) + " us",
+       {{"lantern_first_spawn_us", bench::median(lantern_first) * 1e6},
+        {"tbb_first_spawn_us", bench::median(tbb_first) * 1e6}}});
 }
 
 }  // namespace bench::scheduler

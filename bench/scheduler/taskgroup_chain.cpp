@@ -38,7 +38,8 @@ long long tbb_chains(int chains) {
 void bench_taskgroup_chain(Context& ctx, Pools& pools) {
   constexpr long long kSteps = static_cast<long long>(kGroupChains) * kChainDepth;
   const Samples s = race(
-      ctx, "taskgroup_chain", kSteps, [&] { return pools.lantern.run([] { return bench::workloads::spawn_chains(kGroupChains); }); },
+      ctx, "taskgroup_chain", kSteps,
+      [&] { return pools.lantern.run([] { return bench::workloads::spawn_chains(kGroupChains); }); },
       [&] { return pools.tbb.execute([] { return tbb_chains(kGroupChains); }); });
   ctx.rows.push_back({"TaskGroup chain 1000 x200", ctx.workers, "ns/spawn", bench::median(s.lantern) * 1e9 / kSteps,
                       bench::median(s.tbb) * 1e9 / kSteps, Target::ratio(0.7)});

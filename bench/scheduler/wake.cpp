@@ -42,8 +42,13 @@ void bench_wake(Context& ctx, Pools& pools) {
   }
   ctx.rows.push_back({"wake latency p50", ctx.workers, "us", bench::percentile(lantern_us, 50),
                       bench::percentile(tbb_us, 50), Target::ratio(0.8)});
-  ctx.rows.push_back({"wake latency p99", ctx.workers, "us", bench::percentile(lantern_us, 99),
-                      bench::percentile(tbb_us, 99), Target::ratio(1.0), note,
+  ctx.rows.push_back({"wake latency p99",
+                      ctx.workers,
+                      "us",
+                      bench::percentile(lantern_us, 99),
+                      bench::percentile(tbb_us, 99),
+                      Target::ratio(1.0),
+                      note,
                       {{"lantern_samples_not_asleep", static_cast<double>(not_asleep)}}});
 }
 

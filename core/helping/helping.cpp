@@ -24,8 +24,8 @@ Job* Worker::try_help(TaskSource* source) {
   // A remote lane is compared with our own lane's usual wait (kHelpBias); our own lane
   // only with the minimum, since comparing a lane with its own average would raise the
   // bar exactly as fast as its tasks wait longer.
-  const std::uint64_t threshold =
-      target == index ? registry_->help_min_wait_ticks() : std::max(registry_->help_min_wait_ticks(), own_average * kHelpBias);
+  const std::uint64_t threshold = target == index ? registry_->help_min_wait_ticks()
+                                                  : std::max(registry_->help_min_wait_ticks(), own_average * kHelpBias);
   if (age < threshold) return nullptr;
   Job* job = pop_lane(registry_->worker(target).lane, target);
   if (!job) return nullptr;  // someone else took it: the mirror was stale, which is fine

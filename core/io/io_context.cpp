@@ -30,9 +30,8 @@ constexpr std::uint32_t kFutex2SizeU32 = 0x02;
 constexpr std::uint32_t kFutex2Private = 128;
 constexpr std::uint64_t kFutexBitsetMatchAny = 0xffffffffu;
 
-constexpr int kRequiredOps[] = {IORING_OP_READ,    IORING_OP_WRITE,   IORING_OP_SEND,
-                                IORING_OP_ACCEPT,  IORING_OP_CONNECT, IORING_OP_TIMEOUT,
-                                IORING_OP_ASYNC_CANCEL};
+constexpr int kRequiredOps[] = {IORING_OP_READ,    IORING_OP_WRITE,   IORING_OP_SEND,        IORING_OP_ACCEPT,
+                                IORING_OP_CONNECT, IORING_OP_TIMEOUT, IORING_OP_ASYNC_CANCEL};
 constexpr const char* kRequiredOpNames[] = {"read", "write", "send", "accept", "connect", "timeout", "async_cancel"};
 
 std::string errno_text(int err) { return std::strerror(err); }
@@ -107,7 +106,9 @@ void IoContext::prepare(IoOp* op) {
   // larger request is a short read or write, which callers handle anyway.
   const unsigned len = static_cast<unsigned>(std::min<std::size_t>(op->length, std::size_t{1} << 30));
   switch (op->kind) {
-    case IoKind::read: io_uring_prep_read(sqe, op->fd, op->buffer, len, ~0ULL); break;
+    case IoKind::read:
+      io_uring_prep_read(sqe, op->fd, op->buffer, len, ~0ULL);
+      break;
     case IoKind::write:
       // Sockets get send(MSG_NOSIGNAL): a peer that went away is an EPIPE result, not a
       // SIGPIPE that kills the process. Anything else answers ENOTSOCK and is retried
@@ -118,7 +119,9 @@ void IoContext::prepare(IoOp* op) {
         io_uring_prep_send(sqe, op->fd, op->buffer, len, MSG_NOSIGNAL);
       }
       break;
-    case IoKind::accept: io_uring_prep_accept(sqe, op->fd, nullptr, nullptr, SOCK_CLOEXEC); break;
+    case IoKind::accept:
+      io_uring_prep_accept(sqe, op->fd, nullptr, nullptr, SOCK_CLOEXEC);
+      break;
     case IoKind::connect:
       io_uring_prep_connect(sqe, op->fd, reinterpret_cast<sockaddr*>(&op->address), op->address_length);
       break;

@@ -13,7 +13,7 @@
 namespace lantern::detail {
 
 LANTERN_HOT void Sleep::sleep_io(IdleState& idle, Latch& latch, bool (*has_injected)(void*), void* ctx, SleepSink& sink,
-                     IoContext& io) {
+                                 IoContext& io) {
   WorkerSlot& slot = slots_[idle.worker];
   // Everything up to `blocked = 1` is Sleep::sleep's (enter_sleep, under the slot mutex;
   // core/sleep/README.md), with our own ready completions as one more kind of work.
@@ -23,12 +23,13 @@ LANTERN_HOT void Sleep::sleep_io(IdleState& idle, Latch& latch, bool (*has_injec
     IoContext* io;
   } look{has_injected, ctx, &io};
   std::unique_lock<FutexLock> lock(slot.mutex);
-  if (!enter_sleep(idle, latch, lock, slot,
-                   [](void* p) {
-                     auto* l = static_cast<Look*>(p);
-                     return l->has_injected(l->ctx) || l->io->has_ready();
-                   },
-                   &look, sink)) {
+  if (!enter_sleep(
+          idle, latch, lock, slot,
+          [](void* p) {
+            auto* l = static_cast<Look*>(p);
+            return l->has_injected(l->ctx) || l->io->has_ready();
+          },
+          &look, sink)) {
     return;
   }
 

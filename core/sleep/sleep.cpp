@@ -97,12 +97,13 @@ LANTERN_HOT void Sleep::new_jobs(std::uint32_t n, bool queue_was_empty, SleepSin
   }
 }
 
-LANTERN_HOT void Sleep::new_posted_jobs(std::uint32_t n, bool queue_was_empty, SleepSink* sink, std::uint32_t lane) noexcept {
+LANTERN_HOT void Sleep::new_posted_jobs(std::uint32_t n, bool queue_was_empty, SleepSink* sink,
+                                        std::uint32_t lane) noexcept {
   wake_for(n, queue_was_empty, sink, lane, true);
 }
 
 LANTERN_HOT std::uint32_t Sleep::wake_for(std::uint32_t n, bool queue_was_empty, SleepSink* sink, std::uint32_t where,
-                              bool posted) noexcept {
+                                          bool posted) noexcept {
   // Tell sleepy workers there is news (odd JEC). Cheap when nobody got sleepy since the
   // last post: the JEC is already odd and this is one load of a read-mostly line.
   const CounterValue c = counters_.bump_jec_if(CounterValue::jec_is_sleepy);
@@ -144,7 +145,8 @@ bool Sleep::wake_slot(std::uint32_t worker, SleepSink* sink, std::uint64_t why, 
 // claim_slot: takes a blocked sleeper out of the sleeping count and clears its word;
 // false if it was not blocked. The sleeper may already run from here on (it re-checks
 // its word before every wait), but ring_slot is what wakes it from a wait.
-LANTERN_HOT bool Sleep::claim_slot(std::uint32_t worker, SleepSink* sink, std::uint64_t why, std::uint32_t where) noexcept {
+LANTERN_HOT bool Sleep::claim_slot(std::uint32_t worker, SleepSink* sink, std::uint64_t why,
+                                   std::uint32_t where) noexcept {
   WorkerSlot& slot = slots_[worker];
   std::lock_guard<FutexLock> lock(slot.mutex);
   if (slot.blocked.load(std::memory_order_relaxed) == 0) return false;
@@ -199,7 +201,8 @@ LANTERN_HOT std::uint32_t Sleep::wake_any(std::uint32_t n, SleepSink* sink, std:
 
 // leave_sleep: the end of every sleep attempt, whatever the strategy: back to searching
 // (rounds: how many fruitless rounds count as done), the latch released, idle reported.
-LANTERN_HOT void Sleep::leave_sleep(IdleState& idle, Latch& latch, SleepSink& sink, StateReason why, std::uint32_t rounds) {
+LANTERN_HOT void Sleep::leave_sleep(IdleState& idle, Latch& latch, SleepSink& sink, StateReason why,
+                                    std::uint32_t rounds) {
   idle.rounds = rounds;
   idle.sleepy = false;
   idle.started_ticks = ticks_now();

@@ -20,7 +20,7 @@ namespace {
 
 struct LabelRegistry {
   std::mutex mutex;
-  std::unordered_map<std::string_view, std::uint32_t> ids;  // keys view the strings in `names`
+  std::unordered_map<std::string_view, std::uint32_t> ids;              // keys view the strings in `names`
   std::array<std::atomic<const std::string*>, kMaxLabels + 1> names{};  // [id]; [0] unused
   std::atomic<std::uint32_t> count{0};
 

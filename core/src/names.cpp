@@ -8,9 +8,7 @@ namespace lantern {
 
 static_assert(kDistanceLevels == kStealDistanceCount, "the vocabulary names every topology distance level");
 
-const char* strategy_name(SleepStrategy s) noexcept {
-  return s == SleepStrategy::io_uring ? "io_uring" : "condvar";
-}
+const char* strategy_name(SleepStrategy s) noexcept { return s == SleepStrategy::io_uring ? "io_uring" : "condvar"; }
 
 std::optional<SleepStrategy> parse_strategy(std::string_view name) noexcept {
   for (SleepStrategy s : {SleepStrategy::condvar, SleepStrategy::io_uring}) {

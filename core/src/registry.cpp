@@ -13,10 +13,10 @@
 #include <cstdlib>
 #include <memory>
 #include <new>
-#include <type_traits>
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <type_traits>
 
 namespace lantern::detail {
 
@@ -84,8 +84,8 @@ std::unique_ptr<Registry> Registry::create(SchedulerOptions options) {
   void* block = std::aligned_alloc(kPage, l.bytes);
   if (!block) throw std::bad_alloc();
   try {
-    return std::unique_ptr<Registry>(::new (block) Registry(std::move(options), std::move(topology), std::move(warnings),
-                                                            workers, static_cast<std::byte*>(block), l));
+    return std::unique_ptr<Registry>(::new (block) Registry(
+        std::move(options), std::move(topology), std::move(warnings), workers, static_cast<std::byte*>(block), l));
   } catch (...) {
     std::free(block);  // the constructor has undone what it built
     throw;
@@ -175,8 +175,8 @@ void Registry::setup_io_strategy() {
     rings.push_back(std::move(ring));
   }
   if (rings.size() != worker_count_) {
-    strategy_note_ = "lantern: the io_uring sleep strategy is unavailable (" + why +
-                     "); falling back to the condvar strategy";
+    strategy_note_ =
+        "lantern: the io_uring sleep strategy is unavailable (" + why + "); falling back to the condvar strategy";
     if (options_.log) {
       try {
         options_.log(strategy_note_);
@@ -195,9 +195,8 @@ void Registry::setup_io_strategy() {
 }
 
 LANTERN_HOT void Registry::inject(Job* job, int lane) {
-  const std::uint32_t target =
-      lane >= 0 ? static_cast<std::uint32_t>(lane) % worker_count_
-                : next_lane_.fetch_add(1, std::memory_order_relaxed) % worker_count_;
+  const std::uint32_t target = lane >= 0 ? static_cast<std::uint32_t>(lane) % worker_count_
+                                         : next_lane_.fetch_add(1, std::memory_order_relaxed) % worker_count_;
   Worker* me = current_worker();
   // An outside thread: once the job is in the lane a worker may run it, the pool drain
   // and the destructor run - while we still wake somebody. Counted in until then (the

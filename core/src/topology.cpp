@@ -39,8 +39,7 @@ std::string_view trim(std::string_view s) {
 // parse_digits accepts only a plain run of decimal digits (no sign, no spaces), because
 // that is all the kernel writes; from_chars alone would also take a leading '-'.
 std::optional<long long> parse_digits(std::string_view s) {
-  if (s.empty() || !std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; }))
-    return std::nullopt;
+  if (s.empty() || !std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; })) return std::nullopt;
   long long value = 0;
   auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
   if (ec != std::errc() || ptr != s.data() + s.size()) return std::nullopt;
@@ -51,9 +50,7 @@ std::optional<long long> parse_digits(std::string_view s) {
 // so that domains found different ways ("L3:0-7" vs a package fallback) never collide.
 class DenseIds {
  public:
-  int operator()(const std::string& key) {
-    return ids_.emplace(key, static_cast<int>(ids_.size())).first->second;
-  }
+  int operator()(const std::string& key) { return ids_.emplace(key, static_cast<int>(ids_.size())).first->second; }
 
  private:
   std::map<std::string, int> ids_;
@@ -172,7 +169,7 @@ Topology Topology::from_loaded(void* handle, std::string source, bool this_syste
     CpuInfo info;
     info.os_cpu = this_system ? static_cast<int>(pu->os_index) : -1;
     info.core = core_ids(core_key);
-    info.l2 = l2_ids(l2 ? key("cache", l2) : core_key);        // no shared L2 known: the core's own
+    info.l2 = l2_ids(l2 ? key("cache", l2) : core_key);         // no shared L2 known: the core's own
     info.llc = llc_ids(llc ? key("cache", llc) : package_key);  // no cache known: the package
     info.numa_node = node_ids(node ? key("node", node) : package_key);
     info.package = package_ids(package_key);
@@ -186,7 +183,8 @@ Topology Topology::from_loaded(void* handle, std::string source, bool this_syste
       warnings->push_back("topology: cpu " + format_cpu_list(no_cache) +
                           ": no cache info from hwloc; each core is its own L2 and the package is the LLC");
     if (!no_node.empty())
-      warnings->push_back("topology: cpu " + format_cpu_list(no_node) + ": in no NUMA node; using the package as the node");
+      warnings->push_back("topology: cpu " + format_cpu_list(no_node) +
+                          ": in no NUMA node; using the package as the node");
   }
   return topo;
 }
@@ -332,11 +330,16 @@ std::optional<Topology> Topology::parse_spec(std::string_view spec, std::string*
       std::string word = tokens[t].text;
       item.text += " " + word;
       if (word.size() > 1 && word.back() == 's') word.pop_back();  // plural 's' optional
-      if (word == "node") item.level = nodes;
-      else if (word == "socket") item.level = sockets;
-      else if (word == "core") item.level = cores;
-      else if (word == "thread") item.level = threads;
-      else return fail("unknown level '" + tokens[t].text + "' (expected nodes, sockets, cores or threads)");
+      if (word == "node")
+        item.level = nodes;
+      else if (word == "socket")
+        item.level = sockets;
+      else if (word == "core")
+        item.level = cores;
+      else if (word == "thread")
+        item.level = threads;
+      else
+        return fail("unknown level '" + tokens[t].text + "' (expected nodes, sockets, cores or threads)");
       ++t;
     }
     items.push_back(item);
@@ -347,8 +350,7 @@ std::optional<Topology> Topology::parse_spec(std::string_view spec, std::string*
 
   std::array<long long, 4> counts = {0, 1, 0, 1};  // nodes 0 = "one per socket"
   std::array<const Item*, 4> given = {nullptr, nullptr, nullptr, nullptr};
-  const bool short_form =
-      std::all_of(items.begin(), items.end(), [](const Item& i) { return i.level == none; });
+  const bool short_form = std::all_of(items.begin(), items.end(), [](const Item& i) { return i.level == none; });
   if (short_form) {
     // Bare numbers: "C" or "S x C x T". Two numbers could mean either sockets x cores or
     // cores x threads, so that is refused rather than guessed.
@@ -361,13 +363,10 @@ std::optional<Topology> Topology::parse_spec(std::string_view spec, std::string*
     }
   }
   for (const Item& item : items) {
-    if (item.level == none)
-      return fail("'" + item.text + "' has no level (nodes, sockets, cores or threads)");
-    if (given[item.level] != nullptr)
-      return fail("'" + item.text + "' repeats '" + given[item.level]->text + "'");
+    if (item.level == none) return fail("'" + item.text + "' has no level (nodes, sockets, cores or threads)");
+    if (given[item.level] != nullptr) return fail("'" + item.text + "' repeats '" + given[item.level]->text + "'");
     for (int later = item.level + 1; later < 4; ++later)
-      if (given[later] != nullptr)
-        return fail("'" + item.text + "' must come before '" + given[later]->text + "'");
+      if (given[later] != nullptr) return fail("'" + item.text + "' must come before '" + given[later]->text + "'");
     given[item.level] = &item;
     counts[item.level] = item.count;
   }
@@ -466,8 +465,8 @@ std::string Topology::describe() const {
   auto count = [](std::size_t n, const char* one, const char* many) {
     return std::to_string(n) + " " + (n == 1 ? one : many);
   };
-  return count(packages.size(), "package", "packages") + ", " + count(nodes.size(), "node", "nodes") +
-         ", " + count(cores.size(), "core", "cores") + ", " + count(cpus_.size(), "CPU", "CPUs") +
+  return count(packages.size(), "package", "packages") + ", " + count(nodes.size(), "node", "nodes") + ", " +
+         count(cores.size(), "core", "cores") + ", " + count(cpus_.size(), "CPU", "CPUs") +
          (kinds.size() > 1 ? ", " + std::to_string(kinds.size()) + " kinds" : std::string()) + " (" + source_ + ")";
 }
 

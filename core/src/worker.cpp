@@ -71,13 +71,20 @@ void Worker::main() {
 
 const char* wait_kind_name(WaitKind k) noexcept {
   switch (k) {
-    case WaitKind::none: return "worker loop";
-    case WaitKind::join: return "join";
-    case WaitKind::task_group: return "TaskGroup::wait";
-    case WaitKind::future: return "Future::get";
-    case WaitKind::task_handle: return "TaskHandle::wait";
-    case WaitKind::signal: return "Signal::wait";
-    case WaitKind::graph: return "Graph::run";
+    case WaitKind::none:
+      return "worker loop";
+    case WaitKind::join:
+      return "join";
+    case WaitKind::task_group:
+      return "TaskGroup::wait";
+    case WaitKind::future:
+      return "Future::get";
+    case WaitKind::task_handle:
+      return "TaskHandle::wait";
+    case WaitKind::signal:
+      return "Signal::wait";
+    case WaitKind::graph:
+      return "Graph::run";
   }
   return "?";
 }
@@ -136,7 +143,8 @@ LANTERN_HOT void Worker::wait_until_cold(Latch& latch, WaitKind kind) {
       // The last look before blocking (after the SleepFence) also checks the deque our
       // search left a lone task in: we never sleep on a task we declined
       // (core/stealing/README.md, "A lone task").
-      sleep_->no_work_found(idle, latch, [this] { return registry_->has_injected_work() || declined_still_there(); }, *this);
+      sleep_->no_work_found(
+          idle, latch, [this] { return registry_->has_injected_work() || declined_still_there(); }, *this);
       if (idle.news_seen) {
         // Our sleep attempt failed on news (the JEC moved) that our search had not found:
         // back off, but keep the count (sleepy again after one more fruitless round).
@@ -155,13 +163,15 @@ LANTERN_HOT void Worker::wait_until_cold(Latch& latch, WaitKind kind) {
         registry_->deadlock_episode.compare_exchange_strong(e, (e | 3) + 1, std::memory_order_seq_cst);
       }
     }
-    sleep_->work_found(found != nullptr, found && more_left, found_at_, [this] { return registry_->has_injected_work(); },
-                       *this);
+    sleep_->work_found(
+        found != nullptr, found && more_left, found_at_, [this] { return registry_->has_injected_work(); }, *this);
     // Leaving for our latch, not for work: a poster may have counted on us (woken us for
     // work we never searched for, or skipped a wake because we were idle and awake), and
     // the work is someone else's to find now - who may be asleep (core/sleep/README.md,
     // "A latch never swallows a wake for work").
-    if (!found) sleep_->leave_for_latch(idle, [this] { return registry_->has_injected_work(); }, *this);
+    if (!found)
+      sleep_->leave_for_latch(
+          idle, [this] { return registry_->has_injected_work(); }, *this);
     if (found) execute(found, source);
   }
   // The latch is set: the caller resumes its own task.

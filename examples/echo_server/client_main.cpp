@@ -52,19 +52,23 @@ int main(int argc, char** argv) {
     app.add_option("--host", o.host)->check(lantern::tools::ipv4_check());
     lantern::tools::number_option<std::uint16_t>(app, "--port", &o.port, 1, 65535, "a port from 1 to 65535");
     lantern::tools::number_option(app, "--connections", &o.connections, 1, 100000);
-    CLI::Option* seconds_option =
-        lantern::tools::number_option(app, "--seconds", &seconds, 1e-9, 86400.0, "a number of seconds above 0, up to 86400");
+    CLI::Option* seconds_option = lantern::tools::number_option(app, "--seconds", &seconds, 1e-9, 86400.0,
+                                                                "a number of seconds above 0, up to 86400");
     CLI::Option* messages_option =
         lantern::tools::number_option<std::uint64_t>(app, "--messages", &messages, 1, 1ull << 40, "a positive count");
     seconds_option->excludes(messages_option);
-    app.add_option("--size", size)->check(CLI::Validator(
-        [](std::string& v) -> std::string {
-          const std::size_t dash = v.find('-');
-          const auto lo = lantern::tools::parse_number<std::size_t>(v.substr(0, dash), 1, 1u << 30);
-          const auto hi = dash == std::string::npos ? lo : lantern::tools::parse_number<std::size_t>(v.substr(dash + 1), 1, 1u << 30);
-          return lo && hi && *lo <= *hi ? std::string() : "takes BYTES or MIN-MAX, from 1 to 1073741824, not '" + v + "'";
-        },
-        "", ""));
+    app.add_option("--size", size)
+        ->check(CLI::Validator(
+            [](std::string& v) -> std::string {
+              const std::size_t dash = v.find('-');
+              const auto lo = lantern::tools::parse_number<std::size_t>(v.substr(0, dash), 1, 1u << 30);
+              const auto hi = dash == std::string::npos
+                                  ? lo
+                                  : lantern::tools::parse_number<std::size_t>(v.substr(dash + 1), 1, 1u << 30);
+              return lo && hi && *lo <= *hi ? std::string()
+                                            : "takes BYTES or MIN-MAX, from 1 to 1073741824, not '" + v + "'";
+            },
+            "", ""));
     lantern::tools::number_option<std::uint64_t>(app, "--seed", &o.seed, 0, ~0ull, "a number");
     if (const auto exit_status = program.parse(argc, argv)) return *exit_status;
     if (seconds_option->count()) {
@@ -78,8 +82,9 @@ int main(int argc, char** argv) {
     if (!size.empty()) {
       const std::size_t dash = size.find('-');
       o.min_bytes = *lantern::tools::parse_number<std::size_t>(size.substr(0, dash), 1, 1u << 30);
-      o.max_bytes = dash == std::string::npos ? o.min_bytes
-                                              : *lantern::tools::parse_number<std::size_t>(size.substr(dash + 1), 1, 1u << 30);
+      o.max_bytes = dash == std::string::npos
+                        ? o.min_bytes
+                        : *lantern::tools::parse_number<std::size_t>(size.substr(dash + 1), 1, 1u << 30);
     }
   }
   if (isatty(STDERR_FILENO)) {
@@ -92,12 +97,13 @@ int main(int argc, char** argv) {
   }
   const lantern::examples::LoadResult r = lantern::examples::run_load(o);
   if (o.progress) std::fprintf(stderr, "\r%60s\r", "");
-  std::printf("%d connections, %.2f s: %llu requests (%.0f/s), %llu bytes back\n"
-              "round trip: p50 %s, p99 %s, max %.1f us\n"
-              "mismatched bytes: %llu, failed connections: %llu\n",
-              o.connections, r.seconds, static_cast<unsigned long long>(r.requests), r.requests_per_second(),
-              static_cast<unsigned long long>(r.bytes), r.p50.to_string().c_str(), r.p99.to_string().c_str(), r.max_us,
-              static_cast<unsigned long long>(r.mismatches), static_cast<unsigned long long>(r.errors));
+  std::printf(
+      "%d connections, %.2f s: %llu requests (%.0f/s), %llu bytes back\n"
+      "round trip: p50 %s, p99 %s, max %.1f us\n"
+      "mismatched bytes: %llu, failed connections: %llu\n",
+      o.connections, r.seconds, static_cast<unsigned long long>(r.requests), r.requests_per_second(),
+      static_cast<unsigned long long>(r.bytes), r.p50.to_string().c_str(), r.p99.to_string().c_str(), r.max_us,
+      static_cast<unsigned long long>(r.mismatches), static_cast<unsigned long long>(r.errors));
   lantern::tools::flush_stdout();
   // Errors go to stderr, like every Lantern program's: the report above stays a report.
   if (r.mismatches != 0)
@@ -105,7 +111,7 @@ int main(int argc, char** argv) {
                  static_cast<unsigned long long>(r.mismatches));
   if (r.errors != 0)
     std::fprintf(stderr, "lantern_echo_client: %llu of %d connections failed%s%s\n",
-                 static_cast<unsigned long long>(r.errors), o.connections, r.first_error.empty() ? "" : "; the first: ",
-                 r.first_error.c_str());
+                 static_cast<unsigned long long>(r.errors), o.connections,
+                 r.first_error.empty() ? "" : "; the first: ", r.first_error.c_str());
   return r.mismatches == 0 && r.errors == 0 ? 0 : 1;
 }

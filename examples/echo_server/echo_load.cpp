@@ -104,13 +104,12 @@ LoadResult run_load(const LoadOptions& o) {
   }
 
   const auto start = Clock::now();
-  const auto deadline = o.seconds > 0 ? start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(o.seconds))
-                                      : Clock::time_point::max();
+  const auto deadline =
+      o.seconds > 0 ? start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(o.seconds))
+                    : Clock::time_point::max();
   std::vector<unsigned char> buf(256 * 1024);
   std::vector<epoll_event> events(256);
-  auto all_done = [&] {
-    return std::all_of(conns.begin(), conns.end(), [](const Conn& c) { return c.done; });
-  };
+  auto all_done = [&] { return std::all_of(conns.begin(), conns.end(), [](const Conn& c) { return c.done; }); };
   auto last_progress = start;
   while (!all_done() && Clock::now() < deadline) {
     const int n = epoll_wait(ep, events.data(), static_cast<int>(events.size()), 50);

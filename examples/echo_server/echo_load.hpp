@@ -18,19 +18,19 @@ struct LoadOptions {
   std::string host = "127.0.0.1";
   std::uint16_t port = 0;
   int connections = 1;
-  double seconds = 1.0;                    // stop after this long (0: no time limit) ...
+  double seconds = 1.0;                       // stop after this long (0: no time limit) ...
   std::uint64_t messages_per_connection = 0;  // ... or after this many each (0: no limit)
-  std::size_t min_bytes = 64;              // message sizes, uniform in [min, max]
+  std::size_t min_bytes = 64;                 // message sizes, uniform in [min, max]
   std::size_t max_bytes = 64;
-  std::uint64_t seed = 1;                  // message contents: every byte value occurs
-  std::function<void(double)> progress;    // called with the fraction done, now and then
+  std::uint64_t seed = 1;                // message contents: every byte value occurs
+  std::function<void(double)> progress;  // called with the fraction done, now and then
 };
 
 struct LoadResult {
-  std::uint64_t requests = 0;     // messages echoed back completely
-  std::uint64_t bytes = 0;        // bytes received back
-  std::uint64_t mismatches = 0;   // bytes that came back different
-  std::uint64_t errors = 0;       // connections that failed (connect, reset, early close)
+  std::uint64_t requests = 0;    // messages echoed back completely
+  std::uint64_t bytes = 0;       // bytes received back
+  std::uint64_t mismatches = 0;  // bytes that came back different
+  std::uint64_t errors = 0;      // connections that failed (connect, reset, early close)
   std::string first_error;
   double seconds = 0;
   // Per-message round trip, from a histogram in the project's latency buckets (within

@@ -35,7 +35,8 @@ EchoServer::EchoServer(Scheduler& pool, EchoServerOptions options) : pool_(pool)
   addr.sin_family = AF_INET;
   addr.sin_port = htons(options_.port);
   if (inet_pton(AF_INET, options_.address.c_str(), &addr.sin_addr) != 1) {
-    throw std::system_error(EINVAL, std::generic_category(), "echo server: '" + options_.address + "' is not an IPv4 address");
+    throw std::system_error(EINVAL, std::generic_category(),
+                            "echo server: '" + options_.address + "' is not an IPv4 address");
   }
   listen_fd_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (listen_fd_ < 0) throw std::system_error(errno, std::generic_category(), "echo server: socket");
@@ -44,9 +45,10 @@ EchoServer::EchoServer(Scheduler& pool, EchoServerOptions options) : pool_(pool)
   if (bind(listen_fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
     const int err = errno;
     close(listen_fd_);
-    throw std::system_error(err, std::generic_category(),
-                            "echo server: cannot listen on " + where +
-                                (err == EADDRINUSE ? " (already in use: pick another --port, or 0 for any free one)" : ""));
+    throw std::system_error(
+        err, std::generic_category(),
+        "echo server: cannot listen on " + where +
+            (err == EADDRINUSE ? " (already in use: pick another --port, or 0 for any free one)" : ""));
   }
   if (listen(listen_fd_, 4096) != 0) {
     const int err = errno;

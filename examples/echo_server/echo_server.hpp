@@ -23,7 +23,7 @@ struct EchoServerOptions {
   std::string address = "127.0.0.1";  // IPv4 address to listen on
   std::uint16_t port = 0;             // 0: any free port (see EchoServer::port())
   std::size_t buffer_bytes = 16 * 1024;
-  int accepts_in_flight = 4;          // accept operations kept pending at once
+  int accepts_in_flight = 4;  // accept operations kept pending at once
 };
 
 struct EchoStats {

@@ -30,25 +30,26 @@ long fib(int n) {
   return a + b;
 }
 
-const std::string kUsage = "usage: lantern_prometheus_example [options]\n"
-                           "\n"
-                           "Serves a busy scheduler's metrics for Prometheus and prints a scrape config.\n"
-                           "Runs until Ctrl-C (or SIGTERM), or for --seconds.\n"
-                           "\n"
-                           "options:\n"
-                           "  -h, --help              this text\n"
-                           "  --version               print the version\n"
-                           "  --address HOST:PORT     where to serve /metrics (default " +
-                           std::string(lantern::exporters::kDefaultAddress) +
-                           ";\n"
-                           "                          port 0 takes any free port)\n"
-                           "  --workers N             the pool's workers (default: one per hardware thread)\n"
-                           "  --seconds S             stop after S seconds (default: run until interrupted)\n"
-                           "  --level LEVEL           the Recorder's level: off, states, tasks or full\n"
-                           "                          (default off: no collector drains the rings here; the\n"
-                           "                          counters and histograms served are kept at every level)\n"
-                           "\n"
-                           "Exit status: 0, 2 on bad usage, 3 if the address cannot be used.\n";
+const std::string kUsage =
+    "usage: lantern_prometheus_example [options]\n"
+    "\n"
+    "Serves a busy scheduler's metrics for Prometheus and prints a scrape config.\n"
+    "Runs until Ctrl-C (or SIGTERM), or for --seconds.\n"
+    "\n"
+    "options:\n"
+    "  -h, --help              this text\n"
+    "  --version               print the version\n"
+    "  --address HOST:PORT     where to serve /metrics (default " +
+    std::string(lantern::exporters::kDefaultAddress) +
+    ";\n"
+    "                          port 0 takes any free port)\n"
+    "  --workers N             the pool's workers (default: one per hardware thread)\n"
+    "  --seconds S             stop after S seconds (default: run until interrupted)\n"
+    "  --level LEVEL           the Recorder's level: off, states, tasks or full\n"
+    "                          (default off: no collector drains the rings here; the\n"
+    "                          counters and histograms served are kept at every level)\n"
+    "\n"
+    "Exit status: 0, 2 on bad usage, 3 if the address cannot be used.\n";
 
 }  // namespace
 

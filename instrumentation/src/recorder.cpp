@@ -46,7 +46,9 @@ WorkerCountersSnapshot snapshot(const WorkerCounters& c, std::uint64_t now_ticks
 }
 
 Recorder::Recorder(std::uint32_t workers, RecorderOptions options)
-    : ns_per_tick_(calibration().ns_per_tick), time_tasks_(options.time_tasks), level_(static_cast<std::uint8_t>(options.level)) {
+    : ns_per_tick_(calibration().ns_per_tick),
+      time_tasks_(options.time_tasks),
+      level_(static_cast<std::uint8_t>(options.level)) {
   set_level(options.level);
   std::uint32_t sample = 1;
   while (sample < options.deque_push_sample && sample < (1u << 30)) sample <<= 1;
@@ -67,7 +69,8 @@ std::atomic<std::uint64_t>* Recorder::task_counter(std::uint32_t worker) noexcep
 }
 
 void Recorder::on_event(std::uint32_t worker, EventId hook, std::uint64_t a, std::uint64_t b) noexcept {
-  if (worker >= workers_.size()) [[unlikely]] return;
+  if (worker >= workers_.size()) [[unlikely]]
+    return;
   PerWorker& p = *workers_[worker];
   const int h = static_cast<int>(hook);
   bool record_it = hook_level(h) <= level_.load(std::memory_order_relaxed);
@@ -80,7 +83,8 @@ void Recorder::on_event(std::uint32_t worker, EventId hook, std::uint64_t a, std
   }
   // The clock is the largest part of a hook's cost: read it only for an event that is
   // recorded or a counter that needs it (time per state, task durations).
-  const bool needs_clock = record_it || hook == EventId::state || hook == EventId::task_begin || hook == EventId::task_end;
+  const bool needs_clock =
+      record_it || hook == EventId::state || hook == EventId::task_begin || hook == EventId::task_end;
   const std::uint64_t now = needs_clock ? ticks_now() : 0;
   // A new thread of this worker: drops its previous one handed off unmarked are marked
   // here, before its `started`, unless the consumer marked them already.
@@ -113,7 +117,9 @@ void Recorder::take_back(PerWorker& p) noexcept {
 
 void Recorder::count(PerWorker& p, EventId hook, std::uint64_t a, std::uint64_t b, std::uint64_t now) noexcept {
   WorkerCounters& c = p.counters;
-  auto to_ns = [this](std::uint64_t ticks) { return static_cast<std::uint64_t>(static_cast<double>(ticks) * ns_per_tick_); };
+  auto to_ns = [this](std::uint64_t ticks) {
+    return static_cast<std::uint64_t>(static_cast<double>(ticks) * ns_per_tick_);
+  };
   switch (hook) {
     case EventId::state: {
       const StatePayload s = StatePayload::decode(a, b);
@@ -141,33 +147,51 @@ void Recorder::count(PerWorker& p, EventId hook, std::uint64_t a, std::uint64_t 
         if (p.depth < PerWorker::kMaxDepth) c.task_duration.record(to_ns(now - p.task_begin_ticks[p.depth]));
       }
       break;
-    case EventId::push: break;  // not counted (core counts spawned tasks): recorded at level full only
+    case EventId::push:
+      break;  // not counted (core counts spawned tasks): recorded at level full only
     case EventId::steal: {
       const StealPayload s = StealPayload::decode(a, b);
       if (valid(s.distance)) c.steals[static_cast<std::size_t>(s.distance)].add();
       break;
     }
-    case EventId::steal_round_failed: c.steal_rounds_failed.add(); break;
-    case EventId::help: c.helps.add(); break;
+    case EventId::steal_round_failed:
+      c.steal_rounds_failed.add();
+      break;
+    case EventId::help:
+      c.helps.add();
+      break;
     case EventId::wake: {
       // An IO completion's wake has no waker to time it from (its latency is 0): kept out
       // of the wake-latency histogram, which is about wakers (vocabulary: has_latency).
       const WakePayload w = WakePayload::decode(a, b);
-      if (has_latency(w.why)) c.wake_latency.record(to_ns(w.latency_ticks));
-      else c.io_wakes.add();
+      if (has_latency(w.why))
+        c.wake_latency.record(to_ns(w.latency_ticks));
+      else
+        c.io_wakes.add();
       break;
     }
     case EventId::lane_pop:
       c.lane_pops.add();
       c.ready_wait.record(to_ns(LanePopPayload::decode(a, b).wait_ticks));
       break;
-    case EventId::release: c.releases.add(); break;
-    case EventId::task_label: break;  // nothing to count: recorded at level tasks (the trace names the task)
-    case EventId::io_submit: c.io_submitted.add(); break;
-    case EventId::io_complete: c.io_completed.add(); break;
-    case EventId::not_ready: break;  // a sample of a pool-wide gauge: recorded, not counted
-    case EventId::deadlock: c.deadlocks.add(); break;
-    case EventId::dropped: break;  // written by the recorder itself (record), never reported by core
+    case EventId::release:
+      c.releases.add();
+      break;
+    case EventId::task_label:
+      break;  // nothing to count: recorded at level tasks (the trace names the task)
+    case EventId::io_submit:
+      c.io_submitted.add();
+      break;
+    case EventId::io_complete:
+      c.io_completed.add();
+      break;
+    case EventId::not_ready:
+      break;  // a sample of a pool-wide gauge: recorded, not counted
+    case EventId::deadlock:
+      c.deadlocks.add();
+      break;
+    case EventId::dropped:
+      break;  // written by the recorder itself (record), never reported by core
   }
 }
 
@@ -175,7 +199,8 @@ void Recorder::record(PerWorker& p, const trace::Event& e) noexcept {
   WorkerCounters& c = p.counters;
   if (p.pending_dropped != 0) [[unlikely]] {
     // Room again? First the marker saying how many were lost here, then the event.
-    const trace::Event marker = trace::make_event(e.ticks, e.worker, DroppedPayload{p.pending_dropped, DropReason::ring_full});
+    const trace::Event marker =
+        trace::make_event(e.ticks, e.worker, DroppedPayload{p.pending_dropped, DropReason::ring_full});
     if (!p.ring.push(marker)) {
       c.events_dropped.add();
       ++p.pending_dropped;

@@ -31,10 +31,10 @@ namespace lantern::instrumentation {
 
 // Tally: one worker's events in a chunk, or what a viewer lost of them.
 struct StreamServer::Tally {
-  std::uint64_t events = 0;     // `dropped` markers included
-  std::uint64_t markers = 0;    // how many of them are `dropped` markers ...
+  std::uint64_t events = 0;                              // `dropped` markers included
+  std::uint64_t markers = 0;                             // how many of them are `dropped` markers ...
   std::array<std::uint64_t, kDropReasonCount> marked{};  // ... and the events they count, by reason
-  std::uint64_t last_tick = 0;  // the worker's latest event
+  std::uint64_t last_tick = 0;                           // the worker's latest event
 
   void add(const trace::Event& e) {
     ++events;
@@ -108,9 +108,7 @@ namespace {
 // The worker ids a stream can carry: core refuses more than kMaxWorkers (1024).
 constexpr std::uint32_t kMaxStreamWorker = 1u << 16;
 
-std::string format_address(const std::string& host, std::uint16_t port) {
-  return HostPort{host, port}.text();
-}
+std::string format_address(const std::string& host, std::uint16_t port) { return HostPort{host, port}.text(); }
 
 bool is_loopback(const sockaddr_storage& a) {
   if (a.ss_family == AF_INET) {
@@ -191,7 +189,8 @@ bool StreamServer::listen_on(std::string* error) {
   }
   ::freeaddrinfo(found);
   if (listen_fd_ < 0) {
-    *error = "cannot stream on " + where + ": " + last + (options_.port ? " (is the port in use? try another, or 0)" : "");
+    *error =
+        "cannot stream on " + where + ": " + last + (options_.port ? " (is the port in use? try another, or 0)" : "");
     return false;
   }
   if (!is_loopback(bound)) {
@@ -439,7 +438,8 @@ void StreamServer::run() {
       // A partly filled chunk must not wait for more events forever (an idle pool), nor
       // gap markers for a viewer that had no room for them.
       std::lock_guard<std::mutex> lock(encode_mutex_);
-      if ((!encoder_.empty() || markers_owed_) && std::chrono::steady_clock::now() - last_flush_ >= options_.flush_period) {
+      if ((!encoder_.empty() || markers_owed_) &&
+          std::chrono::steady_clock::now() - last_flush_ >= options_.flush_period) {
         finish_chunk();
       }
     }
@@ -544,12 +544,14 @@ StreamHandle maybe_start_stream_from_env(Collector& collector, const trace::Trac
   StreamOptions options;
   std::string error;
   if (!parse_stream_address(value, &options, &error)) {
-    std::fprintf(stderr, "lantern: %s=%s: %s; continuing without streaming\n", kStreamEnvironmentVariable, value, error.c_str());
+    std::fprintf(stderr, "lantern: %s=%s: %s; continuing without streaming\n", kStreamEnvironmentVariable, value,
+                 error.c_str());
     return {};
   }
   StreamHandle handle = start_stream(collector, header, options, &error);
   if (!handle) {
-    std::fprintf(stderr, "lantern: %s=%s: %s; continuing without streaming\n", kStreamEnvironmentVariable, value, error.c_str());
+    std::fprintf(stderr, "lantern: %s=%s: %s; continuing without streaming\n", kStreamEnvironmentVariable, value,
+                 error.c_str());
     return {};
   }
   std::fprintf(stderr, "lantern: streaming the scheduler on %s (watch it: lantern-view --attach %s)\n",

@@ -54,9 +54,8 @@ trace::TraceHeader make_trace_header(const Scheduler& scheduler, std::string pro
   h.workers = scheduler.worker_count();
   const TickCalibration& cal = calibration();
   h.clock = {cal.tsc, cal.ns_per_tick, cal.base_ticks, cal.base_ns};
-  h.wall_start_unix_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                             std::chrono::system_clock::now().time_since_epoch())
-                             .count();
+  h.wall_start_unix_ns =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
   return h;
 }
 
@@ -72,8 +71,8 @@ void TraceFileSink::report_to_stderr(const std::string& message) {
   std::fprintf(stderr, "lantern: %s\n", message.c_str());
 }
 
-TraceFileSink::TraceFileSink(const std::string& path, const trace::TraceHeader& header,
-                             const trace::LabelNames* labels, Report report)
+TraceFileSink::TraceFileSink(const std::string& path, const trace::TraceHeader& header, const trace::LabelNames* labels,
+                             Report report)
     : path_(path),
       report_(std::move(report)),
       writer_(trace::TraceWriter::create(path, header, trace::WriterOptions{.labels = labels})) {
@@ -290,7 +289,8 @@ void on_dump_signal(int) {
   g_signal_requests.fetch_add(1, std::memory_order_relaxed);
   const int fd = g_signal_pipe.load(std::memory_order_relaxed);
   const char wake = 'd';
-  if (fd >= 0) [[maybe_unused]] ssize_t n = write(fd, &wake, 1);
+  if (fd >= 0) [[maybe_unused]]
+    ssize_t n = write(fd, &wake, 1);
   errno = saved_errno;
 }
 }  // namespace
@@ -339,10 +339,10 @@ std::string FlightRecorder::dump_on_signal(std::string path_prefix, int signo) {
       if (requests > 1) signals_merged_.fetch_add(requests - 1, std::memory_order_relaxed);
       std::string path;
       const std::string error = dump_to_new_file(path_prefix_, &path);
-      const std::string merged =
-          requests > 1 ? " (" + std::to_string(requests) + " signals arrived during the previous dump or together; "
-                             "this one dump serves them all)"
-                       : "";
+      const std::string merged = requests > 1 ? " (" + std::to_string(requests) +
+                                                    " signals arrived during the previous dump or together; "
+                                                    "this one dump serves them all)"
+                                              : "";
       if (error.empty()) {
         std::fprintf(stderr, "lantern: flight recorder dumped to %s%s\n", path.c_str(), merged.c_str());
       } else {

@@ -79,11 +79,13 @@ TEST(ChromeWakeArrows, WakeArrowsIsTheAnalysisNumber) {
   EXPECT_EQ(without.at("waker_outside_the_pool").get<std::uint64_t>(), 1u);
   EXPECT_EQ(without.at("io_completion_no_waker").get<std::uint64_t>(), 1u);
   // Every wake is accounted for once, and the analysis' arrows are drawn or said not to be.
-  EXPECT_EQ(other.at("wakes").get<std::uint64_t>(),
-            other.at("wake_arrows_drawn").get<std::uint64_t>() + without.at("an_end_has_no_state_slice").get<std::uint64_t>() +
-                without.at("waker_outside_the_pool").get<std::uint64_t>() + without.at("io_completion_no_waker").get<std::uint64_t>());
+  EXPECT_EQ(other.at("wakes").get<std::uint64_t>(), other.at("wake_arrows_drawn").get<std::uint64_t>() +
+                                                        without.at("an_end_has_no_state_slice").get<std::uint64_t>() +
+                                                        without.at("waker_outside_the_pool").get<std::uint64_t>() +
+                                                        without.at("io_completion_no_waker").get<std::uint64_t>());
   EXPECT_EQ(other.at("wake_arrows").get<std::uint64_t>(),
-            other.at("wake_arrows_drawn").get<std::uint64_t>() + without.at("an_end_has_no_state_slice").get<std::uint64_t>());
+            other.at("wake_arrows_drawn").get<std::uint64_t>() +
+                without.at("an_end_has_no_state_slice").get<std::uint64_t>());
   EXPECT_EQ(counts.wake_arrows, s.wake_arrows);
   EXPECT_EQ(counts.wake_flows, 1u);
 }

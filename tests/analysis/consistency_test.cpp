@@ -47,9 +47,9 @@ using lantern::analysis::Percentiles;
 using lantern::analysis::Summary;
 using lantern::instrumentation::Collector;
 using lantern::instrumentation::FlightRecorder;
-using lantern::trace::LatencyHistogram;
 using lantern::instrumentation::Recorder;
 using lantern::instrumentation::TraceFileSink;
+using lantern::trace::LatencyHistogram;
 
 namespace {
 
@@ -79,7 +79,8 @@ struct Exact {
 // record runs `workload` on a pool with a Recorder (level full, rings big enough that
 // nothing is dropped), writing `path` and, if asked, a flight-recorder dump.
 template <class Workload>
-Exact record(const std::string& path, lantern::SleepStrategy strategy, Workload workload, const std::string& flight = {}) {
+Exact record(const std::string& path, lantern::SleepStrategy strategy, Workload workload,
+             const std::string& flight = {}) {
   constexpr std::uint32_t kWorkers = 3;
   Recorder recorder(kWorkers, {.level = lantern::trace::Level::full, .ring_capacity = 1 << 18, .deque_push_sample = 1});
   Exact exact;
@@ -110,7 +111,6 @@ Exact record(const std::string& path, lantern::SleepStrategy strategy, Workload 
   }
   return exact;
 }
-
 
 void demo_workload(lantern::Scheduler& pool) {
   static const lantern::Label parse = lantern::label("parse"), render = lantern::label("render");
@@ -188,8 +188,10 @@ Summary check_views(const std::string& path, const fs::path& dir) {
   // Events by type.
   for (int t = 0; t < lantern::kEventCount; ++t) {
     const std::string name(lantern::kEventInfo[t].name);
-    EXPECT_EQ(stats.at("events_by_type").at(name).get<std::uint64_t>(), s.events_by_type[static_cast<std::size_t>(t)]) << name;
-    EXPECT_EQ(model->events_of(static_cast<lantern::EventId>(t)), s.events_by_type[static_cast<std::size_t>(t)]) << name;
+    EXPECT_EQ(stats.at("events_by_type").at(name).get<std::uint64_t>(), s.events_by_type[static_cast<std::size_t>(t)])
+        << name;
+    EXPECT_EQ(model->events_of(static_cast<lantern::EventId>(t)), s.events_by_type[static_cast<std::size_t>(t)])
+        << name;
   }
   // Tasks, steals, helps, wakes per worker.
   EXPECT_EQ(stats.at("workers").size(), s.workers.size());
@@ -209,7 +211,8 @@ Summary check_views(const std::string& path, const fs::path& dir) {
   for (int d = 0; d < lantern::kStealDistanceCount; ++d) {
     EXPECT_EQ(stats.at("steals_by_distance").at(std::string(lantern::kStealDistanceNames[d])).get<std::uint64_t>(),
               s.steals_by_distance[static_cast<std::size_t>(d)]);
-    EXPECT_EQ(model->steals_by_distance()[static_cast<std::size_t>(d)], s.steals_by_distance[static_cast<std::size_t>(d)]);
+    EXPECT_EQ(model->steals_by_distance()[static_cast<std::size_t>(d)],
+              s.steals_by_distance[static_cast<std::size_t>(d)]);
   }
   // Wakes and every percentile; the viewer's histograms are the same numbers.
   EXPECT_EQ(stats.at("wakes").get<std::uint64_t>(), s.wakes);
@@ -228,7 +231,9 @@ Summary check_views(const std::string& path, const fs::path& dir) {
 
   // The Chrome export.
   const std::string chrome = (dir / "export.json").string();
-  run_command(std::string(LANTERN_TRACE_BIN) + " export --chrome --no-progress '" + path + "' -o '" + chrome + "' 2>/dev/null", &out);
+  run_command(
+      std::string(LANTERN_TRACE_BIN) + " export --chrome --no-progress '" + path + "' -o '" + chrome + "' 2>/dev/null",
+      &out);
   std::ifstream in(chrome);
   const json doc = json::parse(in);
   std::map<std::uint64_t, std::uint64_t> task_slices_by_tid;
@@ -243,7 +248,8 @@ Summary check_views(const std::string& path, const fs::path& dir) {
       ++tasks_by_name[e.at("name").get<std::string>()];
     }
     if (ph == "X" && e.at("cat") == "state")
-      state_slices_by_tid[e.at("tid").get<std::uint64_t>()].emplace_back(e.at("ts").get<double>(), e.at("dur").get<double>());
+      state_slices_by_tid[e.at("tid").get<std::uint64_t>()].emplace_back(e.at("ts").get<double>(),
+                                                                         e.at("dur").get<double>());
     if (ph == "i" && e.at("name") == "wake") ++wake_instants;
     if (ph == "s" || ph == "f") {
       EXPECT_EQ(e.at("cat"), "state") << "a flow binds to state slices: its category must be theirs";
@@ -259,7 +265,8 @@ Summary check_views(const std::string& path, const fs::path& dir) {
   EXPECT_EQ(other.at("wakes").get<std::uint64_t>(), s.wakes);
   const json& left_out = other.at("wakes_without_arrow");
   EXPECT_EQ(other.at("wake_arrows").get<std::uint64_t>(), s.wake_arrows) << "the analysis' count of wakes by a worker";
-  EXPECT_EQ(other.at("wake_arrows_drawn").get<std::uint64_t>() + left_out.at("waker_outside_the_pool").get<std::uint64_t>() +
+  EXPECT_EQ(other.at("wake_arrows_drawn").get<std::uint64_t>() +
+                left_out.at("waker_outside_the_pool").get<std::uint64_t>() +
                 left_out.at("io_completion_no_waker").get<std::uint64_t>() +
                 left_out.at("an_end_has_no_state_slice").get<std::uint64_t>(),
             s.wakes)
@@ -278,11 +285,12 @@ Summary check_views(const std::string& path, const fs::path& dir) {
   };
   for (const char* k : {"ready_wait", "task_duration", "wake_latency", "io_latency"}) within(stats.at(k), k);
   for (const auto& [label, p] : stats.at("duration_by_label").items()) within(p, "label " + label);
-  EXPECT_EQ(other.at("steals").get<std::uint64_t>(), s.workers.empty() ? 0 : [&] {
-    std::uint64_t n = 0;
-    for (const auto& w : s.workers) n += w.steals;
-    return n;
-  }());
+  EXPECT_EQ(
+      other.at("steals").get<std::uint64_t>(), s.workers.empty() ? 0 : [&] {
+        std::uint64_t n = 0;
+        for (const auto& w : s.workers) n += w.steals;
+        return n;
+      }());
   // Adjacent state slices: parsed as doubles, one ends exactly where the next begins.
   for (const auto& [tid, slices] : state_slices_by_tid) {
     for (std::size_t i = 0; i + 1 < slices.size(); ++i) {
@@ -304,7 +312,8 @@ Summary check_views(const std::string& path, const fs::path& dir) {
   // unknown time its own row), for every worker: diff of a run with itself. (A file cut
   // before its first whole chunk holds no events: diff refuses it, saying so.)
   if (s.events == 0) return s;
-  run_command(std::string(LANTERN_TRACE_BIN) + " diff --json --no-progress '" + path + "' '" + path + "' 2>/dev/null", &out);
+  run_command(std::string(LANTERN_TRACE_BIN) + " diff --json --no-progress '" + path + "' '" + path + "' 2>/dev/null",
+              &out);
   const json diff = json::parse(out);
   std::map<std::pair<std::uint32_t, std::string>, double> diff_share;
   for (const json& row : diff.at("state_shares"))
@@ -362,13 +371,15 @@ void check_exact(const Exact& exact, const Summary& s) {
     lane_pops += c.lane_pops;
     releases += c.releases;
     io_submitted += c.io_submitted;
-    for (int d = 0; d < lantern::kStealDistanceCount; ++d) by_distance[static_cast<std::size_t>(d)] += c.steals[static_cast<std::size_t>(d)];
+    for (int d = 0; d < lantern::kStealDistanceCount; ++d)
+      by_distance[static_cast<std::size_t>(d)] += c.steals[static_cast<std::size_t>(d)];
   }
   EXPECT_EQ(io_wakes, s.io_wakes);
   EXPECT_EQ(lane_pops, s.lane_pops);
   EXPECT_EQ(releases, s.releases);
   EXPECT_EQ(io_submitted, s.io_submitted);
-  for (int d = 0; d < lantern::kStealDistanceCount; ++d) EXPECT_EQ(by_distance[static_cast<std::size_t>(d)], s.steals_by_distance[static_cast<std::size_t>(d)]);
+  for (int d = 0; d < lantern::kStealDistanceCount; ++d)
+    EXPECT_EQ(by_distance[static_cast<std::size_t>(d)], s.steals_by_distance[static_cast<std::size_t>(d)]);
 }
 
 TEST(Consistency, DemoRunFlightDumpTruncatedAndCorruptFiles) {
@@ -381,13 +392,19 @@ TEST(Consistency, DemoRunFlightDumpTruncatedAndCorruptFiles) {
   EXPECT_GT(s.wakes, 0u);
   EXPECT_EQ(s.tasks_by_label.size(), 3u) << "parse, render and unlabelled";
   check_exact(exact, s);
-  { SCOPED_TRACE("flight-recorder dump"); check_views(flight, dir.path); }
+  {
+    SCOPED_TRACE("flight-recorder dump");
+    check_views(flight, dir.path);
+  }
   // Cut short, and damaged in the middle: the views still agree on what could be read.
   const auto size = fs::file_size(path);
   const std::string cut = (dir.path / "cut.trace").string();
   fs::copy_file(path, cut);
   fs::resize_file(cut, size * 6 / 10);
-  { SCOPED_TRACE("truncated"); check_views(cut, dir.path); }
+  {
+    SCOPED_TRACE("truncated");
+    check_views(cut, dir.path);
+  }
   const std::string bad = (dir.path / "bad.trace").string();
   fs::copy_file(path, bad);
   {
@@ -397,7 +414,10 @@ TEST(Consistency, DemoRunFlightDumpTruncatedAndCorruptFiles) {
       f.put(static_cast<char>(0x5A));
     }
   }
-  { SCOPED_TRACE("corrupted"); check_views(bad, dir.path); }
+  {
+    SCOPED_TRACE("corrupted");
+    check_views(bad, dir.path);
+  }
 }
 
 #ifdef LANTERN_DEMO_BIN
@@ -407,7 +427,9 @@ TEST(Consistency, TheDemosOwnTrace) {
   TempDir dir;
   const std::string path = (dir.path / "demo.trace").string();
   std::string out;
-  ASSERT_EQ(run_command(std::string(LANTERN_DEMO_BIN) + " --quick --no-view --no-metrics --trace '" + path + "' 2>&1", &out), 0)
+  ASSERT_EQ(
+      run_command(std::string(LANTERN_DEMO_BIN) + " --quick --no-view --no-metrics --trace '" + path + "' 2>&1", &out),
+      0)
       << out;
   const Summary s = check_views(path, dir.path);
   EXPECT_GT(s.tasks, 1000u);
@@ -452,7 +474,9 @@ TEST(Consistency, TheDemosOwnTrace) {
             std::string::npos)
       << stats;
   EXPECT_NE(out.find("ready wait (lanes)     "), std::string::npos) << out;
-  EXPECT_EQ(out.find("ready wait (lanes)     no samples"), std::string::npos) << "the counters kept it at every level:\n" << out;
+  EXPECT_EQ(out.find("ready wait (lanes)     no samples"), std::string::npos)
+      << "the counters kept it at every level:\n"
+      << out;
 
   // Percentiles, as printed: the demo's table (the Recorder's histograms) and stats print
   // one figure as one text (analysis::format_percentiles: "740 ns", not "0.7 us").
@@ -463,10 +487,12 @@ TEST(Consistency, TheDemosOwnTrace) {
     const std::size_t from = text.find_first_not_of(' ', at + 1 + prefix.size());
     return text.substr(from, text.find('\n', from) - from);
   };
-  const std::string demo_duration = figure(out, "task duration "), stats_duration = figure(stats, "task duration (inclusive of nested tasks): ");
+  const std::string demo_duration = figure(out, "task duration "),
+                    stats_duration = figure(stats, "task duration (inclusive of nested tasks): ");
   EXPECT_NE(demo_duration.find(" samples, p50 "), std::string::npos) << out;
-  const std::string demo_wake = figure(out, "wake latency "), stats_wake = figure(stats, "wake latency (IO wakes left out: " +
-                                                                                           std::to_string(s.io_wakes) + "): ");
+  const std::string demo_wake = figure(out, "wake latency "),
+                    stats_wake =
+                        figure(stats, "wake latency (IO wakes left out: " + std::to_string(s.io_wakes) + "): ");
   if (s.dropped_events == 0) {  // with events lost the trace holds fewer samples than the counters
     EXPECT_EQ(demo_duration, stats_duration) << "demo:\n" << out << "\nstats:\n" << stats;
     EXPECT_EQ(demo_wake, stats_wake) << "demo:\n" << out << "\nstats:\n" << stats;

@@ -99,16 +99,17 @@ TEST(SliceFacts, HealthAsOfAPlayhead) {
   h.clock = trace::ClockCalibration{false, 1.0, 0, 0};  // 1 tick = 1 ns
   a.set_header(h, true);
   const Tick ms = 1'000'000;
-  feed(a, {
-              make_event(0, 0, StatePayload{WorkerState::idle, WorkerState::active, StateReason::found_work}),
-              make_event(0, 1, StatePayload{WorkerState::idle, WorkerState::active, StateReason::found_work}),
-              make_event(1 * ms, 0, TaskBeginPayload{1, TaskSource::own_deque}),
-              make_event(13 * ms, 0, TaskEndPayload{1, false}),  // 12 ms: a long task, ended at 13 ms
-              make_event(10 * ms, 1, TaskBeginPayload{2, TaskSource::own_deque}),
-              make_event(40 * ms, 1, TaskEndPayload{2, false}),  // 30 ms, ended at 40 ms
-              make_event(80 * ms, 0, StatePayload{WorkerState::active, WorkerState::sleeping, StateReason::fell_asleep}),
-              make_event(80 * ms, 1, StatePayload{WorkerState::active, WorkerState::sleeping, StateReason::fell_asleep}),
-          });
+  feed(a,
+       {
+           make_event(0, 0, StatePayload{WorkerState::idle, WorkerState::active, StateReason::found_work}),
+           make_event(0, 1, StatePayload{WorkerState::idle, WorkerState::active, StateReason::found_work}),
+           make_event(1 * ms, 0, TaskBeginPayload{1, TaskSource::own_deque}),
+           make_event(13 * ms, 0, TaskEndPayload{1, false}),  // 12 ms: a long task, ended at 13 ms
+           make_event(10 * ms, 1, TaskBeginPayload{2, TaskSource::own_deque}),
+           make_event(40 * ms, 1, TaskEndPayload{2, false}),  // 30 ms, ended at 40 ms
+           make_event(80 * ms, 0, StatePayload{WorkerState::active, WorkerState::sleeping, StateReason::fell_asleep}),
+           make_event(80 * ms, 1, StatePayload{WorkerState::active, WorkerState::sleeping, StateReason::fell_asleep}),
+       });
   const analysis::HealthChecker& c = a.health();
   ASSERT_EQ(c.problems().size(), 2u);
   EXPECT_EQ(c.warning_count(a, a.last_tick()), c.warning_count(a));
@@ -132,7 +133,9 @@ TEST(IoPairs, AreMatchedInTimeOrderWhicheverWorkerBatchComesFirst) {
   constexpr std::uint64_t x = 0x7f00'0000'1000;
   const Tick at = 1'000'000;
   const auto submit = [](Tick t, std::uint32_t w) { return make_event(t, w, IoSubmitPayload{x, IoKind::read, 5}); };
-  const auto complete = [](Tick t, std::uint32_t w, std::int64_t r) { return make_event(t, w, IoCompletePayload{x, r}); };
+  const auto complete = [](Tick t, std::uint32_t w, std::int64_t r) {
+    return make_event(t, w, IoCompletePayload{x, r});
+  };
   const auto stopping = [](Tick t, std::uint32_t w) {
     return make_event(t, w, StatePayload{WorkerState::idle, WorkerState::idle, StateReason::stopping});
   };

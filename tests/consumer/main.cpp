@@ -12,11 +12,11 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <lantern/exporters/prometheus_exporter.hpp>   // lantern::prometheus
-#include <lantern/instrumentation/recorder.hpp>        // lantern::instrumentation
-#include <lantern/lantern.hpp>                         // lantern::core
-#include <lantern/observe.hpp>                         // lantern::observe
-#include <lantern/trace/trace_reader.hpp>              // lantern::trace_format
+#include <lantern/exporters/prometheus_exporter.hpp>  // lantern::prometheus
+#include <lantern/instrumentation/recorder.hpp>       // lantern::instrumentation
+#include <lantern/lantern.hpp>                        // lantern::core
+#include <lantern/observe.hpp>                        // lantern::observe
+#include <lantern/trace/trace_reader.hpp>             // lantern::trace_format
 
 #include <cstdio>
 #include <cstring>
@@ -76,7 +76,7 @@ int main(int argc, char** argv) {
   if (!env) {
     options.settings = {.trace = dir + "/code.trace", .level = "full", .metrics = "127.0.0.1:0", .flight = "10s"};
   }
-  auto obs = lantern::observe({.workers = 2}, options);   // the one call
+  auto obs = lantern::observe({.workers = 2}, options);  // the one call
   lantern::Scheduler& pool = obs.scheduler();
 
   const long r = pool.run([] { return fib(20); });

@@ -41,8 +41,8 @@ void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
 
 using namespace std::chrono_literals;
 using lantern::Scheduler;
-using lantern::testing::Watchdog;
 using lantern::testing::dump;
+using lantern::testing::Watchdog;
 
 namespace {
 
@@ -114,7 +114,7 @@ TEST(AllocFailure, SpawnsFromATaskWhoseDequeCannotGrowAllRun) {
   }
   EXPECT_EQ(threw.load(), 0);
   EXPECT_EQ(ran.load(), kTasks);
-  EXPECT_LE(deepest, 256);  // the deque stayed at its first ring...
+  EXPECT_LE(deepest, 256);                                         // the deque stayed at its first ring...
   EXPECT_GE(lane_peak, static_cast<std::uint32_t>(kTasks - 256));  // ...the rest waited in the lane
 }
 

@@ -27,12 +27,11 @@ using lantern::Scheduler;
 using lantern::Signal;
 using lantern::TaskGraph;
 using lantern::TaskHandle;
-using lantern::testing::scaled;
 using lantern::testing::dump;
+using lantern::testing::scaled;
 using lantern::testing::Watchdog;
 
 namespace {
-
 
 // all_asleep_within polls (observation only) until every worker is blocked.
 bool all_asleep_within(const Scheduler& s, std::chrono::milliseconds limit) {
@@ -159,7 +158,10 @@ TEST(TaskGraph, ExceptionReachesTheWaiterAndSkipsOnlyDependents) {
   TaskGraph g;
   std::atomic<bool> fail{true};
   std::atomic<int> a{0}, b{0}, c{0}, d{0}, e{0}, f{0};
-  auto ta = g.add("a", [&] { a++; if (fail) throw std::runtime_error("a failed"); });
+  auto ta = g.add("a", [&] {
+    a++;
+    if (fail) throw std::runtime_error("a failed");
+  });
   auto tb = g.add("b", [&] { b++; });
   auto tc = g.add("c", [&] { c++; });
   auto td = g.add("d", [&] { d++; });
@@ -170,12 +172,14 @@ TEST(TaskGraph, ExceptionReachesTheWaiterAndSkipsOnlyDependents) {
   td.precede(te, tf);  // independent of a ...
   tb.precede(tf);      // ... but f also follows b
   EXPECT_THROW(g.run(pool), std::runtime_error);
-  EXPECT_EQ(std::make_tuple(a.load(), b.load(), c.load(), d.load(), e.load(), f.load()), std::make_tuple(1, 0, 0, 1, 1, 0));
+  EXPECT_EQ(std::make_tuple(a.load(), b.load(), c.load(), d.load(), e.load(), f.load()),
+            std::make_tuple(1, 0, 0, 1, 1, 0));
   // From inside a task, and then again without the failure: every flag was reset.
   pool.run([&] { EXPECT_THROW(g.run(pool), std::runtime_error); });
   fail = false;
   g.run(pool);
-  EXPECT_EQ(std::make_tuple(a.load(), b.load(), c.load(), d.load(), e.load(), f.load()), std::make_tuple(3, 1, 1, 3, 3, 1));
+  EXPECT_EQ(std::make_tuple(a.load(), b.load(), c.load(), d.load(), e.load(), f.load()),
+            std::make_tuple(3, 1, 1, 3, 3, 1));
 }
 
 TEST(TaskGraph, RunsManyTimesFromOutsideInsideAndNested) {
@@ -252,9 +256,19 @@ TEST(Signal, SetBeforeAfterOrTwiceBehavesAsDocumented) {
     Signal late;
     int value = 0;
     auto task = pool.spawn_after({late}, [&] { ran++; });
-    std::thread outside_waiter([&] { late.wait(); EXPECT_EQ(value, 7); });
-    auto worker_waiter = pool.submit([&] { late.wait(); return value; });
-    std::thread setter([&] { value = 7; EXPECT_TRUE(late.set()); EXPECT_FALSE(late.set()); });
+    std::thread outside_waiter([&] {
+      late.wait();
+      EXPECT_EQ(value, 7);
+    });
+    auto worker_waiter = pool.submit([&] {
+      late.wait();
+      return value;
+    });
+    std::thread setter([&] {
+      value = 7;
+      EXPECT_TRUE(late.set());
+      EXPECT_FALSE(late.set());
+    });
     task.wait();
     EXPECT_EQ(worker_waiter.get(), 7);
     setter.join();
@@ -288,11 +302,25 @@ TEST(Dynamic, TaskSpawnedAfterTwoHandlesRunsAfterBoth) {
       volatile long sink = 0;
       for (long i = 0; i < n; ++i) sink = sink + i;
     };
-    TaskHandle ha = pool.spawn_handle([&, r] { spin(r % 7 * 50); a_done = true; });
-    TaskHandle hc = pool.spawn_handle([&, r] { spin(r % 5 * 50); c_done = true; });
-    TaskHandle hb = pool.spawn_after({ha, hc}, [&] { if (!a_done || !c_done) wrong++; });
+    TaskHandle ha = pool.spawn_handle([&, r] {
+      spin(r % 7 * 50);
+      a_done = true;
+    });
+    TaskHandle hc = pool.spawn_handle([&, r] {
+      spin(r % 5 * 50);
+      c_done = true;
+    });
+    TaskHandle hb = pool.spawn_after({ha, hc}, [&] {
+      if (!a_done || !c_done) wrong++;
+    });
     // Also from inside a task, after handles that may have completed already.
-    pool.run([&] { pool.spawn_after({ha, hb}, [&] { if (!a_done || !c_done) wrong++; }).wait(); });
+    pool.run([&] {
+      pool.spawn_after({ha, hb},
+                       [&] {
+                         if (!a_done || !c_done) wrong++;
+                       })
+          .wait();
+    });
     hb.wait();
     EXPECT_TRUE(ha.done() && hc.done() && hb.done());
   }
@@ -343,7 +371,8 @@ TEST(Dynamic, UnhandledCountsEveryUnobservableFailedTask) {
                       } catch (...) {
                       }
                       const void* expected_first = nullptr;
-                      if (!first.compare_exchange_strong(expected_first, object) && expected_first != object) distinct++;
+                      if (!first.compare_exchange_strong(expected_first, object) && expected_first != object)
+                        distinct++;
                       reports++;
                     }});
     Watchdog dog("unhandled count", 30s, dump(pool));
@@ -376,7 +405,9 @@ TEST(NotReady, CountsTasksWaitingOnAnUnsetSignal) {
   Signal s;
   std::vector<TaskHandle> handles;
   for (int i = 0; i < 10; ++i) handles.push_back(pool.spawn_after({s}, [] {}));
-  pool.run([&] { for (int i = 0; i < 5; ++i) handles.push_back(pool.spawn_after({s, handles[i]}, [] {})); });
+  pool.run([&] {
+    for (int i = 0; i < 5; ++i) handles.push_back(pool.spawn_after({s, handles[i]}, [] {}));
+  });
   EXPECT_EQ(pool.not_ready_tasks(), 15u);
   s.set();
   for (auto& h : handles) h.wait();
@@ -386,7 +417,9 @@ TEST(NotReady, CountsTasksWaitingOnAnUnsetSignal) {
   std::vector<lantern::GraphTask> t;
   std::atomic<int> wrong{0};
   for (int i = 0; i < 50; ++i) {
-    t.push_back(chain.add([&, i] { if (pool.not_ready_tasks() != static_cast<std::uint64_t>(49 - i)) wrong++; }));
+    t.push_back(chain.add([&, i] {
+      if (pool.not_ready_tasks() != static_cast<std::uint64_t>(49 - i)) wrong++;
+    }));
     if (i > 0) t[i - 1].precede(t[i]);
   }
   chain.run(pool);
@@ -400,7 +433,8 @@ TEST(NotReady, ANotReadyTaskWakesNoWorker) {
     Scheduler pool({.workers = workers, .observer = &recording});
     Watchdog dog("no wake for a not-ready task", 60s, dump(pool));
     // 5 s for the optimised build; the sanitizers slow the workers' way to sleep too.
-    ASSERT_TRUE(all_asleep_within(pool, std::chrono::duration_cast<std::chrono::milliseconds>(5s * lantern::testing::sanitizer_slowdown())))
+    ASSERT_TRUE(all_asleep_within(
+        pool, std::chrono::duration_cast<std::chrono::milliseconds>(5s * lantern::testing::sanitizer_slowdown())))
         << dump(pool)();
     const long wakes_before = recording.count(lantern::EventId::wake);
     Signal s;

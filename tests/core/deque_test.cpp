@@ -61,8 +61,8 @@ TEST(Deque, ALoneTaskIsTakenOnItsSecondSighting) {
   EXPECT_EQ(thief.steal(&seen).status, StealStatus::empty);
   owner.push(&a);
   EXPECT_EQ(thief.steal(&seen).status, StealStatus::fresh);  // first sighting
-  EXPECT_EQ(owner.pop(), &a);                                 // the owner takes it back
-  owner.push(&b);                                             // the next link of a chain
+  EXPECT_EQ(owner.pop(), &a);                                // the owner takes it back
+  owner.push(&b);                                            // the next link of a chain
   EXPECT_EQ(thief.steal(&seen).status, StealStatus::fresh);  // a new task, not a second sighting
   auto second = thief.steal(&seen);
   ASSERT_EQ(second.status, StealStatus::success);  // the same task, still waiting

@@ -20,8 +20,8 @@
 using namespace std::chrono_literals;
 using lantern::Scheduler;
 using lantern::detail::FramePool;
-using lantern::testing::Watchdog;
 using lantern::testing::dump;
+using lantern::testing::Watchdog;
 
 namespace {
 
@@ -99,19 +99,21 @@ TEST(Frames, CrossWorkerFreesReturnToTheOwner) {
   std::atomic<long> ran{0}, stolen{0};
   const int rounds = lantern::testing::sanitizer_slowdown() > 1 ? 40 : 200;
   for (int r = 0; r < rounds; ++r) {
-    pool.submit_to_lane(0, [&] {
-      std::atomic<long> stolen_this_round{0};
-      const StealShare share{&pool, lantern::detail::tls_worker, &stolen_this_round, 100};
-      lantern::TaskGroup group;
-      for (int i = 0; i < 500; ++i) {
-        group.spawn([&, share] {
-          share();
-          ran.fetch_add(1, std::memory_order_relaxed);
-        });
-      }
-      group.wait();
-      stolen.fetch_add(stolen_this_round.load());
-    }).get();
+    pool.submit_to_lane(0,
+                        [&] {
+                          std::atomic<long> stolen_this_round{0};
+                          const StealShare share{&pool, lantern::detail::tls_worker, &stolen_this_round, 100};
+                          lantern::TaskGroup group;
+                          for (int i = 0; i < 500; ++i) {
+                            group.spawn([&, share] {
+                              share();
+                              ran.fetch_add(1, std::memory_order_relaxed);
+                            });
+                          }
+                          group.wait();
+                          stolen.fetch_add(stolen_this_round.load());
+                        })
+        .get();
   }
   EXPECT_EQ(ran.load(), 500L * rounds);
   EXPECT_GT(stolen.load(), 0);
@@ -275,8 +277,9 @@ TEST(Frames, OutsideThreadsFramesAreReused) {
   // most 128 bytes each, on each of the shards in turn (frames never move between
   // shards), plus a partly used chunk per size class. Without reuse: ~19 chunks a round.
   constexpr std::size_t kFramesPerChunk = lantern::detail::FramePool::kChunkBytes / 128;
-  constexpr std::size_t kBound = lantern::detail::Registry::kOutsideShards *
-                                 ((3 * kThreads * kPerRound + 2) / kFramesPerChunk + 1 + lantern::detail::FramePool::kClasses);
+  constexpr std::size_t kBound =
+      lantern::detail::Registry::kOutsideShards *
+      ((3 * kThreads * kPerRound + 2) / kFramesPerChunk + 1 + lantern::detail::FramePool::kClasses);
   EXPECT_LE(chunks, kBound) << "outside frames were not given back";
   std::printf("  outside shards hold %zu chunks after %d frames\n", chunks, kThreads * rounds * kPerRound * 3);
   pool.shutdown();
@@ -305,7 +308,7 @@ TEST(Frames, OutsideSpawnWhoseCopyThrowsGivesItsFrameBack) {
   EXPECT_LE(pool.registry().outside_chunk_count(), 4u);
   const Bomb dud(token, false);
   for (int i = 0; i < 100; ++i) pool.spawn(dud);
-  pool.shutdown();  // drains: only the 100 were counted
+  pool.shutdown();                  // drains: only the 100 were counted
   EXPECT_EQ(token.use_count(), 3);  // token, bomb and dud
 }
 

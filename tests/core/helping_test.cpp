@@ -8,10 +8,10 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <limits>
 #include <string>
 #include <thread>
 #include <vector>
-#include <limits>
 
 #include "lantern/lantern.hpp"
 #include "strategy.hpp"

@@ -3,6 +3,7 @@
 // real file descriptors: pipes, eventfds and TCP sockets on loopback. Every test runs
 // under a watchdog that dumps the workers' states instead of hanging.
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
@@ -11,7 +12,6 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -25,8 +25,8 @@
 #include <thread>
 #include <vector>
 
-#include "lantern/lantern.hpp"
 #include "lantern/detail/io_context.hpp"
+#include "lantern/lantern.hpp"
 #include "support/pool_state.hpp"
 #include "support/watchdog.hpp"
 
@@ -34,8 +34,8 @@ using namespace std::chrono_literals;
 using lantern::IoResult;
 using lantern::Scheduler;
 using lantern::SleepStrategy;
-using lantern::testing::scaled;
 using lantern::testing::dump;
+using lantern::testing::scaled;
 using lantern::testing::wait_all_asleep;
 using lantern::testing::Watchdog;
 
@@ -205,9 +205,11 @@ TEST_P(Io, TimeoutsFireInOrderOfTheirDelay) {
     for (int i = 1; i <= 3; ++i) EXPECT_GE(ran[i] - start, gap * i) << "timeout " << i << " fired early";
     const bool timely = started - start < gap && ran[1] < start + 2 * gap && ran[2] < start + 3 * gap;
     if (!timely) {
-      const auto ms = [&](Clock::time_point t) { return std::to_string(std::chrono::duration_cast<std::chrono::microseconds>(t - start).count() / 1000.0); };
-      late += "gap " + std::to_string(gap.count()) + " ms: started after " + ms(started) + " ms, ran at " + ms(ran[1]) + ", " +
-              ms(ran[2]) + ", " + ms(ran[3]) + " ms\n";
+      const auto ms = [&](Clock::time_point t) {
+        return std::to_string(std::chrono::duration_cast<std::chrono::microseconds>(t - start).count() / 1000.0);
+      };
+      late += "gap " + std::to_string(gap.count()) + " ms: started after " + ms(started) + " ms, ran at " + ms(ran[1]) +
+              ", " + ms(ran[2]) + ", " + ms(ran[3]) + " ms\n";
       continue;
     }
     ++conclusive;
@@ -282,9 +284,9 @@ TEST_P(Io, ShutdownCancelsWhatIsInFlightAndRunsEveryCallback) {
       callbacks.fetch_add(1);
       if (r.value == -ECANCELED) cancelled.fetch_add(1);
     };
-    pool.io().accept(l.fd, count);                 // nobody connects
-    pool.io().read(p.r, buf, sizeof buf, count);   // nobody writes
-    pool.io().timeout(1h, count);                  // far in the future
+    pool.io().accept(l.fd, count);                // nobody connects
+    pool.io().read(p.r, buf, sizeof buf, count);  // nobody writes
+    pool.io().timeout(1h, count);                 // far in the future
     // And from inside a task, on a worker's own ring.
     pool.run([&] { lantern::io::timeout(1h, count); });
     pool.shutdown();
@@ -473,17 +475,17 @@ TEST(IoFallback, SeccompForbiddenIoUringFallsBackToCondvar) {
         BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
     };
     sock_fprog prog{static_cast<unsigned short>(std::size(filter)), filter};
-    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0) _exit(10);
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0)
+      _exit(10);
     int lines = 0;
     std::string line;
-    Scheduler pool({.workers = 2,
-                    .sleep_strategy = SleepStrategy::io_uring,
-                    .log = [&](const std::string& l) {
+    Scheduler pool({.workers = 2, .sleep_strategy = SleepStrategy::io_uring, .log = [&](const std::string& l) {
                       ++lines;
                       line = l;
                     }});
     if (pool.sleep_strategy() != SleepStrategy::condvar) _exit(11);
-    if (lines != 1 || line.find("io_uring") == std::string::npos || line.find("falling back to the condvar strategy") == std::string::npos)
+    if (lines != 1 || line.find("io_uring") == std::string::npos ||
+        line.find("falling back to the condvar strategy") == std::string::npos)
       _exit(12);
     if (pool.run([] { return 6 * 7; }) != 42) _exit(13);
     std::atomic<std::int64_t> result{1};
@@ -498,5 +500,6 @@ TEST(IoFallback, SeccompForbiddenIoUringFallsBackToCondvar) {
   int status = 0;
   ASSERT_EQ(waitpid(child, &status, 0), child);
   ASSERT_TRUE(WIFEXITED(status)) << "child died of a signal";
-  EXPECT_EQ(WEXITSTATUS(status), 0) << "10: seccomp not installed, 11: no fallback, 12: log line, 13: pool, 14: IO result";
+  EXPECT_EQ(WEXITSTATUS(status), 0)
+      << "10: seccomp not installed, 11: no fallback, 12: log line, 13: pool, 14: IO result";
 }

@@ -32,7 +32,7 @@ struct LabelHooks final : lantern::Observer {
   std::mutex mutex;
   std::vector<std::pair<std::uint64_t, std::uint64_t>> labels;  // (task, label)
   std::set<std::uint64_t> begun;
-  std::vector<std::uint64_t> open[8];  // per worker: the tasks running, innermost last
+  std::vector<std::uint64_t> open[8];                 // per worker: the tasks running, innermost last
   std::vector<std::uint64_t> labelled_while_running;  // task_label's task == innermost open task
   void on_event(std::uint32_t w, lantern::EventId h, std::uint64_t a, std::uint64_t b) noexcept override {
     std::lock_guard<std::mutex> lock(mutex);
@@ -174,7 +174,7 @@ TEST(Label, LabelTaskReportsTheRunningTask) {
     lantern::TaskGroup group(pool);
     for (int i = 0; i < 100; ++i) group.spawn([&] { lantern::label_task(render); });
     group.wait();
-    lantern::label_task(parse);  // not on a worker: nothing
+    lantern::label_task(parse);                      // not on a worker: nothing
     pool.run([] { lantern::label_task(Label{}); });  // the empty label: nothing
   }
 #if LANTERN_OBSERVER

@@ -24,11 +24,10 @@ using lantern::testing::fib;
 
 using namespace std::chrono_literals;
 using lantern::Scheduler;
-using lantern::testing::scaled;
 using lantern::testing::dump;
+using lantern::testing::scaled;
 using lantern::testing::wait_all_asleep;
 using lantern::testing::Watchdog;
-
 
 // Every scheduler test runs under both sleep strategies (condvar, io_uring).
 class SchedulerP : public ::testing::TestWithParam<std::tuple<std::uint32_t, lantern::SleepStrategy>> {
@@ -194,9 +193,9 @@ TEST_P(SchedulerP, StressJoinSpawnSubmitThroughSleepCycles) {
   }
   // a final large fork-join run: millions of joins in the optimised build
   const int n = lantern::testing::sanitizer_slowdown() > 1 ? 28 : 31;  // 0.5M / 2.2M joins
-  const std::uint64_t expected[] = {0, 1, 1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144, 233, 377, 610, 987, 1597, 2584,
-                                    4181, 6765, 10946, 17711, 28657, 46368, 75025, 121393, 196418, 317811, 514229,
-                                    832040, 1346269};
+  const std::uint64_t expected[] = {0,     1,     1,     2,     3,      5,      8,      13,     21,     34,     55,
+                                    89,    144,   233,   377,   610,    987,    1597,   2584,   4181,   6765,   10946,
+                                    17711, 28657, 46368, 75025, 121393, 196418, 317811, 514229, 832040, 1346269};
   EXPECT_EQ(pool.run([n] { return fib(n); }), expected[n]);
   (void)joins;
 }
@@ -353,7 +352,8 @@ TEST(Shutdown, ConcurrentCallsEachReturnAfterTheWorkersStopped) {
 TEST(Shutdown, DestructorWaitsForAShutdownCallThatBeganFirst) {
   Watchdog watchdog("DestructorWaitsForAShutdownCallThatBeganFirst", 120s);
   for (int round = 0; round < 100; ++round) {
-    auto pool = std::make_unique<Scheduler>(lantern::SchedulerOptions{.workers = 1 + static_cast<std::uint32_t>(round % 3)});
+    auto pool =
+        std::make_unique<Scheduler>(lantern::SchedulerOptions{.workers = 1 + static_cast<std::uint32_t>(round % 3)});
     Scheduler* p = pool.get();
     std::atomic<bool> release{false};
     p->spawn([&] {  // keeps the drain of both shutdowns waiting until released

@@ -134,33 +134,36 @@ TEST_P(Strategy, AWorkerNeverSleepsOnALoneTaskItDeclined) {
     std::atomic<bool> child_ran{false};
     bool was_forced = false;
     bool ran_while_blocked = false;
-    pool.submit_to_lane(0, [&] {
-         const std::uint32_t me = lantern::detail::tls_worker->index;
-         observer.target = 1 - me;
-         observer.skip = 2;
-         observer.armed = true;
-         lantern::TaskGroup group;
-         group.spawn([] {});  // a push into an empty deque: wakes the other worker
-         group.wait();
-         const auto give_up = std::chrono::steady_clock::now() + 1s;
-         while (!observer.held.load() && std::chrono::steady_clock::now() < give_up) std::this_thread::yield();
-         if (!observer.held.load()) {  // it never failed three rounds: this trial proves nothing
-           observer.armed = false;
-           return;
-         }
-         was_forced = true;
-         const auto held_at = std::chrono::steady_clock::now();
-         group.spawn([&] { child_ran = true; });  // the only task of our deque, unseen by it
-         // A time bound, not synchronisation: the held worker's idle period must be older
-         // than kDeclineSpinLimitNs when it goes on.
-         while (std::chrono::steady_clock::now() - held_at < 2ms) std::this_thread::yield();
-         observer.release = true;
-         // Blocked outside Lantern: only the other worker can run the child.
-         const auto deadline = std::chrono::steady_clock::now() + spawner_bound;
-         while (!child_ran.load() && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
-         ran_while_blocked = child_ran.load();
-         group.wait();
-       })
+    pool.submit_to_lane(0,
+                        [&] {
+                          const std::uint32_t me = lantern::detail::tls_worker->index;
+                          observer.target = 1 - me;
+                          observer.skip = 2;
+                          observer.armed = true;
+                          lantern::TaskGroup group;
+                          group.spawn([] {});  // a push into an empty deque: wakes the other worker
+                          group.wait();
+                          const auto give_up = std::chrono::steady_clock::now() + 1s;
+                          while (!observer.held.load() && std::chrono::steady_clock::now() < give_up)
+                            std::this_thread::yield();
+                          if (!observer.held.load()) {  // it never failed three rounds: this trial proves nothing
+                            observer.armed = false;
+                            return;
+                          }
+                          was_forced = true;
+                          const auto held_at = std::chrono::steady_clock::now();
+                          group.spawn([&] { child_ran = true; });  // the only task of our deque, unseen by it
+                          // A time bound, not synchronisation: the held worker's idle period must be older
+                          // than kDeclineSpinLimitNs when it goes on.
+                          while (std::chrono::steady_clock::now() - held_at < 2ms) std::this_thread::yield();
+                          observer.release = true;
+                          // Blocked outside Lantern: only the other worker can run the child.
+                          const auto deadline = std::chrono::steady_clock::now() + spawner_bound;
+                          while (!child_ran.load() && std::chrono::steady_clock::now() < deadline)
+                            std::this_thread::yield();
+                          ran_while_blocked = child_ran.load();
+                          group.wait();
+                        })
         .get();
     observer.release = true;
     if (!was_forced) continue;

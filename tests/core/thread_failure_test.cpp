@@ -8,8 +8,8 @@
 // linker): while `g_allow` is non-negative, that many more threads are created, and the
 // next creation fails with EAGAIN. Not built with a sanitizer, whose runtime intercepts
 // pthread_create itself.
-#include <gtest/gtest.h>
 #include <dlfcn.h>
+#include <gtest/gtest.h>
 #include <pthread.h>
 
 #include <atomic>

@@ -27,8 +27,8 @@ namespace {
 namespace fs = std::filesystem;
 
 // Machines as hwloc synthetic descriptions (its "indexes" attribute numbers the PUs as
-// the kernel would). kTwoSocket: 2 packages x 2 cores x 2 threads numbered the way Intel machines are: cpu0-3 are the first thread of
-// every core, cpu4-7 their siblings.
+// the kernel would). kTwoSocket: 2 packages x 2 cores x 2 threads numbered the way Intel machines are: cpu0-3 are the
+// first thread of every core, cpu4-7 their siblings.
 //   package 0: core {0,4}, core {1,5}   package 1: core {2,6}, core {3,7}
 // L2 per core, L3 per package, NUMA node = package.
 constexpr const char* kTwoSocket = "package:2 numa:1 l3cache:1 l2cache:2 core:1 pu:2(indexes=0,4,1,5,2,6,3,7)";
@@ -198,9 +198,9 @@ TEST(FromHwloc, TwoSocketsTwoCoresTwoThreads) {
     EXPECT_EQ(x.package, t.cpus()[package_of(a) * 2].package);
     EXPECT_EQ(x.numa_node, t.cpus()[package_of(a) * 2].numa_node);
     for (int b = 0; b < 8; ++b) {
-      Distance want = a % 4 == b % 4                  ? Distance::smt     // same core
-                      : package_of(a) == package_of(b) ? Distance::llc     // L3, not L2
-                                                        : Distance::remote; // other node
+      Distance want = a % 4 == b % 4                   ? Distance::smt      // same core
+                      : package_of(a) == package_of(b) ? Distance::llc      // L3, not L2
+                                                       : Distance::remote;  // other node
       EXPECT_EQ(t.distance(a, b), want) << "cpu" << a << " cpu" << b;
     }
   }
@@ -244,7 +244,8 @@ TEST(FromHwloc, NoCachesFallBack) {
 // machine without NUMA), so two packages are at numa distance, not remote.
 TEST(FromHwloc, NoNumaNodesMeansOneNode) {
   std::string error;
-  const auto t = Topology::from_hwloc_synthetic("package:2 l3cache:1 l2cache:2 core:1 pu:2(indexes=0,4,1,5,2,6,3,7)", &error);
+  const auto t =
+      Topology::from_hwloc_synthetic("package:2 l3cache:1 l2cache:2 core:1 pu:2(indexes=0,4,1,5,2,6,3,7)", &error);
   ASSERT_TRUE(t) << error;
   EXPECT_EQ(t->distance(0, 4), Distance::smt);
   EXPECT_EQ(t->distance(0, 2), Distance::numa);
@@ -274,9 +275,9 @@ TEST(FromHwloc, HybridPerformanceAndEfficiencyCores) {
     EXPECT_EQ(t->cpus()[cpu].kind, cpu < 4 ? 1 : 0) << "cpu" << cpu << ": 0-3 performance, 4-7 efficiency";
     EXPECT_EQ(t->cpus()[cpu].os_cpu, -1);
   }
-  EXPECT_EQ(t->distance(0, 1), Distance::smt);   // a performance core's two threads
-  EXPECT_EQ(t->distance(0, 2), Distance::llc);   // two performance cores: own L2s
-  EXPECT_EQ(t->distance(4, 7), Distance::l2);    // the efficiency cores' shared L2
+  EXPECT_EQ(t->distance(0, 1), Distance::smt);  // a performance core's two threads
+  EXPECT_EQ(t->distance(0, 2), Distance::llc);  // two performance cores: own L2s
+  EXPECT_EQ(t->distance(4, 7), Distance::l2);   // the efficiency cores' shared L2
   EXPECT_EQ(t->distance(0, 4), Distance::llc);
   // Worker 4 (an efficiency core) steals from its L2 cluster first.
   const auto order = steal_order(*t, 4, 8);
@@ -483,7 +484,7 @@ TEST(StealOrder, EdgeCases) {
   Topology t = Topology::flat(4);
   EXPECT_TRUE(steal_order(t, 0, 0).empty());
   EXPECT_TRUE(steal_order(t, 0, 1).empty());
-  EXPECT_TRUE(steal_order(t, 5, 4).empty());  // self out of range
+  EXPECT_TRUE(steal_order(t, 5, 4).empty());   // self out of range
   check_order(t, 1, 2);                        // fewer workers than CPUs
   auto order = steal_order(Topology{}, 0, 3);  // empty topology: no crash
   EXPECT_EQ(order.size(), 2u);

@@ -103,8 +103,8 @@ TEST(Join, OffThePoolTheSecondHalfStillRunsWhenTheFirstThrows) {
 // the wait past max_wait_depth throws WaitDepthError instead.
 TEST_P(Strategy, DeeplyNestedWaitsThrowInsteadOfOverflowingTheStack) {
   for (std::uint32_t limit : {0u, 10u}) {  // 0: the default limit
-    std::function<int(int)> level;          // declared before the pool: outlives its tasks
-    auto o = options(1);                    // one worker: every level nests on one stack
+    std::function<int(int)> level;         // declared before the pool: outlives its tasks
+    auto o = options(1);                   // one worker: every level nests on one stack
     if (limit) o.max_wait_depth = limit;
     Scheduler pool(o);
     Watchdog dog("nested waits", 60s, dump(pool));

@@ -27,9 +27,9 @@ using lantern::trace::LatencyHistogram;
 
 TEST(EchoPercentile, PercentilesAreWithinOneBucketAtEveryScale) {
   LatencyHistogram h;
-  for (int i = 0; i < 50; ++i) h.record(1'000);            // 1 us
-  for (int i = 0; i < 49; ++i) h.record(250'000'000);      // 250 ms
-  h.record(2'380'000'000);                                 // 2.38 s
+  for (int i = 0; i < 50; ++i) h.record(1'000);        // 1 us
+  for (int i = 0; i < 49; ++i) h.record(250'000'000);  // 250 ms
+  h.record(2'380'000'000);                             // 2.38 s
   EXPECT_NEAR(percentile(h, 0.25).us, 1.0, 1.0 * 0.0625);
   EXPECT_NEAR(percentile(h, 0.75).us, 250'000.0, 250'000.0 * 0.0625);
   EXPECT_NEAR(percentile(h, 1.0).us, 2'380'000.0, 2'380'000.0 * 0.0625);

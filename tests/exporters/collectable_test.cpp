@@ -13,10 +13,10 @@
 #include <thread>
 #include <tuple>
 
+#include "exporters/support/instrumented_pool.hpp"
 #include "lantern/clock.hpp"
 #include "lantern/exporters/metric_table.hpp"
 #include "lantern/exporters/scheduler_collectable.hpp"
-#include "exporters/support/instrumented_pool.hpp"
 #include "support/watchdog.hpp"
 
 namespace lantern::exporters {
@@ -175,7 +175,8 @@ TEST_P(CollectableTest, HistogramBucketsAreCumulativeAtPowersOfTwoAndExact) {
 
 std::string param_name(const ::testing::TestParamInfo<CollectableTest::ParamType>& info) {
   static constexpr const char* kLevels[] = {"off", "states", "tasks", "full"};
-  return std::to_string(std::get<0>(info.param)) + "_workers_level_" + kLevels[static_cast<int>(std::get<1>(info.param))];
+  return std::to_string(std::get<0>(info.param)) + "_workers_level_" +
+         kLevels[static_cast<int>(std::get<1>(info.param))];
 }
 
 INSTANTIATE_TEST_SUITE_P(WorkersAndLevels, CollectableTest,
@@ -200,7 +201,11 @@ TEST(SchedulerCollectable, CountersNeverGoDownWhileWorkersRun) {
     // Work in flight while collecting: states change under the collectable's feet.
     auto busy = p.pool.submit([] {
       long a = 0;
-      for (int i = 0; i < 64; ++i) lantern::spawn([] { volatile int x = 0; for (int k = 0; k < 1000; ++k) x = x + k; });
+      for (int i = 0; i < 64; ++i)
+        lantern::spawn([] {
+          volatile int x = 0;
+          for (int k = 0; k < 1000; ++k) x = x + k;
+        });
       return a;
     });
     for (const MetricFamily& f : collectable.Collect()) {

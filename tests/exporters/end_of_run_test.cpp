@@ -29,10 +29,10 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstring>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <map>
 #include <sstream>
 #include <stdexcept>
@@ -101,7 +101,8 @@ void workload(Scheduler& pool, const ins::Recorder& recorder) {
   // 5. tasks that throw: to a Future, to a TaskGroup, to a TaskHandle, and to nobody.
   // All four count in task_exceptions: a task that ended by throwing, whoever receives
   // its exception (README).
-  EXPECT_THROW(pool.submit([]() -> int { throw std::runtime_error("expected by the test"); }).get(), std::runtime_error);
+  EXPECT_THROW(pool.submit([]() -> int { throw std::runtime_error("expected by the test"); }).get(),
+               std::runtime_error);
   {
     TaskGroup group(pool);
     group.spawn([] { throw std::runtime_error("expected by the test, to the group"); });
@@ -201,8 +202,10 @@ TEST_P(EndOfRun, PrometheusScrapeAgreesExactlyWithTheRecorder) {
   options.settings.level = "full";
   options.ring_capacity = 32;  // tiny: fork-join at level full overflows it between collector passes
   options.log = nullptr;
-  Observation obs = observe({.workers = kWorkers, .topology = kTopology,
-                             .on_unhandled_exception = [](std::exception_ptr) {}, .sleep_strategy = GetParam()},
+  Observation obs = observe({.workers = kWorkers,
+                             .topology = kTopology,
+                             .on_unhandled_exception = [](std::exception_ptr) {},
+                             .sleep_strategy = GetParam()},
                             options);
   ASSERT_TRUE(obs.ok()) << ::testing::PrintToString(obs.problems());
   ASSERT_NE(obs.metrics(), nullptr);
@@ -247,13 +250,15 @@ TEST_P(EndOfRun, PrometheusScrapeAgreesExactlyWithTheRecorder) {
               recorder_states[static_cast<std::size_t>(s)])
         << "lantern_workers{state=" << trace::kStateNames[s] << "} vs the Recorder's current states";
   }
-  EXPECT_EQ(scrape.exposition.sum("lantern_sleep_sleeping_workers"), recorder_states[static_cast<int>(WorkerState::sleeping)]);
+  EXPECT_EQ(scrape.exposition.sum("lantern_sleep_sleeping_workers"),
+            recorder_states[static_cast<int>(WorkerState::sleeping)]);
   EXPECT_EQ(scrape.exposition.sum("lantern_sleep_inactive_workers"), kWorkers);
   // The identities the HELP texts state, on the scrape itself.
-  EXPECT_EQ(scrape.exposition.sum("lantern_wakes_total"),
-            scrape.exposition.sum("lantern_wake_latency_seconds_count") + scrape.exposition.sum("lantern_io_wakes_total"))
+  EXPECT_EQ(scrape.exposition.sum("lantern_wakes_total"), scrape.exposition.sum("lantern_wake_latency_seconds_count") +
+                                                              scrape.exposition.sum("lantern_io_wakes_total"))
       << "every wake is in the wake-latency histogram or is an IO wake";
-  EXPECT_EQ(scrape.exposition.sum("lantern_lane_pops_total"), scrape.exposition.sum("lantern_ready_wait_seconds_count"));
+  EXPECT_EQ(scrape.exposition.sum("lantern_lane_pops_total"),
+            scrape.exposition.sum("lantern_ready_wait_seconds_count"));
   EXPECT_EQ(scrape.exposition.sum("lantern_tasks_total"), scrape.exposition.sum("lantern_task_duration_seconds_count"));
   EXPECT_EQ(scrape.exposition.sum("lantern_lane_depth") + scrape.exposition.sum("lantern_deque_depth") +
                 scrape.exposition.sum("lantern_not_ready_tasks"),
@@ -282,15 +287,17 @@ TEST_P(EndOfRun, PrometheusScrapeAgreesExactlyWithTheRecorder) {
     EXPECT_GT(total(r, &S::io_wakes), 0u);
   }
 
-  std::printf("  %s: %zu samples scraped; tasks %llu, steals %llu, lane pops %llu, sleeps %llu, wakes %llu (io %llu), "
-              "releases %llu, io ops %llu, events %llu recorded / %llu dropped\n",
-              strategy_name(GetParam()), scrape.exposition.samples.size(), static_cast<unsigned long long>(total(r, &S::tasks)),
-              static_cast<unsigned long long>(steals), static_cast<unsigned long long>(total(r, &S::lane_pops)),
-              static_cast<unsigned long long>(total(r, &S::sleeps)), static_cast<unsigned long long>(total(r, &S::wakes_received)),
-              static_cast<unsigned long long>(total(r, &S::io_wakes)), static_cast<unsigned long long>(total(r, &S::releases)),
-              static_cast<unsigned long long>(total(r, &S::io_submitted)),
-              static_cast<unsigned long long>(total(r, &S::events_recorded)),
-              static_cast<unsigned long long>(total(r, &S::events_dropped)));
+  std::printf(
+      "  %s: %zu samples scraped; tasks %llu, steals %llu, lane pops %llu, sleeps %llu, wakes %llu (io %llu), "
+      "releases %llu, io ops %llu, events %llu recorded / %llu dropped\n",
+      strategy_name(GetParam()), scrape.exposition.samples.size(), static_cast<unsigned long long>(total(r, &S::tasks)),
+      static_cast<unsigned long long>(steals), static_cast<unsigned long long>(total(r, &S::lane_pops)),
+      static_cast<unsigned long long>(total(r, &S::sleeps)),
+      static_cast<unsigned long long>(total(r, &S::wakes_received)),
+      static_cast<unsigned long long>(total(r, &S::io_wakes)), static_cast<unsigned long long>(total(r, &S::releases)),
+      static_cast<unsigned long long>(total(r, &S::io_submitted)),
+      static_cast<unsigned long long>(total(r, &S::events_recorded)),
+      static_cast<unsigned long long>(total(r, &S::events_dropped)));
   EXPECT_EQ(obs.finish(), 0) << ::testing::PrintToString(obs.problems());
 }
 

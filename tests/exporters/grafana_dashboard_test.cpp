@@ -112,9 +112,9 @@ TEST(GrafanaDashboard, EveryExpressionNamesOnlyEmittedMetrics) {
     EXPECT_TRUE(emitted.labels.count(label)) << "label " << label << " is not emitted; in: " << variable;
   }
   // What the dashboard is for.
-  for (const char* needed : {"lantern_worker_state_seconds_total", "lantern_steals_total",
-                             "lantern_ready_wait_seconds_bucket", "lantern_lane_depth", "lantern_deque_depth",
-                             "lantern_events_dropped_total", "lantern_workers"}) {
+  for (const char* needed :
+       {"lantern_worker_state_seconds_total", "lantern_steals_total", "lantern_ready_wait_seconds_bucket",
+        "lantern_lane_depth", "lantern_deque_depth", "lantern_events_dropped_total", "lantern_workers"}) {
     EXPECT_TRUE(used.count(needed)) << "the dashboard has no panel on " << needed;
   }
 }

@@ -99,7 +99,8 @@ class Slowloris {
       if (Clock::now() >= next_trickle) {
         next_trickle += trickle_;
         for (std::size_t i = 1; i < fds_.size(); i += 2) {
-          if (fds_[i] >= 0) [[maybe_unused]] ssize_t n = ::send(fds_[i], "X", 1, MSG_NOSIGNAL);
+          if (fds_[i] >= 0) [[maybe_unused]]
+            ssize_t n = ::send(fds_[i], "X", 1, MSG_NOSIGNAL);
         }
       }
     }
@@ -127,7 +128,8 @@ TEST(PrometheusHostileClients, ScrapesSucceedWithinOneSecondWhile100SlowConnecti
 
   Slowloris attacker(exporter.port(), 100, 100ms);
   // Let the attacker take its connections before the first scrape.
-  const auto settle = Clock::now() + std::chrono::duration_cast<Clock::duration>(5s * lantern::testing::sanitizer_slowdown());
+  const auto settle =
+      Clock::now() + std::chrono::duration_cast<Clock::duration>(5s * lantern::testing::sanitizer_slowdown());
   while (attacker.open_now() < 100 && Clock::now() < settle) std::this_thread::yield();
   ASSERT_EQ(attacker.open_now(), 100);
   std::this_thread::sleep_for(300ms);  // pacing, not synchronisation: the attack is under way
@@ -148,8 +150,8 @@ TEST(PrometheusHostileClients, ScrapesSucceedWithinOneSecondWhile100SlowConnecti
     const auto t0 = Clock::now();
     testing::HttpResponse r;
     ASSERT_NO_THROW(r = testing::http_get(exporter.port(), "/metrics", limit))
-        << "scrape " << scrapes << " did not complete within " << limit.count() << " ms with "
-        << attacker.open_now() << " slow connections open";
+        << "scrape " << scrapes << " did not complete within " << limit.count() << " ms with " << attacker.open_now()
+        << " slow connections open";
     slowest = std::max(slowest, Clock::now() - t0);
     ASSERT_EQ(r.status, 200);
     ASSERT_NE(r.body.find("lantern_tasks_total"), std::string::npos);

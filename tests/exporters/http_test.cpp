@@ -2,8 +2,8 @@
 // http_test.cpp - PrometheusExporter over real loopback HTTP: a scrape serves every
 // family with exact counts, promtool accepts it, a taken port is a clear error after
 // which the scheduler still runs tasks, and the exporter stops serving when destroyed.
-#include <gtest/gtest.h>
 #include <dlfcn.h>
+#include <gtest/gtest.h>
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -15,12 +15,12 @@
 #include <set>
 #include <string>
 
-#include "lantern/exporters/prometheus_exporter.hpp"
-#include "lantern/exporters/metric_table.hpp"
-#include "lantern/exporters/testing/loopback_http.hpp"
 #include "exporters/support/child_process.hpp"
 #include "exporters/support/exposition.hpp"
 #include "exporters/support/instrumented_pool.hpp"
+#include "lantern/exporters/metric_table.hpp"
+#include "lantern/exporters/prometheus_exporter.hpp"
+#include "lantern/exporters/testing/loopback_http.hpp"
 #include "support/watchdog.hpp"
 
 namespace lantern::exporters {
@@ -88,7 +88,8 @@ TEST(PrometheusExporter, PromtoolAcceptsARealScrape) {
   testing::TempDir dir("lantern_promtool_");
   const auto scrape = dir.path() / "scrape.txt", report = dir.path() / "promtool.txt";
   std::ofstream(scrape) << response.body;
-  const std::string command = "'" + promtool + "' check metrics < '" + scrape.string() + "' > '" + report.string() + "' 2>&1";
+  const std::string command =
+      "'" + promtool + "' check metrics < '" + scrape.string() + "' > '" + report.string() + "' 2>&1";
   const int status = std::system(command.c_str());
   EXPECT_EQ(status, 0) << "promtool check metrics rejected the scrape:\n"
                        << testing::read_file(report) << "\n--- scrape ---\n"

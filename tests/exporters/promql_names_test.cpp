@@ -20,8 +20,10 @@ TEST(PromqlNames, PlainSelectorsAndCalls) {
 }
 
 TEST(PromqlNames, LabelMatchersAndGroupingListsAreNotNames) {
-  EXPECT_EQ(metric_names(R"(sum by (worker, state) (rate(lantern_worker_state_seconds_total{state="active", worker=~"$worker"}[$__rate_interval])))"),
-            (Names{"lantern_worker_state_seconds_total"}));
+  EXPECT_EQ(
+      metric_names(
+          R"(sum by (worker, state) (rate(lantern_worker_state_seconds_total{state="active", worker=~"$worker"}[$__rate_interval])))"),
+      (Names{"lantern_worker_state_seconds_total"}));
   EXPECT_EQ(metric_names("sum(lantern_steals_total) without (worker)"), (Names{"lantern_steals_total"}));
   EXPECT_EQ(metric_names("count without (worker) (lantern_steals_total)"), (Names{"lantern_steals_total"}));
   EXPECT_EQ(metric_names("a_total / on (worker) group_left (state) b_total"), (Names{"a_total", "b_total"}));
@@ -29,8 +31,9 @@ TEST(PromqlNames, LabelMatchersAndGroupingListsAreNotNames) {
 }
 
 TEST(PromqlNames, NumbersDurationsKeywordsAndVariablesAreNotNames) {
-  EXPECT_EQ(metric_names("histogram_quantile(0.99, sum by (le) (rate(lantern_ready_wait_seconds_bucket[$__rate_interval])))"),
-            (Names{"lantern_ready_wait_seconds_bucket"}));
+  EXPECT_EQ(
+      metric_names("histogram_quantile(0.99, sum by (le) (rate(lantern_ready_wait_seconds_bucket[$__rate_interval])))"),
+      (Names{"lantern_ready_wait_seconds_bucket"}));
   EXPECT_EQ(metric_names("a > bool 1e-9 and b offset 5m or c unless d"), (Names{"a", "b", "c", "d"}));
   EXPECT_EQ(metric_names("clamp_min(x, 1e-9) * 100 + ${factor} - $other"), (Names{"x"}));
   EXPECT_EQ(metric_names("vector(1)"), Names{});

@@ -198,7 +198,8 @@ TEST(PrometheusServer, ScrapesExactCountsOfAKnownWorkload) {
   EXPECT_EQ(server.query("lantern_steals_total").size(), std::size_t{kWorkers} * trace::kDistanceCount);
 
   // PromQL can use the histograms: a median task duration somewhere in the buckets.
-  const double median = std::stod(scalar(server.query("histogram_quantile(0.5, lantern_task_duration_seconds_bucket)")));
+  const double median =
+      std::stod(scalar(server.query("histogram_quantile(0.5, lantern_task_duration_seconds_bucket)")));
   EXPECT_GT(median, 0);
   EXPECT_LT(median, 17.2);
   // Every worker's time is accounted for in some state.
@@ -233,8 +234,10 @@ TEST(PrometheusServer, ScrapesExactCountsOfAKnownWorkload) {
     for (const json& s : series) {
       testing::Sample sample;
       for (const auto& [label, value] : s["metric"].items()) {
-        if (label == "__name__") sample.name = value.get<std::string>();
-        else if (label != "job" && label != "instance") sample.labels[label] = value.get<std::string>();
+        if (label == "__name__")
+          sample.name = value.get<std::string>();
+        else if (label != "job" && label != "instance")
+          sample.labels[label] = value.get<std::string>();
       }
       sample.value = std::stod(s["value"][1].get<std::string>());
       stored.samples.push_back(std::move(sample));

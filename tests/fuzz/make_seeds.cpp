@@ -56,7 +56,7 @@ std::vector<Event> story() {
   const std::uint64_t base = 0x7f00'1234'0000ull;
   add(0, EventId::state, 1 << 8 | 0, 0);
   add(0, EventId::task_begin, base, 1);
-  add(0, EventId::task_label, base, 1);        // innermost open: predicted
+  add(0, EventId::task_label, base, 1);  // innermost open: predicted
   add(0, EventId::push, base + 128, 0);
   add(0, EventId::task_begin, base + 256, 5);
   add(0, EventId::task_label, base + 256, 3);

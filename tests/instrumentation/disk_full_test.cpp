@@ -110,8 +110,8 @@ TEST(DiskFull, ATraceThatFillsTheDiskIsReportedOnceWhenItHappensAndTheAppRunsOn)
   const auto give_up = std::chrono::steady_clock::now() + 20s * lantern::testing::sanitizer_slowdown();
   while (reports.get().empty()) {
     ASSERT_EQ(pool.run([] { return lantern::testing::fib(20); }), 6765);
-    ASSERT_LT(std::chrono::steady_clock::now(), give_up)
-        << "no failure reported while the trace ran on " << small.how() << "; wrote " << sink->stats().bytes << " bytes";
+    ASSERT_LT(std::chrono::steady_clock::now(), give_up) << "no failure reported while the trace ran on " << small.how()
+                                                         << "; wrote " << sink->stats().bytes << " bytes";
   }
   // Reported while the program runs, not at exit; with the path and the bytes written.
   const std::vector<std::string> first = reports.get();

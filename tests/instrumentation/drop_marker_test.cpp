@@ -26,8 +26,8 @@ namespace {
 
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
-using trace::Event;
 using lantern::EventId;
+using trace::Event;
 using trace::Level;
 
 // PerWorkerSink: what the collector delivered, per worker.
@@ -146,7 +146,8 @@ TEST(DropMarkers, AWorkersDropsAtTheEndOfARunAreMarkedOnce) {
 TEST(DropMarkers, WorkersAndARunningCollectorMarkEveryDropOnce) {
   Recorder recorder(2, {.level = Level::full, .ring_capacity = 16, .deque_push_sample = 1});
   auto sink = std::make_shared<PerWorkerSink>();
-  Collector collector(recorder, {.min_period = std::chrono::microseconds(50), .max_period = std::chrono::microseconds(200)});
+  Collector collector(recorder,
+                      {.min_period = std::chrono::microseconds(50), .max_period = std::chrono::microseconds(200)});
   collector.attach(sink);
   collector.start();
   {
@@ -206,7 +207,7 @@ TEST(DropMarkers, TheNextThreadOfAWorkerMarksItsPredecessorsDropsFirst) {
   worker.run(20);  // 8 kept, 14 dropped
   std::vector<Event> out(64);
   ASSERT_EQ(recorder.drain(0, out.data(), 6), 6u);  // 2 left: no marker yet
-  worker.run(0);                                     // started, stopping
+  worker.run(0);                                    // started, stopping
   std::size_t n = 0;
   for (std::size_t got; (got = recorder.drain(0, out.data() + n, out.size() - n, true)) != 0;) n += got;
   ASSERT_EQ(n, 5u);  // the 2 left, the marker, started, stopping

@@ -10,12 +10,12 @@
 #include <thread>
 #include <vector>
 
-#include "lantern/instrumentation/collector.hpp"
-#include "lantern/instrumentation/recorder.hpp"
-#include "lantern/instrumentation/process_labels.hpp"
-#include "lantern/instrumentation/trace_sinks.hpp"
 #include "lantern/clock.hpp"
 #include "lantern/graph.hpp"
+#include "lantern/instrumentation/collector.hpp"
+#include "lantern/instrumentation/process_labels.hpp"
+#include "lantern/instrumentation/recorder.hpp"
+#include "lantern/instrumentation/trace_sinks.hpp"
 #include "lantern/lantern.hpp"
 #include "support/fib.hpp"
 #include "support/watchdog.hpp"
@@ -23,11 +23,11 @@
 using lantern::testing::fib;
 
 using namespace std::chrono_literals;
+using lantern::EventId;
 using lantern::instrumentation::Collector;
 using lantern::instrumentation::Recorder;
 using lantern::instrumentation::Sink;
 using lantern::trace::Event;
-using lantern::EventId;
 using lantern::trace::Level;
 
 namespace {
@@ -200,7 +200,8 @@ TEST(Recorder, CountsTheSuspectedDeadlockReport) {
     // Also written to a trace file (kept in the test temp dir: `lantern-trace stats` on
     // it shows the "deadlock suspected" finding).
     auto sink = std::make_shared<lantern::instrumentation::TraceFileSink>(
-        ::testing::TempDir() + "lantern_deadlock.ltrace", lantern::instrumentation::make_trace_header(pool, "recorder_test"));
+        ::testing::TempDir() + "lantern_deadlock.ltrace",
+        lantern::instrumentation::make_trace_header(pool, "recorder_test"));
     ASSERT_TRUE(sink->ok()) << sink->error();
     lantern::instrumentation::Collector collector(recorder);
     collector.attach(sink);
@@ -393,9 +394,9 @@ TEST(Recorder, ALevelSwitchInsideATaskNeverSplitsItsBeginAndEnd) {
 }
 
 // The push and task hooks test each worker's own copy of the observer's interest
-// (Worker::hooks_: with an observer those tests cost what they cost without one). Observer::set_interest, which Recorder::set_level calls, updates every copy, so a
-// level switched to full inside a task reaches that task's very next push; and the task
-// hooks from the next task on. One worker, every push sampled: the counts are exact.
+// (Worker::hooks_: with an observer those tests cost what they cost without one). Observer::set_interest, which
+// Recorder::set_level calls, updates every copy, so a level switched to full inside a task reaches that task's very
+// next push; and the task hooks from the next task on. One worker, every push sampled: the counts are exact.
 TEST(Recorder, ALevelSwitchReachesTheWorkersCopyOfTheInterestAtOnce) {
   Recorder recorder(1, {.level = Level::states, .ring_capacity = 1 << 12, .deque_push_sample = 1});
   constexpr int kSpawns = 3;
@@ -457,7 +458,7 @@ TEST(Recorder, CountsEveryTaskThatThrewWhoeverGetsTheException) {
       EXPECT_THROW(pool.spawn_handle([] { throw std::runtime_error("to the handle"); }).wait(), std::runtime_error);
       pool.spawn([] { throw std::runtime_error("to nobody"); });
       pool.submit([] {}).get();  // tasks that return are not counted
-    }  // the destructor drains: the unobserved spawn has run
+    }                            // the destructor drains: the unobserved spawn has run
     std::uint64_t threw = 0;
     for (std::uint32_t w = 0; w < 2; ++w) threw += recorder.snapshot(w).tasks_threw;
     EXPECT_EQ(threw, 6u) << "level " << static_cast<int>(level);

@@ -38,8 +38,8 @@ std::vector<trace::Event> batch(std::uint32_t workers, std::uint64_t first_tick,
   std::vector<trace::Event> out;
   for (std::uint32_t w = 0; w < workers; ++w) {
     for (int i = 0; i < per_worker; ++i) {
-      out.push_back(trace::Event{first_tick + static_cast<std::uint64_t>(i) * 10, w,
-                                 EventId::steal_round_failed, {0, 0, 0}, 1, 0});
+      out.push_back(trace::Event{
+          first_tick + static_cast<std::uint64_t>(i) * 10, w, EventId::steal_round_failed, {0, 0, 0}, 1, 0});
     }
   }
   return out;
@@ -98,14 +98,15 @@ bool until(F done, Feed feed, std::chrono::milliseconds limit = 20s) {
 // gap markers on a loaded machine. It then closes the socket and decodes the events.
 class ViewerReader {
  public:
-  explicit ViewerReader(int fd) : fd_(fd), thread_([this] {
-    bool eof = false;
-    while (!done_.load() && !eof) {
-      auto more = read_some(fd_, 20ms, 1 << 20, &eof);
-      bytes_.insert(bytes_.end(), more.begin(), more.end());
-      received_.store(bytes_.size());
-    }
-  }) {}
+  explicit ViewerReader(int fd)
+      : fd_(fd), thread_([this] {
+          bool eof = false;
+          while (!done_.load() && !eof) {
+            auto more = read_some(fd_, 20ms, 1 << 20, &eof);
+            bytes_.insert(bytes_.end(), more.begin(), more.end());
+            received_.store(bytes_.size());
+          }
+        }) {}
   ~ViewerReader() { stop(); }
   // finish: false (and *events untouched) if the bytes sent did not all arrive in time.
   bool finish(StreamServer& server, std::vector<trace::Event>* events) {
@@ -118,7 +119,8 @@ class ViewerReader {
     decoder.feed(bytes_);
     decoder.end_of_input();
     for (auto step = decoder.next(); step != trace::TraceDecoder::Step::end; step = decoder.next()) {
-      if (step == trace::TraceDecoder::Step::chunk) events->insert(events->end(), decoder.chunk().events.begin(), decoder.chunk().events.end());
+      if (step == trace::TraceDecoder::Step::chunk)
+        events->insert(events->end(), decoder.chunk().events.begin(), decoder.chunk().events.end());
     }
     return true;
   }
@@ -177,7 +179,8 @@ TEST(StreamServer, ClientsThatNeverReadGiveTheirSlotToARealViewer) {
       auto more = read_some(viewer, 50ms, 1 << 20, &eof);
       got.insert(got.end(), more.begin(), more.end());
       decoder.feed(more);
-      for (auto step = decoder.next(); step == trace::TraceDecoder::Step::chunk || step == trace::TraceDecoder::Step::header;
+      for (auto step = decoder.next();
+           step == trace::TraceDecoder::Step::chunk || step == trace::TraceDecoder::Step::header;
            step = decoder.next()) {
         if (step == trace::TraceDecoder::Step::chunk) events_seen.fetch_add(decoder.chunk().events.size());
       }
@@ -272,8 +275,8 @@ TEST(StreamServer, GapMarkersKeepEachWorkersTicksInOrder) {
       for (int i = 0; i < 300 * static_cast<int>(w + 1); ++i) {
         // Worker w's events lag w * 15,000 ticks behind worker 0's, as a collector batch's
         // per-ring runs do; each worker's own ticks still only grow.
-        events.push_back(trace::Event{tick - w * 15000 + static_cast<std::uint64_t>(i) * 7, w, EventId::steal_round_failed,
-                                      {0, 0, 0}, 1, 0});
+        events.push_back(trace::Event{
+            tick - w * 15000 + static_cast<std::uint64_t>(i) * 7, w, EventId::steal_round_failed, {0, 0, 0}, 1, 0});
       }
     }
     tick += 10000;
@@ -329,7 +332,8 @@ TEST(StreamServer, ASlowViewerLearnsOfEveryDropWithItsReasonEvenAfterTheLastChun
     std::vector<trace::Event> events;
     for (std::uint32_t w = 0; w < kWorkers; ++w) {
       for (int i = 0; i < 300; ++i) {
-        events.push_back(trace::Event{tick + static_cast<std::uint64_t>(i), w, EventId::steal_round_failed, {0, 0, 0}, 1, 0});
+        events.push_back(
+            trace::Event{tick + static_cast<std::uint64_t>(i), w, EventId::steal_round_failed, {0, 0, 0}, 1, 0});
       }
       events.push_back(trace::make_event(tick + 300, w, DroppedPayload{7, DropReason::ring_full}));
       fed_events += 300, fed_ring_full += 7;
@@ -349,7 +353,8 @@ TEST(StreamServer, ASlowViewerLearnsOfEveryDropWithItsReasonEvenAfterTheLastChun
                     }));
   ViewerReader viewer(fd);
   // Sent means told too: the viewer's gap markers went out once it had room for them.
-  ASSERT_TRUE(server->wait_until_sent(std::chrono::milliseconds(static_cast<long long>(20000 * lantern::testing::sanitizer_slowdown()))));
+  ASSERT_TRUE(server->wait_until_sent(
+      std::chrono::milliseconds(static_cast<long long>(20000 * lantern::testing::sanitizer_slowdown()))));
   std::vector<trace::Event> got;
   ASSERT_TRUE(viewer.finish(*server, &got));
   std::vector<std::uint64_t> last(kWorkers, 0);

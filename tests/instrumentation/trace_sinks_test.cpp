@@ -23,11 +23,11 @@ using lantern::testing::fib;
 
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
+using lantern::EventId;
 using lantern::instrumentation::Collector;
 using lantern::instrumentation::FlightRecorder;
 using lantern::instrumentation::Recorder;
 using lantern::instrumentation::TraceFileSink;
-using lantern::EventId;
 using lantern::trace::Level;
 
 namespace {
@@ -154,10 +154,10 @@ TEST(FlightRecorder, ADumpNamesTheLabelsOfTheChunksItKept) {
   lantern::testing::Watchdog dog("flight recorder labels", 60s, [&] { return pool.describe_state(); });
   // Tiny chunks and budget: most chunks are forgotten, the ones kept must still name
   // the labels they use.
-  auto flight = std::make_shared<FlightRecorder>(lantern::instrumentation::make_trace_header(pool, "flight"),
-                                                 lantern::instrumentation::FlightRecorderOptions{
-                                                     .keep_seconds = 60, .max_bytes = 4 << 10,
-                                                     .chunk_limits = {.target_payload_bytes = 512, .max_events = 128}});
+  auto flight = std::make_shared<FlightRecorder>(
+      lantern::instrumentation::make_trace_header(pool, "flight"),
+      lantern::instrumentation::FlightRecorderOptions{
+          .keep_seconds = 60, .max_bytes = 4 << 10, .chunk_limits = {.target_payload_bytes = 512, .max_events = 128}});
   Collector collector(recorder);
   collector.attach(flight);
   collector.start();
@@ -195,10 +195,12 @@ TEST(FlightRecorder, KeepsTheLastWindowAndDumpsOnDemandAndOnSignal) {
   lantern::Scheduler pool({.workers = 2, .observer = &recorder});
   lantern::testing::Watchdog dog("flight recorder", 60s, [&] { return pool.describe_state(); });
   // A small byte budget so the recorder must forget old chunks.
-  auto flight = std::make_shared<FlightRecorder>(lantern::instrumentation::make_trace_header(pool, "flight"),
-                                                 lantern::instrumentation::FlightRecorderOptions{
-                                                     .keep_seconds = 60, .max_bytes = 64 << 10,
-                                                     .chunk_limits = {.target_payload_bytes = 4 << 10, .max_events = 1024}});
+  auto flight =
+      std::make_shared<FlightRecorder>(lantern::instrumentation::make_trace_header(pool, "flight"),
+                                       lantern::instrumentation::FlightRecorderOptions{
+                                           .keep_seconds = 60,
+                                           .max_bytes = 64 << 10,
+                                           .chunk_limits = {.target_payload_bytes = 4 << 10, .max_events = 1024}});
   Collector collector(recorder);
   collector.attach(flight);
   collector.start();

@@ -4,11 +4,11 @@
 // left half-written).
 #include <gtest/gtest.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
-#include <netinet/in.h>
-#include <arpa/inet.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -127,7 +127,9 @@ TEST(Observe, AnEmptySettingTurnsASinkOffWhateverTheEnvironmentSays) {
 }
 
 TEST(Observe, InvalidEnvironmentValuesAreReportedAndMakeTheStatusFail) {
-  Env env({{"LANTERN_LEVEL", "loud"}, {"LANTERN_FLIGHT", "ten minutes"}, {"LANTERN_STREAM", "localhost"},
+  Env env({{"LANTERN_LEVEL", "loud"},
+           {"LANTERN_FLIGHT", "ten minutes"},
+           {"LANTERN_STREAM", "localhost"},
            {"LANTERN_METRICS", "not-an-address"}});
   auto obs = lantern::observe({.workers = 1}, quiet());
   const auto problems = obs.problems();

@@ -66,8 +66,8 @@ std::filesystem::path scratch() {
 
 // How run() starts a program, beyond its arguments.
 struct RunOptions {
-  std::string stdout_to;     // a file for its stdout (e.g. /dev/full) instead of a capture; Result::out stays ""
-  std::string shell_prefix;  // shell commands before it, e.g. "ulimit -f 1;" (sh: 512-byte blocks)
+  std::string stdout_to;      // a file for its stdout (e.g. /dev/full) instead of a capture; Result::out stays ""
+  std::string shell_prefix;   // shell commands before it, e.g. "ulimit -f 1;" (sh: 512-byte blocks)
   bool keep_display = false;  // leave DISPLAY set (for xvfb-run)
 };
 
@@ -133,8 +133,8 @@ int closed_port() {
 }
 
 struct Program {
-  std::string name;                   // as it names itself in messages
-  std::string path;                   // the built binary
+  std::string name;                    // as it names itself in messages
+  std::string path;                    // the built binary
   std::vector<std::string> bad_value;  // a known option with a value it refuses
   std::string bad_value_message;
 };
@@ -142,13 +142,19 @@ struct Program {
 std::vector<Program> programs() {
   std::vector<Program> list;
 #ifdef LANTERN_TRACE_CLI_BIN
-  list.push_back({"lantern-trace", LANTERN_TRACE_CLI_BIN, {"info", "--no-progress=yes", "x"}, "option --no-progress takes no value"});
+  list.push_back({"lantern-trace",
+                  LANTERN_TRACE_CLI_BIN,
+                  {"info", "--no-progress=yes", "x"},
+                  "option --no-progress takes no value"});
 #endif
 #ifdef LANTERN_DEMO_BIN
   list.push_back({"lantern_demo", LANTERN_DEMO_BIN, {"--workers", "0"}, "--workers takes a number from 1 to"});
 #endif
 #ifdef LANTERN_ECHO_SERVER_BIN
-  list.push_back({"lantern_echo_server", LANTERN_ECHO_SERVER_BIN, {"--port", "70000"}, "--port takes a port from 0 to 65535, not '70000'"});
+  list.push_back({"lantern_echo_server",
+                  LANTERN_ECHO_SERVER_BIN,
+                  {"--port", "70000"},
+                  "--port takes a port from 0 to 65535, not '70000'"});
 #endif
 #ifdef LANTERN_ECHO_CLIENT_BIN
   list.push_back({"lantern_echo_client", LANTERN_ECHO_CLIENT_BIN, {"--size", "9-3"}, "--size takes BYTES or MIN-MAX"});
@@ -161,41 +167,58 @@ std::vector<Program> programs() {
 #endif
   // The benchmark programs (bench/; not in the sanitizer builds).
 #ifdef LANTERN_BENCH_BIN
-  list.push_back({"lantern_bench", LANTERN_BENCH_BIN, {"--reps", "0"}, "--reps takes a number from 1 to 1000, not '0'"});
+  list.push_back(
+      {"lantern_bench", LANTERN_BENCH_BIN, {"--reps", "0"}, "--reps takes a number from 1 to 1000, not '0'"});
 #endif
 #ifdef LANTERN_GRAPH_BENCH_BIN
-  list.push_back({"lantern_graph_bench", LANTERN_GRAPH_BENCH_BIN, {"--workers", "1,x"},
+  list.push_back({"lantern_graph_bench",
+                  LANTERN_GRAPH_BENCH_BIN,
+                  {"--workers", "1,x"},
                   "--workers takes a list of numbers from 1 to 1024, not '1,x'"});
 #endif
 #ifdef LANTERN_INSTR_BENCH_BIN
-  list.push_back({"lantern_instr_bench", LANTERN_INSTR_BENCH_BIN, {"--only", "event,bogus"},
+  list.push_back({"lantern_instr_bench",
+                  LANTERN_INSTR_BENCH_BIN,
+                  {"--only", "event,bogus"},
                   "--only takes a list of event, ring, overhead, paired, collector or trace, not 'event,bogus'"});
 #endif
 #ifdef LANTERN_INSTR_BENCH_OFF_BIN
-  list.push_back({"lantern_instr_bench_off", LANTERN_INSTR_BENCH_OFF_BIN, {"--workers", "0"},
+  list.push_back({"lantern_instr_bench_off",
+                  LANTERN_INSTR_BENCH_OFF_BIN,
+                  {"--workers", "0"},
                   "--workers takes a number from 1 to 1024, not '0'"});
 #endif
 #ifdef IO_BENCH_BIN
-  list.push_back({"io_bench", IO_BENCH_BIN, {"--connections", "1,0"},
+  list.push_back({"io_bench",
+                  IO_BENCH_BIN,
+                  {"--connections", "1,0"},
                   "--connections takes a list of numbers from 1 to 100000, not '1,0'"});
 #endif
 #ifdef PROMETHEUS_BENCH_BIN
-  list.push_back({"prometheus_bench", PROMETHEUS_BENCH_BIN, {"--scrapes", "0"},
+  list.push_back({"prometheus_bench",
+                  PROMETHEUS_BENCH_BIN,
+                  {"--scrapes", "0"},
                   "--scrapes takes a number from 1 to 1000000, not '0'"});
 #endif
 #ifdef VIEWER_BENCH_BIN
-  list.push_back({"viewer_bench", VIEWER_BENCH_BIN, {"--frames", "0"}, "--frames takes a number from 1 to 100000, not '0'"});
+  list.push_back(
+      {"viewer_bench", VIEWER_BENCH_BIN, {"--frames", "0"}, "--frames takes a number from 1 to 100000, not '0'"});
 #endif
 #ifdef LANTERN_HELPING_BENCH_BIN
-  list.push_back({"lantern_helping_bench", LANTERN_HELPING_BENCH_BIN, {"--reps-nocheck", "0"},
+  list.push_back({"lantern_helping_bench",
+                  LANTERN_HELPING_BENCH_BIN,
+                  {"--reps-nocheck", "0"},
                   "--reps-nocheck takes a number from 1 to 1000, not '0'"});
 #endif
 #ifdef LANTERN_HELPING_BENCH_NOCHECK_BIN
-  list.push_back({"lantern_helping_bench_nocheck", LANTERN_HELPING_BENCH_NOCHECK_BIN, {"--reps", "0"},
+  list.push_back({"lantern_helping_bench_nocheck",
+                  LANTERN_HELPING_BENCH_NOCHECK_BIN,
+                  {"--reps", "0"},
                   "--reps takes a number from 1 to 1000, not '0'"});
 #endif
 #ifdef LANTERN_SOAK_BIN
-  list.push_back({"lantern_soak", LANTERN_SOAK_BIN, {"--sample", "0"}, "--sample takes a number of seconds from 0.1, not '0'"});
+  list.push_back(
+      {"lantern_soak", LANTERN_SOAK_BIN, {"--sample", "0"}, "--sample takes a number of seconds from 0.1, not '0'"});
 #endif
   return list;
 }
@@ -268,26 +291,40 @@ TEST(ProgramCli, BenchListsAndChoicesAreChecked) {
   std::vector<Case> cases;
 #ifdef LANTERN_BENCH_BIN
   cases.push_back({LANTERN_BENCH_BIN, "lantern_bench", {"--only", "fib,nope"}, "--only takes a list of fib, skynet, "});
-  cases.push_back({LANTERN_BENCH_BIN, "lantern_bench", {"--workers", ","}, "--workers takes a list of numbers from 1 to 1024, not ','"});
-  cases.push_back({LANTERN_BENCH_BIN, "lantern_bench", {"--sleep", "spin"}, "--sleep takes condvar or io_uring, not 'spin'"});
-  cases.push_back({LANTERN_BENCH_BIN, "lantern_bench", {"--topology", "2 sockets x"}, "--topology takes a spec such as"});
+  cases.push_back({LANTERN_BENCH_BIN,
+                   "lantern_bench",
+                   {"--workers", ","},
+                   "--workers takes a list of numbers from 1 to 1024, not ','"});
+  cases.push_back(
+      {LANTERN_BENCH_BIN, "lantern_bench", {"--sleep", "spin"}, "--sleep takes condvar or io_uring, not 'spin'"});
+  cases.push_back(
+      {LANTERN_BENCH_BIN, "lantern_bench", {"--topology", "2 sockets x"}, "--topology takes a spec such as"});
   cases.push_back({LANTERN_BENCH_BIN, "lantern_bench", {"--quick=yes"}, "option --quick takes no value"});
 #endif
 #ifdef LANTERN_INSTR_BENCH_BIN
-  cases.push_back({LANTERN_INSTR_BENCH_BIN, "lantern_instr_bench", {"--paired-rounds", "5"},
+  cases.push_back({LANTERN_INSTR_BENCH_BIN,
+                   "lantern_instr_bench",
+                   {"--paired-rounds", "5"},
                    "--paired-rounds takes a number from 6 to 100000, not '5'"});
 #endif
 #ifdef LANTERN_INSTR_BENCH_OFF_BIN
-  cases.push_back({LANTERN_INSTR_BENCH_OFF_BIN, "lantern_instr_bench_off", {"--reps", "x"}, "--reps takes a number from 1 to 1000, not 'x'"});
+  cases.push_back({LANTERN_INSTR_BENCH_OFF_BIN,
+                   "lantern_instr_bench_off",
+                   {"--reps", "x"},
+                   "--reps takes a number from 1 to 1000, not 'x'"});
 #endif
 #ifdef IO_BENCH_BIN
-  cases.push_back({IO_BENCH_BIN, "io_bench", {"--seconds", "0.01"}, "--seconds takes a number of seconds from 0.1 to 86400, not '0.01'"});
+  cases.push_back({IO_BENCH_BIN,
+                   "io_bench",
+                   {"--seconds", "0.01"},
+                   "--seconds takes a number of seconds from 0.1 to 86400, not '0.01'"});
 #endif
   for (const Case& c : cases) {
     const Result r = run(c.program, c.args);
     EXPECT_EQ(r.exit_code, 2) << c.name << " " << c.args.front();
     EXPECT_EQ(r.out, "") << c.name << " " << c.args.front();
-    EXPECT_EQ(r.err.rfind(std::string(c.name) + ": " + c.message, 0), 0u) << c.name << ": expected '" << c.message << "' in " << r.err;
+    EXPECT_EQ(r.err.rfind(std::string(c.name) + ": " + c.message, 0), 0u)
+        << c.name << ": expected '" << c.message << "' in " << r.err;
   }
   std::printf("bench cases checked: %zu\n", cases.size());
 }
@@ -426,8 +463,9 @@ TEST(ProgramCli, OutputThatCannotBeWrittenIsAnError) {
   {
     const std::string trace = header_only_trace("full.trace", {}, 3);  // diff refuses a trace without events
     const std::vector<std::vector<std::string>> reports = {
-        {"info", trace}, {"stats", trace}, {"stats", "--json", trace}, {"validate", trace},
-        {"diff", trace, trace}, {"export", "--chrome", trace, "-o", "-"}, {"info", "--help"}};
+        {"info", trace},     {"stats", trace},       {"stats", "--json", trace},
+        {"validate", trace}, {"diff", trace, trace}, {"export", "--chrome", trace, "-o", "-"},
+        {"info", "--help"}};
     for (const auto& args : reports) {
       const Result r = run(LANTERN_TRACE_CLI_BIN, args, to_full);
       EXPECT_EQ(r.exit_code, 2) << args[0] << " " << args[1] << ": " << r.err;
@@ -438,7 +476,8 @@ TEST(ProgramCli, OutputThatCannotBeWrittenIsAnError) {
 #endif
 #ifdef LANTERN_DEMO_BIN
   {
-    const Result r = run(LANTERN_DEMO_BIN, {"--quick", "--workers", "2", "--no-trace", "--no-metrics", "--no-view"}, to_full);
+    const Result r =
+        run(LANTERN_DEMO_BIN, {"--quick", "--workers", "2", "--no-trace", "--no-metrics", "--no-view"}, to_full);
     EXPECT_EQ(r.exit_code, 1) << r.err;
     EXPECT_TRUE(has(r.err, "lantern_demo: cannot write the output: No space left on device")) << r.err;
   }
@@ -446,7 +485,8 @@ TEST(ProgramCli, OutputThatCannotBeWrittenIsAnError) {
 #ifdef LANTERN_ECHO_CLIENT_BIN
   {
     // The connection fails (status 1 anyway); the report that says so must not vanish unsaid.
-    const Result r = run(LANTERN_ECHO_CLIENT_BIN, {"--port", std::to_string(closed_port()), "--messages", "1"}, to_full);
+    const Result r =
+        run(LANTERN_ECHO_CLIENT_BIN, {"--port", std::to_string(closed_port()), "--messages", "1"}, to_full);
     EXPECT_EQ(r.exit_code, 1) << r.err;
     EXPECT_TRUE(has(r.err, "lantern_echo_client: cannot write the output: No space left on device")) << r.err;
   }
@@ -496,28 +536,43 @@ TEST(ProgramCli, MalformedValuesAreUsageErrorsBeforeAnythingRuns) {
   };
   std::vector<Case> cases;
 #ifdef LANTERN_DEMO_BIN
-  cases.push_back({"lantern_demo", LANTERN_DEMO_BIN, {"--topology", "banana"},
+  cases.push_back({"lantern_demo",
+                   LANTERN_DEMO_BIN,
+                   {"--topology", "banana"},
                    "--topology takes a spec such as \"2 sockets x 4 cores x 2 threads\", not 'banana': "});
-  cases.push_back({"lantern_demo", LANTERN_DEMO_BIN, {"--topology", "0 sockets x 4 cores"},
+  cases.push_back({"lantern_demo",
+                   LANTERN_DEMO_BIN,
+                   {"--topology", "0 sockets x 4 cores"},
                    "--topology takes a spec such as \"2 sockets x 4 cores x 2 threads\", not '0 sockets x 4 cores': "});
 #endif
 #ifdef LANTERN_ECHO_SERVER_BIN
-  cases.push_back({"lantern_echo_server", LANTERN_ECHO_SERVER_BIN, {"--address", "999.1.1.1", "--port", "0"},
-                   "--address takes an IPv4 address such as 127.0.0.1, not '999.1.1.1' (see lantern_echo_server --help)"});
-  cases.push_back({"lantern_echo_server", LANTERN_ECHO_SERVER_BIN, {"--address", "::1", "--port", "0"},
+  cases.push_back(
+      {"lantern_echo_server",
+       LANTERN_ECHO_SERVER_BIN,
+       {"--address", "999.1.1.1", "--port", "0"},
+       "--address takes an IPv4 address such as 127.0.0.1, not '999.1.1.1' (see lantern_echo_server --help)"});
+  cases.push_back({"lantern_echo_server",
+                   LANTERN_ECHO_SERVER_BIN,
+                   {"--address", "::1", "--port", "0"},
                    "--address takes an IPv4 address such as 127.0.0.1, not '::1' (see lantern_echo_server --help)"});
 #endif
 #ifdef LANTERN_ECHO_CLIENT_BIN
-  cases.push_back({"lantern_echo_client", LANTERN_ECHO_CLIENT_BIN, {"--host", "foo", "--messages", "1"},
+  cases.push_back({"lantern_echo_client",
+                   LANTERN_ECHO_CLIENT_BIN,
+                   {"--host", "foo", "--messages", "1"},
                    "--host takes an IPv4 address such as 127.0.0.1, not 'foo' (see lantern_echo_client --help)"});
-  cases.push_back({"lantern_echo_client", LANTERN_ECHO_CLIENT_BIN, {"--seconds", "0"},
-                   "--seconds takes a number of seconds above 0, up to 86400, not '0' (see lantern_echo_client --help)"});
+  cases.push_back(
+      {"lantern_echo_client",
+       LANTERN_ECHO_CLIENT_BIN,
+       {"--seconds", "0"},
+       "--seconds takes a number of seconds above 0, up to 86400, not '0' (see lantern_echo_client --help)"});
 #endif
   for (const Case& c : cases) {
     const Result r = run(c.path, c.args);
     EXPECT_EQ(r.exit_code, 2) << c.name << " " << c.args[1] << ": " << r.err;
     EXPECT_EQ(r.out, "") << c.name << " " << c.args[1];
-    EXPECT_EQ(r.err.rfind(c.name + ": " + c.message, 0), 0u) << c.name << ": expected '" << c.message << "' in " << r.err;
+    EXPECT_EQ(r.err.rfind(c.name + ": " + c.message, 0), 0u)
+        << c.name << ": expected '" << c.message << "' in " << r.err;
     EXPECT_TRUE(has(r.err, "(see " + c.name + " --help)\n")) << r.err;
     EXPECT_EQ(lines(r.err).size(), 1u) << c.name << ": one line, nothing started: " << r.err;
   }
@@ -545,8 +600,9 @@ TEST(ProgramCli, TraceProblemsStartWithTheProgramName) {
     const std::string trace = header_only_trace("cut-view.trace", "\x01\x02");
     // Leak checks off for the viewer (an ASan build): the GL driver's allocations are
     // never freed, as for the viewer's screenshot tests (tests/viewer/CMakeLists.txt).
-    const Result r = run("env", {"ASAN_OPTIONS=detect_leaks=0", "xvfb-run", "-a", LANTERN_VIEW_BIN, "--screenshot",
-                                 (scratch() / "cut.png").string(), trace},
+    const Result r = run("env",
+                         {"ASAN_OPTIONS=detect_leaks=0", "xvfb-run", "-a", LANTERN_VIEW_BIN, "--screenshot",
+                          (scratch() / "cut.png").string(), trace},
                          {.keep_display = true});
     if (r.exit_code == 4) {
       std::printf("lantern-view: no display under xvfb-run here; its problem lines are not checked\n");
@@ -565,9 +621,9 @@ TEST(ProgramCli, TraceProblemsStartWithTheProgramName) {
       // --at beyond the trace's end, refused once the end is known: bad usage, in the
       // words of every usage error ("(see lantern-view --help)").
       const std::string short_trace = header_only_trace("short-view.trace", {}, 3);
-      const Result at = run("env", {"ASAN_OPTIONS=detect_leaks=0", "xvfb-run", "-a", LANTERN_VIEW_BIN, "--screenshot",
-                                    (scratch() / "at.png").string(), "--at",
-                                         "10s", short_trace},
+      const Result at = run("env",
+                            {"ASAN_OPTIONS=detect_leaks=0", "xvfb-run", "-a", LANTERN_VIEW_BIN, "--screenshot",
+                             (scratch() / "at.png").string(), "--at", "10s", short_trace},
                             {.keep_display = true});
       EXPECT_TRUE(has(at.err, "lantern-view: --at 10.000 s is beyond the end of the trace")) << at.err;
       EXPECT_TRUE(has(at.err, "(see lantern-view --help)\n")) << at.err;

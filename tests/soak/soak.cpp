@@ -199,9 +199,8 @@ int main(int argc, char** argv) {
 
   std::atomic<bool> stop{false};
   std::atomic<std::uint64_t> scrapes{0}, echoed{0}, attaches{0}, dumps{0}, rounds{0};
-  const lantern::Label kFib = lantern::label("fib"), kBurst = lantern::label("burst"),
-                       kFlood = lantern::label("flood"), kParse = lantern::label("parse"),
-                       kRender = lantern::label("render");
+  const lantern::Label kFib = lantern::label("fib"), kBurst = lantern::label("burst"), kFlood = lantern::label("flood"),
+                       kParse = lantern::label("parse"), kRender = lantern::label("render");
 
   // The demo's workloads, in a loop.
   std::thread workloads([&] {
@@ -373,7 +372,8 @@ int main(int argc, char** argv) {
   // Flat after the warm-up: the mean of the last quarter of the samples against the mean
   // of the first quarter (single samples swing with the allocator and the viewer's
   // visits; a leak moves the whole quarter).
-  const auto first = std::find_if(series.begin(), series.end(), [&](const Sample& s) { return s.t >= o.warmup_seconds; });
+  const auto first =
+      std::find_if(series.begin(), series.end(), [&](const Sample& s) { return s.t >= o.warmup_seconds; });
   if (first == series.end() || series.end() - first < 4) {
     failures.add("too short to judge: fewer than four samples after the warm-up");
   } else {
@@ -389,27 +389,31 @@ int main(int argc, char** argv) {
     const double rss0 = mean(rss, 0), rss1 = mean(rss, n - q), fd0 = mean(fds, 0), fd1 = mean(fds, n - q),
                  th0 = mean(thr, 0), th1 = mean(thr, n - q);
     const double rss_allowed = std::max(16.0 * 1024, rss0 / 10);
-    std::printf("flat? means of the first and last quarter after the warm-up (%zu samples each): RSS %.0f -> %.0f KiB "
-                "(allowed +%.0f), fds %.1f -> %.1f, threads %.1f -> %.1f\n",
-                q, rss0, rss1, rss_allowed, fd0, fd1, th0, th1);
-    if (rss1 - rss0 > rss_allowed) failures.add("RSS grew by " + std::to_string(static_cast<long>(rss1 - rss0)) + " KiB");
+    std::printf(
+        "flat? means of the first and last quarter after the warm-up (%zu samples each): RSS %.0f -> %.0f KiB "
+        "(allowed +%.0f), fds %.1f -> %.1f, threads %.1f -> %.1f\n",
+        q, rss0, rss1, rss_allowed, fd0, fd1, th0, th1);
+    if (rss1 - rss0 > rss_allowed)
+      failures.add("RSS grew by " + std::to_string(static_cast<long>(rss1 - rss0)) + " KiB");
     if (fd1 - fd0 > 2) failures.add("descriptors grew: " + std::to_string(fd0) + " -> " + std::to_string(fd1));
     if (th1 - th0 > 2) failures.add("threads grew: " + std::to_string(th0) + " -> " + std::to_string(th1));
   }
   const Sample& last = series.back();
-  if (last.scrapes + 2 < static_cast<std::uint64_t>(o.seconds)) failures.add("only " + std::to_string(last.scrapes) + " scrapes");
+  if (last.scrapes + 2 < static_cast<std::uint64_t>(o.seconds))
+    failures.add("only " + std::to_string(last.scrapes) + " scrapes");
   if (last.echoed_bytes == 0) failures.add("no byte echoed");
   if (o.seconds >= 60 && last.dumps == 0) failures.add("no flight-recorder dump");
   if (o.seconds >= 30 && last.attaches == 0) failures.add("no viewer attach");
   const auto sinks = collector.failures();
   for (const auto& f : sinks) failures.add("sink: " + f);
   const auto st = stream->stats();
-  std::printf("totals: %llu scrapes, %llu bytes echoed and checked, %llu viewer attaches (stream: %llu clients, %llu "
-              "evicted, %llu events dropped for slow viewers), %llu dumps, %llu workload rounds\n",
-              static_cast<unsigned long long>(last.scrapes), static_cast<unsigned long long>(echoed.load()),
-              static_cast<unsigned long long>(attaches.load()), static_cast<unsigned long long>(st.clients_total),
-              static_cast<unsigned long long>(st.clients_evicted), static_cast<unsigned long long>(st.events_dropped),
-              static_cast<unsigned long long>(dumps.load()), static_cast<unsigned long long>(rounds.load()));
+  std::printf(
+      "totals: %llu scrapes, %llu bytes echoed and checked, %llu viewer attaches (stream: %llu clients, %llu "
+      "evicted, %llu events dropped for slow viewers), %llu dumps, %llu workload rounds\n",
+      static_cast<unsigned long long>(last.scrapes), static_cast<unsigned long long>(echoed.load()),
+      static_cast<unsigned long long>(attaches.load()), static_cast<unsigned long long>(st.clients_total),
+      static_cast<unsigned long long>(st.clients_evicted), static_cast<unsigned long long>(st.events_dropped),
+      static_cast<unsigned long long>(dumps.load()), static_cast<unsigned long long>(rounds.load()));
   std::error_code ec;
   fs::remove_all(dir, ec);
   if (!failures.list.empty()) {

@@ -95,7 +95,8 @@ void check_document(const Exported& e) {
       const auto tid = ev.at("tid").get<std::uint64_t>();
       // The end as one sum (exact: both are multiples of 1/1024 us), rounded once.
       slices_by_tid[tid].push_back(
-          {to_ns(ev.at("ts")), std::roundl((ev.at("ts").get<long double>() + ev.at("dur").get<long double>()) * 1000.0L)});
+          {to_ns(ev.at("ts")),
+           std::roundl((ev.at("ts").get<long double>() + ev.at("dur").get<long double>()) * 1000.0L)});
       if (ev.at("cat") == "state") {
         state_doubles[tid].emplace_back(static_cast<double>(ev.at("ts").get<long double>()),
                                         static_cast<double>(ev.at("dur").get<long double>()));
@@ -104,7 +105,8 @@ void check_document(const Exported& e) {
     } else if (ph == "s" || ph == "f") {
       flow_balance[{ev.at("cat"), ev.at("name"), ev.at("id").get<std::uint64_t>()}] += ph == "s" ? 1 : -1;
       flows.push_back(ev);
-      EXPECT_EQ(ev.at("cat"), "state") << "flows bind to state slices: DevTools binds a flow only to slices of its category";
+      EXPECT_EQ(ev.at("cat"), "state")
+          << "flows bind to state slices: DevTools binds a flow only to slices of its category";
     } else if (ph == "C") {
       for (const auto& [key, value] : ev.at("args").items()) ASSERT_GE(value.get<double>(), 0.0) << ev;
     }
@@ -142,9 +144,8 @@ void check_document(const Exported& e) {
     const auto& slices = slices_by_tid[f.at("tid").get<std::uint64_t>()];
     const Ns t = to_ns(f.at("ts"));
     const bool enclosing = f.at("ph") == "s" || f.value("bp", "") == "e";
-    const bool bound = std::any_of(slices.begin(), slices.end(), [&](auto s) {
-      return enclosing ? (s.first <= t && t <= s.second) : s.first >= t;
-    });
+    const bool bound = std::any_of(slices.begin(), slices.end(),
+                                   [&](auto s) { return enclosing ? (s.first <= t && t <= s.second) : s.first >= t; });
     EXPECT_TRUE(bound) << f;
   }
 }
@@ -167,8 +168,8 @@ TEST(ChromeExport, TimestampsAreRebasedAndConvertedWithTheCalibration) {
   const std::vector<Event> events = {
       {1'000'000, 0, EventId::state, {}, 1 << 8 | 0, 0},  // idle -> active
       {1'000'002, 0, EventId::task_begin, {}, 0x1000, 0},
-      {1'002'002, 0, EventId::task_end, {}, 0x1000, 0},      // 2000 ticks = 1 us
-      {1'002'003, 0, EventId::state, {}, 0 << 8 | 1, 2},     // active -> idle
+      {1'002'002, 0, EventId::task_end, {}, 0x1000, 0},   // 2000 ticks = 1 us
+      {1'002'003, 0, EventId::state, {}, 0 << 8 | 1, 2},  // active -> idle
   };
   const Exported e = export_trace(testing::write_trace_bytes(h, events), "calibrated", 0);
   check_document(e);
@@ -193,18 +194,18 @@ TEST(ChromeExport, TasksAreNamedByTheirLabelsAndIoOperationsAreAsyncSlices) {
       {1010, 0, EventId::task_begin, {}, 0xA000, 1},
       {1011, 0, EventId::task_label, {}, 0xA000, 1},
       {1020, 0, EventId::io_submit, {}, 77, 0 | 7 << 8},  // read fd 7
-      {1030, 0, EventId::task_begin, {}, 0xB000, 5},     // nested, labelled twice: the last wins
+      {1030, 0, EventId::task_begin, {}, 0xB000, 5},      // nested, labelled twice: the last wins
       {1031, 0, EventId::task_label, {}, 0xB000, 1},
       {1032, 0, EventId::task_label, {}, 0xB000, 2},
       {1040, 0, EventId::task_end, {}, 0xB000, 0},
       {1050, 0, EventId::task_end, {}, 0xA000, 0},
-      {1060, 0, EventId::task_begin, {}, 0xC000, 0},     // never labelled
+      {1060, 0, EventId::task_begin, {}, 0xC000, 0},  // never labelled
       {1070, 0, EventId::task_end, {}, 0xC000, 0},
       {1080, 0, EventId::io_submit, {}, 78, 4 | static_cast<std::uint64_t>(-1) << 8},  // a timeout, no fd
       {1000, 1, EventId::state, {}, 1 << 8 | 0, 1},
-      {1100, 1, EventId::io_complete, {}, 77, 4096},     // reaped by the other worker
+      {1100, 1, EventId::io_complete, {}, 77, 4096},  // reaped by the other worker
       {1110, 1, EventId::task_begin, {}, 0xD000, 0},
-      {1111, 1, EventId::task_label, {}, 0xD000, 9},     // a label the trace never named
+      {1111, 1, EventId::task_label, {}, 0xD000, 9},  // a label the trace never named
       {1120, 1, EventId::task_end, {}, 0xD000, 0},
   };
   const Exported e = export_trace(testing::write_trace_bytes(h, events, {}, &names), "labels", 0);
@@ -220,7 +221,8 @@ TEST(ChromeExport, TasksAreNamedByTheirLabelsAndIoOperationsAreAsyncSlices) {
     }
     if (ev.value("cat", "") == "io") io.push_back(ev);
   }
-  EXPECT_EQ(task_names, (std::map<std::string, int>{{"parse", 1}, {"render \"html\"", 1}, {"task", 1}, {"label 9", 1}}));
+  EXPECT_EQ(task_names,
+            (std::map<std::string, int>{{"parse", 1}, {"render \"html\"", 1}, {"task", 1}, {"label 9", 1}}));
   ASSERT_EQ(io.size(), 4u);  // two operations, a begin and an end each
   // Operation ids are addresses and get reused: each slice has its own id; group by it.
   std::map<std::uint64_t, std::vector<json>> by_id;
@@ -248,13 +250,13 @@ TEST(ChromeExport, WakeArrowsRunFromTheWakerAndEveryWakeIsAccountedFor) {
   const std::vector<Event> events = {
       make_event(1000, 0, StatePayload{WorkerState::idle, WorkerState::active, StateReason::found_work}),
       make_event(1000, 1, StatePayload{WorkerState::idle, WorkerState::sleeping, StateReason::fell_asleep}),
-      wake(1500, 1, WakePayload{0, WakeCause::work, 300}),              // worker 0 woke worker 1 at 1200
+      wake(1500, 1, WakePayload{0, WakeCause::work, 300}),  // worker 0 woke worker 1 at 1200
       make_event(1500, 1, StatePayload{WorkerState::sleeping, WorkerState::idle, StateReason::woken}),
       make_event(1600, 1, StatePayload{WorkerState::idle, WorkerState::sleeping, StateReason::fell_asleep}),
-      wake(1700, 1, WakePayload{kOutsideWaker, WakeCause::work, 50}),   // an outside thread
+      wake(1700, 1, WakePayload{kOutsideWaker, WakeCause::work, 50}),  // an outside thread
       make_event(1700, 1, StatePayload{WorkerState::sleeping, WorkerState::idle, StateReason::woken}),
       make_event(1800, 1, StatePayload{WorkerState::idle, WorkerState::sleeping, StateReason::fell_asleep}),
-      wake(1900, 1, WakePayload{kOutsideWaker, WakeCause::io, 0}),      // an IO completion
+      wake(1900, 1, WakePayload{kOutsideWaker, WakeCause::io, 0}),  // an IO completion
       make_event(1900, 1, StatePayload{WorkerState::sleeping, WorkerState::idle, StateReason::woken}),
       make_event(2000, 0, StatePayload{WorkerState::active, WorkerState::idle, StateReason::out_of_work}),
   };

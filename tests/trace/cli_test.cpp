@@ -46,7 +46,8 @@ class Cli : public ::testing::Test {
     return events;
   }
   // write_at_level: `events` in a trace file whose header says `level` (nullopt: says none).
-  static std::string write_at_level(const std::string& name, const std::vector<Event>& events, std::optional<Level> level) {
+  static std::string write_at_level(const std::string& name, const std::vector<Event>& events,
+                                    std::optional<Level> level) {
     TraceHeader header = testing::test_header(2);
     header.level = level;
     return write(name, testing::write_trace_bytes(header, events));
@@ -70,8 +71,8 @@ TEST_F(Cli, GoodFileEveryCommandSucceeds) {
 
   r = run_tool({"stats", good_});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  for (const char* part : {"active", "sleeping", "steals by distance: smt", "ready wait (lane_pop):", "p99",
-                           "task duration"})
+  for (const char* part :
+       {"active", "sleeping", "steals by distance: smt", "ready wait (lane_pop):", "p99", "task duration"})
     EXPECT_TRUE(has(r.out, part)) << part << "\n" << r.out;
 
   r = run_tool({"validate", good_});
@@ -105,7 +106,8 @@ TEST_F(Cli, DroppedEventsAreShownByReason) {
 TEST_F(Cli, LabelsAreListedAndTheirTasksTimed) {
   const LabelTable names = testing::test_labels(4);
   const auto events = testing::fork_join_events({.workers = 2, .events = 20'000, .seed = 6, .labels = 4});
-  const std::string path = write("labels.ltrace", testing::write_trace_bytes(testing::test_header(2), events, {}, &names));
+  const std::string path =
+      write("labels.ltrace", testing::write_trace_bytes(testing::test_header(2), events, {}, &names));
   CommandResult r = run_tool({"info", path});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(has(r.out, "labels      4 named")) << r.out;
@@ -208,7 +210,8 @@ TEST_F(Cli, WorkersOutsideTheHeaderFailValidation) {
 TEST_F(Cli, WorkersAboveTheFormatsBoundFailValidation) {
   std::vector<Event> events;
   for (int i = 0; i < 4; ++i) {
-    events.push_back(make_event(100 + i, 4500, StatePayload{WorkerState::idle, WorkerState::active, StateReason::found_work}));
+    events.push_back(
+        make_event(100 + i, 4500, StatePayload{WorkerState::idle, WorkerState::active, StateReason::found_work}));
   }
   TraceHeader many = testing::test_header(5000);
   CommandResult r = run_tool({"validate", write("w5000.ltrace", testing::write_trace_bytes(many, events))});
@@ -298,8 +301,9 @@ TEST_F(Cli, PercentilesStayWithinTheSamples) {
   const std::string path = write("one_task.ltrace", testing::write_trace_bytes(header, events, {}, &names));
   CommandResult r = run_tool({"stats", path});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_TRUE(has(r.out, "task duration (inclusive of nested tasks): 1 samples, p50 2.90 ms, p90 2.90 ms, p99 2.90 ms, "
-                         "max 2.90 ms"))
+  EXPECT_TRUE(has(r.out,
+                  "task duration (inclusive of nested tasks): 1 samples, p50 2.90 ms, p90 2.90 ms, p99 2.90 ms, "
+                  "max 2.90 ms"))
       << r.out;
   char row[160];  // the by-label table's row: label, tasks, p50, p90, p99, max
   std::snprintf(row, sizeof row, "%-28s%10d%11s%11s%11s%11s", "fib", 1, "2.90 ms", "2.90 ms", "2.90 ms", "2.90 ms");
@@ -425,8 +429,9 @@ TEST_F(Cli, NoSamplesSaysWhyFromTheHeadersLevel) {
   CommandResult r = run_tool({"stats", tasks});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(has(r.out, "recorded at level tasks")) << r.out;
-  EXPECT_TRUE(has(r.out, "ready wait (lane_pop): no samples: not recorded at level tasks: lane_pop events are recorded "
-                         "at level full and above"))
+  EXPECT_TRUE(has(r.out,
+                  "ready wait (lane_pop): no samples: not recorded at level tasks: lane_pop events are recorded "
+                  "at level full and above"))
       << r.out;
   r = run_tool({"stats", "--json", tasks});
   EXPECT_TRUE(has(r.out, "\"level\":\"tasks\"")) << r.out;
@@ -436,21 +441,22 @@ TEST_F(Cli, NoSamplesSaysWhyFromTheHeadersLevel) {
   // Recorded at level full, and still none: they did not happen.
   const std::string full = write_at_level("level_full.ltrace", events, Level::full);
   r = run_tool({"stats", full});
-  EXPECT_TRUE(has(r.out, "ready wait (lane_pop): no samples: none happened (the trace was recorded at level full, "
-                         "which records lane_pop events)"))
+  EXPECT_TRUE(has(r.out,
+                  "ready wait (lane_pop): no samples: none happened (the trace was recorded at level full, "
+                  "which records lane_pop events)"))
       << r.out;
 
   // A header that does not say its level (older traces) is not guessed at.
   const std::string unsaid = write_at_level("level_unknown.ltrace", events, std::nullopt);
   r = run_tool({"stats", unsaid});
-  EXPECT_TRUE(has(r.out, "ready wait (lane_pop): no samples: no lane_pop events in the trace; they are recorded at level "
-                         "full and above, and the trace's header does not say its level"))
+  EXPECT_TRUE(has(r.out,
+                  "ready wait (lane_pop): no samples: no lane_pop events in the trace; they are recorded at level "
+                  "full and above, and the trace's header does not say its level"))
       << r.out;
   EXPECT_TRUE(has(r.out, "recorded at level (not in the header)")) << r.out;
   r = run_tool({"stats", "--json", unsaid});
   EXPECT_TRUE(has(r.out, "\"level\":null")) << r.out;
 }
-
 
 // A count the trace's level does not record is unknown, not 0: at level states (state
 // changes and wakes only) stats printed 0 tasks, steals and helps per worker and diff
@@ -474,8 +480,9 @@ TEST_F(Cli, CountsTheLevelDoesNotRecordAreNotPrintedAsZero) {
     EXPECT_NE(f[9], "-") << "wakes are recorded at level states: " << line;
   }
   EXPECT_EQ(rows, 3) << r.out;  // workers 0 and 1, and "all"
-  EXPECT_TRUE(has(r.out, "tasks, steals, helps: not recorded at level states (task_begin, steal, help events are recorded at "
-                         "level tasks and above)"))
+  EXPECT_TRUE(has(r.out,
+                  "tasks, steals, helps: not recorded at level states (task_begin, steal, help events are recorded at "
+                  "level tasks and above)"))
       << r.out;
   EXPECT_TRUE(has(r.out, "steals by distance: not recorded at level states")) << r.out;
 
@@ -490,7 +497,8 @@ TEST_F(Cli, CountsTheLevelDoesNotRecordAreNotPrintedAsZero) {
   EXPECT_TRUE(stats.at("tasks").is_null());
   EXPECT_TRUE(stats.at("tasks_by_label").is_null());
   EXPECT_TRUE(stats.at("steals_by_distance").is_null());
-  EXPECT_TRUE(has(stats.at("not_recorded").at("task_begin").get<std::string>(), "not recorded at level states")) << r.out;
+  EXPECT_TRUE(has(stats.at("not_recorded").at("task_begin").get<std::string>(), "not recorded at level states"))
+      << r.out;
   EXPECT_FALSE(stats.at("not_recorded").contains("wake")) << r.out;
 
   // diff: the run's tasks and steals, and its steals by distance, are not recorded either.
@@ -545,14 +553,16 @@ TEST_F(Cli, DiffSaysWhyAFigureIsEmpty) {
     EXPECT_EQ(f[10], "-") << "A p99: " << line;
   }
   EXPECT_TRUE(seen) << r.out;
-  EXPECT_TRUE(has(table, "  A ready wait: no samples: not recorded at level tasks: lane_pop events are recorded at level full"))
+  EXPECT_TRUE(
+      has(table, "  A ready wait: no samples: not recorded at level tasks: lane_pop events are recorded at level full"))
       << table;
   r = run_tool({"diff", "--json", tasks, good_});
   const auto diff = nlohmann::json::parse(r.out);
   for (const auto& row : diff.at("latency")) {
     if (row.at("what") != "ready wait") continue;
     EXPECT_EQ(row.at("a").at("count").get<int>(), 0);
-    EXPECT_TRUE(has(row.at("a").at("no_samples").get<std::string>(), "not recorded at level tasks: lane_pop events")) << row;
+    EXPECT_TRUE(has(row.at("a").at("no_samples").get<std::string>(), "not recorded at level tasks: lane_pop events"))
+        << row;
   }
 }
 
@@ -606,8 +616,10 @@ TEST_F(Cli, TasksPerLabelAreTheTasksBegunInEveryView) {
 TEST_F(Cli, RejectedEventsAreCountedApartAndShown) {
   auto events = testing::fork_join_events({.workers = 2, .events = 2'000, .seed = 14});
   const std::uint64_t last = events.back().ticks, total = events.size() + 2;
-  events.push_back(make_event(last + 1, 0, StatePayload{WorkerState::idle, static_cast<WorkerState>(9), StateReason::woken}));
-  events.push_back(make_event(last + 2, 5000, StatePayload{WorkerState::idle, WorkerState::active, StateReason::woken}));
+  events.push_back(
+      make_event(last + 1, 0, StatePayload{WorkerState::idle, static_cast<WorkerState>(9), StateReason::woken}));
+  events.push_back(
+      make_event(last + 2, 5000, StatePayload{WorkerState::idle, WorkerState::active, StateReason::woken}));
   TraceHeader header = testing::test_header(2);
   const std::string path = write("rejected.ltrace", testing::write_trace_bytes(header, events));
   CommandResult r = run_tool({"stats", "--json", path});
@@ -620,7 +632,8 @@ TEST_F(Cli, RejectedEventsAreCountedApartAndShown) {
   EXPECT_EQ(by_type, kept) << "events by type count the events kept";
   r = run_tool({"stats", path});
   EXPECT_EQ(r.out.rfind(std::to_string(kept) + " events over", 0), 0u) << r.out;
-  EXPECT_TRUE(has(r.out, "2 more events rejected as damage (impossible worker id, type or state) and left out")) << r.out;
+  EXPECT_TRUE(has(r.out, "2 more events rejected as damage (impossible worker id, type or state) and left out"))
+      << r.out;
   r = run_tool({"info", path});
   EXPECT_TRUE(has(r.out, "events      " + std::to_string(kept) + " (")) << r.out;
   EXPECT_TRUE(has(r.out, "rejected    2 more events")) << r.out;
@@ -635,7 +648,8 @@ TEST_F(Cli, ValidateChecksPayloadValues) {
   for (const Event& e : events) last = std::max(last, e.ticks);
   const std::string clean = write("values_ok.ltrace", testing::write_trace_bytes(testing::test_header(2), events));
   EXPECT_EQ(run_tool({"validate", clean}).exit_code, 0);
-  events.push_back(make_event(last + 1, 1, StatePayload{WorkerState::idle, static_cast<WorkerState>(9), StateReason::woken}));
+  events.push_back(
+      make_event(last + 1, 1, StatePayload{WorkerState::idle, static_cast<WorkerState>(9), StateReason::woken}));
   events.push_back(make_event(last + 2, 0, StealPayload{1, static_cast<StealDistance>(77), TaskSource::stolen_deque}));
   events.push_back(make_event(last + 3, 0, WakePayload{1, static_cast<WakeCause>(5), 10}));
   const std::string bad = write("values_bad.ltrace", testing::write_trace_bytes(testing::test_header(2), events));

@@ -191,7 +191,8 @@ TEST(ForgedChunks, ValidChecksumsButBadContentsAreReportedAndSkipped) {
   const ChunkInfo& victim = l.chunks[1];
   auto rest_of_events = [&] {
     std::vector<Event> v = l.chunk_events[0];
-    for (std::size_t i = 2; i < l.chunks.size(); ++i) v.insert(v.end(), l.chunk_events[i].begin(), l.chunk_events[i].end());
+    for (std::size_t i = 2; i < l.chunks.size(); ++i)
+      v.insert(v.end(), l.chunk_events[i].begin(), l.chunk_events[i].end());
     return v;
   };
   // (An event type the table does not have cannot be forged in version 3: the tag's 4
@@ -260,9 +261,9 @@ TEST(ForgedChunks, BadLabelTablesAreDamage) {
     std::uint8_t value;
     const char* says;
   };
-  for (const Forgery& f : {Forgery{table + 1, 0, "outside 1..2^32-1"}, Forgery{table + 2, 0, "name of 0 bytes"},
-                           Forgery{table + 2, 6, "name of 6 bytes"}, Forgery{table, 2, "cut off"},
-                           Forgery{table, 3, "claims 3 labels"}}) {
+  for (const Forgery& f :
+       {Forgery{table + 1, 0, "outside 1..2^32-1"}, Forgery{table + 2, 0, "name of 0 bytes"},
+        Forgery{table + 2, 6, "name of 6 bytes"}, Forgery{table, 2, "cut off"}, Forgery{table, 3, "claims 3 labels"}}) {
     std::vector<std::uint8_t> bytes = clean;
     bytes[f.at] = f.value;
     refresh_crcs(bytes, chunk);
@@ -367,11 +368,13 @@ TEST(Version, HeaderWithoutTheRecordingLevelDoesNotSayIt) {
 }
 
 TEST(NotATrace, GarbageEmptyAndOtherFormats) {
-  const std::string texts[] = {std::string("\x7f" "ELF\x02\x01\x01", 7) + std::string(100, '\0'), "hello world\n",
-                               "", "\x89PNG\r\n\x1a\n....", std::string(1000, '\xff')};
+  const std::string texts[] = {std::string("\x7f"
+                                           "ELF\x02\x01\x01",
+                                           7) +
+                                   std::string(100, '\0'),
+                               "hello world\n", "", "\x89PNG\r\n\x1a\n....", std::string(1000, '\xff')};
   for (const std::string& t : texts) {
-    const TraceContents c =
-        read_trace_bytes({reinterpret_cast<const std::uint8_t*>(t.data()), t.size()});
+    const TraceContents c = read_trace_bytes({reinterpret_cast<const std::uint8_t*>(t.data()), t.size()});
     ASSERT_EQ(c.problems.size(), 1u);
     EXPECT_EQ(c.problems[0].kind, TraceErrorKind::not_a_trace);
     EXPECT_NE(c.problems[0].message.find("not a Lantern trace"), std::string::npos);

@@ -104,12 +104,11 @@ TEST(RoundTrip, LabelNamesAreCutAtACharacterAndUnknownOnesStayNumbers) {
   while (long_name.size() < 300) long_name += "\u00e9t\u00e9";  // 2-byte characters, so 255 falls inside one
   names.define(1, long_name);
   names.define(2, "short");
-  const std::vector<Event> events = {Event{10, 0, EventId::task_begin, {}, 0x500, 0},
-                                     Event{11, 0, EventId::task_label, {}, 0x500, 1},
-                                     Event{12, 0, EventId::task_label, {}, 0x500, 2},
-                                     Event{13, 0, EventId::task_label, {}, 0x500, 3},  // never named
-                                     Event{14, 0, EventId::task_label, {}, 0x500, 0},  // no label
-                                     Event{15, 0, EventId::task_end, {}, 0x500, 0}};
+  const std::vector<Event> events = {
+      Event{10, 0, EventId::task_begin, {}, 0x500, 0}, Event{11, 0, EventId::task_label, {}, 0x500, 1},
+      Event{12, 0, EventId::task_label, {}, 0x500, 2}, Event{13, 0, EventId::task_label, {}, 0x500, 3},  // never named
+      Event{14, 0, EventId::task_label, {}, 0x500, 0},                                                   // no label
+      Event{15, 0, EventId::task_end, {}, 0x500, 0}};
   const TraceContents back = read_trace_bytes(write_trace_bytes(test_header(1), events, {}, &names));
   expect_clean(back);
   EXPECT_EQ(back.events, events);
@@ -237,8 +236,8 @@ TEST(RoundTrip, PreEncodedChunksFromAFlightRecorder) {
 
 TEST(Writer, ASinkThatThrowsBecomesAnError) {
   TraceWriter w = TraceWriter::to_sink(
-      [](std::span<const std::uint8_t>, std::string&) -> bool { throw std::runtime_error("peer went away"); },
-      "socket", test_header(1));
+      [](std::span<const std::uint8_t>, std::string&) -> bool { throw std::runtime_error("peer went away"); }, "socket",
+      test_header(1));
   EXPECT_FALSE(w.ok());
   ASSERT_NE(w.error(), nullptr);
   EXPECT_NE(w.error()->message.find("peer went away"), std::string::npos) << w.error()->message;

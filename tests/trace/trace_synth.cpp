@@ -44,10 +44,14 @@ int main(int argc, char** argv) {
     if (arg == "--events" || arg == "--workers" || arg == "--seed" || arg == "--out") {
       const char* v = value();
       if (!v) return usage((arg + " needs a value").c_str());
-      if (arg == "--out") out = v;
-      else if (arg == "--events") events = std::strtoull(v, nullptr, 10);
-      else if (arg == "--workers") workers = static_cast<std::uint32_t>(std::strtoul(v, nullptr, 10));
-      else seed = std::strtoull(v, nullptr, 10);
+      if (arg == "--out")
+        out = v;
+      else if (arg == "--events")
+        events = std::strtoull(v, nullptr, 10);
+      else if (arg == "--workers")
+        workers = static_cast<std::uint32_t>(std::strtoul(v, nullptr, 10));
+      else
+        seed = std::strtoull(v, nullptr, 10);
     } else if (arg == "--random") {
       random = true;
     } else if (arg == "--bench") {
@@ -61,8 +65,9 @@ int main(int argc, char** argv) {
   if (out.empty()) return usage("--out FILE is required");
 
   auto start = std::chrono::steady_clock::now();
-  const std::vector<Event> data = random ? testing::random_events(events, seed)
-                                         : testing::fork_join_events({.workers = workers, .events = events, .seed = seed});
+  const std::vector<Event> data = random
+                                      ? testing::random_events(events, seed)
+                                      : testing::fork_join_events({.workers = workers, .events = events, .seed = seed});
   std::printf("generated %zu events (%s, %u workers) in %.2f s\n", data.size(), random ? "random" : "fork-join",
               workers, seconds_since(start));
 
@@ -82,12 +87,11 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "trace_synth: %s\n", writer.error()->message.c_str());
     return 1;
   }
-  std::printf("wrote %s: %llu events, %llu chunks, %llu bytes (%.2f bytes/event) in %.2f s\n", out.c_str(),
-              static_cast<unsigned long long>(writer.stats().events),
-              static_cast<unsigned long long>(writer.stats().chunks),
-              static_cast<unsigned long long>(writer.stats().bytes),
-              static_cast<double>(writer.stats().bytes) / static_cast<double>(writer.stats().events),
-              seconds_since(start));
+  std::printf(
+      "wrote %s: %llu events, %llu chunks, %llu bytes (%.2f bytes/event) in %.2f s\n", out.c_str(),
+      static_cast<unsigned long long>(writer.stats().events), static_cast<unsigned long long>(writer.stats().chunks),
+      static_cast<unsigned long long>(writer.stats().bytes),
+      static_cast<double>(writer.stats().bytes) / static_cast<double>(writer.stats().events), seconds_since(start));
 
   if (bench) {
     start = std::chrono::steady_clock::now();

@@ -99,7 +99,8 @@ TEST(BadInput, RandomGarbageNeverCrashes) {
   for (int round = 0; round < 20; ++round) {
     auto bytes = good;
     bytes.resize(rng() % bytes.size());
-    for (int k = 0; k < 30; ++k) bytes[rng() % std::max<std::size_t>(bytes.size(), 1)] = static_cast<std::uint8_t>(rng());
+    for (int k = 0; k < 30; ++k)
+      bytes[rng() % std::max<std::size_t>(bytes.size(), 1)] = static_cast<std::uint8_t>(rng());
     const auto s = test::load(bytes, 1 + rng() % 9000);
     EXPECT_TRUE(s->finished());
   }
@@ -108,8 +109,8 @@ TEST(BadInput, RandomGarbageNeverCrashes) {
 TEST(BadInput, ImpossibleEventsAreCountedNotApplied) {
   test::TraceBuilder b(2);
   b.state(0, 10, 1, 0);
-  b.state(0, 20, 0, 9);                                       // no state 9
-  b.event(5000, 30, EventId::task_begin, 1, 0);      // worker id out of range
+  b.state(0, 20, 0, 9);                          // no state 9
+  b.event(5000, 30, EventId::task_begin, 1, 0);  // worker id out of range
   Model m;
   b.apply_to(m);
   EXPECT_EQ(m.rejected_events(), 2u);

@@ -49,7 +49,8 @@ std::vector<trace::Event> batch(std::uint32_t workers, std::uint64_t first_tick,
   std::vector<trace::Event> out;
   for (std::uint32_t w = 0; w < workers; ++w) {
     for (int i = 0; i < per_worker; ++i) {
-      out.push_back(trace::Event{first_tick + static_cast<std::uint64_t>(i) * 10, w, EventId::steal_round_failed, {0, 0, 0}, 1, 0});
+      out.push_back(trace::Event{
+          first_tick + static_cast<std::uint64_t>(i) * 10, w, EventId::steal_round_failed, {0, 0, 0}, 1, 0});
     }
   }
   return out;
@@ -103,7 +104,7 @@ TEST(Live, AppGoingAwayKeepsWhatWasReceived) {
 TEST(Live, SlowViewerLosesWholeChunksAndIsToldHowMany) {
   test::TraceBuilder b(2);
   StreamOptions o;
-  o.client_buffer_bytes = 4096;  // tiny: a viewer that does not read overflows at once
+  o.client_buffer_bytes = 4096;                // tiny: a viewer that does not read overflows at once
   o.stall_timeout = std::chrono::minutes(10);  // not disconnected while it does not read
   auto server = StreamServer::start(b.header(), o);
   ASSERT_TRUE(server);
@@ -142,7 +143,8 @@ TEST(Live, SlowViewerLosesWholeChunksAndIsToldHowMany) {
       if (n <= 0) std::this_thread::sleep_for(1ms);
     }
   });
-  const auto sent_within = std::chrono::duration_cast<std::chrono::milliseconds>(10s * lantern::testing::sanitizer_slowdown());
+  const auto sent_within =
+      std::chrono::duration_cast<std::chrono::milliseconds>(10s * lantern::testing::sanitizer_slowdown());
   ASSERT_TRUE(server->wait_until_sent(sent_within));
   server->on_batch(batch(2, 900'000'000, 10));
   server->on_flush();
@@ -239,7 +241,8 @@ TEST(Live, AViewerLaunchedFromAWorkerBlocksAndIgnoresNoSignal) {
   // A real program, not a script: a shell clears its signal mask as it starts.
   ::setenv("LANTERN_VIEW", LANTERN_MASK_PROBE, 1);
   ::setenv("LANTERN_MASK_PROBE_OUT", out.c_str(), 1);
-  struct sigaction ignore {}, previous {};
+  struct sigaction ignore {
+  }, previous{};
   ignore.sa_handler = SIG_IGN;
   sigaction(SIGPIPE, &ignore, &previous);  // as the Prometheus exporter's civetweb does
   Scheduler pool({.workers = 1});
@@ -275,7 +278,8 @@ TEST(Live, RealSchedulerStreamsIntoTheSameModel) {
   options.observer = &recorder;
   Scheduler pool(options);
   std::string error;
-  auto stream = instrumentation::start_stream(collector, instrumentation::make_trace_header(pool, "live test"), {}, &error);
+  auto stream =
+      instrumentation::start_stream(collector, instrumentation::make_trace_header(pool, "live test"), {}, &error);
   ASSERT_TRUE(stream) << error;
   HostPort where;
   where.port = stream->port();
@@ -284,16 +288,17 @@ TEST(Live, RealSchedulerStreamsIntoTheSameModel) {
   collector.start();
   const Label kFib = label("live_test.fib"), kLeaf = label("live_test.leaf");
   EXPECT_EQ(pool.run([&] {
-              label_task(kFib);
-              return lantern::testing::fib(18);
-            }),
+    label_task(kFib);
+    return lantern::testing::fib(18);
+  }),
             2584u);
   TaskGroup group(pool);
   for (int i = 0; i < 20; ++i) group.spawn([&] { label_task(kLeaf); });
   group.wait();
   pool.shutdown();
   collector.stop();
-  ASSERT_TRUE(stream->wait_until_sent(std::chrono::duration_cast<std::chrono::milliseconds>(10s * lantern::testing::sanitizer_slowdown())));
+  ASSERT_TRUE(stream->wait_until_sent(
+      std::chrono::duration_cast<std::chrono::milliseconds>(10s * lantern::testing::sanitizer_slowdown())));
   const auto stats = stream->stats();
   ASSERT_TRUE(until([&] { return model_events(*session) + stats.events_dropped >= stats.events_encoded; }));
   std::lock_guard<std::mutex> lock(session->mutex());

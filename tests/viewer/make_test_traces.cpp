@@ -30,10 +30,10 @@
 
 #include <algorithm>
 #include <chrono>
-#include <span>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <span>
 #include <string>
 #include <thread>
 #include <vector>
@@ -59,8 +59,12 @@ std::vector<std::uint8_t> states_trace() {
   for (int i = 0; i < 3; ++i) h.cpus.push_back(trace::CpuRow{-1, i, i, 0, 0, 0});
   std::vector<trace::Event> ev;
   auto state = [&](std::uint32_t w, std::uint64_t t, int from, int to, StateReason why = StateReason::started) {
-    ev.push_back(trace::Event{1'000'000 + t, w, EventId::state, {0, 0, 0},
-                              static_cast<std::uint64_t>(from << 8 | to), static_cast<std::uint64_t>(why)});
+    ev.push_back(trace::Event{1'000'000 + t,
+                              w,
+                              EventId::state,
+                              {0, 0, 0},
+                              static_cast<std::uint64_t>(from << 8 | to),
+                              static_cast<std::uint64_t>(why)});
   };
   // worker 0: active 0-7 ms, then its thread stops (active -> idle, stopping)
   state(0, 0, 1, 0);
@@ -75,10 +79,12 @@ std::vector<std::uint8_t> states_trace() {
     ev.push_back(trace::Event{1'000'000 + 10'000'000, w, EventId::steal_round_failed, {0, 0, 0}, 0, 0});
   }
   std::vector<std::uint8_t> out;
-  auto writer = trace::TraceWriter::to_sink([&](std::span<const std::uint8_t> b, std::string&) {
-    out.insert(out.end(), b.begin(), b.end());
-    return true;
-  }, "states", h);
+  auto writer = trace::TraceWriter::to_sink(
+      [&](std::span<const std::uint8_t> b, std::string&) {
+        out.insert(out.end(), b.begin(), b.end());
+        return true;
+      },
+      "states", h);
   writer.write(ev);
   writer.close();
   return out;
@@ -102,7 +108,9 @@ std::vector<std::uint8_t> labels_trace(bool slower = false) {
   auto add = [&](std::uint32_t w, std::uint64_t t, EventId type, std::uint64_t a, std::uint64_t b) {
     ev.push_back(trace::Event{1'000'000 + t, w, type, {0, 0, 0}, a, b});
   };
-  auto task_id = [](std::uint32_t w, std::uint64_t k) { return 0x7f00'0000'0000ull + (std::uint64_t{w} << 20) + k * 64; };
+  auto task_id = [](std::uint32_t w, std::uint64_t k) {
+    return 0x7f00'0000'0000ull + (std::uint64_t{w} << 20) + k * 64;
+  };
   constexpr std::uint64_t kTask = 300'000, kTasks = 40;
   for (std::uint32_t w = 0; w < 3; ++w) {
     add(w, 0, EventId::state, 1 << 8 | 0, 1);  // idle -> active
@@ -115,7 +123,8 @@ std::vector<std::uint8_t> labels_trace(bool slower = false) {
       if (w == 2 && k % 2 == 0) add(w, t0 + 250'000, EventId::io_complete, 1000 + k, 4096);
       // slower (the compare test's B): "render" tasks take 2.5x as long and worker 2
       // idles between its tasks.
-      const std::uint64_t length = slower && k % 3 == 1 && k % 4 != 3 ? kTask - 20'000 : (slower ? 112'000 : kTask - 20'000);
+      const std::uint64_t length =
+          slower && k % 3 == 1 && k % 4 != 3 ? kTask - 20'000 : (slower ? 112'000 : kTask - 20'000);
       add(w, t0 + (slower && k % 3 != 1 ? 112'000 : length), EventId::task_end, id, 0);
       if (slower && w == 2 && k % 3 != 1) {
         add(w, t0 + 120'000, EventId::state, 0 << 8 | 1, 2);
@@ -125,10 +134,13 @@ std::vector<std::uint8_t> labels_trace(bool slower = false) {
     add(w, kTasks * kTask + 1000 * w, EventId::state, 0 << 8 | 1, 2);  // active -> idle
   }
   std::vector<std::uint8_t> out;
-  auto writer = trace::TraceWriter::to_sink([&](std::span<const std::uint8_t> b, std::string&) {
-    out.insert(out.end(), b.begin(), b.end());
-    return true;
-  }, "labels", h, trace::WriterOptions{.chunk_limits = {.target_payload_bytes = 512, .max_events = 64}, .labels = &names});
+  auto writer = trace::TraceWriter::to_sink(
+      [&](std::span<const std::uint8_t> b, std::string&) {
+        out.insert(out.end(), b.begin(), b.end());
+        return true;
+      },
+      "labels", h,
+      trace::WriterOptions{.chunk_limits = {.target_payload_bytes = 512, .max_events = 64}, .labels = &names});
   writer.write(ev);
   writer.close();
   return out;
@@ -142,15 +154,19 @@ std::vector<std::uint8_t> to_bytes(std::uint32_t workers, std::vector<trace::Eve
   h.producer = std::string("viewer screenshot test (") + what + ")";
   h.workers = workers;
   h.clock = trace::ClockCalibration{false, 1.0, 0, 0};
-  for (std::uint32_t i = 0; i < workers; ++i) h.cpus.push_back(trace::CpuRow{-1, static_cast<std::int32_t>(i), static_cast<std::int32_t>(i), 0, 0, 0});
-  std::stable_sort(ev.begin(), ev.end(), [](const trace::Event& x, const trace::Event& y) { return x.ticks < y.ticks; });
+  for (std::uint32_t i = 0; i < workers; ++i)
+    h.cpus.push_back(trace::CpuRow{-1, static_cast<std::int32_t>(i), static_cast<std::int32_t>(i), 0, 0, 0});
+  std::stable_sort(ev.begin(), ev.end(),
+                   [](const trace::Event& x, const trace::Event& y) { return x.ticks < y.ticks; });
   std::vector<std::uint8_t> out;
   trace::WriterOptions options{.labels = labels};
   if (max_events) options.chunk_limits = {.target_payload_bytes = 1 << 16, .max_events = max_events};
-  auto writer = trace::TraceWriter::to_sink([&](std::span<const std::uint8_t> b, std::string&) {
-    out.insert(out.end(), b.begin(), b.end());
-    return true;
-  }, what, h, options);
+  auto writer = trace::TraceWriter::to_sink(
+      [&](std::span<const std::uint8_t> b, std::string&) {
+        out.insert(out.end(), b.begin(), b.end());
+        return true;
+      },
+      what, h, options);
   writer.write(ev);
   writer.close();
   return out;
@@ -196,7 +212,8 @@ std::vector<std::uint8_t> flood_trace() {
 std::vector<std::uint8_t> bursts_trace() {
   std::vector<trace::Event> ev;
   auto state = [&](std::uint32_t w, std::uint64_t t, int from, int to) {
-    ev.push_back(trace::Event{1'000'000 + t, w, EventId::state, {0, 0, 0}, static_cast<std::uint64_t>(from << 8 | to), 0});
+    ev.push_back(
+        trace::Event{1'000'000 + t, w, EventId::state, {0, 0, 0}, static_cast<std::uint64_t>(from << 8 | to), 0});
   };
   state(0, 0, 0, 3);
   state(1, 0, 0, 1);
@@ -238,9 +255,13 @@ std::vector<std::uint8_t> lost_end_trace() {
   add(1, 10'000'000, EventId::state, 0 << 8 | 1, 2);
   // Three writes with a flush between: the middle chunk holds only A's end (and what
   // shares its time), and it is the one damaged.
-  std::stable_sort(ev.begin(), ev.end(), [](const trace::Event& x, const trace::Event& y) { return x.ticks < y.ticks; });
+  std::stable_sort(ev.begin(), ev.end(),
+                   [](const trace::Event& x, const trace::Event& y) { return x.ticks < y.ticks; });
   const auto cut = [&](std::uint64_t t) {
-    return static_cast<std::size_t>(std::lower_bound(ev.begin(), ev.end(), 1'000'000 + t, [](const trace::Event& e, std::uint64_t v) { return e.ticks < v; }) - ev.begin());
+    return static_cast<std::size_t>(
+        std::lower_bound(ev.begin(), ev.end(), 1'000'000 + t,
+                         [](const trace::Event& e, std::uint64_t v) { return e.ticks < v; }) -
+        ev.begin());
   };
   const std::size_t lo = cut(1'900'000), hi = cut(2'050'000);
   trace::TraceHeader h;
@@ -249,10 +270,12 @@ std::vector<std::uint8_t> lost_end_trace() {
   h.clock = trace::ClockCalibration{false, 1.0, 0, 0};
   for (int i = 0; i < 2; ++i) h.cpus.push_back(trace::CpuRow{-1, i, i, 0, 0, 0});
   std::vector<std::uint8_t> out;
-  auto writer = trace::TraceWriter::to_sink([&](std::span<const std::uint8_t> b, std::string&) {
-    out.insert(out.end(), b.begin(), b.end());
-    return true;
-  }, "lost end", h);
+  auto writer = trace::TraceWriter::to_sink(
+      [&](std::span<const std::uint8_t> b, std::string&) {
+        out.insert(out.end(), b.begin(), b.end());
+        return true;
+      },
+      "lost end", h);
   const std::span<const trace::Event> all(ev);
   writer.write(all.subspan(0, lo));
   writer.flush();
@@ -314,7 +337,8 @@ bool real_trace(const std::string& path, trace::Level level = trace::Level::full
   options.workers = workers;
   options.observer = &recorder;
   Scheduler pool(options);
-  auto sink = std::make_shared<instrumentation::TraceFileSink>(path, instrumentation::make_trace_header(pool, recorder, "viewer tests"));
+  auto sink = std::make_shared<instrumentation::TraceFileSink>(
+      path, instrumentation::make_trace_header(pool, recorder, "viewer tests"));
   collector.attach(sink);
   collector.start();
   for (int round = 0; round < rounds; ++round) {
@@ -350,17 +374,18 @@ int main(int argc, char** argv) {
   for (std::size_t i = good.size() / 2; i < good.size() / 2 + 64; ++i) corrupt[i] ^= 0x5A;
   const auto newer = as_newer_version(good);
   const std::string text = "this is not a trace\n";
-  const bool ok = write_bytes(dir + "/states.ltrace", states_trace()) && write_bytes(dir + "/steals.ltrace", good) &&
-                  write_bytes(dir + "/one_worker.ltrace", viewer::synthetic_trace_bytes(one)) &&
-                  write_bytes(dir + "/truncated.ltrace", truncated) && write_bytes(dir + "/corrupt.ltrace", corrupt) &&
-                  write_bytes(dir + "/newer.ltrace", newer) && write_bytes(dir + "/labels.ltrace", labels_trace()) &&
-                  write_bytes(dir + "/labels_b.ltrace", labels_trace(true)) &&
-                  write_bytes(dir + "/flood.ltrace", flood_trace()) && write_bytes(dir + "/bursts.ltrace", bursts_trace()) &&
-                  write_bytes(dir + "/lost_end.ltrace", lost_end_trace()) && write_bytes(dir + "/health.ltrace", health_trace()) &&
-                  write_bytes(dir + "/not_a_trace.ltrace", std::vector<std::uint8_t>(text.begin(), text.end())) &&
-                  real_trace(dir + "/real.ltrace") &&
-                  real_trace(dir + "/real_default.ltrace", instrumentation::RecorderOptions{}.level, 1) &&
-                  real_trace(dir + "/real_states.ltrace", trace::Level::states, 1);
+  const bool ok =
+      write_bytes(dir + "/states.ltrace", states_trace()) && write_bytes(dir + "/steals.ltrace", good) &&
+      write_bytes(dir + "/one_worker.ltrace", viewer::synthetic_trace_bytes(one)) &&
+      write_bytes(dir + "/truncated.ltrace", truncated) && write_bytes(dir + "/corrupt.ltrace", corrupt) &&
+      write_bytes(dir + "/newer.ltrace", newer) && write_bytes(dir + "/labels.ltrace", labels_trace()) &&
+      write_bytes(dir + "/labels_b.ltrace", labels_trace(true)) && write_bytes(dir + "/flood.ltrace", flood_trace()) &&
+      write_bytes(dir + "/bursts.ltrace", bursts_trace()) && write_bytes(dir + "/lost_end.ltrace", lost_end_trace()) &&
+      write_bytes(dir + "/health.ltrace", health_trace()) &&
+      write_bytes(dir + "/not_a_trace.ltrace", std::vector<std::uint8_t>(text.begin(), text.end())) &&
+      real_trace(dir + "/real.ltrace") &&
+      real_trace(dir + "/real_default.ltrace", instrumentation::RecorderOptions{}.level, 1) &&
+      real_trace(dir + "/real_states.ltrace", trace::Level::states, 1);
   if (!ok) {
     std::fprintf(stderr, "make_test_traces: cannot write the traces into %s\n", dir.c_str());
     return 1;

@@ -27,7 +27,7 @@ TEST(WorkerTrack, StateIntervalsAndOccupancyAtAnyRange) {
   ASSERT_EQ(t.interval_count(), 4u);  // the unknown interval at 100 became "idle", replaced by active
   EXPECT_EQ(t.interval_state(0), 0);
   const Occupancy all = t.occupancy(100, 1100, 1100);
-  EXPECT_DOUBLE_EQ(all[0], 200);  // active 100..300
+  EXPECT_DOUBLE_EQ(all[0], 200);        // active 100..300
   EXPECT_DOUBLE_EQ(all[1], 100 + 100);  // idle 300..400, 1000..1100
   EXPECT_DOUBLE_EQ(all[3], 600);
   const Occupancy part = t.occupancy(250, 450, 1100);
@@ -93,7 +93,7 @@ TEST(WorkerTrack, LostEndClosesInnerTasks) {
   b.task_begin(0, 10, 1, 0);
   b.task_begin(0, 20, 2, 0);  // its end is lost
   b.task_end(0, 50, 1);
-  b.task_end(0, 60, 99);      // never began here
+  b.task_end(0, 60, 99);  // never began here
   Model m;
   b.apply_to(m);
   const WorkerTrack& t = m.track(0);
@@ -116,12 +116,12 @@ TEST(Model, LabelsReleasesAndIoEventsFromAFile) {
   b.task_end(1, 350, 6);
   b.task_begin(0, 100, 1, 1);
   b.event(0, 101, EventId::task_label, 1, 1);
-  b.event(0, 102, EventId::task_label, 1, 3);  // named twice: the last name counts
-  b.event(0, 150, EventId::release, 5, 1);     // task 1 releases task 5 ...
-  b.event(0, 160, EventId::release, 6, 1);     // ... and task 6 (already in the file)
+  b.event(0, 102, EventId::task_label, 1, 3);    // named twice: the last name counts
+  b.event(0, 150, EventId::release, 5, 1);       // task 1 releases task 5 ...
+  b.event(0, 160, EventId::release, 6, 1);       // ... and task 6 (already in the file)
   b.event(0, 170, EventId::release, 8, 0x5160);  // a signal released task 8: no releasing task
   b.task_end(0, 200, 1);
-  b.task_begin(1, 400, 5, 0);                    // task 5 begins after its release
+  b.task_begin(1, 400, 5, 0);  // task 5 begins after its release
   b.task_end(1, 450, 5);
   b.event(1, 500, EventId::io_complete, 77, 4096);
   trace::LabelTable names;
@@ -280,14 +280,14 @@ TEST(Model, SyntheticProblemsAreFound) {
 // sleeping - searches for the whole run, however short each interval: one finding.
 TEST(Health, IdleSleepyFlappingIsSearchingWithoutWork) {
   TraceBuilder b(1);
-  b.state(0, 0, 1, 0);           // idle -> active
-  b.state(0, 1000, 0, 1);        // active -> idle
+  b.state(0, 0, 1, 0);     // idle -> active
+  b.state(0, 1000, 0, 1);  // active -> idle
   std::uint64_t t = 1000;
   for (int k = 0; k < 20; ++k) {  // 20 x (0.2 ms idle + 0.2 ms sleepy) = 8 ms of search
     b.state(0, t += 200'000, 1, 2);
     b.state(0, t += 200'000, 2, 1);
   }
-  b.state(0, t += 1000, 1, 0);   // found work at last
+  b.state(0, t += 1000, 1, 0);  // found work at last
   b.state(0, t += 1000, 0, 1);
   Model m;
   b.apply_to(m);
@@ -373,8 +373,8 @@ TEST(Analysis, StateTimeEndsWhereTheWorkerStopped) {
   b.state(0, 200, 1, 0);            // active 200..500
   b.state(0, 500, 0, 1, stopping);  // worker 0 stops at 500
   b.state(1, 150, 1, 1, started);
-  b.state(1, 300, 1, 3);            // sleeping 300..2000
-  b.state(1, 2000, 3, 0);           // active 2000..3000
+  b.state(1, 300, 1, 3);   // sleeping 300..2000
+  b.state(1, 2000, 3, 0);  // active 2000..3000
   b.state(1, 3000, 0, 1, stopping);
   Model m;
   b.apply_to(m);
@@ -485,14 +485,17 @@ TEST(Analysis, NoSamplesSaysWhyFromTheHeadersLevel) {
   Summary s = summary_at(trace::Level::tasks);
   EXPECT_EQ(s.level, trace::Level::tasks);
   EXPECT_EQ(s.ready_wait.count, 0u);
-  EXPECT_EQ(s.ready_wait.no_samples.rfind("not recorded at level tasks: lane_pop events are recorded at level full", 0), 0u)
+  EXPECT_EQ(s.ready_wait.no_samples.rfind("not recorded at level tasks: lane_pop events are recorded at level full", 0),
+            0u)
       << s.ready_wait.no_samples;
   EXPECT_EQ(s.task_duration.count, 1u);
   EXPECT_EQ(s.task_duration.no_samples, "");
-  EXPECT_EQ(s.wake_latency.no_samples, "none happened (the trace was recorded at level tasks, which records wake events)");
+  EXPECT_EQ(s.wake_latency.no_samples,
+            "none happened (the trace was recorded at level tasks, which records wake events)");
   s = summary_at(trace::Level::states);
-  EXPECT_EQ(s.io_latency.no_samples.rfind("not recorded at level states: io_complete events are recorded at level tasks", 0),
-            0u)
+  EXPECT_EQ(
+      s.io_latency.no_samples.rfind("not recorded at level states: io_complete events are recorded at level tasks", 0),
+      0u)
       << s.io_latency.no_samples;
   s = summary_at(std::nullopt);
   EXPECT_NE(s.ready_wait.no_samples.find("the trace's header does not say its level"), std::string::npos)
@@ -508,7 +511,7 @@ TEST(Model, SkippedChunkUnlinksWaitingReleasesAndEndsOpenTasks) {
   before.state(1, 0, 1, 0);
   before.task_begin(0, 1'000'000, 0x10, 0);
   before.event(0, 1'500'000, EventId::release, 0x99, 0x10);  // releases task 0x99
-  before.task_begin(1, 1'600'000, 0x20, 0);                          // its end is lost
+  before.task_begin(1, 1'600'000, 0x20, 0);                  // its end is lost
   // (lost: task 0x99 begins and ends on worker 1; task 0x10 and 0x20 end)
   after.task_begin(1, 9'000'000, 0x99, 0);  // a new task at the same address, much later
   after.task_end(1, 9'100'000, 0x99);
@@ -538,10 +541,10 @@ TEST(Health, OngoingAtThePlayhead) {
   test::TraceBuilder b(2);
   b.state(0, 0, 1, 0);
   b.state(1, 0, 1, 0);
-  b.task_begin(0, 1'000'000, 0xA, 0);   // worker 0: one task from 1 ms to 30 ms
+  b.task_begin(0, 1'000'000, 0xA, 0);  // worker 0: one task from 1 ms to 30 ms
   b.task_end(0, 30'000'000, 0xA);
-  b.state(1, 12'000'000, 0, 1);         // worker 1: searching (idle) from 12 ms to 20 ms
-  b.state(1, 20'000'000, 1, 3);         // then asleep
+  b.state(1, 12'000'000, 0, 1);  // worker 1: searching (idle) from 12 ms to 20 ms
+  b.state(1, 20'000'000, 1, 3);  // then asleep
   b.state(0, 40'000'000, 0, 3);
   Model m;
   b.apply_to(m);
@@ -552,10 +555,10 @@ TEST(Health, OngoingAtThePlayhead) {
     return out;
   };
   using K = std::vector<std::pair<std::uint32_t, ProblemKind>>;
-  EXPECT_EQ(kinds(5'000'000), K{});                                  // 4 ms into the task: under 10 ms
-  EXPECT_EQ(kinds(15'000'000), (K{{0, ProblemKind::long_task}}));   // 14 ms; worker 1 idle 3 ms
+  EXPECT_EQ(kinds(5'000'000), K{});                                // 4 ms into the task: under 10 ms
+  EXPECT_EQ(kinds(15'000'000), (K{{0, ProblemKind::long_task}}));  // 14 ms; worker 1 idle 3 ms
   EXPECT_EQ(kinds(19'000'000), (K{{0, ProblemKind::long_task}, {1, ProblemKind::spinning}}));
-  EXPECT_EQ(kinds(35'000'000), K{});                                 // the task ended, worker 1 sleeps
+  EXPECT_EQ(kinds(35'000'000), K{});  // the task ended, worker 1 sleeps
   // At the playhead the finding ends there and started where the task began.
   const auto at19 = m.health().ongoing(m.analysis(), 19'000'000);
   ASSERT_FALSE(at19.empty());

@@ -50,7 +50,8 @@ struct Image {
   int w = 0, h = 0;
   std::vector<unsigned char> rgba;
   void at(int x, int y, int* r, int* g, int* b) const {
-    const unsigned char* p = &rgba[(static_cast<std::size_t>(y) * static_cast<std::size_t>(w) + static_cast<std::size_t>(x)) * 4];
+    const unsigned char* p =
+        &rgba[(static_cast<std::size_t>(y) * static_cast<std::size_t>(w) + static_cast<std::size_t>(x)) * 4];
     *r = p[0], *g = p[1], *b = p[2];
   }
 };
@@ -74,14 +75,16 @@ int classify(int r, int g, int b) {
   int best = -1, best_d = 40 * 40 * 3;
   for (int s = 0; s < lantern::trace::kStateCount; ++s) {
     const ImU32 c = palette::kState[s];
-    const int dr = r - static_cast<int>(c & 0xFF), dg = g - static_cast<int>((c >> 8) & 0xFF), db = b - static_cast<int>((c >> 16) & 0xFF);
+    const int dr = r - static_cast<int>(c & 0xFF), dg = g - static_cast<int>((c >> 8) & 0xFF),
+              db = b - static_cast<int>((c >> 16) & 0xFF);
     const int d = dr * dr + dg * dg + db * db;
     if (d < best_d) best_d = d, best = s;
   }
   return best;
 }
 
-int check_lanes(const Image& img, const std::vector<Rect>& lanes, double start, double end, double limit, const Model& m) {
+int check_lanes(const Image& img, const std::vector<Rect>& lanes, double start, double end, double limit,
+                const Model& m) {
   int failures = 0;
   if (lanes.size() != m.worker_count()) {
     std::printf("FAIL: %zu lanes drawn for %u workers\n", lanes.size(), m.worker_count());
@@ -140,7 +143,8 @@ int check_lanes(const Image& img, const std::vector<Rect>& lanes, double start, 
     }
     for (int s = 0; s < lantern::trace::kStateCount; ++s) {
       if (expected_columns[s] >= 3 && seen_columns[s] == 0) {
-        std::printf("FAIL: lane %u never shows %s, which dominates %d columns\n", w, lantern::trace::kStateNames[s].data(), expected_columns[s]);
+        std::printf("FAIL: lane %u never shows %s, which dominates %d columns\n", w,
+                    lantern::trace::kStateNames[s].data(), expected_columns[s]);
         ++failures;
       }
     }
@@ -158,7 +162,8 @@ int classify_at(const Image& img, int x, int y) {
 bool near(const Image& img, int x, int y, ImU32 c, int tolerance = 30) {
   int r, g, b;
   img.at(x, y, &r, &g, &b);
-  const int dr = r - static_cast<int>(c & 0xFF), dg = g - static_cast<int>((c >> 8) & 0xFF), db = b - static_cast<int>((c >> 16) & 0xFF);
+  const int dr = r - static_cast<int>(c & 0xFF), dg = g - static_cast<int>((c >> 8) & 0xFF),
+            db = b - static_cast<int>((c >> 16) & 0xFF);
   return dr * dr + dg * dg + db * db <= tolerance * tolerance;
 }
 
@@ -168,7 +173,8 @@ int check_labels(const Image& img, const std::vector<Rect>& swatches, const std:
   if (m.label_uses().empty()) std::printf("FAIL: the trace has no labelled tasks\n"), ++failures;
   // 1. The legend: one swatch per label, in the label's colour.
   for (const auto& [id, uses] : m.label_uses()) {
-    auto it = std::find_if(swatches.begin(), swatches.end(), [&](const Rect& r) { return r.a == static_cast<int>(id); });
+    auto it =
+        std::find_if(swatches.begin(), swatches.end(), [&](const Rect& r) { return r.a == static_cast<int>(id); });
     if (it == swatches.end()) {
       std::printf("FAIL: no legend swatch for label %u (%s)\n", id, m.label_name(id).c_str());
       ++failures;
@@ -237,11 +243,13 @@ int check_matrix(const Image& img, const std::vector<Rect>& cells, const Model& 
     lit += bright;
     if (bright != has) {
       std::printf("FAIL: cell thief %d victim %d is %s but has %llu steals\n", c.a, c.b, bright ? "lit" : "dark",
-                  static_cast<unsigned long long>(m.steal_count(static_cast<std::uint32_t>(c.a), static_cast<std::uint32_t>(c.b))));
+                  static_cast<unsigned long long>(
+                      m.steal_count(static_cast<std::uint32_t>(c.a), static_cast<std::uint32_t>(c.b))));
       ++failures;
     }
   }
-  std::printf("matrix: %zu cells, %d lit, %llu steals in the trace\n", cells.size(), lit, static_cast<unsigned long long>(total));
+  std::printf("matrix: %zu cells, %d lit, %llu steals in the trace\n", cells.size(), lit,
+              static_cast<unsigned long long>(total));
   if (cells.empty()) std::printf("FAIL: no matrix cells in the layout\n"), ++failures;
   if (want_steals && (lit == 0 || total == 0)) std::printf("FAIL: expected a non-empty steal matrix\n"), ++failures;
   if (!want_steals && (lit != 0 || total != 0)) std::printf("FAIL: expected an empty steal matrix\n"), ++failures;
@@ -249,11 +257,14 @@ int check_matrix(const Image& img, const std::vector<Rect>& cells, const Model& 
 }
 
 // slice_fill: the colour a slice is drawn in (by label or by source, as the layout says).
-ImU32 slice_fill(const TaskSlice& s, bool by_label) { return by_label ? palette::label(s.label) : palette::source(s.source); }
+ImU32 slice_fill(const TaskSlice& s, bool by_label) {
+  return by_label ? palette::label(s.label) : palette::source(s.source);
+}
 
 // check_wide (scenario wide_slices): every slice at least 8 px wide in the window is drawn by itself:
 // >= 90% of its columns in its own colour, none in the cluster grey, and its name on it.
-int check_wide(const Image& img, const std::vector<Rect>& rows, double start, double end, bool by_label, const Model& m) {
+int check_wide(const Image& img, const std::vector<Rect>& rows, double start, double end, bool by_label,
+               const Model& m) {
   int failures = 0, wide = 0;
   for (const Rect& row : rows) {
     const auto w = static_cast<std::uint32_t>(row.a);
@@ -271,12 +282,14 @@ int check_wide(const Image& img, const std::vector<Rect>& rows, double start, do
         ++columns;
         own += near(img, x, y, slice_fill(s, by_label));
         grey += near(img, x, y, palette::kTaskCluster, 12);
-        for (int yy = static_cast<int>(row.y0) + 2; yy < static_cast<int>(row.y1) - 2; ++yy) text += near(img, x, yy, IM_COL32(20, 20, 28, 255), 40);
+        for (int yy = static_cast<int>(row.y0) + 2; yy < static_cast<int>(row.y1) - 2; ++yy)
+          text += near(img, x, yy, IM_COL32(20, 20, 28, 255), 40);
       }
-      std::printf("worker %u depth %d: slice %s..%s (%.0f px): %d/%d columns in its colour, %d grey, %d name pixels\n", w, row.b,
-                  format_duration(m.ticks_to_ns(m.rel(s.start))).c_str(), format_duration(m.ticks_to_ns(m.rel(s.end))).c_str(),
-                  x1 - x0, own, columns, grey, text);
-      if (own < columns * 9 / 10 || grey > columns / 20) std::printf("FAIL: a wide slice is not drawn in its own colour\n"), ++failures;
+      std::printf("worker %u depth %d: slice %s..%s (%.0f px): %d/%d columns in its colour, %d grey, %d name pixels\n",
+                  w, row.b, format_duration(m.ticks_to_ns(m.rel(s.start))).c_str(),
+                  format_duration(m.ticks_to_ns(m.rel(s.end))).c_str(), x1 - x0, own, columns, grey, text);
+      if (own < columns * 9 / 10 || grey > columns / 20)
+        std::printf("FAIL: a wide slice is not drawn in its own colour\n"), ++failures;
       if (x1 - x0 > 200 && text < 10) std::printf("FAIL: a wide slice carries no name\n"), ++failures;
     }
   }
@@ -286,7 +299,8 @@ int check_wide(const Image& img, const std::vector<Rect>& rows, double start, do
 
 // check_mix (scenario state_mix): in every column of a lane band, every state the worker spent time
 // in over that column shows somewhere in the column.
-int check_mix(const Image& img, const std::vector<Rect>& lanes, double start, double end, double limit, const Model& m) {
+int check_mix(const Image& img, const std::vector<Rect>& lanes, double start, double end, double limit,
+              const Model& m) {
   int failures = 0;
   for (const Rect& lane : lanes) {
     const auto w = static_cast<std::uint32_t>(lane.a);
@@ -300,20 +314,24 @@ int check_mix(const Image& img, const std::vector<Rect>& lanes, double start, do
         if (!(o[s] > 0.002 * (b - a))) continue;  // present for at least 0.2% of the column
         ++expected;
         bool found = false;
-        for (int y = static_cast<int>(lane.y0); y < static_cast<int>(lane.y1) && !found; ++y) found = classify_at(img, x, y) == s;
+        for (int y = static_cast<int>(lane.y0); y < static_cast<int>(lane.y1) && !found; ++y)
+          found = classify_at(img, x, y) == s;
         seen += found;
       }
     }
     std::printf("lane %u: %d of %d (column, state present) pairs visible\n", w, seen, expected);
-    if (expected == 0) std::printf("FAIL: lane %u has nothing to check\n", w), ++failures;
-    else if (seen < expected * 95 / 100) std::printf("FAIL: lane %u hides states that are present\n", w), ++failures;
+    if (expected == 0)
+      std::printf("FAIL: lane %u has nothing to check\n", w), ++failures;
+    else if (seen < expected * 95 / 100)
+      std::printf("FAIL: lane %u hides states that are present\n", w), ++failures;
   }
   return failures;
 }
 
 // check_lost_end (scenario damaged): a slice whose end was lost ends where the worker's record
 // stops (not across the rest of the trace), and is drawn differently from a whole one.
-int check_lost_end(const Image& img, const std::vector<Rect>& rows, double start, double end, bool by_label, const Model& m) {
+int check_lost_end(const Image& img, const std::vector<Rect>& rows, double start, double end, bool by_label,
+                   const Model& m) {
   int failures = 0, lost = 0;
   for (const Rect& row : rows) {
     const auto w = static_cast<std::uint32_t>(row.a);
@@ -329,11 +347,15 @@ int check_lost_end(const Image& img, const std::vector<Rect>& rows, double start
       const double xe = row.x0 + (m.rel(s.end) - start) * px_per_tick;
       const double xn = i + 1 < list.size() ? row.x0 + (m.rel(list[i + 1].start) - start) * px_per_tick : row.x1;
       int after = 0, full = 0, columns = 0;
-      for (int x = static_cast<int>(xe) + 3; x < static_cast<int>(xn) - 3 && x < img.w; ++x) after += near(img, x, y, fill, 40);
+      for (int x = static_cast<int>(xe) + 3; x < static_cast<int>(xn) - 3 && x < img.w; ++x)
+        after += near(img, x, y, fill, 40);
       const double xs = row.x0 + (m.rel(s.start) - start) * px_per_tick;
-      for (int x = static_cast<int>(xs) + 2; x < static_cast<int>(xe) - 2; ++x) ++columns, full += near(img, x, y, fill, 12);
-      std::printf("worker %u: slice with a lost end, %.0f..%.0f px; %d columns after its end in its colour; %d/%d drawn as a whole slice\n",
-                  w, xs, xe, after, full, columns);
+      for (int x = static_cast<int>(xs) + 2; x < static_cast<int>(xe) - 2; ++x)
+        ++columns, full += near(img, x, y, fill, 12);
+      std::printf(
+          "worker %u: slice with a lost end, %.0f..%.0f px; %d columns after its end in its colour; %d/%d drawn as a "
+          "whole slice\n",
+          w, xs, xe, after, full, columns);
       if (after > 2) std::printf("FAIL: the slice is drawn past where its record stops\n"), ++failures;
       if (columns > 0 && full > columns / 2) std::printf("FAIL: the slice is drawn like a complete one\n"), ++failures;
     }
@@ -356,7 +378,8 @@ int check_damaged(const Image& img, const Model& m) {
   if (!m.has_trace_errors()) std::printf("FAIL: the trace has no errors\n"), ++failures;
   const int green = count_near(img, palette::kGood, 30), red = count_near(img, palette::kError, 30);
   std::printf("damaged trace: %d pixels in the 'good' green, %d in the error red\n", green, red);
-  if (green > 10) std::printf("FAIL: the damaged trace is reported in green ('No events dropped.' or 'No warnings.')\n"), ++failures;
+  if (green > 10)
+    std::printf("FAIL: the damaged trace is reported in green ('No events dropped.' or 'No warnings.')\n"), ++failures;
   if (red < 50) std::printf("FAIL: the damage is not reported in red\n"), ++failures;
   return failures;
 }
@@ -411,7 +434,8 @@ int check_highlight(const Image& img, const std::vector<Rect>& notable, const st
   int failures = 0, lit = 0, unlit = 0;
   for (const Rect& r : notable) lit += orange(r);
   for (const Rect& r : plain) unlit += !orange(r);
-  std::printf("highlight: %d of %zu notable rows highlighted, %d of %zu other rows plain\n", lit, notable.size(), unlit, plain.size());
+  std::printf("highlight: %d of %zu notable rows highlighted, %d of %zu other rows plain\n", lit, notable.size(), unlit,
+              plain.size());
   if (notable.empty()) std::printf("FAIL: no notable rows\n"), ++failures;
   if (lit != static_cast<int>(notable.size())) std::printf("FAIL: a notable row is not highlighted\n"), ++failures;
   if (unlit != static_cast<int>(plain.size())) std::printf("FAIL: an unchanged row is highlighted\n"), ++failures;
@@ -429,7 +453,8 @@ bool inside(const Rect& in, const Rect& r, float slack = 1) {
 
 // check_layout (scenario layout): text inside its panel and not over other text; legend keys of
 // distinct meanings in distinct colours; steal-matrix totals inside their panel.
-int check_layout(const Image& img, const std::map<std::string, std::vector<Rect>>& items, const std::vector<Key>& keys) {
+int check_layout(const Image& img, const std::map<std::string, std::vector<Rect>>& items,
+                 const std::vector<Key>& keys) {
   int failures = 0;
   auto get = [&](const char* what) {
     auto it = items.find(what);
@@ -442,7 +467,8 @@ int check_layout(const Image& img, const std::map<std::string, std::vector<Rect>
     bool in = t.x0 >= 0 && t.x1 <= img.w;
     bool in_panel = false;
     for (const Rect& p : panels) in_panel |= inside(p, t, 2);
-    if (!in || !in_panel) std::printf("FAIL: latency text at %.0f,%.0f-%.0f,%.0f is clipped\n", t.x0, t.y0, t.x1, t.y1), ++failures;
+    if (!in || !in_panel)
+      std::printf("FAIL: latency text at %.0f,%.0f-%.0f,%.0f is clipped\n", t.x0, t.y0, t.x1, t.y1), ++failures;
     for (std::size_t j = i + 1; j < texts.size(); ++j) {
       const Rect& u = texts[j];
       if (t.x0 < u.x1 && u.x0 < t.x1 && t.y0 < u.y1 && u.y0 < t.y1) {
@@ -463,7 +489,8 @@ int check_layout(const Image& img, const std::map<std::string, std::vector<Rect>
   // Steal matrix totals inside the panel.
   const auto mp = get("matrix_panel"), mt = get("matrix_totals");
   for (std::size_t i = 0; i < mt.size() && i < mp.size(); ++i) {
-    if (mt[i].x1 > mp[i].x1 + 1) std::printf("FAIL: the steal matrix's side text runs %.0f px past its panel\n", mt[i].x1 - mp[i].x1), ++failures;
+    if (mt[i].x1 > mp[i].x1 + 1)
+      std::printf("FAIL: the steal matrix's side text runs %.0f px past its panel\n", mt[i].x1 - mp[i].x1), ++failures;
   }
   // Legend: distinct meanings, distinct colours (squared distance over 35^2).
   for (std::size_t i = 0; i < keys.size(); ++i) {
@@ -471,11 +498,13 @@ int check_layout(const Image& img, const std::map<std::string, std::vector<Rect>
       const Key &a = keys[i], &b = keys[j];
       if (a.name == b.name) continue;
       const int d = (a.r - b.r) * (a.r - b.r) + (a.g - b.g) * (a.g - b.g) + (a.b - b.b) * (a.b - b.b);
-      if (d < 35 * 35) std::printf("FAIL: legend keys '%s' and '%s' share a colour\n", a.name.c_str(), b.name.c_str()), ++failures;
+      if (d < 35 * 35)
+        std::printf("FAIL: legend keys '%s' and '%s' share a colour\n", a.name.c_str(), b.name.c_str()), ++failures;
     }
   }
   std::printf("legend: %zu keys\n", keys.size());
-  if (texts.empty() && ruler_labels.empty() && mt.empty()) std::printf("FAIL: nothing to check in the layout\n"), ++failures;
+  if (texts.empty() && ruler_labels.empty() && mt.empty())
+    std::printf("FAIL: nothing to check in the layout\n"), ++failures;
   return failures;
 }
 
@@ -522,7 +551,8 @@ int main(int argc, char** argv) {
         keys.push_back(k);
       }
     }
-    for (const char* generic : {"latency_panel", "latency_text", "ruler", "ruler_label", "matrix_panel", "matrix_totals"}) {
+    for (const char* generic :
+         {"latency_panel", "latency_text", "ruler", "ruler_label", "matrix_panel", "matrix_totals"}) {
       if (what == generic && in >> r.a >> r.b >> r.x0 >> r.y0 >> r.x1 >> r.y1) items[what].push_back(r);
     }
     if (what == "compare_notable" && in >> r.a >> r.b >> r.x0 >> r.y0 >> r.x1 >> r.y1) notable.push_back(r);

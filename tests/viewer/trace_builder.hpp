@@ -98,7 +98,8 @@ inline std::vector<std::uint8_t> as_newer_version(std::vector<std::uint8_t> byte
 
 // load: a finished Session over `bytes`, fed `step` bytes at a time.
 inline std::unique_ptr<Session> load(std::vector<std::uint8_t> bytes, std::size_t step) {
-  auto s = Session::from_source(std::make_unique<MemorySource>(std::move(bytes), step), SourceStatus::Kind::file, "<memory>");
+  auto s = Session::from_source(std::make_unique<MemorySource>(std::move(bytes), step), SourceStatus::Kind::file,
+                                "<memory>");
   s->wait_until_finished();
   return s;
 }

@@ -67,8 +67,10 @@ TEST(Vocabulary, CodecsRoundTrip) {
   for (int f = 0; f < kWorkerStateCount; ++f)
     for (int t = 0; t < kWorkerStateCount; ++t)
       for (int r = 0; r < kStateReasonCount; ++r)
-        expect_round_trip(StatePayload{static_cast<WorkerState>(f), static_cast<WorkerState>(t), static_cast<StateReason>(r)});
-  for (int s = 0; s < kTaskSourceCount; ++s) expect_round_trip(TaskBeginPayload{0xdead'beef'0000ull, static_cast<TaskSource>(s)});
+        expect_round_trip(
+            StatePayload{static_cast<WorkerState>(f), static_cast<WorkerState>(t), static_cast<StateReason>(r)});
+  for (int s = 0; s < kTaskSourceCount; ++s)
+    expect_round_trip(TaskBeginPayload{0xdead'beef'0000ull, static_cast<TaskSource>(s)});
   expect_round_trip(TaskEndPayload{42, true});
   expect_round_trip(TaskEndPayload{~0ull, false});
   expect_round_trip(PushPayload::own_deque(7, 12345));

@@ -86,13 +86,12 @@ Args parse(int argc, char** argv) {
   Args a;
   lantern::tools::Program program("lantern-view", kUsage, kExitCannotWrite);
   CLI::App& app = program.app();
-  auto duration = [](double* out) {
-    return [out](const std::string& v) { *out = parse_duration_ns(v); };
-  };
+  auto duration = [](double* out) { return [out](const std::string& v) { *out = parse_duration_ns(v); }; };
   const CLI::Validator duration_check(
       [](std::string& v) -> std::string {
         const double ns = parse_duration_ns(v);
-        return std::isfinite(ns) && ns >= 0 ? std::string() : "takes a duration such as 12ms, 250us or 1.5s, not '" + v + "'";
+        return std::isfinite(ns) && ns >= 0 ? std::string()
+                                            : "takes a duration such as 12ms, 250us or 1.5s, not '" + v + "'";
       },
       "", "");
   app.add_option("--attach", a.attach)->check(lantern::tools::address_check());
@@ -103,36 +102,41 @@ Args parse(int argc, char** argv) {
   app.add_option("--task-colours", a.app.task_colours)->check(CLI::IsMember({"auto", "label", "source"}));
   std::string health_sort = "time";
   app.add_option("--health-sort", health_sort)->check(CLI::IsMember({"time", "duration"}));
-  app.add_option("--view", a.app.view)->check(CLI::Validator(
-      [](std::string& v) -> std::string {
-        return is_view_name(v) ? std::string() : "takes all, timeline, steals, plots, latency or health, not '" + v + "'";
-      },
-      "", ""));
+  app.add_option("--view", a.app.view)
+      ->check(CLI::Validator(
+          [](std::string& v) -> std::string {
+            return is_view_name(v) ? std::string()
+                                   : "takes all, timeline, steals, plots, latency or health, not '" + v + "'";
+          },
+          "", ""));
   app.add_option_function<std::string>("--at", duration(&a.app.at_ns))->check(duration_check);
   app.add_option_function<std::string>("--window", duration(&a.app.window_ns))->check(duration_check);
   app.add_option_function<std::string>("--after", duration(&a.after_ns))->check(duration_check);
-  app.add_option_function<std::string>("--size", [&a](const std::string& v) {
-       std::sscanf(v.c_str(), "%dx%d", &a.width, &a.height);
-     })->check(CLI::Validator(
-      [](std::string& v) -> std::string {
-        int w = 0, h = 0;
-        char tail = 0;
-        return std::sscanf(v.c_str(), "%dx%d%c", &w, &h, &tail) == 2 && w >= 200 && h >= 150 && w <= 8192 && h <= 8192
-                   ? std::string()
-                   : "takes WIDTHxHEIGHT, e.g. 1600x900, from 200x150 to 8192x8192, not '" + v + "'";
-      },
-      "", ""));
+  app.add_option_function<std::string>(
+         "--size", [&a](const std::string& v) { std::sscanf(v.c_str(), "%dx%d", &a.width, &a.height); })
+      ->check(CLI::Validator(
+          [](std::string& v) -> std::string {
+            int w = 0, h = 0;
+            char tail = 0;
+            return std::sscanf(v.c_str(), "%dx%d%c", &w, &h, &tail) == 2 && w >= 200 && h >= 150 && w <= 8192 &&
+                           h <= 8192
+                       ? std::string()
+                       : "takes WIDTHxHEIGHT, e.g. 1600x900, from 200x150 to 8192x8192, not '" + v + "'";
+          },
+          "", ""));
   lantern::tools::number_option(app, "--rows", &a.app.max_rows, 0, 64);
   lantern::tools::number_option<std::uint64_t>(app, "--max-events", &a.max_events, 1, ~0ull, "a positive number");
   app.add_flag("--exit-when-done", a.exit_when_done);
   std::vector<std::string> files;
   app.add_option("TRACE_FILE", files);
   if (const auto exit_status = program.parse(argc, argv)) std::exit(*exit_status);
-  if (files.size() > 1) std::exit(program.usage_error("one trace file at a time ('" + files[0] + "' and '" + files[1] + "')"));
+  if (files.size() > 1)
+    std::exit(program.usage_error("one trace file at a time ('" + files[0] + "' and '" + files[1] + "')"));
   if (!files.empty()) a.file = files[0];
   if (a.file.empty() == a.attach.empty()) std::exit(program.usage_error("give a trace file or --attach HOST:PORT"));
   a.app.health_by_duration = health_sort == "duration";
-  if (std::isfinite(a.app.window_ns) && !(a.app.window_ns > 0)) std::exit(program.usage_error("--window must be longer than zero"));
+  if (std::isfinite(a.app.window_ns) && !(a.app.window_ns > 0))
+    std::exit(program.usage_error("--window must be longer than zero"));
   if (!a.compare.empty() && a.file.empty()) {
     std::exit(program.usage_error("--compare B.trace goes with a trace file A (lantern-view A --compare B)"));
   }
@@ -155,7 +159,8 @@ void print_summary(Session& s, const std::string& source) {
   std::printf("lantern-view: %s: %llu events, %llu chunks, %llu bytes, %llu events dropped, %zu warnings; %s\n",
               m.status().name.c_str(), static_cast<unsigned long long>(m.events() + m.discarded_events()),
               static_cast<unsigned long long>(m.chunks()), static_cast<unsigned long long>(s.bytes_received()),
-              static_cast<unsigned long long>(m.dropped_events()), static_cast<std::size_t>(m.warning_count()), m.status().message.c_str());
+              static_cast<unsigned long long>(m.dropped_events()), static_cast<std::size_t>(m.warning_count()),
+              m.status().message.c_str());
   lantern::tools::flush_stdout();
   for (const auto& p : m.trace_problems())
     std::fprintf(stderr, "lantern-view: %s: %s\n", source.c_str(), lantern::trace::describe(p).c_str());
@@ -189,7 +194,8 @@ int main(int argc, char** argv) {
   if (args.attach.empty()) check_readable(args.file);
   if (!args.compare.empty()) check_readable(args.compare);
   ViewerApp app(make_session(args), args.app, [&args] { return make_session(args); });
-  if (!args.compare.empty()) app.set_compare(Session::open_file(args.compare, args.max_events), args.file, args.compare);
+  if (!args.compare.empty())
+    app.set_compare(Session::open_file(args.compare, args.max_events), args.file, args.compare);
 
   Window window;
   std::string error;
@@ -214,10 +220,12 @@ int main(int argc, char** argv) {
         if (!loading_shot_taken && has_data && !app.session().finished()) {
           LayoutRecord loading;
           if (!args.layout.empty()) app.view().layout = &loading;
-          if (!window.screenshot([&](double dt) {
-                loading.lines.clear();
-                app.frame(dt);
-              }, 1, args.loading_screenshot, &error)) {
+          if (!window.screenshot(
+                  [&](double dt) {
+                    loading.lines.clear();
+                    app.frame(dt);
+                  },
+                  1, args.loading_screenshot, &error)) {
             std::fprintf(stderr, "lantern-view: %s\n", error.c_str());
             return kExitCannotWrite;
           }
@@ -237,10 +245,12 @@ int main(int argc, char** argv) {
     }
     if (!args.layout.empty()) app.view().layout = &layout;
     // Several frames: ImGui sizes windows, tables and tabs from the previous frame.
-    if (!window.screenshot([&](double dt) {
-          layout.lines.clear();
-          app.frame(dt);
-        }, 4, args.screenshot, &error)) {
+    if (!window.screenshot(
+            [&](double dt) {
+              layout.lines.clear();
+              app.frame(dt);
+            },
+            4, args.screenshot, &error)) {
       std::fprintf(stderr, "lantern-view: %s\n", error.c_str());
       return kExitCannotWrite;
     }

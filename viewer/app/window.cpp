@@ -132,7 +132,8 @@ void Window::paced_frame(const std::function<void(double)>& frame) {
   end_frame(true);
 }
 
-bool Window::screenshot(const std::function<void(double)>& frame, int frames, const std::string& png, std::string* error) {
+bool Window::screenshot(const std::function<void(double)>& frame, int frames, const std::string& png,
+                        std::string* error) {
   int w = 0, h = 0;
   for (int i = 0; i < frames; ++i) {
     begin_frame(false);

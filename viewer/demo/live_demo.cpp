@@ -124,8 +124,11 @@ int main(int argc, char** argv) {
     lantern::tools::choice_option(app, "--level", &level_name, {"states", "tasks", "full"});
     if (const auto exit_status = program.parse(argc, argv)) return *exit_status;
   }
-  lantern::ObserveOptions observe_options{.program = "lantern_live_demo", .counters = true, .view = view,
-                                          .ring_capacity = ring, .stream_client_buffer_bytes = client_buffer};
+  lantern::ObserveOptions observe_options{.program = "lantern_live_demo",
+                                          .counters = true,
+                                          .view = view,
+                                          .ring_capacity = ring,
+                                          .stream_client_buffer_bytes = client_buffer};
   observe_options.defaults = {.level = "full", .flight = "30s"};
   if (!stream.empty()) observe_options.settings.stream = stream;
   if (!trace_path.empty()) observe_options.settings.trace = trace_path;
@@ -165,10 +168,12 @@ int main(int argc, char** argv) {
               static_cast<unsigned long long>(ring_dropped));
   if (const lantern::instrumentation::StreamServer* live = obs.stream()) {
     const auto s = live->stats();
-    std::printf("stream: %llu events in %llu chunks encoded, %llu events (%llu chunks) dropped for slow viewers, %llu bytes sent, %llu viewers\n",
-                static_cast<unsigned long long>(s.events_encoded), static_cast<unsigned long long>(s.chunks_encoded),
-                static_cast<unsigned long long>(s.events_dropped), static_cast<unsigned long long>(s.chunks_dropped),
-                static_cast<unsigned long long>(s.bytes_sent), static_cast<unsigned long long>(s.clients_total));
+    std::printf(
+        "stream: %llu events in %llu chunks encoded, %llu events (%llu chunks) dropped for slow viewers, %llu bytes "
+        "sent, %llu viewers\n",
+        static_cast<unsigned long long>(s.events_encoded), static_cast<unsigned long long>(s.chunks_encoded),
+        static_cast<unsigned long long>(s.events_dropped), static_cast<unsigned long long>(s.chunks_dropped),
+        static_cast<unsigned long long>(s.bytes_sent), static_cast<unsigned long long>(s.clients_total));
   }
   return status;
 }

@@ -22,7 +22,8 @@ void row_start(bool notable, LayoutRecord* layout, int kind, int index) {
   ImGui::TableSetColumnIndex(0);
   if (layout) {
     const ImVec2 p = ImGui::GetCursorScreenPos();
-    layout->add(notable ? "compare_notable" : "compare_row", kind, index, p.x, p.y, p.x + 4, p.y + ImGui::GetTextLineHeight());
+    layout->add(notable ? "compare_notable" : "compare_row", kind, index, p.x, p.y, p.x + 4,
+                p.y + ImGui::GetTextLineHeight());
   }
 }
 

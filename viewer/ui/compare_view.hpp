@@ -21,8 +21,8 @@ namespace lantern::viewer {
 class CompareView {
  public:
   // draw: both models locked by the caller; `view_a` is the app's view state of A.
-  void draw(Model& a, const std::string& a_name, Model& b, const std::string& b_name, bool both_loaded, ViewState& view_a,
-            ImVec2 size);
+  void draw(Model& a, const std::string& a_name, Model& b, const std::string& b_name, bool both_loaded,
+            ViewState& view_a, ImVec2 size);
   const Comparison* comparison() const noexcept { return comparison_ ? &*comparison_ : nullptr; }
 
  private:

@@ -43,7 +43,8 @@ void HealthView::data_section(const Model& model) {
   if (model.has_header() && model.header_ok()) {
     const trace::TraceHeader& h = model.header();
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-    ImGui::TextWrapped("%s on %s, %u workers; %s", h.producer.c_str(), h.hostname.c_str(), h.workers, h.topology.c_str());
+    ImGui::TextWrapped("%s on %s, %u workers; %s", h.producer.c_str(), h.hostname.c_str(), h.workers,
+                       h.topology.c_str());
     ImGui::PopStyleColor();
   }
   const std::uint64_t dropped = model.dropped_events();
@@ -53,9 +54,10 @@ void HealthView::data_section(const Model& model) {
     // Events lost in skipped bytes were never counted anywhere: the trace cannot be
     // called complete, whatever the drop counters say.
     ImGui::PushStyleColor(ImGuiCol_Text, palette::vec(palette::kError));
-    ImGui::TextWrapped("The trace is damaged (%zu problem%s below): events in the bytes the reader had to skip are "
-                       "lost and not counted, so every count here is a lower bound.",
-                       damaged, damaged == 1 ? "" : "s");
+    ImGui::TextWrapped(
+        "The trace is damaged (%zu problem%s below): events in the bytes the reader had to skip are "
+        "lost and not counted, so every count here is a lower bound.",
+        damaged, damaged == 1 ? "" : "s");
     ImGui::PopStyleColor();
   }
   if (dropped == 0 && damaged == 0) {
@@ -63,10 +65,12 @@ void HealthView::data_section(const Model& model) {
   } else if (dropped == 0) {
     ImGui::TextDisabled("No drop markers in what could be read.");
   } else {
-    ImGui::TextColored(palette::vec(palette::kError), "%s events dropped (the trace has gaps; counters stay exact):",
-                       format_count(dropped).c_str());
+    ImGui::TextColored(palette::vec(palette::kError),
+                       "%s events dropped (the trace has gaps; counters stay exact):", format_count(dropped).c_str());
     for (std::uint32_t w = 0; w < model.worker_count(); ++w) {
-      if (model.dropped(w)) ImGui::BulletText("worker %u: %s in %zu gaps", w, format_count(model.dropped(w)).c_str(), model.drops(w).size());
+      if (model.dropped(w))
+        ImGui::BulletText("worker %u: %s in %zu gaps", w, format_count(model.dropped(w)).c_str(),
+                          model.drops(w).size());
     }
     for (int r = 0; r < kDropReasonCount; ++r) {
       const auto reason = static_cast<DropReason>(r);
@@ -102,7 +106,8 @@ std::string task_name(const Model& model, std::uint32_t worker, std::uint64_t id
     }
   }
   if (label != 0) {
-    std::snprintf(buf, sizeof buf, "%s #%llx", model.label_name(label).c_str(), static_cast<unsigned long long>(id & 0xffffff));
+    std::snprintf(buf, sizeof buf, "%s #%llx", model.label_name(label).c_str(),
+                  static_cast<unsigned long long>(id & 0xffffff));
   } else {
     std::snprintf(buf, sizeof buf, "task #%llx", static_cast<unsigned long long>(id & 0xffffff));
   }
@@ -151,30 +156,45 @@ void HealthView::problem_rows(const Model& model, ViewState& view, ProblemKind k
     if (ImGui::Selectable(label, false, ImGuiSelectableFlags_SpanAllColumns)) focus(model, view, p);
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("show on the timeline");
     ImGui::TableNextColumn();
-    ImGui::TextUnformatted(format_duration(model.ticks_to_ns(model.rel(p.start) - model.rel(model.first_tick()))).c_str());
+    ImGui::TextUnformatted(
+        format_duration(model.ticks_to_ns(model.rel(p.start) - model.rel(model.first_tick()))).c_str());
     ImGui::TableNextColumn();
     const std::string v = format_duration(model.ticks_to_ns(static_cast<double>(p.value)));
     switch (kind) {
-      case ProblemKind::long_task: ImGui::Text("%s  %s", v.c_str(), task_name(model, p.worker, p.detail, p.start).c_str()); break;
-      case ProblemKind::lane_wait: ImGui::Text("%s  (lane avg %s)", v.c_str(), format_duration(model.ticks_to_ns(static_cast<double>(p.detail))).c_str()); break;
-      case ProblemKind::queued_while_asleep: ImGui::Text("%s all asleep", v.c_str()); break;
-      case ProblemKind::spinning: ImGui::Text("%s searching", v.c_str()); break;
-      case ProblemKind::events_dropped: ImGui::Text("%s events", format_count(p.value).c_str()); break;
+      case ProblemKind::long_task:
+        ImGui::Text("%s  %s", v.c_str(), task_name(model, p.worker, p.detail, p.start).c_str());
+        break;
+      case ProblemKind::lane_wait:
+        ImGui::Text("%s  (lane avg %s)", v.c_str(),
+                    format_duration(model.ticks_to_ns(static_cast<double>(p.detail))).c_str());
+        break;
+      case ProblemKind::queued_while_asleep:
+        ImGui::Text("%s all asleep", v.c_str());
+        break;
+      case ProblemKind::spinning:
+        ImGui::Text("%s searching", v.c_str());
+        break;
+      case ProblemKind::events_dropped:
+        ImGui::Text("%s events", format_count(p.value).c_str());
+        break;
       case ProblemKind::deadlock:
-        ImGui::Text("%s tasks unfinished, %s workers blocked", format_count(p.value).c_str(), format_count(p.detail).c_str());
+        ImGui::Text("%s tasks unfinished, %s workers blocked", format_count(p.value).c_str(),
+                    format_count(p.detail).c_str());
         break;
     }
     if (p.uncertain) {
       ImGui::SameLine();
       ImGui::TextDisabled("(gap)");
-      if (ImGui::IsItemHovered()) ImGui::SetTooltip("events were dropped around here: the model may miss what explains it");
+      if (ImGui::IsItemHovered())
+        ImGui::SetTooltip("events were dropped around here: the model may miss what explains it");
     }
     ImGui::TableNextColumn();
     ImGui::Text("%u", p.occurrences);
     if (view.layout) {
       view.layout->add("health_row", static_cast<int>(kind), static_cast<int>(p.worker),
                        static_cast<float>(model.ticks_to_ns(model.rel(p.start) - model.rel(model.first_tick())) / 1e3),
-                       static_cast<float>(model.ticks_to_ns(static_cast<double>(p.value)) / 1e3), static_cast<float>(child), 0);
+                       static_cast<float>(model.ticks_to_ns(static_cast<double>(p.value)) / 1e3),
+                       static_cast<float>(child), 0);
     }
   };
   for (const auto& [worker, rows] : groups) {
@@ -195,16 +215,20 @@ void HealthView::problem_rows(const Model& model, ViewState& view, ProblemKind k
     std::snprintf(label, sizeof label, "%s %u (%zu)###g%u", lane ? "lane" : "worker", worker, rows.size(), worker);
     const bool open = ImGui::TreeNodeEx(label, ImGuiTreeNodeFlags_SpanFullWidth | ImGuiTreeNodeFlags_DefaultOpen);
     ImGui::TableNextColumn();
-    ImGui::TextDisabled("from %s", format_duration(model.ticks_to_ns(model.rel(first) - model.rel(model.first_tick()))).c_str());
+    ImGui::TextDisabled("from %s",
+                        format_duration(model.ticks_to_ns(model.rel(first) - model.rel(model.first_tick()))).c_str());
     ImGui::TableNextColumn();
     if (kind == ProblemKind::events_dropped) {
       ImGui::TextDisabled("%zu findings", rows.size());
     } else {
-      ImGui::TextDisabled("%zu findings, longest %s", rows.size(), format_duration(model.ticks_to_ns(static_cast<double>(worst))).c_str());
+      ImGui::TextDisabled("%zu findings, longest %s", rows.size(),
+                          format_duration(model.ticks_to_ns(static_cast<double>(worst))).c_str());
     }
     ImGui::TableNextColumn();
     ImGui::Text("%llu", static_cast<unsigned long long>(times));
-    if (view.layout) view.layout->add("health_group", static_cast<int>(kind), static_cast<int>(worker), static_cast<float>(rows.size()), 0, 0, 0);
+    if (view.layout)
+      view.layout->add("health_group", static_cast<int>(kind), static_cast<int>(worker),
+                       static_cast<float>(rows.size()), 0, 0, 0);
     if (open) {
       for (const std::size_t i : rows) {
         if (shown >= kRowsPerKind) break;
@@ -246,12 +270,16 @@ void HealthView::draw(Model& model, ViewState& view, ImVec2 size) {
   const bool live = model.status().kind == SourceStatus::Kind::live;
   char when[64];
   if (at_playhead) {
-    std::snprintf(when, sizeof when, "AT THE PLAYHEAD (%s)", format_duration(model.ticks_to_ns(model.rel(at) - model.rel(model.first_tick()))).c_str());
+    std::snprintf(when, sizeof when, "AT THE PLAYHEAD (%s)",
+                  format_duration(model.ticks_to_ns(model.rel(at) - model.rel(model.first_tick()))).c_str());
   } else {
     std::snprintf(when, sizeof when, "%s", live ? "NOW" : "AT THE END");
   }
   if (view.layout) {
-    for (const Problem& p : now) view.layout->add("ongoing", static_cast<int>(p.worker), static_cast<int>(p.kind), static_cast<float>(model.ticks_to_ns(model.rel(at) - model.rel(model.first_tick())) / 1e3), 0, 0, 0);
+    for (const Problem& p : now)
+      view.layout->add("ongoing", static_cast<int>(p.worker), static_cast<int>(p.kind),
+                       static_cast<float>(model.ticks_to_ns(model.rel(at) - model.rel(model.first_tick())) / 1e3), 0, 0,
+                       0);
   }
   for (const Problem& p : now) {
     ImGui::PushStyleColor(ImGuiCol_Text, palette::vec(palette::kWarning));
@@ -299,11 +327,13 @@ void HealthView::draw(Model& model, ViewState& view, ImVec2 size) {
     }
     if (count == 0) continue;
     any = true;
-    const auto rows = static_cast<std::uint64_t>(std::count_if(list.begin(), list.end(), [&](const Problem& p) { return p.kind == kind; }));
+    const auto rows = static_cast<std::uint64_t>(
+        std::count_if(list.begin(), list.end(), [&](const Problem& p) { return p.kind == kind; }));
     char header[128];
     std::snprintf(header, sizeof header, "%s: %s warnings, %s occurrences###kind%d", problem_kind_name(kind),
                   format_count(rows).c_str(), format_count(count).c_str(), k);
-    ImGui::PushStyleColor(ImGuiCol_Text, palette::vec(kind == ProblemKind::events_dropped ? palette::kError : palette::kWarning));
+    ImGui::PushStyleColor(ImGuiCol_Text,
+                          palette::vec(kind == ProblemKind::events_dropped ? palette::kError : palette::kWarning));
     const bool open = ImGui::CollapsingHeader(header, ImGuiTreeNodeFlags_DefaultOpen);
     ImGui::PopStyleColor();
     if (!open) continue;

@@ -12,7 +12,7 @@ namespace lantern::viewer {
 namespace {
 constexpr float kMinSliceWidth = 3.0f;  // narrower slices are drawn as clusters
 constexpr float kMinMark = 2.0f;        // least height of a state present in a mixed column
-}
+}  // namespace
 
 Tick LanePainter::open_end() const noexcept {
   Tick end = model_.last_tick();

@@ -28,8 +28,8 @@ void LatencyView::histogram(const char* title, const Model& model, EventId sourc
     const std::optional<bool> recorded = model.analysis().recorded_at_level(source);
     if (layout_) layout_->add("needs_level", recorded.value_or(false) ? 2 : 1, 0, 0, 0, 0, 0);
     std::snprintf(text, sizeof text, "no samples: %s", model.analysis().no_samples_reason(source).c_str());
-    draw->AddText(ImGui::GetFont(), ImGui::GetFontSize(), ImVec2(origin.x, origin.y + text_h + 4), palette::kDimText, text,
-                  nullptr, size.x - 8);
+    draw->AddText(ImGui::GetFont(), ImGui::GetFontSize(), ImVec2(origin.x, origin.y + text_h + 4), palette::kDimText,
+                  text, nullptr, size.x - 8);
     return;
   }
   const double p50 = h.quantile_ns(0.5), p90 = h.quantile_ns(0.9), p99 = h.quantile_ns(0.99);
@@ -38,7 +38,8 @@ void LatencyView::histogram(const char* title, const Model& model, EventId sourc
   draw->AddText(ImVec2(origin.x + ImGui::CalcTextSize(title).x + 16, origin.y), palette::kDimText, text);
   if (layout_) {
     layout_->add("latency_panel", 0, 0, origin.x, origin.y, origin.x + size.x, origin.y + size.y);
-    layout_->add("latency_text", 2, 0, origin.x, origin.y, origin.x + ImGui::CalcTextSize(title).x + 16 + ImGui::CalcTextSize(text).x, origin.y + text_h);
+    layout_->add("latency_text", 2, 0, origin.x, origin.y,
+                 origin.x + ImGui::CalcTextSize(title).x + 16 + ImGui::CalcTextSize(text).x, origin.y + text_h);
   }
 
   const ImVec2 p0(origin.x + 8, origin.y + text_h + 6);
@@ -48,7 +49,9 @@ void LatencyView::histogram(const char* title, const Model& model, EventId sourc
   const double lo = std::floor(std::log2(std::max(1.0, lower_edge(h.first_used()))));
   const double hi = std::ceil(std::log2(std::max(2.0, upper_edge(h.last_used())))) + 0.01;
   const float width = p1.x - p0.x, height = p1.y - p0.y;
-  auto x_of = [&](double ns) { return p0.x + width * static_cast<float>((std::log2(std::max(ns, 1.0)) - lo) / (hi - lo)); };
+  auto x_of = [&](double ns) {
+    return p0.x + width * static_cast<float>((std::log2(std::max(ns, 1.0)) - lo) / (hi - lo));
+  };
   // Bars are densities per unit of log(time): a bucket's count over its log width.
   // Raw counts would saw-tooth, because the 8 linear buckets of each power of two
   // get narrower on a log axis towards the next power.
@@ -109,8 +112,8 @@ void LatencyView::histogram(const char* title, const Model& model, EventId sourc
     const double ns = std::exp2(lo + (hi - lo) * (ImGui::GetIO().MousePos.x - p0.x) / width);
     const int b = trace::LatencyBuckets::bucket_of(static_cast<std::uint64_t>(ns));
     ImGui::BeginTooltip();
-    ImGui::Text("%s .. %s: %s", format_duration(lower_edge(b)).c_str(),
-                format_duration(upper_edge(b)).c_str(), format_count(h.bucket(b)).c_str());
+    ImGui::Text("%s .. %s: %s", format_duration(lower_edge(b)).c_str(), format_duration(upper_edge(b)).c_str(),
+                format_count(h.bucket(b)).c_str());
     ImGui::EndTooltip();
   }
 }
@@ -122,8 +125,7 @@ void LatencyView::draw(const Model& model, ViewState& view, ImVec2 size) {
   ImGui::TextDisabled("(whole trace; hover a bar for its bucket)");
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   const float h = (size.y - ImGui::GetFrameHeightWithSpacing()) / 3;
-  histogram("ready wait", model, EventId::lane_pop, model.ready_wait(), palette::kSource[1], origin,
-            ImVec2(size.x, h));
+  histogram("ready wait", model, EventId::lane_pop, model.ready_wait(), palette::kSource[1], origin, ImVec2(size.x, h));
   histogram("task duration", model, EventId::task_end, model.task_duration(), palette::kState[0],
             ImVec2(origin.x, origin.y + h), ImVec2(size.x, h));
   // IO wakes have no waker and no latency: the analysis leaves them out, and the label says so.

@@ -24,7 +24,7 @@ class LatencyView {
   void histogram(const char* title, const Model& model, EventId source, const LatencyHistogram& h, ImU32 colour,
                  ImVec2 origin, ImVec2 size) const;
   LayoutRecord* layout_ = nullptr;  // this frame's, when recording (--layout)
-  bool log_counts_ = false;  // y axis: linear counts, or log (to see the tail)
+  bool log_counts_ = false;         // y axis: linear counts, or log (to see the tail)
 };
 
 }  // namespace lantern::viewer

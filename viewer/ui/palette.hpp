@@ -66,7 +66,9 @@ inline constexpr ImU32 kPlayhead = rgb(255, 255, 255, 210);
 inline constexpr ImU32 kFocus = rgb(255, 170, 40, 60);
 
 inline ImU32 state(int s) { return s >= 0 && s < trace::kStateCount ? kState[s] : kUnknownState; }
-inline ImU32 source(int s) { return s >= 0 && s < static_cast<int>(sizeof(kSource) / sizeof(kSource[0])) ? kSource[s] : kTaskCluster; }
+inline ImU32 source(int s) {
+  return s >= 0 && s < static_cast<int>(sizeof(kSource) / sizeof(kSource[0])) ? kSource[s] : kTaskCluster;
+}
 inline ImU32 distance(int d) { return d >= 0 && d < trace::kDistanceCount ? kDistance[d] : kDimText; }
 inline ImVec4 vec(ImU32 c) { return ImGui::ColorConvertU32ToFloat4(c); }
 // scale: the colour with its RGB multiplied by k (alpha kept).
@@ -86,7 +88,9 @@ inline ImU32 label(std::uint32_t id) {
 // series: a distinct colour for the i-th line of a plot (lanes): golden-angle hues.
 inline ImU32 series(int i) {
   float r, g, b;
-  ImGui::ColorConvertHSVtoRGB(static_cast<float>(i) * 0.618034f - static_cast<float>(static_cast<int>(static_cast<float>(i) * 0.618034f)), 0.55f, 0.95f, r, g, b);
+  ImGui::ColorConvertHSVtoRGB(
+      static_cast<float>(i) * 0.618034f - static_cast<float>(static_cast<int>(static_cast<float>(i) * 0.618034f)),
+      0.55f, 0.95f, r, g, b);
   return ImGui::ColorConvertFloat4ToU32(ImVec4(r, g, b, 1.0f));
 }
 

@@ -26,10 +26,14 @@ double nice_max(double v) {
 
 std::string short_number(double v) {
   char buf[32];
-  if (v >= 1e9) std::snprintf(buf, sizeof buf, "%.3gG", v / 1e9);
-  else if (v >= 1e6) std::snprintf(buf, sizeof buf, "%.3gM", v / 1e6);
-  else if (v >= 1e3) std::snprintf(buf, sizeof buf, "%.3gk", v / 1e3);
-  else std::snprintf(buf, sizeof buf, "%.3g", v);
+  if (v >= 1e9)
+    std::snprintf(buf, sizeof buf, "%.3gG", v / 1e9);
+  else if (v >= 1e6)
+    std::snprintf(buf, sizeof buf, "%.3gM", v / 1e6);
+  else if (v >= 1e3)
+    std::snprintf(buf, sizeof buf, "%.3gk", v / 1e3);
+  else
+    std::snprintf(buf, sizeof buf, "%.3g", v);
   return buf;
 }
 
@@ -52,18 +56,21 @@ PlotsView::Frame PlotsView::frame(const char* title, const char* unit, double ma
   return f;
 }
 
-void PlotsView::cursor(const ViewState& view, const TimeMapping& map, const Frame& f, const std::vector<Line>& lines) const {
+void PlotsView::cursor(const ViewState& view, const TimeMapping& map, const Frame& f,
+                       const std::vector<Line>& lines) const {
   if (!std::isfinite(view.hover)) return;
   const float x = map.x(view.hover);
   if (x < f.p0.x || x > f.p1.x) return;
   ImGui::GetWindowDrawList()->AddLine(ImVec2(x, f.p0.y), ImVec2(x, f.p1.y), IM_COL32(255, 255, 255, 90));
   if (!ImGui::IsMouseHoveringRect(f.p0, f.p1, false)) return;
   ImGui::BeginTooltip();
-  for (const Line& l : lines) ImGui::TextColored(palette::vec(l.colour), "%-12s %s", l.name, short_number(l.last).c_str());
+  for (const Line& l : lines)
+    ImGui::TextColored(palette::vec(l.colour), "%-12s %s", l.name, short_number(l.last).c_str());
   ImGui::EndTooltip();
 }
 
-void PlotsView::draw_states(const Model& model, const ViewState& view, const TimeMapping& map, ImVec2 origin, ImVec2 size) {
+void PlotsView::draw_states(const Model& model, const ViewState& view, const TimeMapping& map, ImVec2 origin,
+                            ImVec2 size) {
   const std::uint32_t n = model.worker_count();
   const Frame f = frame("workers by state", "workers", n, origin, size);
   ImDrawList* draw = ImGui::GetWindowDrawList();
@@ -73,7 +80,8 @@ void PlotsView::draw_states(const Model& model, const ViewState& view, const Tim
   const Tick open_end = model.last_tick();
   std::vector<std::ptrdiff_t> hints(n, -1);
   std::vector<Occupancy> prev(n);
-  for (std::uint32_t w = 0; w < n; ++w) prev[w] = model.track(w).cumulative(model.abs(map.t(f.p0.x)), open_end, &hints[w]);
+  for (std::uint32_t w = 0; w < n; ++w)
+    prev[w] = model.track(w).cumulative(model.abs(map.t(f.p0.x)), open_end, &hints[w]);
   const float height = f.p1.y - f.p0.y;
   std::vector<Line> lines(trace::kStateCount);
   for (int s = 0; s < trace::kStateCount; ++s) lines[s] = Line{{}, palette::state(s), 1, trace::kStateNames[s].data()};
@@ -98,8 +106,8 @@ void PlotsView::draw_states(const Model& model, const ViewState& view, const Tim
 }
 
 void PlotsView::draw_lines(const Model& model, const ViewState& view, const TimeMapping& map, const char* title,
-                           const std::vector<std::pair<int, const char*>>& series, bool rate, ImVec2 origin, ImVec2 size,
-                           int second_axis) {
+                           const std::vector<std::pair<int, const char*>>& series, bool rate, ImVec2 origin,
+                           ImVec2 size, int second_axis) {
   const TimeSeries* ts = model.series();
   const float step = 2.0f;
   const double hi = std::min({map.end, view.limit, model.rel(model.last_tick())});
@@ -108,7 +116,8 @@ void PlotsView::draw_lines(const Model& model, const ViewState& view, const Time
   double max = 0, max_second = 0;  // the left axis; the right axis (series from second_axis on)
   for (std::size_t k = 0; k < series.size(); ++k) {
     const int id = series[k].first;
-    Line line{{}, k == 0 ? palette::kText : palette::series(static_cast<int>(k) - 1), k == 0 ? 2.0f : 1.2f, series[k].second};
+    Line line{
+        {}, k == 0 ? palette::kText : palette::series(static_cast<int>(k) - 1), k == 0 ? 2.0f : 1.2f, series[k].second};
     for (float x = x0; ts && x < x_end; x += step) {
       const double a = map.t(x), b = map.t(std::min(x + step, x_end));
       const double sum = ts->sum(id, a, b);
@@ -132,7 +141,8 @@ void PlotsView::draw_lines(const Model& model, const ViewState& view, const Time
     auto& pts = lines[k].points;
     const double scale = static_cast<int>(k) >= second_axis ? second_max : f.max;
     for (auto& p : pts) p.y = f.p1.y - height * static_cast<float>(p.y / scale);
-    if (pts.size() >= 2) draw->AddPolyline(pts.data(), static_cast<int>(pts.size()), lines[k].colour, 0, lines[k].thickness);
+    if (pts.size() >= 2)
+      draw->AddPolyline(pts.data(), static_cast<int>(pts.size()), lines[k].colour, 0, lines[k].thickness);
   }
   draw->PopClipRect();
   // Legend, right-aligned in the plot's top-right corner.
@@ -145,7 +155,8 @@ void PlotsView::draw_lines(const Model& model, const ViewState& view, const Time
   if (second_axis < static_cast<int>(lines.size())) {
     const std::string right = short_number(second_max) + (rate ? " /s" : "");
     const ImVec2 rs = ImGui::CalcTextSize(right.c_str());
-    draw->AddText(ImVec2(f.p1.x - rs.x - 6, f.p0.y + 4 + rs.y), lines[static_cast<std::size_t>(second_axis)].colour, right.c_str());
+    draw->AddText(ImVec2(f.p1.x - rs.x - 6, f.p0.y + 4 + rs.y), lines[static_cast<std::size_t>(second_axis)].colour,
+                  right.c_str());
   }
   cursor(view, map, f, lines);
 }
@@ -154,33 +165,35 @@ void PlotsView::draw(const Model& model, ViewState& view, ImVec2 size) {
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   const float width = std::max(size.x - TimelineView::kLabelWidth - 14.0f, 40.0f);
   const TimeMapping map{view.start, view.end, origin.x + TimelineView::kLabelWidth, width};
-  const bool dependencies = model.events_of(EventId::release) > 0 ||
-                            model.events_of(EventId::io_submit) > 0 ||
+  const bool dependencies = model.events_of(EventId::release) > 0 || model.events_of(EventId::io_submit) > 0 ||
                             model.events_of(EventId::io_complete) > 0;
   const float h = size.y / (dependencies ? 5 : 4);
   draw_states(model, view, map, origin, ImVec2(size.x, h));
   std::vector<std::pair<int, const char*>> queues = {{kSeriesQueuedAll, "all lanes"}};
   if (model.events_of(EventId::not_ready) > 0) queues.emplace_back(kSeriesNotReady, "not ready");
   static const char* kLaneNames[] = {"lane 0", "lane 1", "lane 2", "lane 3", "lane 4", "lane 5", "lane 6", "lane 7"};
-  for (std::uint32_t l = 0; l < std::min<std::uint32_t>(model.worker_count(), 8); ++l) queues.emplace_back(kSeriesFirstLane + static_cast<int>(l), kLaneNames[l]);
+  for (std::uint32_t l = 0; l < std::min<std::uint32_t>(model.worker_count(), 8); ++l)
+    queues.emplace_back(kSeriesFirstLane + static_cast<int>(l), kLaneNames[l]);
   draw_lines(model, view, map, "queue depth", queues, false, ImVec2(origin.x, origin.y + h), ImVec2(size.x, h));
   draw_lines(model, view, map, "tasks / s", {{kSeriesTasks, "tasks"}, {kSeriesSteals, "steals (right axis)"}}, true,
              ImVec2(origin.x, origin.y + 2 * h), ImVec2(size.x, h), 1);
-  draw_lines(model, view, map, "helps / s", {{kSeriesHelps, "helps"}, {kSeriesWakes, "wakes"}}, true, ImVec2(origin.x, origin.y + 3 * h), ImVec2(size.x, h));
+  draw_lines(model, view, map, "helps / s", {{kSeriesHelps, "helps"}, {kSeriesWakes, "wakes"}}, true,
+             ImVec2(origin.x, origin.y + 3 * h), ImVec2(size.x, h));
   if (dependencies) {
     // Shown once the trace has any: dependency releases, IO submitted and completed.
-    draw_lines(model, view, map, "releases / s",
-               {{kSeriesReleases, "releases"}, {kSeriesIoSubmits, "IO submitted"}, {kSeriesIoCompletions, "IO completed"}},
-               true, ImVec2(origin.x, origin.y + 4 * h), ImVec2(size.x, h));
+    draw_lines(
+        model, view, map, "releases / s",
+        {{kSeriesReleases, "releases"}, {kSeriesIoSubmits, "IO submitted"}, {kSeriesIoCompletions, "IO completed"}},
+        true, ImVec2(origin.x, origin.y + 4 * h), ImVec2(size.x, h));
   }
   if (model.events_of(EventId::lane_pop) == 0 && !model.empty()) {
     // Queue depth is built from lane pops; why there are none is the analysis' sentence
     // (from the trace header's level), the one lantern-trace stats prints.
     if (view.layout) view.layout->add("needs_level", 0, 0, 0, 0, 0, 0);
     const std::string why = "queue depth: no lane pops: " + model.analysis().no_samples_reason(EventId::lane_pop);
-    ImGui::GetWindowDrawList()->AddText(ImGui::GetFont(), ImGui::GetFontSize(),
-                                        ImVec2(origin.x + TimelineView::kLabelWidth + 8, origin.y + h + 20), palette::kDimText,
-                                        why.c_str(), nullptr, std::max(1.0f, size.x - TimelineView::kLabelWidth - 16));
+    ImGui::GetWindowDrawList()->AddText(
+        ImGui::GetFont(), ImGui::GetFontSize(), ImVec2(origin.x + TimelineView::kLabelWidth + 8, origin.y + h + 20),
+        palette::kDimText, why.c_str(), nullptr, std::max(1.0f, size.x - TimelineView::kLabelWidth - 16));
   }
   // Tasks, steals and helps per second are built from events the trace's level may not
   // record (level states): a flat line there would read as none happening, so the plot
@@ -189,16 +202,18 @@ void PlotsView::draw(const Model& model, ViewState& view, ImVec2 size) {
     EventId source;
     const char* what;
     int row;
-  } rates[] = {{EventId::task_begin, "tasks / s", 2}, {EventId::steal, "steals / s", 2},
-               {EventId::help, "helps / s", 3}};
+  } rates[] = {
+      {EventId::task_begin, "tasks / s", 2}, {EventId::steal, "steals / s", 2}, {EventId::help, "helps / s", 3}};
   float line_y[4] = {};
   for (const auto& r : rates) {
     if (model.empty() || model.analysis().counted(r.source)) continue;
     if (view.layout) view.layout->add("not_recorded_plot", static_cast<int>(r.source), r.row, 0, 0, 0, 0);
     const std::string why = std::string(r.what) + ": " + model.analysis().no_samples_reason(r.source);
     const float wrap = std::max(1.0f, size.x - TimelineView::kLabelWidth - 16);
-    const ImVec2 at(origin.x + TimelineView::kLabelWidth + 8, origin.y + static_cast<float>(r.row) * h + 20 + line_y[r.row]);
-    ImGui::GetWindowDrawList()->AddText(ImGui::GetFont(), ImGui::GetFontSize(), at, palette::kDimText, why.c_str(), nullptr, wrap);
+    const ImVec2 at(origin.x + TimelineView::kLabelWidth + 8,
+                    origin.y + static_cast<float>(r.row) * h + 20 + line_y[r.row]);
+    ImGui::GetWindowDrawList()->AddText(ImGui::GetFont(), ImGui::GetFontSize(), at, palette::kDimText, why.c_str(),
+                                        nullptr, wrap);
     line_y[r.row] += ImGui::CalcTextSize(why.c_str(), nullptr, false, wrap).y;
   }
   ImGui::Dummy(size);

@@ -39,7 +39,8 @@ class PlotsView {
   void draw_states(const Model& model, const ViewState& view, const TimeMapping& map, ImVec2 origin, ImVec2 size);
   // draw_lines: per-second rates (rate=true) or averages (queue depth) of series ids.
   void draw_lines(const Model& model, const ViewState& view, const TimeMapping& map, const char* title,
-                  const std::vector<std::pair<int, const char*>>& series, bool rate, ImVec2 origin, ImVec2 size, int second_axis = 1 << 30);
+                  const std::vector<std::pair<int, const char*>>& series, bool rate, ImVec2 origin, ImVec2 size,
+                  int second_axis = 1 << 30);
   void cursor(const ViewState& view, const TimeMapping& map, const Frame& f, const std::vector<Line>& lines) const;
 
   std::vector<double> column_values_;

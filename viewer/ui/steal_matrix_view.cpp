@@ -40,7 +40,8 @@ void StealMatrixView::build_grid(const Model& model) {
       const std::size_t cell = static_cast<std::size_t>(r / g.group) * g.side + c / g.group;
       g.counts[cell] += model.steal_count(order_[r], order_[c]);
       // A group's distance is that of its first pair that is not a worker with itself.
-      if (g.distance[cell] < 0 && r != c) g.distance[cell] = static_cast<std::int8_t>(model.distance(order_[r], order_[c]));
+      if (g.distance[cell] < 0 && r != c)
+        g.distance[cell] = static_cast<std::int8_t>(model.distance(order_[r], order_[c]));
     }
   }
   for (auto v : g.counts) g.max = std::max(g.max, v);
@@ -101,12 +102,17 @@ void StealMatrixView::draw_matrix(const Model& model, ViewState& view, ImVec2 or
         }
         draw->AddText(ImVec2(p0.x + 3, p0.y + 3), IM_COL32(15, 15, 20, 255), text);
       }
-      if (view.layout && grid_.group == 1) view.layout->add("matrix_cell", static_cast<int>(order_[r]), static_cast<int>(order_[c]), p0.x, p0.y, p1.x, p1.y);
-      if (mouse.x >= p0.x && mouse.x < p0.x + cell && mouse.y >= p0.y && mouse.y < p0.y + cell && ImGui::IsWindowHovered()) tooltip(r, c);
+      if (view.layout && grid_.group == 1)
+        view.layout->add("matrix_cell", static_cast<int>(order_[r]), static_cast<int>(order_[c]), p0.x, p0.y, p1.x,
+                         p1.y);
+      if (mouse.x >= p0.x && mouse.x < p0.x + cell && mouse.y >= p0.y && mouse.y < p0.y + cell &&
+          ImGui::IsWindowHovered())
+        tooltip(r, c);
     }
     if (cell >= 12) {
       std::snprintf(text, sizeof text, "%u", order_[r * grid_.group]);
-      draw->AddText(ImVec2(origin.x + 4, m0.y + static_cast<float>(r) * cell + (cell - 14) / 2), palette::kDimText, text);
+      draw->AddText(ImVec2(origin.x + 4, m0.y + static_cast<float>(r) * cell + (cell - 14) / 2), palette::kDimText,
+                    text);
     }
   }
   for (std::uint32_t c = 0; c < n && cell >= 12; ++c) {
@@ -147,7 +153,8 @@ void StealMatrixView::draw_totals(const Model& model, float width, LayoutRecord*
   // says "not recorded" and why, as lantern-trace stats does.
   const bool steals_counted = model.analysis().counted(EventId::steal);
   const bool helps_counted = model.analysis().counted(EventId::help);
-  if (layout && (!steals_counted || !helps_counted)) layout->add("not_recorded", !steals_counted, !helps_counted, 0, 0, 0, 0);
+  if (layout && (!steals_counted || !helps_counted))
+    layout->add("not_recorded", !steals_counted, !helps_counted, 0, 0, 0, 0);
   ImGui::Text("Steals: %s", steals_counted ? format_count(total).c_str() : "not recorded");
   if (total == 0) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
@@ -163,8 +170,10 @@ void StealMatrixView::draw_totals(const Model& model, float width, LayoutRecord*
     ImGui::Dummy(ImVec2(16, 16));
     ImGui::SameLine();
     const double share = total ? 100.0 * static_cast<double>(by[d]) / static_cast<double>(total) : 0.0;
-    if (steals_counted) ImGui::Text("%-6s %s  %.1f%%", trace::kDistanceNames[d].data(), format_count(by[d]).c_str(), share);
-    else ImGui::Text("%-6s -", trace::kDistanceNames[d].data());
+    if (steals_counted)
+      ImGui::Text("%-6s %s  %.1f%%", trace::kDistanceNames[d].data(), format_count(by[d]).c_str(), share);
+    else
+      ImGui::Text("%-6s -", trace::kDistanceNames[d].data());
     ImGui::SameLine();
     const ImVec2 q = ImGui::GetCursorScreenPos();
     const float bar = std::max(0.0f, width - (q.x - p.x) - 8) * static_cast<float>(share / 100.0);
@@ -174,8 +183,9 @@ void StealMatrixView::draw_totals(const Model& model, float width, LayoutRecord*
   std::uint64_t helps = 0;
   for (std::uint32_t w = 0; w < model.worker_count(); ++w) helps += model.helps(w).size();
   ImGui::Spacing();
-  ImGui::TextWrapped("Helps (lane tasks taken for fairness): %s",
-                     helps_counted ? format_count(helps).c_str() : model.analysis().no_samples_reason(EventId::help).c_str());
+  ImGui::TextWrapped(
+      "Helps (lane tasks taken for fairness): %s",
+      helps_counted ? format_count(helps).c_str() : model.analysis().no_samples_reason(EventId::help).c_str());
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
   ImGui::TextWrapped("Rows: thieves; columns: victims; ordered and grouped by topology.");
   ImGui::PopStyleColor();
@@ -192,7 +202,8 @@ void StealMatrixView::draw(const Model& model, ViewState& view, ImVec2 size) {
   const float side = beside ? std::max(40.0f, std::min(size.y - 44.0f, size.x - kMatrixExtra - kTotalsWidth - 20.0f))
                             : std::max(40.0f, std::min(size.y - 44.0f - totals_h, size.x - kMatrixExtra - 10.0f));
   if (!order_.empty()) draw_matrix(model, view, origin, side);
-  const ImVec2 at = beside ? ImVec2(origin.x + side + kMatrixExtra + 10, origin.y) : ImVec2(origin.x, origin.y + side + 44.0f);
+  const ImVec2 at =
+      beside ? ImVec2(origin.x + side + kMatrixExtra + 10, origin.y) : ImVec2(origin.x, origin.y + side + 44.0f);
   const float width = beside ? size.x - side - kMatrixExtra - 20 : size.x - 10;
   ImGui::SetCursorScreenPos(at);
   ImGui::BeginGroup();

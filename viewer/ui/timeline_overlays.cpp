@@ -16,14 +16,15 @@ namespace {
 
 // More arrows than one per few pixels of width is a blur, not arrows: zoom in first.
 constexpr float kPixelsPerArrow = 3.0f;
-constexpr float kArrowSpacing = 5.0f;       // pixels between two drawn arrows of one pair
+constexpr float kArrowSpacing = 5.0f;  // pixels between two drawn arrows of one pair
 
 // Spacing keeps a burst of steals between the same two workers from painting a solid
 // block: within a few pixels only the first arrow of each (from, to, kind) is drawn.
 class ArrowSpacing {
  public:
   bool take(std::uint32_t from, std::uint32_t to, int kind, float x) {
-    const std::uint64_t key = (static_cast<std::uint64_t>(from) << 34) | (static_cast<std::uint64_t>(to) << 2) | static_cast<std::uint64_t>(kind);
+    const std::uint64_t key = (static_cast<std::uint64_t>(from) << 34) | (static_cast<std::uint64_t>(to) << 2) |
+                              static_cast<std::uint64_t>(kind);
     auto [it, fresh] = last_.try_emplace(key, x);
     if (fresh) return true;
     if (x - it->second < kArrowSpacing) return false;
@@ -85,7 +86,8 @@ void TimelineView::draw_markers(const Model& model, const ViewState& view, const
         const IoEvent& io = model.io(w)[i];
         if (!io.completed) continue;
         const float x = map.x(model.rel(io.t)), y = lanes.y(w) + lanes.band / 2;
-        draw->AddQuadFilled(ImVec2(x, y - 4), ImVec2(x + 4, y), ImVec2(x, y + 4), ImVec2(x - 4, y), palette::kIoCompletion);
+        draw->AddQuadFilled(ImVec2(x, y - 4), ImVec2(x + 4, y), ImVec2(x, y + 4), ImVec2(x - 4, y),
+                            palette::kIoCompletion);
       }
     }
   }
@@ -203,9 +205,12 @@ void TimelineView::tooltip(const Model& model, const ViewState& view, const Time
     ImGui::Text("worker %u at %s", w, ns(t).c_str());
     if (static_cast<double>(e - s) >= tpp) {
       const int state = track.interval_state(k);
-      ImGui::TextColored(palette::vec(palette::state(state)), "%s", state < trace::kStateCount ? trace::kStateNames[state].data() : "unknown (before the first state event)");
+      ImGui::TextColored(
+          palette::vec(palette::state(state)), "%s",
+          state < trace::kStateCount ? trace::kStateNames[state].data() : "unknown (before the first state event)");
       ImGui::Text("for %s (since %s)", ns(static_cast<double>(e - s)).c_str(), ns(model.rel(s)).c_str());
-      if (const StateReason why = track.interval_reason(k); valid(why)) ImGui::TextDisabled("because: %s", name_of(why).data());
+      if (const StateReason why = track.interval_reason(k); valid(why))
+        ImGui::TextDisabled("because: %s", name_of(why).data());
     } else {
       // Several intervals under the cursor: the pixel's mix, from the occupancy sums, as
       // shares the way every view computes them (state_shares: unknown time its own).
@@ -243,16 +248,20 @@ void TimelineView::tooltip(const Model& model, const ViewState& view, const Time
       ImGui::TextDisabled("(label %u)", s.label);
     }
     ImGui::Text("task #%llx", static_cast<unsigned long long>(s.id));
-    ImGui::TextColored(palette::vec(palette::source(s.source)), "from %s", valid(s.task_source()) ? name_of(s.task_source()).data() : "?");
+    ImGui::TextColored(palette::vec(palette::source(s.source)), "from %s",
+                       valid(s.task_source()) ? name_of(s.task_source()).data() : "?");
     ImGui::Text("ran %s%s (at %s, depth %d)", ns(static_cast<double>(end - s.start)).c_str(), s.open() ? " so far" : "",
                 ns(model.rel(s.start)).c_str(), d);
-    if (const auto wait = track.ready_wait(s)) ImGui::Text("waited %s in a lane before running", ns(static_cast<double>(*wait)).c_str());
+    if (const auto wait = track.ready_wait(s))
+      ImGui::Text("waited %s in a lane before running", ns(static_cast<double>(*wait)).c_str());
     if (s.steal >= 0 && static_cast<std::size_t>(s.steal) < model.steals(w).size()) {
       const Steal& st = model.steals(w)[static_cast<std::size_t>(s.steal)];
-      ImGui::Text("stolen from worker %u (%s)", st.victim, valid(st.steal_distance()) ? name_of(st.steal_distance()).data() : "?");
+      ImGui::Text("stolen from worker %u (%s)", st.victim,
+                  valid(st.steal_distance()) ? name_of(st.steal_distance()).data() : "?");
     }
     if (s.flags & kSliceThrew) ImGui::TextColored(palette::vec(palette::kError), "threw an exception");
-    if (s.flags & kSliceEndLost) ImGui::TextColored(palette::vec(palette::kWarning), "end not recorded (events dropped, or in a damaged chunk)");
+    if (s.flags & kSliceEndLost)
+      ImGui::TextColored(palette::vec(palette::kWarning), "end not recorded (events dropped, or in a damaged chunk)");
   }
   ImGui::EndTooltip();
 }

@@ -104,7 +104,12 @@ void TimelineView::draw_ruler(const Model& model, const TimeMapping& map, ImDraw
     if (step_ns >= 1e9 || (a >= 1e9 && step_ns >= 1e8)) {
       std::snprintf(text, sizeof text, "%.*f s", step_ns >= 1e9 ? 0 : 1, t / 1e9);
     } else if (a >= 1e6 || step_ns >= 1e6) {
-      std::snprintf(text, sizeof text, "%.*f ms", step_ns >= 1e6 ? 0 : step_ns >= 1e5 ? 1 : step_ns >= 1e4 ? 2 : 3, t / 1e6);
+      std::snprintf(text, sizeof text, "%.*f ms",
+                    step_ns >= 1e6   ? 0
+                    : step_ns >= 1e5 ? 1
+                    : step_ns >= 1e4 ? 2
+                                     : 3,
+                    t / 1e6);
     } else if (a >= 1e3 || step_ns >= 1e3) {
       std::snprintf(text, sizeof text, "%.*f us", step_ns >= 1e3 ? 0 : step_ns >= 1e2 ? 1 : 2, t / 1e3);
     } else {
@@ -114,7 +119,8 @@ void TimelineView::draw_ruler(const Model& model, const TimeMapping& map, ImDraw
     const float tw = ImGui::CalcTextSize(text).x;
     const float tx = x + 3 + tw <= right ? x + 3 : x - 3 - tw;
     draw->AddText(ImVec2(tx, y0 + 3), palette::kText, text);
-    if (layout_ruler_) layout_ruler_->add("ruler_label", 0, 0, tx, y0 + 3, tx + tw, y0 + 3 + ImGui::GetTextLineHeight());
+    if (layout_ruler_)
+      layout_ruler_->add("ruler_label", 0, 0, tx, y0 + 3, tx + tw, y0 + 3 + ImGui::GetTextLineHeight());
   }
   std::snprintf(text, sizeof text, "%s / div", format_duration(step_ns).c_str());
   draw->AddText(ImVec2(map.x0 - kLabelWidth + 6, y0 + 4), palette::kDimText, text);
@@ -141,7 +147,8 @@ void TimelineView::draw(const Model& model, ViewState& view, ImVec2 size) {
   lanes.rows = std::min(depth, max_rows_);
   lanes.height = lanes.band + static_cast<float>(lanes.rows) * lanes.row + 12.0f;
   // Few workers: grow band and rows (up to a limit) rather than leave the panel empty.
-  const float room = (size.y - kRulerHeight - 12.0f) / static_cast<float>(std::max<std::uint32_t>(model.worker_count(), 1));
+  const float room =
+      (size.y - kRulerHeight - 12.0f) / static_cast<float>(std::max<std::uint32_t>(model.worker_count(), 1));
   if (room > lanes.height) {
     const float extra = room - lanes.height;
     lanes.band += std::min(extra * 0.3f, 8.0f);
@@ -155,11 +162,13 @@ void TimelineView::draw(const Model& model, ViewState& view, ImVec2 size) {
   const ImVec2 top = ImGui::GetCursorScreenPos();
   lanes.top = top.y + 4.0f;
   const float total = lanes.height * static_cast<float>(model.worker_count()) + 8.0f;
-  ImGui::InvisibleButton("##canvas", ImVec2(std::max(size.x - 14.0f, 1.0f), std::max(total, size.y - kRulerHeight - 8)));
+  ImGui::InvisibleButton("##canvas",
+                         ImVec2(std::max(size.x - 14.0f, 1.0f), std::max(total, size.y - kRulerHeight - 8)));
   const bool hovered = ImGui::IsItemHovered();
   if (view.focus.scroll_to) {
     // A health warning was clicked: bring its worker's lane into view.
-    if (view.focus.worker >= 0) ImGui::SetScrollY(std::max(0.0f, static_cast<float>(view.focus.worker) * lanes.height - 20.0f));
+    if (view.focus.worker >= 0)
+      ImGui::SetScrollY(std::max(0.0f, static_cast<float>(view.focus.worker) * lanes.height - 20.0f));
     view.focus.scroll_to = false;
   }
   handle_input(model, view, map, hovered);
@@ -219,7 +228,8 @@ void TimelineView::draw(const Model& model, ViewState& view, ImVec2 size) {
   if (arrows_hidden_ > 0) {
     std::snprintf(text, sizeof text, "zoom in to see %s steals/wakes as arrows", format_count(arrows_hidden_).c_str());
     const ImVec2 ts = ImGui::CalcTextSize(text);
-    ImGui::GetWindowDrawList()->AddText(ImVec2(right - ts.x - 4, origin.y + size.y - ts.y - 4), palette::kDimText, text);
+    ImGui::GetWindowDrawList()->AddText(ImVec2(right - ts.x - 4, origin.y + size.y - ts.y - 4), palette::kDimText,
+                                        text);
   }
 }
 

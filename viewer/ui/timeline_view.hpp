@@ -37,11 +37,11 @@ class TimelineView {
 
  private:
   struct Lanes {
-    float top = 0;       // y of worker 0's lane
-    float band = 12;     // state band height
-    float row = 16;      // task row height
-    int rows = 1;        // task rows per lane
-    float height = 0;    // one lane, gaps included
+    float top = 0;     // y of worker 0's lane
+    float band = 12;   // state band height
+    float row = 16;    // task row height
+    int rows = 1;      // task rows per lane
+    float height = 0;  // one lane, gaps included
     float y(std::uint32_t w) const noexcept { return top + static_cast<float>(w) * height; }
   };
   void fit(const Model& model, ViewState& view) const;
@@ -57,7 +57,7 @@ class TimelineView {
   int max_rows_ = 6;
   bool dragging_ = false;
   PaintStats stats_;
-  std::uint64_t arrows_hidden_ = 0;  // steals/wakes/releases in view, too many to draw as arrows
+  std::uint64_t arrows_hidden_ = 0;               // steals/wakes/releases in view, too many to draw as arrows
   mutable LayoutRecord* layout_ruler_ = nullptr;  // this frame's, when recording
 };
 

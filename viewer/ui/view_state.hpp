@@ -40,11 +40,11 @@ struct LayoutRecord {
 struct ViewState {
   static constexpr double kNoLimit = std::numeric_limits<double>::infinity();
 
-  double start = 0;            // the timeline's window [start, end)
+  double start = 0;  // the timeline's window [start, end)
   double end = 1;
-  double limit = kNoLimit;     // nothing later is shown: replay playhead, frozen live view
-  bool follow = false;         // live: the window slides with the newest data
-  bool fit_requested = true;   // fit the window to the data on the next frame
+  double limit = kNoLimit;                                  // nothing later is shown: replay playhead, frozen live view
+  bool follow = false;                                      // live: the window slides with the newest data
+  bool fit_requested = true;                                // fit the window to the data on the next frame
   double hover = std::numeric_limits<double>::quiet_NaN();  // time under the timeline's cursor
 
   // focus: set by the health view; the timeline scrolls there and highlights it.

@@ -13,23 +13,34 @@ namespace {
 
 const char* phase_name(SourceStatus::Phase p) {
   switch (p) {
-    case SourceStatus::Phase::connecting: return "CONNECTING";
-    case SourceStatus::Phase::loading: return "LOADING";
-    case SourceStatus::Phase::streaming: return "LIVE";
-    case SourceStatus::Phase::complete: return "REPLAY";
-    case SourceStatus::Phase::disconnected: return "DISCONNECTED";
-    case SourceStatus::Phase::failed: return "PROBLEMS";
+    case SourceStatus::Phase::connecting:
+      return "CONNECTING";
+    case SourceStatus::Phase::loading:
+      return "LOADING";
+    case SourceStatus::Phase::streaming:
+      return "LIVE";
+    case SourceStatus::Phase::complete:
+      return "REPLAY";
+    case SourceStatus::Phase::disconnected:
+      return "DISCONNECTED";
+    case SourceStatus::Phase::failed:
+      return "PROBLEMS";
   }
   return "";
 }
 
 ImU32 phase_colour(SourceStatus::Phase p) {
   switch (p) {
-    case SourceStatus::Phase::streaming: return palette::kGood;
-    case SourceStatus::Phase::complete: return palette::kText;
-    case SourceStatus::Phase::disconnected: return palette::kWarning;
-    case SourceStatus::Phase::failed: return palette::kError;
-    default: return palette::kDimText;
+    case SourceStatus::Phase::streaming:
+      return palette::kGood;
+    case SourceStatus::Phase::complete:
+      return palette::kText;
+    case SourceStatus::Phase::disconnected:
+      return palette::kWarning;
+    case SourceStatus::Phase::failed:
+      return palette::kError;
+    default:
+      return palette::kDimText;
   }
 }
 
@@ -58,7 +69,8 @@ void swatch(ImU32 colour, const char* name, LayoutRecord* layout = nullptr, cons
 }  // namespace
 
 bool is_view_name(const std::string& name) {
-  return name == "all" || name == "timeline" || name == "steals" || name == "plots" || name == "latency" || name == "health";
+  return name == "all" || name == "timeline" || name == "steals" || name == "plots" || name == "latency" ||
+         name == "health";
 }
 
 ViewerApp::ViewerApp(std::unique_ptr<Session> session, AppOptions options, Reconnect reconnect)
@@ -113,8 +125,10 @@ void ViewerApp::apply_start_options(const Model& model) {
 void ViewerApp::global_keys(const Model& model) {
   const ImGuiIO& io = ImGui::GetIO();
   if (io.WantTextInput) return;
-  if (!session_->live() && ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Space), false)) controls_.toggle_play(model, view_);
-  if (session_->live() && ImGui::IsKeyPressed('F', false)) view_.follow = !view_.follow, view_.limit = ViewState::kNoLimit;
+  if (!session_->live() && ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Space), false))
+    controls_.toggle_play(model, view_);
+  if (session_->live() && ImGui::IsKeyPressed('F', false))
+    view_.follow = !view_.follow, view_.limit = ViewState::kNoLimit;
 }
 
 void ViewerApp::legend(const Model& model) {
@@ -163,12 +177,14 @@ void ViewerApp::legend(const Model& model) {
     ImGui::SameLine();
     key(palette::kTaskCluster, "many");
     key(palette::kUnlabelled, "no label");
-    for (const auto& [uses, id] : by_use) key(palette::label(id), model.label_name(id).c_str(), "label_swatch", static_cast<int>(id));
+    for (const auto& [uses, id] : by_use)
+      key(palette::label(id), model.label_name(id).c_str(), "label_swatch", static_cast<int>(id));
   } else {
     ImGui::TextDisabled("tasks from");
     ImGui::SameLine();
     key(palette::kTaskCluster, "many");
-    for (std::size_t s = 0; s + 1 < std::size(trace::kSourceNames); ++s) key(palette::source(static_cast<int>(s)), trace::kSourceNames[s].data());
+    for (std::size_t s = 0; s + 1 < std::size(trace::kSourceNames); ++s)
+      key(palette::source(static_cast<int>(s)), trace::kSourceNames[s].data());
   }
   end_row(line_y);
   group = 1;
@@ -192,7 +208,9 @@ void ViewerApp::status_bar(Model& model) {
     // Progress while a file loads: a bar when its size is known (a pipe's is not).
     char read[64];
     std::snprintf(read, sizeof read, "%.1f MB read", static_cast<double>(s.bytes) / 1e6);
-    const float fraction = s.total_bytes > 0 ? static_cast<float>(static_cast<double>(s.bytes) / static_cast<double>(s.total_bytes)) : -1.0f;
+    const float fraction = s.total_bytes > 0
+                               ? static_cast<float>(static_cast<double>(s.bytes) / static_cast<double>(s.total_bytes))
+                               : -1.0f;
     const ImVec2 p = ImGui::GetCursorScreenPos();
     ImGui::ProgressBar(fraction >= 0 ? fraction : 0.0f, ImVec2(160, 0), fraction >= 0 ? nullptr : read);
     if (view_.layout) {
@@ -205,10 +223,12 @@ void ViewerApp::status_bar(Model& model) {
   char right[160];
   const std::uint64_t warnings = model.warning_count(), errors = HealthView::trace_error_count(model);
   const std::uint64_t attention = warnings + errors;
-  std::snprintf(right, sizeof right, "%s events   %s dropped   %s warnings%s", format_count(model.events()).c_str(),
-                format_count(model.dropped_events()).c_str(), format_count(warnings).c_str(),
-                errors ? ("   " + format_count(errors) + (errors == 1 ? " trace error" : " trace errors")).c_str() : "");
-  if (view_.layout) view_.layout->add("badge_warnings", static_cast<int>(warnings), static_cast<int>(errors), 0, 0, 0, 0);
+  std::snprintf(
+      right, sizeof right, "%s events   %s dropped   %s warnings%s", format_count(model.events()).c_str(),
+      format_count(model.dropped_events()).c_str(), format_count(warnings).c_str(),
+      errors ? ("   " + format_count(errors) + (errors == 1 ? " trace error" : " trace errors")).c_str() : "");
+  if (view_.layout)
+    view_.layout->add("badge_warnings", static_cast<int>(warnings), static_cast<int>(errors), 0, 0, 0, 0);
   const float w = ImGui::CalcTextSize(right).x + ImGui::GetStyle().FramePadding.x * 2;
   // The message gets what is left of the line (shortened with "...", whole in a tooltip),
   // so it never runs under the counts.
@@ -223,7 +243,8 @@ void ViewerApp::status_bar(Model& model) {
     if (shown != s.message && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", s.message.c_str());
   }
   ImGui::SameLine(std::max(ImGui::GetCursorPosX() + 10, ImGui::GetWindowContentRegionMax().x - w));
-  ImGui::PushStyleColor(ImGuiCol_Text, palette::vec(attention || model.dropped_events() ? palette::kWarning : palette::kText));
+  ImGui::PushStyleColor(ImGuiCol_Text,
+                        palette::vec(attention || model.dropped_events() ? palette::kWarning : palette::kText));
   if (ImGui::SmallButton(right)) show_health_ = true;
   ImGui::PopStyleColor();
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("open the Health panel");
@@ -320,16 +341,19 @@ void ViewerApp::frame(double seconds) {
     const SourceStatus& s = model.status();
     const std::string text = s.phase == SourceStatus::Phase::failed && !model.trace_problems().empty()
                                  ? trace::describe(model.trace_problems().front())
-                                 : s.phase == SourceStatus::Phase::connecting ? s.message
-                                 : session_->finished() ? "The trace holds no events." : "Loading...";
+                             : s.phase == SourceStatus::Phase::connecting ? s.message
+                             : session_->finished()                       ? "The trace holds no events."
+                                                                          : "Loading...";
     ImGui::SetCursorPos(ImVec2(ImGui::GetCursorPosX() + 40, ImGui::GetCursorPosY() + avail.y * 0.35f));
     ImGui::PushTextWrapPos(avail.x - 40);
-    ImGui::TextColored(palette::vec(s.phase == SourceStatus::Phase::failed ? palette::kError : palette::kText), "%s", text.c_str());
+    ImGui::TextColored(palette::vec(s.phase == SourceStatus::Phase::failed ? palette::kError : palette::kText), "%s",
+                       text.c_str());
     ImGui::PopTextWrapPos();
   } else if (compare_) {
     std::lock_guard<std::mutex> lock_b(compare_->mutex());  // always after A's: one order
     compare_->model().prepare_series();
-    compare_view_.draw(model, a_name_, compare_->model(), b_name_, session_->finished() && compare_->finished(), view_, avail);
+    compare_view_.draw(model, a_name_, compare_->model(), b_name_, session_->finished() && compare_->finished(), view_,
+                       avail);
   } else if (options_.view == "timeline") {
     timeline_.draw(model, view_, avail);
   } else if (options_.view == "plots") {

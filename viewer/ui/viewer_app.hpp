@@ -14,8 +14,8 @@
 
 #include "compare_view.hpp"
 #include "health_view.hpp"
-#include "latency_view.hpp"
 #include "lantern/viewer/session.hpp"
+#include "latency_view.hpp"
 #include "plots_view.hpp"
 #include "replay_controls.hpp"
 #include "steal_matrix_view.hpp"
@@ -24,12 +24,12 @@
 namespace lantern::viewer {
 
 struct AppOptions {
-  std::string view = "all";  // all | timeline | steals | plots | latency | health
+  std::string view = "all";                                     // all | timeline | steals | plots | latency | health
   double at_ns = std::numeric_limits<double>::quiet_NaN();      // --at: playhead, from the trace start
   double window_ns = std::numeric_limits<double>::quiet_NaN();  // --window: timeline width
-  int max_rows = 6;          // task rows per lane
-  std::string task_colours = "auto";  // --task-colours: auto, label or source
-  bool health_by_duration = false;    // --health-sort duration
+  int max_rows = 6;                                             // task rows per lane
+  std::string task_colours = "auto";                            // --task-colours: auto, label or source
+  bool health_by_duration = false;                              // --health-sort duration
 };
 
 // is_view_name: whether `name` is one of AppOptions::view's values.

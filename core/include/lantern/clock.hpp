@@ -22,7 +22,7 @@ namespace lantern {
 
 // TickCalibration maps ticks to steady_clock: ns = (ticks - base_ticks) * ns_per_tick + base_ns.
 struct TickCalibration {
-  bool tsc = false;              // true: ticks are TSC cycles; false: ticks are ns
+  bool tsc = false;  // true: ticks are TSC cycles; false: ticks are ns
   double ns_per_tick = 1.0;
   std::uint64_t base_ticks = 0;  // a tick reading ...
   std::int64_t base_ns = 0;      // ... and the steady_clock ns taken at the same moment
@@ -46,8 +46,12 @@ inline std::uint64_t ticks_now() noexcept {
 const TickCalibration& calibration() noexcept;
 
 // ticks_to_ns converts a tick interval to nanoseconds.
-inline double ticks_to_ns(std::uint64_t ticks) noexcept { return static_cast<double>(ticks) * calibration().ns_per_tick; }
+inline double ticks_to_ns(std::uint64_t ticks) noexcept {
+  return static_cast<double>(ticks) * calibration().ns_per_tick;
+}
 // ns_to_ticks converts nanoseconds to a tick interval.
-inline std::uint64_t ns_to_ticks(double ns) noexcept { return static_cast<std::uint64_t>(ns / calibration().ns_per_tick); }
+inline std::uint64_t ns_to_ticks(double ns) noexcept {
+  return static_cast<std::uint64_t>(ns / calibration().ns_per_tick);
+}
 
 }  // namespace lantern

@@ -37,7 +37,10 @@ class Future {
   bool valid() const noexcept { return state_ != nullptr; }
   bool ready() const noexcept { return state_ && state_->done.probe(); }
   void wait() const {
-    if (!state_) throw std::logic_error("lantern: Future::wait() or get() on a Future without a task (default-constructed, or its result already taken by get())");
+    if (!state_)
+      throw std::logic_error(
+          "lantern: Future::wait() or get() on a Future without a task (default-constructed, or its result already "
+          "taken by get())");
     if (detail::Worker* w = detail::tls_worker; w && &w->registry() == registry_) {
       if (state_->done.probe()) return;
       w->check_wait_depth();  // WaitDepthError rather than a stack overflow

@@ -116,7 +116,8 @@ class TaskGraph {
   GraphTask add(std::string name, F&& fn) {
     check_not_running("add a task to");
     const auto position = static_cast<std::uint32_t>(nodes_.size());
-    nodes_.emplace_back(new detail::GraphNodeImpl<std::decay_t<F>>(this, std::move(name), position, std::forward<F>(fn)));
+    nodes_.emplace_back(
+        new detail::GraphNodeImpl<std::decay_t<F>>(this, std::move(name), position, std::forward<F>(fn)));
     prepared_ = false;
     return GraphTask(nodes_.back().get());
   }

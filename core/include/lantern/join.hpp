@@ -57,7 +57,8 @@ void join(A&& a, B&& b) {
   // find_work's help check, so every kJoinHelpInterval joins this one serves a lane task
   // that waited too long (core/helping/README.md, "On the join path"); job_b stays
   // stealable.
-  if (worker->join_help_due()) [[unlikely]] worker->help_from_join();
+  if (worker->join_help_due()) [[unlikely]]
+    worker->help_from_join();
 
   std::exception_ptr error_a;
   try {
@@ -73,7 +74,8 @@ void join(A&& a, B&& b) {
   detail::Job* popped = worker->pop();
   if (popped == &job_b || worker->join_rest(popped, &job_b, job_b.latch)) {
     // b runs even if a threw (as in rayon): join returns only when both halves are done.
-    if (error_a) [[unlikely]] detail::run_then_rethrow(b, error_a);
+    if (error_a) [[unlikely]]
+      detail::run_then_rethrow(b, error_a);
     job_b.run_inline();
     return;
   }

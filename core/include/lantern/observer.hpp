@@ -64,9 +64,7 @@ class Observer {
   // - every other hook: the word is read with a relaxed load before each call.
   class Interest {
    public:
-    std::uint32_t load(std::memory_order order = std::memory_order_seq_cst) const noexcept {
-      return word_.load(order);
-    }
+    std::uint32_t load(std::memory_order order = std::memory_order_seq_cst) const noexcept { return word_.load(order); }
     void store(std::uint32_t mask, std::memory_order order = std::memory_order_seq_cst) noexcept;
     operator std::uint32_t() const noexcept { return load(); }
     Interest& operator=(std::uint32_t mask) noexcept {
@@ -126,7 +124,6 @@ class Observer {
     (void)worker;
     return nullptr;
   }
-
 };
 
 }  // namespace lantern
@@ -160,11 +157,11 @@ inline void emit_payload(Observer* observer, std::uint32_t worker, const Payload
 }  // namespace lantern::detail
 
 #if LANTERN_OBSERVER
-#define LANTERN_HOOK(worker, ...)                                                                          \
-  do {                                                                                                     \
-    if (::lantern::Observer* lantern_obs_ = (worker).observer) [[unlikely]] {                             \
-      ::lantern::detail::emit_payload(lantern_obs_, (worker).index, __VA_ARGS__);                          \
-    }                                                                                                      \
+#define LANTERN_HOOK(worker, ...)                                                 \
+  do {                                                                            \
+    if (::lantern::Observer* lantern_obs_ = (worker).observer) [[unlikely]] {     \
+      ::lantern::detail::emit_payload(lantern_obs_, (worker).index, __VA_ARGS__); \
+    }                                                                             \
   } while (0)
 #else
 #define LANTERN_HOOK(worker, ...) \

@@ -13,9 +13,9 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <memory>
 #include <span>
 #include <stdexcept>
-#include <memory>
 #include <string>
 #include <type_traits>
 #include <utility>

@@ -39,9 +39,10 @@ class Signal {
   Signal& operator=(const Signal&) = delete;
   ~Signal() {
     if (waiters_.has_waiters()) {
-      std::fputs("lantern: a Signal was destroyed before set() while tasks or threads still wait on it; "
-                 "they would wait forever\n",
-                 stderr);
+      std::fputs(
+          "lantern: a Signal was destroyed before set() while tasks or threads still wait on it; "
+          "they would wait forever\n",
+          stderr);
       std::abort();
     }
   }

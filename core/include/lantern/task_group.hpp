@@ -26,9 +26,9 @@
 #pragma once
 
 #include <atomic>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <cstdint>
 #include <exception>
 #include <memory>
 #include <mutex>
@@ -93,7 +93,8 @@ class TaskGroup {
     // WaitDepthError rather than a stack overflow, before anything runs on this stack:
     // the tasks not started are cancelled, so that the destructor below runs none of
     // their bodies on this stack either.
-    if (on_pool && pending_unfolded() != 0 && w->wait_too_deep()) [[unlikely]] refuse(*w, may_refuse);
+    if (on_pool && pending_unfolded() != 0 && w->wait_too_deep()) [[unlikely]]
+      refuse(*w, may_refuse);
     if (owner_ != nullptr) {
       // The owner's own tasks first, straight from its deque: they finish with a plain
       // decrement of local_ (finish_one on the owner while not folded). They run nested
@@ -206,12 +207,12 @@ class TaskGroup {
     if (!w) throw std::logic_error("lantern::TaskGroup() needs a worker thread; pass the Scheduler instead");
     return &w->registry();
   }
-  std::int64_t pending_unfolded() const noexcept {
-    return local_ + (remote_.load(std::memory_order_acquire) - kBias);
-  }
+  std::int64_t pending_unfolded() const noexcept { return local_ + (remote_.load(std::memory_order_acquire) - kBias); }
   [[noreturn]] static void misuse() noexcept {
-    std::fputs("lantern: a TaskGroup made inside a task was waited for on another thread; wait for it in the task that made it\n",
-               stderr);
+    std::fputs(
+        "lantern: a TaskGroup made inside a task was waited for on another thread; wait for it in the task that made "
+        "it\n",
+        stderr);
     std::abort();
   }
   void record(std::exception_ptr e) noexcept {

@@ -75,7 +75,8 @@ struct TaskState : DepNode {
 template <class F>
 struct HandleTask final : TaskState {
   template <class G>
-  HandleTask(Registry& owner, G&& g) : TaskState(&HandleTask::run, &HandleTask::destroy_self, owner), fn(std::forward<G>(g)) {}
+  HandleTask(Registry& owner, G&& g)
+      : TaskState(&HandleTask::run, &HandleTask::destroy_self, owner), fn(std::forward<G>(g)) {}
 
   static bool run(Job* job) noexcept {
     auto* self = static_cast<HandleTask*>(job);
@@ -97,13 +98,14 @@ struct HandleTask final : TaskState {
   }
 
   // The links live right after the object, in the same allocation.
-  static constexpr std::size_t kLinksOffset = (sizeof(HandleTask) + alignof(DepLink) - 1) / alignof(DepLink) * alignof(DepLink);
+  static constexpr std::size_t kLinksOffset =
+      (sizeof(HandleTask) + alignof(DepLink) - 1) / alignof(DepLink) * alignof(DepLink);
   static constexpr bool kOverAligned = alignof(HandleTask) > __STDCPP_DEFAULT_NEW_ALIGNMENT__;
 
   template <class G>
   static HandleTask* create(Registry& owner, G&& g, std::size_t link_count) {
     const std::size_t bytes = kLinksOffset + link_count * sizeof(DepLink);
-    void* raw = kOverAligned ? ::operator new(bytes, std::align_val_t{alignof(HandleTask)}) : ::operator new(bytes);
+    void* raw = kOverAligned ? ::operator new (bytes, std::align_val_t{alignof(HandleTask)}) : ::operator new(bytes);
     HandleTask* task;
     try {
       task = new (raw) HandleTask(owner, std::forward<G>(g));
@@ -123,7 +125,7 @@ struct HandleTask final : TaskState {
   }
   static void deallocate(void* raw) noexcept {
     if constexpr (kOverAligned) {
-      ::operator delete(raw, std::align_val_t{alignof(HandleTask)});
+      ::operator delete (raw, std::align_val_t{alignof(HandleTask)});
     } else {
       ::operator delete(raw);
     }

@@ -33,14 +33,14 @@ const char* distance_name(Distance d) noexcept;
 // CpuInfo describes one logical CPU. Ids are small dense integers assigned by the
 // topology (not necessarily the kernel's numbering); equal ids mean shared hardware.
 struct CpuInfo {
-  int os_cpu = 0;    // the kernel's CPU number (for pinning); -1 for a synthetic CPU
-  int core = 0;      // physical core id (unique across packages)
-  int l2 = 0;        // L2 cache domain id
-  int llc = 0;       // last-level cache domain id
-  int numa_node = 0; // NUMA node id
-  int package = 0;   // socket id
-  int kind = 0;      // CPU kind on hybrid machines, hwloc's order: 0 the least performant
-                     // (efficiency cores), higher the faster kinds; 0 on homogeneous ones
+  int os_cpu = 0;     // the kernel's CPU number (for pinning); -1 for a synthetic CPU
+  int core = 0;       // physical core id (unique across packages)
+  int l2 = 0;         // L2 cache domain id
+  int llc = 0;        // last-level cache domain id
+  int numa_node = 0;  // NUMA node id
+  int package = 0;    // socket id
+  int kind = 0;       // CPU kind on hybrid machines, hwloc's order: 0 the least performant
+                      // (efficiency cores), higher the faster kinds; 0 on homogeneous ones
 };
 
 class Topology {

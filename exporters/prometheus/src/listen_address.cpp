@@ -68,9 +68,7 @@ std::optional<bool> civetweb_has_ipv6() noexcept {
   return check(8) != 0;  // 8: MG_FEATURES_IPV6
 }
 
-std::string format_listen_address(const ListenAddress& address) {
-  return HostPort{address.host, address.port}.text();
-}
+std::string format_listen_address(const ListenAddress& address) { return HostPort{address.host, address.port}.text(); }
 
 std::string why_cannot_listen(const ListenAddress& address) {
   const SocketAddress sa = to_socket_address(address, address.host);

@@ -14,8 +14,8 @@
 #include <utility>
 #include <vector>
 
-#include "listen_address.hpp"
 #include "lantern/thread_signals.hpp"
+#include "listen_address.hpp"
 
 namespace lantern::exporters {
 
@@ -27,8 +27,8 @@ std::string cannot_listen_message(const std::string& address, const detail::List
   if (why.empty()) why = library_error;  // the port came free in between: say what civetweb said
   return "lantern Prometheus exporter: cannot listen on " + address + ": " + why +
          ". Pass another address in PrometheusOptions::address (\"127.0.0.1:0\" takes any free port), "
-         "or find what holds this one with `ss -ltnp 'sport = :" + std::to_string(parsed.port) +
-         "'`. The scheduler is unaffected and keeps running.";
+         "or find what holds this one with `ss -ltnp 'sport = :" +
+         std::to_string(parsed.port) + "'`. The scheduler is unaffected and keeps running.";
 }
 
 // civetweb_options: what the Exposer passes to civetweb. Every connection holds one of
@@ -36,18 +36,24 @@ std::string cannot_listen_message(const std::string& address, const detail::List
 std::vector<std::string> civetweb_options(const PrometheusOptions& o, const std::string& address) {
   const auto ms = [](std::chrono::milliseconds d) { return std::to_string(std::max<std::int64_t>(0, d.count())); };
   return {
-      "listening_ports", address,
-      "num_threads", std::to_string(std::max(1u, o.http_threads)),
+      "listening_ports",
+      address,
+      "num_threads",
+      std::to_string(std::max(1u, o.http_threads)),
       // The header of a request must be complete this long after its first byte, else the
       // connection is dropped: what ends a slowloris client's hold on a thread.
-      "request_timeout_ms", ms(o.request_timeout),
+      "request_timeout_ms",
+      ms(o.request_timeout),
       // Kept alive, a connection's response carries no "Connection: close" and the next
       // request reuses it. Off (civetweb's default), civetweb closes after every response
       // without announcing it, which clients such as wrk count as read errors.
-      "enable_keep_alive", o.keep_alive_timeout.count() > 0 ? "yes" : "no",
-      "keep_alive_timeout_ms", ms(o.keep_alive_timeout),
+      "enable_keep_alive",
+      o.keep_alive_timeout.count() > 0 ? "yes" : "no",
+      "keep_alive_timeout_ms",
+      ms(o.keep_alive_timeout),
       // Connections waiting for a thread: queued rather than refused during a burst.
-      "listen_backlog", "512",
+      "listen_backlog",
+      "512",
   };
 }
 

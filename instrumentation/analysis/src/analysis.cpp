@@ -23,17 +23,22 @@ Percentiles percentiles(const LatencyHistogram& h) {
 std::string format_duration_ns(double ns) {
   char buf[64];
   const double v = std::fabs(ns);
-  if (v < 1e3) std::snprintf(buf, sizeof buf, "%.0f ns", ns);
-  else if (v < 1e6) std::snprintf(buf, sizeof buf, "%.2f us", ns / 1e3);
-  else if (v < 1e9) std::snprintf(buf, sizeof buf, "%.2f ms", ns / 1e6);
-  else std::snprintf(buf, sizeof buf, "%.3f s", ns / 1e9);
+  if (v < 1e3)
+    std::snprintf(buf, sizeof buf, "%.0f ns", ns);
+  else if (v < 1e6)
+    std::snprintf(buf, sizeof buf, "%.2f us", ns / 1e3);
+  else if (v < 1e9)
+    std::snprintf(buf, sizeof buf, "%.2f ms", ns / 1e6);
+  else
+    std::snprintf(buf, sizeof buf, "%.3f s", ns / 1e9);
   return buf;
 }
 
 std::string format_percentiles(const Percentiles& p) {
   if (p.count == 0) return p.no_samples.empty() ? "no samples" : "no samples: " + p.no_samples;
-  return std::to_string(p.count) + " samples, p50 " + format_duration_ns(p.p50_ns) + ", p90 " + format_duration_ns(p.p90_ns) +
-         ", p99 " + format_duration_ns(p.p99_ns) + ", max " + format_duration_ns(p.max_ns);
+  return std::to_string(p.count) + " samples, p50 " + format_duration_ns(p.p50_ns) + ", p90 " +
+         format_duration_ns(p.p90_ns) + ", p99 " + format_duration_ns(p.p99_ns) + ", max " +
+         format_duration_ns(p.max_ns);
 }
 
 StateShares state_shares(const std::array<std::uint64_t, kStateSlots>& ticks) noexcept {
@@ -105,7 +110,7 @@ bool Analysis::add(const trace::Event& e) {
   WorkerTrack& track = *tracks_[w];
   PerWorker& pw = per_worker_[w];
   const Tick previous = track.seen() ? track.last_tick() : e.ticks;  // a drop's gap starts here
-  const Tick last_before = track.last_tick();  // 0: the worker's first event
+  const Tick last_before = track.last_tick();                        // 0: the worker's first event
   track.touch(e.ticks);
   const Tick t = std::max(e.ticks, track.last_tick());  // the track clamps disorder; follow it
   switch (e.type) {
@@ -128,7 +133,9 @@ bool Analysis::add(const trace::Event& e) {
       break;
     }
     case EventId::io_submit:
-    case EventId::io_complete: on_io(w, t, e); break;
+    case EventId::io_complete:
+      on_io(w, t, e);
+      break;
     case EventId::task_end: {
       const auto p = trace::payload<TaskEndPayload>(e);
       const TaskSlice* closed = nullptr;
@@ -139,7 +146,8 @@ bool Analysis::add(const trace::Event& e) {
       }
       break;
     }
-    case EventId::push: break;             // counted by type; queue depth comes from lane pops
+    case EventId::push:
+      break;  // counted by type; queue depth comes from lane pops
     case EventId::not_ready: {
       // In time order across workers: a worker's batch may hold samples older than those
       // of another worker's batch added before it. After every sample at the same time.
@@ -148,16 +156,22 @@ bool Analysis::add(const trace::Event& e) {
       not_ready_.emplace(at, t, trace::payload<NotReadyPayload>(e).tasks);
       break;
     }
-    case EventId::steal_round_failed: ++pw.failed_rounds; break;
-    case EventId::release: on_release(w, t, trace::payload<ReleasePayload>(e)); break;
+    case EventId::steal_round_failed:
+      ++pw.failed_rounds;
+      break;
+    case EventId::release:
+      on_release(w, t, trace::payload<ReleasePayload>(e));
+      break;
     case EventId::steal: {
       const auto p = trace::payload<StealPayload>(e);
       const auto victim = std::min<std::uint32_t>(p.victim, kMaxWorkerId);
       const auto distance = static_cast<std::uint8_t>(p.distance);
       pw.steals.push_back(Steal{t, victim, distance, static_cast<std::uint8_t>(p.source)});
       track.set_pending_steal(static_cast<std::int32_t>(std::min<std::size_t>(pw.steals.size() - 1, INT32_MAX)));
-      if (valid(p.distance)) ++by_distance_[distance];
-      else ++steals_outside_table_;
+      if (valid(p.distance))
+        ++by_distance_[distance];
+      else
+        ++steals_outside_table_;
       if (victim < kMaxWorkerId) {
         ensure_worker(victim);
         const std::size_t cell = static_cast<std::size_t>(w) * matrix_side_ + victim;
@@ -175,8 +189,10 @@ bool Analysis::add(const trace::Event& e) {
       const auto p = trace::payload<WakePayload>(e);
       const Wake wake{t, p.waker, static_cast<std::uint32_t>(p.why), p.latency_ticks};
       pw.wakes.push_back(wake);
-      if (wake.timed()) wake_latency_.record(to_ns(p.latency_ticks));
-      else ++io_wakes_;
+      if (wake.timed())
+        wake_latency_.record(to_ns(p.latency_ticks));
+      else
+        ++io_wakes_;
       break;
     }
     case EventId::lane_pop: {
@@ -296,7 +312,8 @@ void Analysis::on_release(std::uint32_t w, Tick t, const ReleasePayload& p) {
   std::size_t index;
   if (tracks_[w]->find_open(p.releaser, &depth, &index)) r.from = SliceRef{static_cast<std::int32_t>(w), depth, index};
   for (std::uint32_t k = 0; k < worker_count() && !r.to.valid(); ++k) {
-    if (tracks_[k]->find_started(p.released, t, 16, &depth, &index)) r.to = SliceRef{static_cast<std::int32_t>(k), depth, index};
+    if (tracks_[k]->find_started(p.released, t, 16, &depth, &index))
+      r.to = SliceRef{static_cast<std::int32_t>(k), depth, index};
   }
   auto& releases = per_worker_[w].releases;
   releases.push_back(r);
@@ -398,8 +415,10 @@ void Analysis::finish() {
 void Analysis::recheck_health(const HealthThresholds& thresholds) {
   health_.set_thresholds(thresholds);
   health_.reset();
-  if (finished_) health_.finish(*this);
-  else health_.advance(*this);
+  if (finished_)
+    health_.finish(*this);
+  else
+    health_.advance(*this);
 }
 
 std::map<std::uint32_t, std::uint64_t> Analysis::tasks_by_label() const {
@@ -450,7 +469,8 @@ Summary Analysis::summary() const {
     s.drop_markers += drops(w).size();
     s.deadlocks += deadlocks(w).size();
   }
-  for (int d = 0; d < kStealDistanceCount; ++d) s.steals_by_distance[static_cast<std::size_t>(d)] = by_distance_[static_cast<std::size_t>(d)];
+  for (int d = 0; d < kStealDistanceCount; ++d)
+    s.steals_by_distance[static_cast<std::size_t>(d)] = by_distance_[static_cast<std::size_t>(d)];
   s.steals_by_distance[kStealDistanceCount] = steals_outside_table_;
   s.io_wakes = io_wakes_;
   s.io_submitted = by_type_[static_cast<int>(EventId::io_submit)];
@@ -472,7 +492,8 @@ Summary Analysis::summary() const {
   if (s.io_latency.count == 0) s.io_latency.no_samples = no_samples_reason(EventId::io_complete);
   for (const auto& [label, h] : duration_by_label_) s.duration_by_label[label] = percentiles(h);
   s.warnings = health_.warning_count(*this);
-  for (int k = 0; k < kProblemKindCount; ++k) s.warnings_by_kind[static_cast<std::size_t>(k)] = health_.count(static_cast<ProblemKind>(k));
+  for (int k = 0; k < kProblemKindCount; ++k)
+    s.warnings_by_kind[static_cast<std::size_t>(k)] = health_.count(static_cast<ProblemKind>(k));
   return s;
 }
 

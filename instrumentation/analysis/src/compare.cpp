@@ -14,7 +14,13 @@ constexpr double kRatioNotable = 1.25;
 constexpr std::uint64_t kMinSamples = 10;
 
 SideFigures figures(const LatencyHistogram& h, std::string no_samples = {}) {
-  SideFigures f{h.count(), h.mean_ns(), h.quantile_ns(0.5), h.quantile_ns(0.9), h.quantile_ns(0.99), static_cast<double>(h.max_ns()), {}};
+  SideFigures f{h.count(),
+                h.mean_ns(),
+                h.quantile_ns(0.5),
+                h.quantile_ns(0.9),
+                h.quantile_ns(0.99),
+                static_cast<double>(h.max_ns()),
+                {}};
   if (f.count == 0) f.no_samples = std::move(no_samples);
   return f;
 }
@@ -36,10 +42,14 @@ Comparison::Run run_of(const Analysis& m, const std::string& name) {
   r.events = m.events();
   r.duration_ns = m.empty() ? 0 : m.ticks_to_ns(static_cast<double>(m.last_tick() - m.first_tick()));
   // Counts as stats prints them (its tasks and per-worker steals), unknown below their level.
-  if (m.counted(EventId::task_begin)) r.tasks = m.events_of(EventId::task_begin);
-  else r.tasks_not_recorded = m.no_samples_reason(EventId::task_begin);
-  if (m.counted(EventId::steal)) r.steals = m.events_of(EventId::steal);
-  else r.steals_not_recorded = m.no_samples_reason(EventId::steal);
+  if (m.counted(EventId::task_begin))
+    r.tasks = m.events_of(EventId::task_begin);
+  else
+    r.tasks_not_recorded = m.no_samples_reason(EventId::task_begin);
+  if (m.counted(EventId::steal))
+    r.steals = m.events_of(EventId::steal);
+  else
+    r.steals_not_recorded = m.no_samples_reason(EventId::steal);
   return r;
 }
 
@@ -64,7 +74,9 @@ Comparison compare(const Analysis& a, const std::string& a_name, const Analysis&
   // State shares: Analysis::state_shares, what lantern-trace stats prints for the same
   // worker (of its whole span, unknown time a share of its own: analysis.hpp). The
   // unknown row is there when either run has unknown time for the worker.
-  auto shares = [](const Analysis& m, std::uint32_t w) { return w < m.worker_count() ? m.state_shares(w) : StateShares{}; };
+  auto shares = [](const Analysis& m, std::uint32_t w) {
+    return w < m.worker_count() ? m.state_shares(w) : StateShares{};
+  };
   const std::uint32_t workers = std::max(a.worker_count(), b.worker_count());
   for (std::uint32_t w = 0; w < workers; ++w) {
     const StateShares sa = shares(a, w), sb = shares(b, w);
@@ -84,7 +96,9 @@ Comparison compare(const Analysis& a, const std::string& a_name, const Analysis&
     Side a, b;
   };
   std::map<std::string, Entry> by_name;
-  auto name_of = [](const Analysis& m, std::uint32_t id) { return id == 0 ? std::string("(no label)") : m.labels().display_name(id); };
+  auto name_of = [](const Analysis& m, std::uint32_t id) {
+    return id == 0 ? std::string("(no label)") : m.labels().display_name(id);
+  };
   for (int k = 0; k < 2; ++k) {
     const Analysis& m = k ? b : a;
     auto side = [&](std::uint32_t id) -> Side& {
@@ -98,9 +112,14 @@ Comparison compare(const Analysis& a, const std::string& a_name, const Analysis&
   static const LatencyHistogram kEmpty;
   const bool tasks_a = a.counted(EventId::task_begin), tasks_b = b.counted(EventId::task_begin);
   for (const auto& [name, e] : by_name) {
-    Comparison::LabelDurations r{e.id, name, tasks_a ? Count(e.a.tasks) : std::nullopt, tasks_b ? Count(e.b.tasks) : std::nullopt,
+    Comparison::LabelDurations r{e.id,
+                                 name,
+                                 tasks_a ? Count(e.a.tasks) : std::nullopt,
+                                 tasks_b ? Count(e.b.tasks) : std::nullopt,
                                  figures(e.a.durations ? *e.a.durations : kEmpty),
-                                 figures(e.b.durations ? *e.b.durations : kEmpty), 0, false};
+                                 figures(e.b.durations ? *e.b.durations : kEmpty),
+                                 0,
+                                 false};
     if (r.a.mean_ns > 0 && r.b.mean_ns > 0) r.ratio = r.b.mean_ns / r.a.mean_ns;
     r.notable = ratio_notable(r.a.mean_ns, r.b.mean_ns, r.a.count, r.b.count) ||
                 ratio_notable(r.a.p90_ns, r.b.p90_ns, r.a.count, r.b.count);
@@ -161,16 +180,21 @@ void json_string(std::FILE* out, const std::string& s) {
   std::fputc('"', out);
   for (const char ch : s) {
     const auto c = static_cast<unsigned char>(ch);
-    if (c == '"' || c == '\\') std::fprintf(out, "\\%c", ch);
-    else if (c < 0x20) std::fprintf(out, "\\u%04x", c);
-    else std::fputc(ch, out);
+    if (c == '"' || c == '\\')
+      std::fprintf(out, "\\%c", ch);
+    else if (c < 0x20)
+      std::fprintf(out, "\\u%04x", c);
+    else
+      std::fputc(ch, out);
   }
   std::fputc('"', out);
 }
 
 void json_count(std::FILE* out, const Count& n) {
-  if (n) std::fprintf(out, "%llu", static_cast<unsigned long long>(*n));
-  else std::fputs("null", out);
+  if (n)
+    std::fprintf(out, "%llu", static_cast<unsigned long long>(*n));
+  else
+    std::fputs("null", out);
 }
 
 // json_figures: a side's figures; `tasks` (label rows): the tasks begun (null: not
@@ -182,8 +206,9 @@ void json_figures(std::FILE* out, const SideFigures& f, const Count* tasks = nul
     json_count(out, *tasks);
     std::fputs(", ", out);
   }
-  std::fprintf(out, "\"count\": %llu, \"mean_ns\": %.1f, \"p50_ns\": %.1f, \"p90_ns\": %.1f, \"p99_ns\": %.1f, \"max_ns\": %.1f",
-               static_cast<unsigned long long>(f.count), f.mean_ns, f.p50_ns, f.p90_ns, f.p99_ns, f.max_ns);
+  std::fprintf(
+      out, "\"count\": %llu, \"mean_ns\": %.1f, \"p50_ns\": %.1f, \"p90_ns\": %.1f, \"p99_ns\": %.1f, \"max_ns\": %.1f",
+      static_cast<unsigned long long>(f.count), f.mean_ns, f.p50_ns, f.p90_ns, f.p99_ns, f.max_ns);
   if (f.count == 0 && !f.no_samples.empty()) {
     std::fputs(", \"no_samples\": ", out);
     json_string(out, f.no_samples);
@@ -206,41 +231,48 @@ void write_table(std::FILE* out, const Comparison& c, bool notable_only) {
   write_run(out, "A", c.a);
   write_run(out, "B", c.b);
   std::fprintf(out, "%zu notable differences (marked *)\n\n", c.notable_count());
-  std::fprintf(out, "state shares (as lantern-trace stats prints them: of each worker's time from its start to its stop)\n"
-               "  %-8s %-9s %8s %8s %9s\n", "worker", "state", "A", "B", "B-A");
+  std::fprintf(out,
+               "state shares (as lantern-trace stats prints them: of each worker's time from its start to its stop)\n"
+               "  %-8s %-9s %8s %8s %9s\n",
+               "worker", "state", "A", "B", "B-A");
   for (const auto& r : c.state_shares) {
     if (notable_only && !r.notable) continue;
-    std::fprintf(out, "%s %-8u %-9s %7.1f%% %7.1f%% %+7.1fpp\n", mark[r.notable], r.worker, std::string(state_slot_name(r.state)).c_str(),
-                 100 * r.a, 100 * r.b, 100 * (r.b - r.a));
+    std::fprintf(out, "%s %-8u %-9s %7.1f%% %7.1f%% %+7.1fpp\n", mark[r.notable], r.worker,
+                 std::string(state_slot_name(r.state)).c_str(), 100 * r.a, 100 * r.b, 100 * (r.b - r.a));
   }
-  std::fprintf(out, "\ntask durations by label (tasks: begun; mean and p90: of those that ended)\n"
-               "  %-16s %9s %9s %10s %10s %10s %10s %7s\n", "label", "A tasks", "B tasks", "A mean", "B mean", "A p90", "B p90", "B/A");
+  std::fprintf(out,
+               "\ntask durations by label (tasks: begun; mean and p90: of those that ended)\n"
+               "  %-16s %9s %9s %10s %10s %10s %10s %7s\n",
+               "label", "A tasks", "B tasks", "A mean", "B mean", "A p90", "B p90", "B/A");
   for (const auto& r : c.durations) {
     if (notable_only && !r.notable) continue;
-    std::fprintf(out, "%s %-16s %9s %9s %10s %10s %10s %10s %7s\n", mark[r.notable], r.name.c_str(), count_text(r.tasks_a).c_str(),
-                 count_text(r.tasks_b).c_str(), figure(r.a, r.a.mean_ns).c_str(), figure(r.b, r.b.mean_ns).c_str(), figure(r.a, r.a.p90_ns).c_str(),
-                 figure(r.b, r.b.p90_ns).c_str(), ratio_text(r.ratio).c_str());
+    std::fprintf(out, "%s %-16s %9s %9s %10s %10s %10s %10s %7s\n", mark[r.notable], r.name.c_str(),
+                 count_text(r.tasks_a).c_str(), count_text(r.tasks_b).c_str(), figure(r.a, r.a.mean_ns).c_str(),
+                 figure(r.b, r.b.mean_ns).c_str(), figure(r.a, r.a.p90_ns).c_str(), figure(r.b, r.b.p90_ns).c_str(),
+                 ratio_text(r.ratio).c_str());
   }
   std::fprintf(out, "\nsteals by distance\n  %-8s %9s %9s\n", "distance", "A", "B");
   for (const auto& r : c.steals_by_distance) {
     if (notable_only && !r.notable) continue;
-    std::fprintf(out, "%s %-8s %9s %9s\n", mark[r.notable], trace::kDistanceNames[r.distance].data(), count_text(r.a).c_str(),
-                 count_text(r.b).c_str());
+    std::fprintf(out, "%s %-8s %9s %9s\n", mark[r.notable], trace::kDistanceNames[r.distance].data(),
+                 count_text(r.a).c_str(), count_text(r.b).c_str());
   }
   std::fprintf(out, "\nsteal matrix (thief <- victim)\n  %-6s %-6s %9s %9s\n", "thief", "victim", "A", "B");
   for (const auto& r : c.steal_cells) {
     if (notable_only && !r.notable) continue;
-    std::fprintf(out, "%s %-6u %-6u %9s %9s\n", mark[r.notable], r.thief, r.victim, count_text(r.a).c_str(), count_text(r.b).c_str());
+    std::fprintf(out, "%s %-6u %-6u %9s %9s\n", mark[r.notable], r.thief, r.victim, count_text(r.a).c_str(),
+                 count_text(r.b).c_str());
   }
-  std::fprintf(out, "\nlatency histograms\n  %-14s %9s %9s %10s %10s %10s %10s %10s %10s %7s\n", "what", "A n", "B n", "A p50", "B p50",
-               "A p90", "B p90", "A p99", "B p99", "B/A p50");
+  std::fprintf(out, "\nlatency histograms\n  %-14s %9s %9s %10s %10s %10s %10s %10s %10s %7s\n", "what", "A n", "B n",
+               "A p50", "B p50", "A p90", "B p90", "A p99", "B p99", "B/A p50");
   std::string why;  // the empty figures' reasons, below the table
   for (const auto& r : c.latencies) {
     if (notable_only && !r.notable) continue;
     std::fprintf(out, "%s %-14s %9llu %9llu %10s %10s %10s %10s %10s %10s %7s\n", mark[r.notable], r.what.c_str(),
-                 static_cast<unsigned long long>(r.a.count), static_cast<unsigned long long>(r.b.count), figure(r.a, r.a.p50_ns).c_str(),
-                 figure(r.b, r.b.p50_ns).c_str(), figure(r.a, r.a.p90_ns).c_str(), figure(r.b, r.b.p90_ns).c_str(),
-                 figure(r.a, r.a.p99_ns).c_str(), figure(r.b, r.b.p99_ns).c_str(), ratio_text(r.ratio).c_str());
+                 static_cast<unsigned long long>(r.a.count), static_cast<unsigned long long>(r.b.count),
+                 figure(r.a, r.a.p50_ns).c_str(), figure(r.b, r.b.p50_ns).c_str(), figure(r.a, r.a.p90_ns).c_str(),
+                 figure(r.b, r.b.p90_ns).c_str(), figure(r.a, r.a.p99_ns).c_str(), figure(r.b, r.b.p99_ns).c_str(),
+                 ratio_text(r.ratio).c_str());
     for (const auto& [side, f] : {std::pair{"A", &r.a}, std::pair{"B", &r.b}}) {
       if (f->count == 0) why += std::string("  ") + side + " " + r.what + ": no samples: " + f->no_samples + "\n";
     }
@@ -273,8 +305,9 @@ void write_json(std::FILE* out, const Comparison& c) {
   std::fprintf(out, "  \"notable\": %zu,\n  \"state_shares\": [", c.notable_count());
   for (std::size_t i = 0; i < c.state_shares.size(); ++i) {
     const auto& r = c.state_shares[i];
-    std::fprintf(out, "%s\n    {\"worker\": %u, \"state\": \"%s\", \"a\": %.6f, \"b\": %.6f, \"notable\": %s}", i ? "," : "", r.worker,
-                 std::string(state_slot_name(r.state)).c_str(), r.a, r.b, r.notable ? "true" : "false");
+    std::fprintf(out, "%s\n    {\"worker\": %u, \"state\": \"%s\", \"a\": %.6f, \"b\": %.6f, \"notable\": %s}",
+                 i ? "," : "", r.worker, std::string(state_slot_name(r.state)).c_str(), r.a, r.b,
+                 r.notable ? "true" : "false");
   }
   std::fprintf(out, "\n  ],\n  \"task_durations\": [");
   for (std::size_t i = 0; i < c.durations.size(); ++i) {

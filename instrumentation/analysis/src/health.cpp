@@ -18,12 +18,18 @@ constexpr std::uint64_t kMinLaneSamples = 8;  // no "far above average" before t
 
 const char* problem_kind_name(ProblemKind kind) noexcept {
   switch (kind) {
-    case ProblemKind::long_task: return "long task";
-    case ProblemKind::lane_wait: return "lane head waited";
-    case ProblemKind::queued_while_asleep: return "work queued, all asleep";
-    case ProblemKind::spinning: return "searching without work";
-    case ProblemKind::events_dropped: return "events dropped";
-    case ProblemKind::deadlock: return "deadlock suspected";
+    case ProblemKind::long_task:
+      return "long task";
+    case ProblemKind::lane_wait:
+      return "lane head waited";
+    case ProblemKind::queued_while_asleep:
+      return "work queued, all asleep";
+    case ProblemKind::spinning:
+      return "searching without work";
+    case ProblemKind::events_dropped:
+      return "events dropped";
+    case ProblemKind::deadlock:
+      return "deadlock suspected";
   }
   return "?";
 }
@@ -31,19 +37,22 @@ const char* problem_kind_name(ProblemKind kind) noexcept {
 const char* problem_kind_advice(ProblemKind kind) noexcept {
   switch (kind) {
     case ProblemKind::long_task:
-      return "A task ran without a break, so nothing else ran on that worker: split it, or run blocking work elsewhere.";
+      return "A task ran without a break, so nothing else ran on that worker: split it, or run blocking work "
+             "elsewhere.";
     case ProblemKind::lane_wait:
       return "A submitted task waited far longer than its lane usually does: its worker was busy and nobody helped.";
     case ProblemKind::queued_while_asleep:
       return "Work sat in a lane while every worker slept: a wake-up was late or lost.";
     case ProblemKind::spinning:
       return "A worker searched long without finding work or sleeping. Lantern's workers get sleepy after 10 us "
-             "(or 32 rounds) of searching, so either it was woken again and again for work others took (too many workers for the "
+             "(or 32 rounds) of searching, so either it was woken again and again for work others took (too many "
+             "workers for the "
              "work?), or it was not given a CPU (more runnable threads than cores).";
     case ProblemKind::events_dropped:
       return "The recorder's ring (or the live stream) was full: the trace has a gap here. Counters stay exact.";
     case ProblemKind::deadlock:
-      return "Every worker was blocked in a wait and no task was ready: tasks wait on each other (or on work never submitted).";
+      return "Every worker was blocked in a wait and no task was ready: tasks wait on each other (or on work never "
+             "submitted).";
   }
   return "";
 }
@@ -58,7 +67,9 @@ void HealthChecker::report(const Analysis& m, Problem p, Tick merge_gap) {
   ++counts_[static_cast<int>(p.kind)];
   if (p.kind != ProblemKind::events_dropped) {
     // Work waiting while all sleep involves every worker; the others, one.
-    const int who = p.kind == ProblemKind::queued_while_asleep || p.kind == ProblemKind::lane_wait ? -1 : static_cast<int>(p.worker);
+    const int who = p.kind == ProblemKind::queued_while_asleep || p.kind == ProblemKind::lane_wait
+                        ? -1
+                        : static_cast<int>(p.worker);
     p.uncertain = m.in_gap(who, p.start, p.end);
   }
   // Merge into a recent problem of the same kind and place: a burst of drops or a
@@ -96,7 +107,8 @@ void HealthChecker::check_slices(const Analysis& m, std::uint32_t w, Cursor& c, 
       Tick cursor = s.start, best = 0, best_at = s.start;
       if (d + 1 < track.depth_count()) {
         const auto& kids = track.slices(d + 1);
-        for (std::size_t k = track.first_slice_starting_at_or_after(d + 1, s.start); k < kids.size() && kids[k].start < s.end; ++k) {
+        for (std::size_t k = track.first_slice_starting_at_or_after(d + 1, s.start);
+             k < kids.size() && kids[k].start < s.end; ++k) {
           if (kids[k].start - cursor > best) best = kids[k].start - cursor, best_at = cursor;
           cursor = kids[k].open() ? s.end : std::max(cursor, kids[k].end);
         }

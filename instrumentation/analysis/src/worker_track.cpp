@@ -158,7 +158,8 @@ bool WorkerTrack::find_open(std::uint64_t id, int* depth, std::size_t* index) co
   return false;
 }
 
-bool WorkerTrack::find_started(std::uint64_t id, Tick t, std::size_t scan, int* depth, std::size_t* index) const noexcept {
+bool WorkerTrack::find_started(std::uint64_t id, Tick t, std::size_t scan, int* depth,
+                               std::size_t* index) const noexcept {
   bool found = false;
   Tick best = kOpenEnd;
   for (int d = 0; d < depth_count(); ++d) {

@@ -77,8 +77,7 @@ std::optional<std::string> decode_label_table(const std::uint8_t*& p, const std:
 }  // namespace
 
 std::optional<std::string> decode_payload(std::span<const std::uint8_t> payload, const ChunkHeader& header,
-                                          std::uint32_t known_types, std::uint64_t payload_offset,
-                                          DecodedChunk* out) {
+                                          std::uint32_t known_types, std::uint64_t payload_offset, DecodedChunk* out) {
   // The model is per call: decoding is reentrant and every chunk starts from nothing.
   thread_local detail::ChunkModel model;
   model.reset();
@@ -162,10 +161,14 @@ std::optional<std::string> decode_chunk(std::span<const std::uint8_t> bytes, Dec
   ChunkHeader h;
   std::string why;
   switch (parse_chunk_header(bytes.data(), &h, &why)) {
-    case ChunkHeaderStatus::ok: break;
-    case ChunkHeaderStatus::bad_magic: return "bad chunk magic";
-    case ChunkHeaderStatus::bad_checksum: return "chunk header checksum mismatch";
-    case ChunkHeaderStatus::bad_lengths: return "impossible chunk header: " + why;
+    case ChunkHeaderStatus::ok:
+      break;
+    case ChunkHeaderStatus::bad_magic:
+      return "bad chunk magic";
+    case ChunkHeaderStatus::bad_checksum:
+      return "chunk header checksum mismatch";
+    case ChunkHeaderStatus::bad_lengths:
+      return "impossible chunk header: " + why;
   }
   if (bytes.size() != kChunkHeaderBytes + h.payload_length)
     return "the chunk header announces " + std::to_string(h.payload_length) + " payload bytes but " +

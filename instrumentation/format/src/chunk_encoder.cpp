@@ -60,7 +60,8 @@ ChunkEncoder::AddResult ChunkEncoder::add(const Event& event) {
   if (!valid_type(type)) return AddResult::rejected_type;
   // Room for this event and the label table, with one more label than so far.
   const std::size_t table_reserve = kMaxVarintBytes + (s.label_ids.size() + 1) * kMaxLabelDefinitionBytes;
-  if (s.used + kMaxEventBytes + table_reserve > kMaxChunkPayload || s.count == std::numeric_limits<std::uint32_t>::max())
+  if (s.used + kMaxEventBytes + table_reserve > kMaxChunkPayload ||
+      s.count == std::numeric_limits<std::uint32_t>::max())
     return AddResult::chunk_full;
   if (s.used + kMaxEventBytes > s.payload.size())
     s.payload.resize(std::max({s.payload.size() * 2, s.used + kMaxEventBytes, s.limits.target_payload_bytes + 256}));
@@ -136,7 +137,8 @@ std::size_t ChunkEncoder::finish_chunk(std::vector<std::uint8_t>& out) {
     s.table.insert(s.table.end(), cut.begin(), cut.end());
     ++known;
   }
-  if (s.used + kMaxVarintBytes + s.table.size() > s.payload.size()) s.payload.resize(s.used + kMaxVarintBytes + s.table.size());
+  if (s.used + kMaxVarintBytes + s.table.size() > s.payload.size())
+    s.payload.resize(s.used + kMaxVarintBytes + s.table.size());
   std::uint8_t* p = s.payload.data() + s.used;
   p += put_varint(p, known);
   if (!s.table.empty()) std::memcpy(p, s.table.data(), s.table.size());

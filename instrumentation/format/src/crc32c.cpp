@@ -35,7 +35,7 @@ constexpr Tables kTables = make_tables();
 
 #if LANTERN_TRACE_CRC_HW
 __attribute__((target("sse4.2"))) std::uint32_t crc32c_hardware(const std::uint8_t* p, std::size_t n,
-                                                                  std::uint32_t crc) noexcept {
+                                                                std::uint32_t crc) noexcept {
   std::uint64_t c = ~crc;
   while (n >= 8) {
     std::uint64_t word;

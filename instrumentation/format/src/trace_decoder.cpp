@@ -156,10 +156,10 @@ bool TraceDecoder::parse_header_prefix() {
   }
   if (version_ == 0 || !length_ok) {
     start_resync(0, kHeaderPrefixBytes,
-                 version_ == 0 ? std::string("the file header is damaged: format version 0 does not exist")
-                               : "the file header is damaged: its length " + std::to_string(header_length_) +
-                                     " is outside [" + std::to_string(kMinHeaderBytes) + ", " +
-                                     std::to_string(kMaxHeaderBytes) + "]");
+                 version_ == 0
+                     ? std::string("the file header is damaged: format version 0 does not exist")
+                     : "the file header is damaged: its length " + std::to_string(header_length_) + " is outside [" +
+                           std::to_string(kMinHeaderBytes) + ", " + std::to_string(kMaxHeaderBytes) + "]");
     return true;
   }
   state_ = State::header_body;
@@ -232,7 +232,8 @@ bool TraceDecoder::parse_chunk() {
   ChunkHeader h;
   std::string why;
   switch (parse_chunk_header(p, &h, &why)) {
-    case ChunkHeaderStatus::ok: break;
+    case ChunkHeaderStatus::ok:
+      break;
     case ChunkHeaderStatus::bad_magic:
       start_resync(offset, offset + 1,
                    "corrupt chunk at offset " + std::to_string(offset) + ": bad chunk magic (" + hex_bytes(p, 4) + ")");

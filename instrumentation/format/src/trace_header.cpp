@@ -46,8 +46,7 @@ struct FieldReader {
     std::uint64_t raw;
     if (!varint(raw, what)) return false;
     const std::int64_t s = unzigzag(raw);
-    if (s < std::numeric_limits<std::int32_t>::min() || s > std::numeric_limits<std::int32_t>::max())
-      return fail(what);
+    if (s < std::numeric_limits<std::int32_t>::min() || s > std::numeric_limits<std::int32_t>::max()) return fail(what);
     v = static_cast<std::int32_t>(s);
     return true;
   }
@@ -137,10 +136,9 @@ std::optional<TraceHeader> parse_header_fields(std::span<const std::uint8_t> fie
   }
   std::uint64_t workers = 0, bits = 0;
   std::uint8_t flags = 0;
-  if (!r.varint(workers, "the worker count") || !r.fixed(flags, "the clock flags") ||
-      !r.fixed(bits, "ns_per_tick") || !r.fixed(h.clock.base_ticks, "base_ticks") ||
-      !r.fixed(h.clock.base_ns, "base_ns") || !r.fixed(h.wall_start_unix_ns, "the wall-clock start") ||
-      !r.varint(count, "the event-table size"))
+  if (!r.varint(workers, "the worker count") || !r.fixed(flags, "the clock flags") || !r.fixed(bits, "ns_per_tick") ||
+      !r.fixed(h.clock.base_ticks, "base_ticks") || !r.fixed(h.clock.base_ns, "base_ns") ||
+      !r.fixed(h.wall_start_unix_ns, "the wall-clock start") || !r.varint(count, "the event-table size"))
     return std::nullopt;
   if (workers > std::numeric_limits<std::uint32_t>::max()) {
     r.fail("the worker count");

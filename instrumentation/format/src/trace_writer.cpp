@@ -174,9 +174,9 @@ bool TraceWriter::write_chunks(std::span<const std::uint8_t> bytes) noexcept {
         parse_chunk_header(bytes.data() + pos, &h, &why) != ChunkHeaderStatus::ok ||
         bytes.size() - pos - kChunkHeaderBytes < h.payload_length ||
         crc32c(bytes.subspan(pos + kChunkHeaderBytes, h.payload_length)) != h.payload_crc) {
-      return s.fail(TraceErrorKind::invalid_argument,
-                    "write_chunks on trace " + s.name + ": the bytes at position " + std::to_string(pos) +
-                        " are not an intact chunk" + (why.empty() ? "" : " (" + why + ")"));
+      return s.fail(TraceErrorKind::invalid_argument, "write_chunks on trace " + s.name + ": the bytes at position " +
+                                                          std::to_string(pos) + " are not an intact chunk" +
+                                                          (why.empty() ? "" : " (" + why + ")"));
     }
     pos += kChunkHeaderBytes + h.payload_length;
     ++count;

@@ -5,9 +5,9 @@
 // the chunk: its tick (delta from its previous event), its task ids (delta from its
 // previous task id), task_end's and task_label's id (the innermost task it began and has
 // not ended: a task labels itself while it runs) and task_begin's id (the task it pushed
-// last, which a fork-join worker usually pops right back). Encoder and decoder run this one model over the same event sequence, so their
-// predictions agree by construction. The model restarts empty at every chunk, which is
-// what lets any chunk be decoded alone (after resynchronising, or from a flight recorder).
+// last, which a fork-join worker usually pops right back). Encoder and decoder run this one model over the same event
+// sequence, so their predictions agree by construction. The model restarts empty at every chunk, which is what lets any
+// chunk be decoded alone (after resynchronising, or from a flight recorder).
 #pragma once
 
 #include <cstdint>

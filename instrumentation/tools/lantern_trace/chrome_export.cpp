@@ -52,7 +52,12 @@ class Exporter {
     json_.binary_micros(b).raw(",\"dur\":").binary_micros(e - b).raw(",\"pid\":").i64(kPid).raw(",\"tid\":").u64(tid);
   }
   void instant(const char* name, const char* cat, std::uint32_t w, Tick t) {
-    begin_event().raw("{\"name\":\"").raw(name).raw("\",\"cat\":\"").raw(cat).raw("\",\"ph\":\"i\",\"s\":\"t\",\"ts\":");
+    begin_event()
+        .raw("{\"name\":\"")
+        .raw(name)
+        .raw("\",\"cat\":\"")
+        .raw(cat)
+        .raw("\",\"ph\":\"i\",\"s\":\"t\",\"ts\":");
     json_.binary_micros(q(t)).raw(",\"pid\":").i64(kPid).raw(",\"tid\":").u64(states_tid(w)).raw(",\"args\":{");
     ++counts_.instants;
   }
@@ -120,8 +125,10 @@ void Exporter::states(std::uint32_t w) {
   }
   for (const analysis::Wake& k : a_.wakes(w)) {
     instant("wake", "state", w, k.t);
-    if (k.waker == kOutsideWaker) json_.raw("\"waker\":\"outside the pool\"");
-    else json_.raw("\"waker\":").u64(k.waker);
+    if (k.waker == kOutsideWaker)
+      json_.raw("\"waker\":\"outside the pool\"");
+    else
+      json_.raw("\"waker\":").u64(k.waker);
     json_.raw(",\"cause\":").string(name_or_number(name_of(k.cause()), k.why));
     json_.raw(",\"latency_ns\":").u64(a_.to_ns(k.latency)).raw("}}");
     ++counts_.wakes;
@@ -129,8 +136,10 @@ void Exporter::states(std::uint32_t w) {
       // A waker in the pool, as Summary::wake_arrows counts them: an arrow from the waker
       // at the wake call to the woken worker as it wakes, if both ends have a state slice.
       const Tick call = k.latency <= k.t ? k.t - k.latency : 0;
-      if (flow("wake", k.waker, std::max(call, a_.track(k.waker).first_tick()), w, k.t)) ++counts_.wake_flows;
-      else ++counts_.wakes_unbound;
+      if (flow("wake", k.waker, std::max(call, a_.track(k.waker).first_tick()), w, k.t))
+        ++counts_.wake_flows;
+      else
+        ++counts_.wakes_unbound;
     } else if (!k.timed()) {
       ++counts_.wakes_by_io;
     } else {
@@ -138,8 +147,10 @@ void Exporter::states(std::uint32_t w) {
     }
   }
   for (const analysis::Steal& s : a_.steals(w)) {
-    if (flow("steal", s.victim, s.t, w, s.t)) ++counts_.steal_flows;
-    else ++counts_.steals_unbound;
+    if (flow("steal", s.victim, s.t, w, s.t))
+      ++counts_.steal_flows;
+    else
+      ++counts_.steals_unbound;
   }
   for (const analysis::Help& h : a_.helps(w)) {
     instant("help", "help", w, h.t);
@@ -147,12 +158,19 @@ void Exporter::states(std::uint32_t w) {
   }
   for (const analysis::Drop& d : a_.drops(w)) {
     instant("dropped", "loss", w, d.t);
-    json_.raw("\"events_lost\":").u64(d.count).raw(",\"reason\":").string(name_or_number(name_of(d.reason), static_cast<std::uint64_t>(d.reason)));
+    json_.raw("\"events_lost\":")
+        .u64(d.count)
+        .raw(",\"reason\":")
+        .string(name_or_number(name_of(d.reason), static_cast<std::uint64_t>(d.reason)));
     json_.raw("}}");
   }
   for (const analysis::Deadlock& d : a_.deadlocks(w)) {
     instant("deadlock suspected", "health", w, d.t);
-    json_.raw("\"blocked_workers\":").u64(d.blocked_workers).raw(",\"unfinished_tasks\":").u64(d.unfinished_tasks).raw("}}");
+    json_.raw("\"blocked_workers\":")
+        .u64(d.blocked_workers)
+        .raw(",\"unfinished_tasks\":")
+        .u64(d.unfinished_tasks)
+        .raw("}}");
   }
 }
 
@@ -168,8 +186,10 @@ void Exporter::tasks(std::uint32_t w) {
       json_.string(name_or_number(name_of(s.task_source()), s.source));
       if (s.label) json_.raw(",\"label\":").string(a_.labels().display_name(s.label));
       if (s.flags & analysis::kSliceThrew) json_.raw(",\"threw\":true");
-      if (s.open()) json_.raw(",\"note\":\"still running at the end of the trace\"");
-      else if (s.flags & analysis::kSliceEndLost) json_.raw(",\"note\":\"end not recorded; closed with its parent\"");
+      if (s.open())
+        json_.raw(",\"note\":\"still running at the end of the trace\"");
+      else if (s.flags & analysis::kSliceEndLost)
+        json_.raw(",\"note\":\"end not recorded; closed with its parent\"");
       json_.raw("}}");
       ++counts_.task_slices;
     }
@@ -192,13 +212,19 @@ void Exporter::counters() {
     std::int64_t depth = 0;
     for (const auto& [t, delta] : steps) {
       depth += delta;
-      begin_event().raw("{\"name\":\"lane ").u64(lane).raw("\",\"cat\":\"queue\",\"ph\":\"C\",\"ts\":").binary_micros(q(t));
+      begin_event()
+          .raw("{\"name\":\"lane ")
+          .u64(lane)
+          .raw("\",\"cat\":\"queue\",\"ph\":\"C\",\"ts\":")
+          .binary_micros(q(t));
       json_.raw(",\"pid\":").i64(kPid).raw(",\"args\":{\"depth\":").i64(depth).raw("}}");
       ++counts_.counter_samples;
     }
   }
   for (const auto& [t, tasks] : a_.not_ready_samples()) {
-    begin_event().raw("{\"name\":\"not-ready tasks\",\"cat\":\"dependencies\",\"ph\":\"C\",\"ts\":").binary_micros(q(t));
+    begin_event()
+        .raw("{\"name\":\"not-ready tasks\",\"cat\":\"dependencies\",\"ph\":\"C\",\"ts\":")
+        .binary_micros(q(t));
     json_.raw(",\"pid\":").i64(kPid).raw(",\"args\":{\"tasks\":").u64(tasks).raw("}}");
     ++counts_.counter_samples;
   }
@@ -212,11 +238,18 @@ void Exporter::io() {
     ++id;  // operation ids are addresses, reused: each slice gets its own
     for (const bool begin : {true, false}) {
       begin_event().raw("{\"name\":").string(name).raw(",\"cat\":\"io\",\"ph\":\"").raw(begin ? "b" : "e");
-      json_.raw("\",\"id\":").u64(id).raw(",\"ts\":").binary_micros(q(begin ? op.submitted : end)).raw(",\"pid\":").i64(kPid);
+      json_.raw("\",\"id\":")
+          .u64(id)
+          .raw(",\"ts\":")
+          .binary_micros(q(begin ? op.submitted : end))
+          .raw(",\"pid\":")
+          .i64(kPid);
       if (!begin) {
         json_.raw(",\"args\":{");
-        if (done) json_.raw("\"result\":").i64(op.result);
-        else json_.raw("\"note\":\"still in flight at the end of the trace\"");
+        if (done)
+          json_.raw("\"result\":").i64(op.result);
+        else
+          json_.raw("\"note\":\"still in flight at the end of the trace\"");
         json_.raw("}");
       }
       json_.raw("}");
@@ -246,7 +279,12 @@ void Exporter::run() {
     ++id;
     for (const bool start : {true, false}) {
       begin_event().raw("{\"name\":\"").raw(f.name).raw("\",\"cat\":\"state\",\"ph\":\"").raw(start ? "s" : "f");
-      json_.raw("\",\"id\":").u64(id).raw(",\"ts\":").binary_micros(start ? f.from_q : f.to_q).raw(",\"pid\":").i64(kPid);
+      json_.raw("\",\"id\":")
+          .u64(id)
+          .raw(",\"ts\":")
+          .binary_micros(start ? f.from_q : f.to_q)
+          .raw(",\"pid\":")
+          .i64(kPid);
       json_.raw(",\"tid\":").u64(start ? f.from_tid : f.to_tid);
       if (!start) json_.raw(",\"bp\":\"e\"");
       json_.raw("}");
@@ -280,8 +318,10 @@ bool write_chrome_trace(std::FILE* out, const TraceHeader& header, const Analysi
   json.raw(",\"an_end_has_no_state_slice\":").u64(counts->wakes_unbound).raw("}");
   // Steals the trace's level does not record are unknown, not 0 (Analysis::counted).
   json.raw(",\"steals\":");
-  if (analysis.counted(EventId::steal)) json.u64(counts->steal_flows + counts->steals_unbound);
-  else json.raw("null");
+  if (analysis.counted(EventId::steal))
+    json.u64(counts->steal_flows + counts->steals_unbound);
+  else
+    json.raw("null");
   json.raw(",\"steal_arrows\":").u64(counts->steal_flows);
   json.raw("}}\n");
   return json.flush();

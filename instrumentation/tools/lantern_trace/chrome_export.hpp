@@ -8,12 +8,11 @@
 // "task") are complete ("X") slices; tasks nest as they ran (a join runs tasks inside
 // the waiting one). A worker's states end where its time does (Analysis::span_end: its
 // `stopping` state event, else the end of the trace), so per worker and state the
-// slices add up to the time lantern-trace stats counts. Lane queue depths are counter tracks ("C"), from each lane pop's
-// wait (the task sat in the lane from pop - wait to pop, as the viewer draws it), and
-// the pool's not-ready tasks a counter of its own. Helps, drops and deadlock reports are
-// instant events; so is EVERY wake ("wake", on the woken worker's states track, with
-// waker, cause and latency). IO operations are async slices ("b"/"e", category "io")
-// from io_submit to io_complete, named by kind and fd ("read fd 7").
+// slices add up to the time lantern-trace stats counts. Lane queue depths are counter tracks ("C"), from each lane
+// pop's wait (the task sat in the lane from pop - wait to pop, as the viewer draws it), and the pool's not-ready tasks
+// a counter of its own. Helps, drops and deadlock reports are instant events; so is EVERY wake ("wake", on the woken
+// worker's states track, with waker, cause and latency). IO operations are async slices ("b"/"e", category "io") from
+// io_submit to io_complete, named by kind and fd ("read fd 7").
 //
 // Arrows (flow events, category "state", bound to state slices at both ends so that the
 // flow's category is the category of the slices it binds to, which Chrome DevTools'
@@ -43,15 +42,16 @@ namespace lantern::trace::cli {
 struct ChromeExportCounts {
   std::uint64_t state_slices = 0;
   std::uint64_t task_slices = 0;
-  std::uint64_t flows = 0;        // steal_flows + wake_flows
+  std::uint64_t flows = 0;  // steal_flows + wake_flows
   std::uint64_t steal_flows = 0;
   std::uint64_t wake_flows = 0;   // wake arrows drawn
   std::uint64_t wake_arrows = 0;  // Summary::wake_arrows: wakes by a worker of the pool (wake_flows + wakes_unbound)
   std::uint64_t wakes = 0;        // wake instants: every wake
-  std::uint64_t wakes_from_outside = 0;   // no arrow: the waker is not a worker of the pool
-  std::uint64_t wakes_by_io = 0;          // no arrow: an IO completion has no waker
-  std::uint64_t wakes_unbound = 0;        // a wake arrow not drawn: an end has no state slice (before a worker's first state event, after its stop)
-  std::uint64_t steals_unbound = 0;       // the same, for steals
+  std::uint64_t wakes_from_outside = 0;  // no arrow: the waker is not a worker of the pool
+  std::uint64_t wakes_by_io = 0;         // no arrow: an IO completion has no waker
+  std::uint64_t wakes_unbound =
+      0;  // a wake arrow not drawn: an end has no state slice (before a worker's first state event, after its stop)
+  std::uint64_t steals_unbound = 0;  // the same, for steals
   std::uint64_t counter_samples = 0;
   std::uint64_t instants = 0;
   std::uint64_t io_slices = 0;

@@ -155,9 +155,12 @@ int exit_code(const Scan& scan) {
 
 std::string format_bytes(std::uint64_t bytes) {
   char buf[64];
-  if (bytes < 10'000) std::snprintf(buf, sizeof buf, "%" PRIu64 " bytes", bytes);
-  else if (bytes < 10'000'000) std::snprintf(buf, sizeof buf, "%.1f kB", static_cast<double>(bytes) / 1e3);
-  else std::snprintf(buf, sizeof buf, "%.1f MB", static_cast<double>(bytes) / 1e6);
+  if (bytes < 10'000)
+    std::snprintf(buf, sizeof buf, "%" PRIu64 " bytes", bytes);
+  else if (bytes < 10'000'000)
+    std::snprintf(buf, sizeof buf, "%.1f kB", static_cast<double>(bytes) / 1e3);
+  else
+    std::snprintf(buf, sizeof buf, "%.1f MB", static_cast<double>(bytes) / 1e6);
   return buf;
 }
 

@@ -48,7 +48,8 @@ constexpr const char* kHelp =
 
 int run_diff(std::span<char* const> args) {
   std::string error;
-  auto parsed = parse_args(args, {{"--no-progress", "", false}, {"--json", "", false}, {"--notable", "", false}}, &error);
+  auto parsed =
+      parse_args(args, {{"--no-progress", "", false}, {"--json", "", false}, {"--notable", "", false}}, &error);
   if (!parsed) return usage_error("diff", error);
   if (const auto exit = answer_help(*parsed, kHelp)) return *exit;
   if (parsed->positional.size() != 2) return usage_error("diff", "expected two trace files, A and B");
@@ -68,7 +69,8 @@ int run_diff(std::span<char* const> args) {
   for (int i = 0; i < 2; ++i) {
     const std::string& path = parsed->positional[static_cast<std::size_t>(i)];
     const Scan scan = analyse_trace(path, !parsed->has("--no-progress"), runs[i]);
-    for (const TraceError& p : scan.problems) std::fprintf(stderr, "lantern-trace diff: %s: %s\n", path.c_str(), describe(p).c_str());
+    for (const TraceError& p : scan.problems)
+      std::fprintf(stderr, "lantern-trace diff: %s: %s\n", path.c_str(), describe(p).c_str());
     if (scan.io_failed) return kExitUsage;
     if (scan.has_errors()) status = kExitProblems;
     if (runs[i].empty()) {

@@ -47,8 +47,8 @@ constexpr const char* kHelp =
 
 int run_export(std::span<char* const> args) {
   std::string error;
-  auto parsed = parse_args(
-      args, {{"--chrome", "", false}, {"--output", "-o", true}, {"--no-progress", "", false}}, &error);
+  auto parsed =
+      parse_args(args, {{"--chrome", "", false}, {"--output", "-o", true}, {"--no-progress", "", false}}, &error);
   if (!parsed) return usage_error("export", error);
   if (const auto exit = answer_help(*parsed, kHelp)) return *exit;
   if (!parsed->has("--chrome")) return usage_error("export", "choose the output format: --chrome");
@@ -109,9 +109,9 @@ int run_export(std::span<char* const> args) {
                 " counter samples, %" PRIu64 " instants, %" PRIu64 " IO slices\n",
                 output.c_str(), counts.state_slices, counts.task_slices, counts.flows, counts.counter_samples,
                 counts.instants, counts.io_slices);
-    std::printf("wakes: %" PRIu64 " exported (instants), %" PRIu64 " with an arrow from the waker; without an arrow: %" PRIu64
-                " woken from outside the pool, %" PRIu64 " IO completions (no waker), %" PRIu64
-                " with an end outside every state slice\n",
+    std::printf("wakes: %" PRIu64 " exported (instants), %" PRIu64
+                " with an arrow from the waker; without an arrow: %" PRIu64 " woken from outside the pool, %" PRIu64
+                " IO completions (no waker), %" PRIu64 " with an end outside every state slice\n",
                 counts.wakes, counts.wake_flows, counts.wakes_from_outside, counts.wakes_by_io, counts.wakes_unbound);
     std::printf("steals: %" PRIu64 " arrows, %" PRIu64 " with an end outside every state slice\n", counts.steal_flows,
                 counts.steals_unbound);

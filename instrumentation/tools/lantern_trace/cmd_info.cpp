@@ -62,8 +62,11 @@ void print_header(const TraceHeader& h) {
   std::printf("clock       %s, %.6f ns/tick (base %" PRIu64 " ticks = %" PRId64 " ns)\n",
               h.clock.tsc ? "TSC" : "steady_clock ns", h.clock.ns_per_tick, h.clock.base_ticks, h.clock.base_ns);
   std::printf("started     %s\n", format_wall_clock(h.wall_start_unix_ns).c_str());
-  if (h.level) std::printf("level       %s (when recording started)\n", std::string(kLevelNames[static_cast<int>(*h.level)]).c_str());
-  else std::printf("level       not in the header (written before traces said it)\n");
+  if (h.level)
+    std::printf("level       %s (when recording started)\n",
+                std::string(kLevelNames[static_cast<int>(*h.level)]).c_str());
+  else
+    std::printf("level       not in the header (written before traces said it)\n");
 }
 
 // print_labels: every label the trace names, and ids used but never named.
@@ -78,7 +81,8 @@ void print_labels(const LabelTable& names, const std::map<std::uint32_t, std::ui
   for (const auto& [id, count] : all) {
     const auto name = id <= 0xFFFF'FFFFu ? names.name(static_cast<std::uint32_t>(id)) : std::nullopt;
     std::printf("  %6" PRIu64 "  %-32s %12" PRIu64 "\n", id,
-                name ? printable(std::string(*name)).c_str() : (id == 0 ? "(no label)" : "(not named in the trace)"), count);
+                name ? printable(std::string(*name)).c_str() : (id == 0 ? "(no label)" : "(not named in the trace)"),
+                count);
   }
 }
 
@@ -104,8 +108,10 @@ int run_info(std::span<char* const> args) {
 
   if (nothing_to_report("info", path, scan)) return kExitProblems;  // not a report of zeros
   std::printf("file        %s (%s)\n", path.c_str(), format_bytes(scan.file_bytes).c_str());
-  if (scan.header_ok) print_header(scan.header);
-  else std::printf("header      unreadable (see problems); ticks are shown as 1 ns\n");
+  if (scan.header_ok)
+    print_header(scan.header);
+  else
+    std::printf("header      unreadable (see problems); ticks are shown as 1 ns\n");
   std::printf("duration    %.6f s\n", scan.duration_seconds());
   std::printf("chunks      %" PRIu64 "\n", scan.chunks);
   const analysis::Summary sum = analysis.summary();
@@ -119,12 +125,14 @@ int run_info(std::span<char* const> args) {
                 sum.rejected_events);
   std::printf("\ndropped     %" PRIu64 " events lost (%" PRIu64 " markers)", sum.dropped_events, sum.drop_markers);
   for (int r = 0; r < kDropReasonCount; ++r) {
-    if (sum.dropped_by_reason[r]) std::printf("; %s: %" PRIu64, std::string(kDropReasonNames[r]).c_str(), sum.dropped_by_reason[r]);
+    if (sum.dropped_by_reason[r])
+      std::printf("; %s: %" PRIu64, std::string(kDropReasonNames[r]).c_str(), sum.dropped_by_reason[r]);
   }
   std::printf("\n");
   std::printf("events by type:\n");
   for (int t = 0; t < kEventCount; ++t)
-    std::printf("  %-20s %12" PRIu64 "\n", std::string(kEventInfo[t].name).c_str(), sum.events_by_type[static_cast<std::size_t>(t)]);
+    std::printf("  %-20s %12" PRIu64 "\n", std::string(kEventInfo[t].name).c_str(),
+                sum.events_by_type[static_cast<std::size_t>(t)]);
   print_labels(scan.labels, analysis.label_uses());
   // The problems themselves go to stderr (every Lantern program's errors do); the report
   // on stdout says how many there are.

@@ -118,7 +118,8 @@ void print_labels(const Summary& s, const LabelTable& names) {
   for (const auto& [label, p] : s.duration_by_label)
     if (label != 0) rows.emplace_back(label, &p);
   if (rows.empty()) return;
-  std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.second->count > b.second->count; });
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const auto& a, const auto& b) { return a.second->count > b.second->count; });
   if (auto it = s.duration_by_label.find(0); it != s.duration_by_label.end()) rows.emplace_back(0, &it->second);
   std::printf("\ntask duration by label (inclusive of nested tasks; tasks that ended)\n");
   std::printf("%-28s%10s%11s%11s%11s%11s\n", "label", "tasks", "p50", "p90", "p99", "max");
@@ -144,7 +145,8 @@ void print_row(const std::string& label, const WorkerFigures& w, const Summary& 
     }
     std::printf("%8.1f%%", 100.0 * shares[static_cast<std::size_t>(s)]);
   }
-  for (const CountColumn& c : kCountColumns) std::printf("%*s", c.width, s.counts(c.source) ? std::to_string(w.*c.value).c_str() : "-");
+  for (const CountColumn& c : kCountColumns)
+    std::printf("%*s", c.width, s.counts(c.source) ? std::to_string(w.*c.value).c_str() : "-");
   std::printf("\n");
 }
 
@@ -157,7 +159,8 @@ void print_text(const Scan& scan, const Summary& s, const analysis::Analysis& a)
   std::printf("\n");
   std::printf("events by type:");
   for (int t = 0; t < kEventCount; ++t)
-    std::printf("%s %s %" PRIu64, t ? "," : "", std::string(kEventInfo[t].name).c_str(), s.events_by_type[static_cast<std::size_t>(t)]);
+    std::printf("%s %s %" PRIu64, t ? "," : "", std::string(kEventInfo[t].name).c_str(),
+                s.events_by_type[static_cast<std::size_t>(t)]);
   std::printf("\n\ntime share by state, tasks, steals, helps and wakes (times woken) per worker\n");
   std::printf("(time share: of each worker's time from its start to its stop, or to the end of the trace)\n");
   std::printf("%8s", "worker");
@@ -178,15 +181,17 @@ void print_text(const Scan& scan, const Summary& s, const analysis::Analysis& a)
   if (const std::string note = not_recorded_note(s); !note.empty()) std::printf("%s\n", note.c_str());
 
   std::printf("\nsteals by distance:");
-  if (!s.counts(EventId::steal)) std::printf(" %s", a.no_samples_reason(EventId::steal).c_str());  // "not recorded at ..."
+  if (!s.counts(EventId::steal))
+    std::printf(" %s", a.no_samples_reason(EventId::steal).c_str());  // "not recorded at ..."
   for (int d = 0; d < kDistanceCount && s.counts(EventId::steal); ++d)
-    std::printf(" %s %" PRIu64 "%s", std::string(kDistanceNames[d]).c_str(), s.steals_by_distance[static_cast<std::size_t>(d)],
-                d + 1 < kDistanceCount ? "," : "");
+    std::printf(" %s %" PRIu64 "%s", std::string(kDistanceNames[d]).c_str(),
+                s.steals_by_distance[static_cast<std::size_t>(d)], d + 1 < kDistanceCount ? "," : "");
   if (s.steals_by_distance[kDistanceCount] > 0) std::printf(", other %" PRIu64, s.steals_by_distance[kDistanceCount]);
   if (s.counts(EventId::wake)) {
     std::printf("\nwakes: %" PRIu64 " (", s.wakes);
     for (int c = 0; c < kWakeCauseCount; ++c)
-      std::printf("%s%s %" PRIu64, c ? ", " : "", std::string(kWakeCauseNames[c]).c_str(), s.wakes_by_cause[static_cast<std::size_t>(c)]);
+      std::printf("%s%s %" PRIu64, c ? ", " : "", std::string(kWakeCauseNames[c]).c_str(),
+                  s.wakes_by_cause[static_cast<std::size_t>(c)]);
     std::printf("); %" PRIu64 " by a worker of the pool\n\n", s.wake_arrows);
   } else {
     std::printf("\nwakes: %s\n\n", a.no_samples_reason(EventId::wake).c_str());
@@ -204,15 +209,18 @@ void print_text(const Scan& scan, const Summary& s, const analysis::Analysis& a)
     std::printf("\nIO: %" PRIu64 " operations submitted, %" PRIu64 " completed (%" PRIu64 " failed)", s.io_submitted,
                 s.io_completed, s.io_failed);
     if (s.io_unpaired > 0) {
-      std::printf("; %" PRIu64 " submissions or completions without their partner (lost events, or before the trace "
-                  "began): not in the IO latency", s.io_unpaired);
+      std::printf("; %" PRIu64
+                  " submissions or completions without their partner (lost events, or before the trace "
+                  "began): not in the IO latency",
+                  s.io_unpaired);
     }
     std::printf("\n");
     print_percentiles("IO latency (io_submit to io_complete)", s.io_latency);
   }
   std::printf("\ndropped: %" PRIu64 " events lost (%" PRIu64 " markers)", s.dropped_events, s.drop_markers);
   for (int r = 0; r < kDropReasonCount; ++r) {
-    if (s.dropped_by_reason[r]) std::printf("; %s: %" PRIu64, std::string(kDropReasonNames[r]).c_str(), s.dropped_by_reason[r]);
+    if (s.dropped_by_reason[r])
+      std::printf("; %s: %" PRIu64, std::string(kDropReasonNames[r]).c_str(), s.dropped_by_reason[r]);
   }
   std::printf("\n");
   std::printf("warnings: %" PRIu64, s.warnings);
@@ -229,8 +237,10 @@ void print_text(const Scan& scan, const Summary& s, const analysis::Analysis& a)
 // json_count: a count, or null when the trace's level does not record its events
 // (the JSON's "not_recorded" says why).
 void json_count(JsonOut& j, const Summary& s, EventId source, std::uint64_t n) {
-  if (s.counts(source)) j.u64(n);
-  else j.raw("null");
+  if (s.counts(source))
+    j.u64(n);
+  else
+    j.raw("null");
 }
 
 void json_percentiles(JsonOut& j, const char* key, const Percentiles& p) {
@@ -243,8 +253,10 @@ void json_percentiles(JsonOut& j, const char* key, const Percentiles& p) {
 bool print_json(const Summary& s, const LabelTable& names, const analysis::Analysis& a) {
   JsonOut j(stdout);
   j.raw("{\"level\":");
-  if (s.level) j.string(std::string(kLevelNames[static_cast<int>(*s.level)]));
-  else j.raw("null");
+  if (s.level)
+    j.string(std::string(kLevelNames[static_cast<int>(*s.level)]));
+  else
+    j.raw("null");
   j.raw(",\"not_recorded\":{");  // event type -> why its counts are null
   bool first = true;
   for (int t = 0; t < kEventCount; ++t) {
@@ -255,7 +267,10 @@ bool print_json(const Summary& s, const LabelTable& names, const analysis::Analy
   }
   j.raw("},\"events\":").u64(s.events).raw(",\"rejected_events\":").u64(s.rejected_events).raw(",\"events_by_type\":{");
   for (int t = 0; t < kEventCount; ++t) {
-    j.raw(t ? "," : "").string(std::string(kEventInfo[t].name)).raw(":").u64(s.events_by_type[static_cast<std::size_t>(t)]);
+    j.raw(t ? "," : "")
+        .string(std::string(kEventInfo[t].name))
+        .raw(":")
+        .u64(s.events_by_type[static_cast<std::size_t>(t)]);
   }
   j.raw("},\"workers\":[");
   for (std::size_t w = 0; w < s.workers.size(); ++w) {

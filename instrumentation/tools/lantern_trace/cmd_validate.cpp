@@ -64,17 +64,26 @@ std::string outside_table(const Event& e) {
       first(check("reason", p.reason));
       break;
     }
-    case EventId::task_begin: first(check("source", payload<TaskBeginPayload>(e).source)); break;
+    case EventId::task_begin:
+      first(check("source", payload<TaskBeginPayload>(e).source));
+      break;
     case EventId::steal: {
       const auto p = payload<StealPayload>(e);
       first(check("distance", p.distance));
       first(check("source", p.source));
       break;
     }
-    case EventId::wake: first(check("cause", payload<WakePayload>(e).why)); break;
-    case EventId::io_submit: first(check("kind", payload<IoSubmitPayload>(e).kind)); break;
-    case EventId::dropped: first(check("reason", payload<DroppedPayload>(e).reason)); break;
-    default: break;  // no field with a table
+    case EventId::wake:
+      first(check("cause", payload<WakePayload>(e).why));
+      break;
+    case EventId::io_submit:
+      first(check("kind", payload<IoSubmitPayload>(e).kind));
+      break;
+    case EventId::dropped:
+      first(check("reason", payload<DroppedPayload>(e).reason));
+      break;
+    default:
+      break;  // no field with a table
   }
   return bad.empty() ? bad : std::string(info(e.type).name) + "'s " + bad;
 }
@@ -95,33 +104,37 @@ int run_validate(std::span<char* const> args) {
   bool know_workers = false;
   std::uint32_t worker_bound = kMaxWorkers;
   Finding bad_worker, bad_value, backwards;
-  const Scan scan = scan_trace(path, !parsed->has("--no-progress"), [&](const DecodedChunk& chunk) {
-    for (const Event& e : chunk.events) {
-      if (e.worker >= worker_bound && bad_worker.count++ == 0) {
-        bad_worker.first_chunk = chunk.info.offset;
-        bad_worker.first = "worker " + std::to_string(e.worker);
-      }
-      if (const std::string bad = outside_table(e); !bad.empty() && bad_value.count++ == 0) {
-        bad_value.first_chunk = chunk.info.offset;
-        bad_value.first = "worker " + std::to_string(e.worker) + "'s " + bad + " at tick " + std::to_string(e.ticks);
-      }
-      auto [it, fresh] = last_tick.try_emplace(e.worker, e.ticks);
-      if (!fresh) {
-        if (e.ticks < it->second && backwards.count++ == 0) {
-          backwards.first_chunk = chunk.info.offset;
-          backwards.first = "worker " + std::to_string(e.worker) + " from tick " + std::to_string(it->second) +
-                            " to " + std::to_string(e.ticks);
+  const Scan scan = scan_trace(
+      path, !parsed->has("--no-progress"),
+      [&](const DecodedChunk& chunk) {
+        for (const Event& e : chunk.events) {
+          if (e.worker >= worker_bound && bad_worker.count++ == 0) {
+            bad_worker.first_chunk = chunk.info.offset;
+            bad_worker.first = "worker " + std::to_string(e.worker);
+          }
+          if (const std::string bad = outside_table(e); !bad.empty() && bad_value.count++ == 0) {
+            bad_value.first_chunk = chunk.info.offset;
+            bad_value.first =
+                "worker " + std::to_string(e.worker) + "'s " + bad + " at tick " + std::to_string(e.ticks);
+          }
+          auto [it, fresh] = last_tick.try_emplace(e.worker, e.ticks);
+          if (!fresh) {
+            if (e.ticks < it->second && backwards.count++ == 0) {
+              backwards.first_chunk = chunk.info.offset;
+              backwards.first = "worker " + std::to_string(e.worker) + " from tick " + std::to_string(it->second) +
+                                " to " + std::to_string(e.ticks);
+            }
+            it->second = e.ticks;
+          }
         }
-        it->second = e.ticks;
-      }
-    }
-  }, [&](const TraceHeader& header, bool ok) {
-    know_workers = ok && header.workers > 0;
-    declared_workers = header.workers;
-    // Below the header's count when it says one, and below the format's bound always
-    // (kMaxWorkers: every reader drops higher ids as damage).
-    worker_bound = know_workers ? std::min(declared_workers, kMaxWorkers) : kMaxWorkers;
-  });
+      },
+      [&](const TraceHeader& header, bool ok) {
+        know_workers = ok && header.workers > 0;
+        declared_workers = header.workers;
+        // Below the header's count when it says one, and below the format's bound always
+        // (kMaxWorkers: every reader drops higher ids as damage).
+        worker_bound = know_workers ? std::min(declared_workers, kMaxWorkers) : kMaxWorkers;
+      });
   if (scan.io_failed) {
     for (const TraceError& p : scan.problems)
       if (p.kind == TraceErrorKind::io) std::fprintf(stderr, "lantern-trace validate: %s\n", p.message.c_str());
@@ -137,8 +150,8 @@ int run_validate(std::span<char* const> args) {
   }
   if (know_workers && declared_workers > kMaxWorkers) {
     lines.push_back("error: the header declares " + std::to_string(declared_workers) +
-                    " workers, more than a trace may have (" + std::to_string(kMaxWorkers) +
-                    "); events from workers " + std::to_string(kMaxWorkers) + " and above are dropped by every reader");
+                    " workers, more than a trace may have (" + std::to_string(kMaxWorkers) + "); events from workers " +
+                    std::to_string(kMaxWorkers) + " and above are dropped by every reader");
     ++errors;
   }
   if (bad_worker.count > 0) {
@@ -158,8 +171,9 @@ int run_validate(std::span<char* const> args) {
     ++errors;
   }
   if (backwards.count > 0) {
-    lines.push_back("warning: " + std::to_string(backwards.count) + " times a worker's clock ran backwards; the first, " +
-                    backwards.first + ", is in the chunk at offset " + std::to_string(backwards.first_chunk));
+    lines.push_back("warning: " + std::to_string(backwards.count) +
+                    " times a worker's clock ran backwards; the first, " + backwards.first +
+                    ", is in the chunk at offset " + std::to_string(backwards.first_chunk));
   }
   std::printf("%s: %s, %" PRIu64 " chunks, %" PRIu64 " events\n", path.c_str(), format_bytes(scan.file_bytes).c_str(),
               scan.chunks, scan.events);
@@ -169,7 +183,8 @@ int run_validate(std::span<char* const> args) {
   }
   tools::flush_stdout();
   std::fprintf(stderr, "lantern-trace validate: %s has %zu problem(s):\n", path.c_str(), lines.size());
-  for (const std::string& line : lines) std::fprintf(stderr, "lantern-trace validate: %s: %s\n", path.c_str(), line.c_str());
+  for (const std::string& line : lines)
+    std::fprintf(stderr, "lantern-trace validate: %s: %s\n", path.c_str(), line.c_str());
   const std::size_t warnings = lines.size() - errors;
   std::printf("%s: %zu error%s, %zu warning%s\n", errors ? "invalid" : "ok", errors, errors == 1 ? "" : "s", warnings,
               warnings == 1 ? "" : "s");

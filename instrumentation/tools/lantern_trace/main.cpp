@@ -89,7 +89,8 @@ int main(int argc, char** argv) {
       lantern::tools::check_output_at_exit("lantern-trace " + command, kExitUsage);
       return c->run(rest);
     }
-    std::fprintf(stderr, "lantern-trace: unknown command '%s' (commands: info, stats, export, validate, diff; see --help)\n",
+    std::fprintf(stderr,
+                 "lantern-trace: unknown command '%s' (commands: info, stats, export, validate, diff; see --help)\n",
                  command.c_str());
     return kExitUsage;
   } catch (const std::bad_alloc&) {

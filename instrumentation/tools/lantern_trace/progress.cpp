@@ -29,9 +29,9 @@ void Progress::update(std::uint64_t done) {
   drawn_ = true;
   const double fraction = done >= total_ ? 1.0 : static_cast<double>(done) / static_cast<double>(total_);
   const int filled = static_cast<int>(fraction * kWidth);
-  std::fprintf(stderr, "\r%s [%.*s%*s] %3d%% %.1f/%.1f MB", label_.c_str(), filled,
-               "##############################", kWidth - filled, "", static_cast<int>(fraction * 100),
-               static_cast<double>(done) / 1e6, static_cast<double>(total_) / 1e6);
+  std::fprintf(stderr, "\r%s [%.*s%*s] %3d%% %.1f/%.1f MB", label_.c_str(), filled, "##############################",
+               kWidth - filled, "", static_cast<int>(fraction * 100), static_cast<double>(done) / 1e6,
+               static_cast<double>(total_) / 1e6);
   std::fflush(stderr);
 }
 

@@ -13,7 +13,7 @@
 namespace lantern::exporters::testing {
 
 struct Sample {
-  std::string name;                          // e.g. lantern_ready_wait_seconds_bucket
+  std::string name;  // e.g. lantern_ready_wait_seconds_bucket
   std::map<std::string, std::string> labels;
   double value = 0;
 };
@@ -102,7 +102,7 @@ inline Exposition parse_exposition(const std::string& text) {
         }
         if (i >= line.size()) throw bad();
         s.labels[key] = value;
-        ++i;                                        // past the closing quote
+        ++i;                                         // past the closing quote
         if (i < line.size() && line[i] == ',') ++i;  // next label
       }
       if (i >= line.size()) throw bad();

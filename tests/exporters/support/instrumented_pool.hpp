@@ -19,7 +19,8 @@ namespace lantern::exporters::testing {
 
 struct InstrumentedPool {
   InstrumentedPool(std::uint32_t workers, trace::Level level, std::string topology = {})
-      : recorder(workers, {.level = level, .time_tasks = true}), pool(options(workers, &recorder, std::move(topology))) {}
+      : recorder(workers, {.level = level, .time_tasks = true}),
+        pool(options(workers, &recorder, std::move(topology))) {}
 
   static SchedulerOptions options(std::uint32_t workers, instrumentation::Recorder* observer, std::string topology) {
     SchedulerOptions o;
@@ -68,8 +69,8 @@ inline void submit_and_wait(Scheduler& pool, const instrumentation::Recorder& re
   while (counted_task_ends(recorder) < ends_before + static_cast<std::uint64_t>(n)) {
     if (std::chrono::steady_clock::now() > deadline) {
       throw std::runtime_error("submit_and_wait: the recorder counted " +
-                               std::to_string(counted_task_ends(recorder) - ends_before) + " of " +
-                               std::to_string(n) + " task ends within 30 s\n" + pool.describe_state());
+                               std::to_string(counted_task_ends(recorder) - ends_before) + " of " + std::to_string(n) +
+                               " task ends within 30 s\n" + pool.describe_state());
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }

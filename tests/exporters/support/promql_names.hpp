@@ -23,8 +23,8 @@ inline bool identifier_char(char c) { return identifier_start(c) || std::isdigit
 
 inline bool is_keyword(std::string_view word) {
   static const std::set<std::string_view> kKeywords = {
-      "by",  "without", "on",     "ignoring", "group_left", "group_right", "bool", "and",
-      "or",  "unless",  "offset", "atan2",    "inf",        "nan",         "Inf",  "NaN"};
+      "by", "without", "on",     "ignoring", "group_left", "group_right", "bool", "and",
+      "or", "unless",  "offset", "atan2",    "inf",        "nan",         "Inf",  "NaN"};
   return kKeywords.count(word) > 0;
 }
 
@@ -92,7 +92,8 @@ inline std::set<std::string> metric_names(std::string_view expr) {
       } else {
         while (i < expr.size() && identifier_char(expr[i])) ++i;
       }
-    } else if (std::isdigit(static_cast<unsigned char>(c)) || (c == '.' && i + 1 < expr.size() && std::isdigit(static_cast<unsigned char>(expr[i + 1])))) {
+    } else if (std::isdigit(static_cast<unsigned char>(c)) ||
+               (c == '.' && i + 1 < expr.size() && std::isdigit(static_cast<unsigned char>(expr[i + 1])))) {
       while (i < expr.size() && (identifier_char(expr[i]) || expr[i] == '.')) ++i;  // 0.99, 1e-3, 5m, 0x1f
     } else if (identifier_start(c)) {
       const std::size_t start = i;

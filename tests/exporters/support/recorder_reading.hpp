@@ -65,7 +65,8 @@ inline std::string what_moved(const Reading& a, const Reading& b) {
     const std::string p = "worker " + std::to_string(w) + " ";
     cmp(p + "tasks", x.tasks, y.tasks);
     cmp(p + "tasks_threw", x.tasks_threw, y.tasks_threw);
-    for (std::size_t d = 0; d < x.steals.size(); ++d) cmp(p + "steals[" + std::to_string(d) + "]", x.steals[d], y.steals[d]);
+    for (std::size_t d = 0; d < x.steals.size(); ++d)
+      cmp(p + "steals[" + std::to_string(d) + "]", x.steals[d], y.steals[d]);
     cmp(p + "steal_rounds_failed", x.steal_rounds_failed, y.steal_rounds_failed);
     cmp(p + "helps", x.helps, y.helps);
     cmp(p + "lane_pops", x.lane_pops, y.lane_pops);

@@ -31,8 +31,10 @@ struct Source {
   std::string_view family, from;
 };
 constexpr Source kSchedulerFamilies[] = {
-    {"lantern_workers", "Scheduler::worker_state(w), counted by state; at the end of a run also the Recorder's current states"},
-    {"lantern_tasks_spawned_total", "Scheduler::tasks_spawned(w): core counts created tasks (the Recorder does not count pushes)"},
+    {"lantern_workers",
+     "Scheduler::worker_state(w), counted by state; at the end of a run also the Recorder's current states"},
+    {"lantern_tasks_spawned_total",
+     "Scheduler::tasks_spawned(w): core counts created tasks (the Recorder does not count pushes)"},
     {"lantern_tasks_submitted_total", "Scheduler::tasks_submitted_from_outside()"},
     {"lantern_lane_depth", "Scheduler::lane_size(w), a gauge"},
     {"lantern_deque_depth", "Scheduler::deque_size(w), a gauge"},
@@ -76,9 +78,12 @@ struct Want {
   }
   bool matches(double v) const {
     switch (kind) {
-      case exact: return v == lo;
-      case nanoseconds: return std::llround(v * 1e9) == static_cast<long long>(ns);
-      case between: return v >= lo * (1 - 1e-15) && v <= hi * (1 + 1e-15);  // 16 printed digits
+      case exact:
+        return v == lo;
+      case nanoseconds:
+        return std::llround(v * 1e9) == static_cast<long long>(ns);
+      case between:
+        return v >= lo * (1 - 1e-15) && v <= hi * (1 + 1e-15);  // 16 printed digits
     }
     return false;
   }
@@ -93,7 +98,8 @@ inline std::string format_le(double le) {
   return buf;
 }
 inline std::string key(const std::string& name, std::map<std::string, std::string> labels) {
-  if (const auto it = labels.find("le"); it != labels.end()) it->second = format_le(std::strtod(it->second.c_str(), nullptr));
+  if (const auto it = labels.find("le"); it != labels.end())
+    it->second = format_le(std::strtod(it->second.c_str(), nullptr));
   std::string k = name + "{";
   bool first = true;
   for (const auto& [l, v] : labels) {
@@ -120,8 +126,9 @@ inline Expected expected_samples(const Reading& a, const Reading& b, double seco
     put("lantern_task_exceptions_total", c.tasks_threw);
     put("lantern_lane_pops_total", c.lane_pops);
     for (int d = 0; d < trace::kDistanceCount; ++d) {
-      out["lantern_steals_total"][key("lantern_steals_total", {{"worker", worker}, {"distance", std::string(trace::kDistanceNames[d])}})] =
-          exact(c.steals[static_cast<std::size_t>(d)]);
+      out["lantern_steals_total"]
+         [key("lantern_steals_total", {{"worker", worker}, {"distance", std::string(trace::kDistanceNames[d])}})] =
+             exact(c.steals[static_cast<std::size_t>(d)]);
     }
     put("lantern_failed_steal_rounds_total", c.steal_rounds_failed);
     put("lantern_helps_total", c.helps);
@@ -137,9 +144,9 @@ inline Expected expected_samples(const Reading& a, const Reading& b, double seco
     for (int s = 0; s < trace::kStateCount; ++s) {
       const double lo = static_cast<double>(a.workers[w].state_ticks[static_cast<std::size_t>(s)]) * seconds_per_tick;
       const double hi = static_cast<double>(b.workers[w].state_ticks[static_cast<std::size_t>(s)]) * seconds_per_tick;
-      out["lantern_worker_state_seconds_total"]
-         [key("lantern_worker_state_seconds_total", {{"worker", worker}, {"state", std::string(trace::kStateNames[s])}})] = {
-             Want::between, lo, hi, 0};
+      out["lantern_worker_state_seconds_total"][key(
+          "lantern_worker_state_seconds_total", {{"worker", worker}, {"state", std::string(trace::kStateNames[s])}})] =
+          {Want::between, lo, hi, 0};
     }
     // The Scheduler's own figures (kSchedulerFamilies).
     put("lantern_tasks_spawned_total", a.tasks_spawned[w]);

@@ -17,7 +17,8 @@ std::uint64_t transition(std::uint64_t from, std::uint64_t to) { return from << 
 // WorkerSim produces one worker's time-ordered event stream.
 class WorkerSim {
  public:
-  WorkerSim(std::uint32_t worker, std::uint32_t workers, std::uint64_t seed, std::uint32_t labels, std::vector<Event>& out)
+  WorkerSim(std::uint32_t worker, std::uint32_t workers, std::uint64_t seed, std::uint32_t labels,
+            std::vector<Event>& out)
       : worker_(worker), workers_(workers), labels_(labels), rng_(seed * 7919 + worker), out_(out) {
     tick_ = 1'000'000 + rng_() % 1000;
   }
@@ -56,9 +57,10 @@ class WorkerSim {
     if (labels_ > 0 && rng_() % 2 == 0) emit(EventId::task_label, id, 1 + rng_() % labels_);  // names itself
     if (depth > 0) {
       const std::uint64_t pushed = alloc_task();
-      emit(EventId::push, pushed, static_cast<std::uint64_t>(depth) << 32);  // own deque, with its depth (as core reports it)
+      emit(EventId::push, pushed,
+           static_cast<std::uint64_t>(depth) << 32);  // own deque, with its depth (as core reports it)
       if (rng_() % 64 == 0) emit(EventId::push, alloc_task(), 1 + rng_() % 2);  // work posted to a lane
-      run_task(alloc_task(), 5, depth - 1);                                        // join: one half inline
+      run_task(alloc_task(), 5, depth - 1);                                     // join: one half inline
       if (rng_() % 10 == 0) {
         // The pushed half was stolen: while waiting, this worker steals something back.
         free_task(pushed);
@@ -88,7 +90,7 @@ class WorkerSim {
       emit(EventId::steal, other_worker(), (rng_() % 5) | (2u << 8));
       return;  // the next episode starts with found_work
     }
-    emit(EventId::state, transition(kIdle, kSleepy), 3);     // searched_enough
+    emit(EventId::state, transition(kIdle, kSleepy), 3);      // searched_enough
     emit(EventId::state, transition(kSleepy, kSleeping), 4);  // fell_asleep
     emit(EventId::state, transition(kSleeping, kActive), 6);  // woken
     if (rng_() % 500 == 0) emit(EventId::dropped, 1 + rng_() % 100, 0);
@@ -139,13 +141,20 @@ std::vector<Event> random_events(std::uint64_t count, std::uint64_t seed) {
   ticks[1] = kMax - 1'000'000;  // a worker near the top of the tick range
   auto value = [&](std::uint64_t related) -> std::uint64_t {
     switch (rng() % 7) {
-      case 0: return 0;
-      case 1: return kMax;
-      case 2: return rng() % 128;
-      case 3: return related + rng() % 4096 - 2048;  // near a previous id
-      case 4: return related;
-      case 5: return rng() >> (rng() % 64);
-      default: return rng();
+      case 0:
+        return 0;
+      case 1:
+        return kMax;
+      case 2:
+        return rng() % 128;
+      case 3:
+        return related + rng() % 4096 - 2048;  // near a previous id
+      case 4:
+        return related;
+      case 5:
+        return rng() >> (rng() % 64);
+      default:
+        return rng();
     }
   };
   std::vector<Event> out;
@@ -154,10 +163,18 @@ std::vector<Event> random_events(std::uint64_t count, std::uint64_t seed) {
     if (rng() % 4 == 0) w = rng() % std::size(workers);  // runs of one worker, then a switch
     std::uint64_t& t = ticks[w];
     switch (rng() % 10) {
-      case 0: t = t > 5000 ? t - rng() % 5000 : t; break;            // a backward step
-      case 1: t = t + std::min(kMax - t, rng() >> (rng() % 64)); break;  // a huge gap
-      case 2: t = kMax - rng() % 3; break;                           // the maximum
-      default: t = t + std::min<std::uint64_t>(kMax - t, rng() % 3000); break;
+      case 0:
+        t = t > 5000 ? t - rng() % 5000 : t;
+        break;  // a backward step
+      case 1:
+        t = t + std::min(kMax - t, rng() >> (rng() % 64));
+        break;  // a huge gap
+      case 2:
+        t = kMax - rng() % 3;
+        break;  // the maximum
+      default:
+        t = t + std::min<std::uint64_t>(kMax - t, rng() % 3000);
+        break;
     }
     const auto type = static_cast<EventId>(rng() % kEventCount);
     Event e{t, workers[w], type, {0, 0, 0}, value(last_task[w]), value(0)};

@@ -22,8 +22,8 @@ struct ForkJoinOptions {
   std::uint32_t workers = 4;
   std::uint64_t events = 100'000;  // approximate total
   std::uint64_t seed = 1;
-  std::uint32_t batch = 512;       // events drained from one worker at a time
-  std::uint32_t labels = 0;        // > 0: about half the tasks label themselves with ids 1..labels
+  std::uint32_t batch = 512;  // events drained from one worker at a time
+  std::uint32_t labels = 0;   // > 0: about half the tasks label themselves with ids 1..labels
 };
 
 std::vector<Event> fork_join_events(const ForkJoinOptions& options);

@@ -65,9 +65,7 @@ Session::~Session() {
   if (thread_.joinable()) thread_.join();
 }
 
-void Session::wait_until_finished() const {
-  finished_.wait(false, std::memory_order_acquire);
-}
+void Session::wait_until_finished() const { finished_.wait(false, std::memory_order_acquire); }
 
 void Session::run() {
   trace::TraceDecoder decoder;
@@ -114,7 +112,9 @@ void Session::run() {
     bool ended = false;
     for (bool more = true; more && !ended;) {
       switch (decoder.next()) {
-        case trace::TraceDecoder::Step::need_input: more = false; break;
+        case trace::TraceDecoder::Step::need_input:
+          more = false;
+          break;
         case trace::TraceDecoder::Step::header:
           header_applied = true;
           with_model([&](Model& m) { m.apply_header(decoder.header(), true); });
@@ -129,13 +129,15 @@ void Session::run() {
         case trace::TraceDecoder::Step::problem: {
           trace::TraceError p = decoder.problem();
           if (live() && p.kind == trace::TraceErrorKind::truncated && source_done) {
-            p.message = "the connection ended inside a chunk; its " +
-                        std::to_string(decoder.received() - p.offset) + " bytes were discarded";
+            p.message = "the connection ended inside a chunk; its " + std::to_string(decoder.received() - p.offset) +
+                        " bytes were discarded";
           }
           with_model([&](Model& m) { m.add_trace_problem(p); });
           break;
         }
-        case trace::TraceDecoder::Step::end: ended = true; break;
+        case trace::TraceDecoder::Step::end:
+          ended = true;
+          break;
       }
     }
     with_model([&](Model& m) { m.status().bytes = decoder.received(); });
@@ -150,14 +152,16 @@ void Session::run() {
       s.message = failure + (live() ? "; keeping what was received" : "");
     } else if (live()) {
       s.phase = SourceStatus::Phase::disconnected;
-      s.message = was_connected ? "the app closed the connection (it ended or stopped streaming); keeping what was received"
-                                : "stopped before connecting to " + s.name;
+      s.message = was_connected
+                      ? "the app closed the connection (it ended or stopped streaming); keeping what was received"
+                      : "stopped before connecting to " + s.name;
     } else {
       s.phase = m.has_trace_errors() ? SourceStatus::Phase::failed : SourceStatus::Phase::complete;
       s.message = m.has_trace_errors() ? "the trace has problems; showing what could be read" : "loaded";
     }
     if (m.discarded_events()) {
-      s.message += "; " + std::to_string(m.discarded_events()) + " events past the memory limit not kept (--max-events)";
+      s.message +=
+          "; " + std::to_string(m.discarded_events()) + " events past the memory limit not kept (--max-events)";
     }
   });
   finished_.store(true, std::memory_order_release);

@@ -43,7 +43,8 @@ struct Worker {
 class Simulation {
  public:
   Simulation(const SyntheticOptions& o) : o_(o), rng_(o.seed) {
-    for (std::uint32_t w = 0; w < o.workers; ++w) workers_.push_back(Worker{w, WorkerState::idle, (std::uint64_t{w} + 1) << 40});
+    for (std::uint32_t w = 0; w < o.workers; ++w)
+      workers_.push_back(Worker{w, WorkerState::idle, (std::uint64_t{w} + 1) << 40});
   }
 
   // period p: every worker's events for [p * kPeriodNs, (p + 1) * kPeriodNs).
@@ -53,7 +54,9 @@ class Simulation {
 
  private:
   // dt: a duration in ticks; ticks: a time stamp.
-  std::uint64_t dt(std::uint64_t ns) const { return static_cast<std::uint64_t>(static_cast<double>(ns) / o_.ns_per_tick); }
+  std::uint64_t dt(std::uint64_t ns) const {
+    return static_cast<std::uint64_t>(static_cast<double>(ns) / o_.ns_per_tick);
+  }
   std::uint64_t ticks(std::uint64_t ns) const { return kBaseTicks + dt(ns); }
   // emit: an event with a typed payload (the vocabulary's codec packs it).
   template <class P>
@@ -177,7 +180,8 @@ trace::TraceHeader synthetic_header(const SyntheticOptions& o) {
   h.topology = std::to_string(sockets) + " packages, " + std::to_string(o.workers) + " cores (synthetic)";
   for (std::uint32_t i = 0; i < o.workers; ++i) {
     const auto socket = static_cast<std::int32_t>(std::min(i / per_socket, sockets - 1));
-    h.cpus.push_back(trace::CpuRow{-1, static_cast<std::int32_t>(i), static_cast<std::int32_t>(i), socket, socket, socket});
+    h.cpus.push_back(
+        trace::CpuRow{-1, static_cast<std::int32_t>(i), static_cast<std::int32_t>(i), socket, socket, socket});
   }
   h.workers = o.workers;
   h.clock = trace::ClockCalibration{true, o.ns_per_tick, kBaseTicks, 0};

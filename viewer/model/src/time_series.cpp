@@ -47,7 +47,8 @@ void TimeSeries::reach(std::uint64_t t) {
     }
     // The new buckets are empty: their prefix sums equal the old total.
     const double total = cum_[i].empty() ? 0.0 : cum_[i].back();
-    if (cum_[i].capacity() < want + 1) cum_[i].reserve(std::min(max_buckets_ + 1, std::max(want + 1, cum_[i].capacity() * 2)));
+    if (cum_[i].capacity() < want + 1)
+      cum_[i].reserve(std::min(max_buckets_ + 1, std::max(want + 1, cum_[i].capacity() * 2)));
     cum_[i].resize(want + 1, total);
     // cov_ continues the last covered count: an interval spanning the growth is added
     // after reach(), so the slope entries it writes mark these buckets dirty anyway.

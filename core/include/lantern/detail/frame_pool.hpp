@@ -37,16 +37,14 @@ class FramePool {
   static constexpr std::size_t kChunkBytes = 16 * 1024;
 
   // class_of: the size class for a frame of `bytes` (bytes <= kMaxFrame): 64, 128, 256.
-  static constexpr std::uint32_t class_of(std::size_t bytes) noexcept {
-    return bytes <= 64 ? 0 : bytes <= 128 ? 1 : 2;
-  }
+  static constexpr std::uint32_t class_of(std::size_t bytes) noexcept { return bytes <= 64 ? 0 : bytes <= 128 ? 1 : 2; }
   static constexpr std::size_t class_bytes(std::uint32_t cls) noexcept { return std::size_t{64} << cls; }
 
   FramePool() = default;
   FramePool(const FramePool&) = delete;
   FramePool& operator=(const FramePool&) = delete;
   ~FramePool() {
-    for (void* chunk : chunks_) ::operator delete(chunk, std::align_val_t{64});
+    for (void* chunk : chunks_) ::operator delete (chunk, std::align_val_t{64});
   }
 
   // allocate: owner thread only. Throws std::bad_alloc like operator new.
@@ -92,11 +90,11 @@ class FramePool {
     }
     const std::size_t size = class_bytes(cls);
     if (bump_left_[cls] < size) {
-      void* chunk = ::operator new(kChunkBytes, std::align_val_t{64});
+      void* chunk = ::operator new (kChunkBytes, std::align_val_t{64});
       try {
         chunks_.push_back(chunk);
       } catch (...) {
-        ::operator delete(chunk, std::align_val_t{64});
+        ::operator delete (chunk, std::align_val_t{64});
         throw;
       }
       bump_[cls] = static_cast<char*>(chunk);

@@ -18,8 +18,8 @@ struct Job {
   using Execute = bool (*)(Job*) noexcept;
   explicit Job(Execute fn) noexcept : execute(fn) {}
   Execute execute;
-  Job* next = nullptr;             // lane link (intrusive FIFO)
-  std::uint64_t enqueued_ticks = 0; // set when the job enters a lane
+  Job* next = nullptr;               // lane link (intrusive FIFO)
+  std::uint64_t enqueued_ticks = 0;  // set when the job enters a lane
 };
 
 // Caught: what a library closure returns when it catches its task's exception itself (a

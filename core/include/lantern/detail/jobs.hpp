@@ -35,9 +35,7 @@ struct StackJob final : Job {
     return threw;
   }
   // run_inline: the owner popped its own job back; no latch needed.
-  void run_inline() {
-    (*fn)();
-  }
+  void run_inline() { (*fn)(); }
   void rethrow_if_failed() {
     if (error) std::rethrow_exception(error);
   }
@@ -56,7 +54,9 @@ template <class F>
 struct HeapJob final : Job {
   // poolable / size_class: whether the frame can come from a FramePool, and its class
   // (functions: the class is complete in their bodies).
-  static constexpr bool poolable() noexcept { return sizeof(HeapJob) <= FramePool::kMaxFrame && alignof(HeapJob) <= 64; }
+  static constexpr bool poolable() noexcept {
+    return sizeof(HeapJob) <= FramePool::kMaxFrame && alignof(HeapJob) <= 64;
+  }
   static constexpr std::uint32_t size_class() noexcept { return FramePool::class_of(sizeof(HeapJob)); }
   template <class G>
   HeapJob(FramePool* pool, G&& fn) : Job(&HeapJob::run), pool(pool), fn(std::forward<G>(fn)) {}
@@ -163,7 +163,8 @@ void spawn_heap_job(Registry& registry, F&& fn) {
 // ShutdownError when the registry is stopping and the caller is not one of its workers.
 template <class F>
 Job* make_heap_job(Registry& registry, F&& fn) {
-  if (Worker* const w = registry.current_worker()) [[likely]] return make_heap_job_on(*w, std::forward<F>(fn));
+  if (Worker* const w = registry.current_worker()) [[likely]]
+    return make_heap_job_on(*w, std::forward<F>(fn));
   return make_outside_heap_job(registry, std::forward<F>(fn));
 }
 

@@ -30,7 +30,7 @@ class Registry {
  public:
   // create validates the options and starts the workers.
   static std::unique_ptr<Registry> create(SchedulerOptions options);
-  ~Registry();  // shutdown(), then joins
+  ~Registry();                                        // shutdown(), then joins
   static void operator delete(void* block) noexcept;  // frees the block (after ~Registry)
   Registry(const Registry&) = delete;
   void setup_io_strategy();
@@ -43,7 +43,9 @@ class Registry {
   const std::vector<std::string>& topology_warnings() const noexcept { return topology_warnings_; }
   Sleep& sleep() noexcept { return sleep_; }
   // strategy: the sleep strategy in use (io_uring may have fallen back to condvar).
-  SleepStrategy strategy() const noexcept { return sleep_.uses_rings() ? SleepStrategy::io_uring : SleepStrategy::condvar; }
+  SleepStrategy strategy() const noexcept {
+    return sleep_.uses_rings() ? SleepStrategy::io_uring : SleepStrategy::condvar;
+  }
   // strategy_note: why io_uring was not used although asked for ("" otherwise).
   const std::string& strategy_note() const noexcept { return strategy_note_; }
   SharedIo& shared_io() noexcept { return shared_io_; }
@@ -120,7 +122,9 @@ class Registry {
     return (deadlock_episode.load(std::memory_order_seq_cst) & 3) == kEpisodeReported;
   }
   bool stopping() const noexcept { return stopping_.load(std::memory_order_relaxed); }
-  std::uint64_t external_jobs_created() const noexcept { return external_jobs_created_.load(std::memory_order_relaxed); }
+  std::uint64_t external_jobs_created() const noexcept {
+    return external_jobs_created_.load(std::memory_order_relaxed);
+  }
 
   void report_unhandled(std::exception_ptr error) noexcept;
   std::uint64_t unhandled_exceptions() const noexcept { return unhandled_.load(std::memory_order_relaxed); }

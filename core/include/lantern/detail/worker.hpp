@@ -7,8 +7,8 @@
 #pragma once
 
 #include <atomic>
-#include <memory>
 #include <cstdint>
+#include <memory>
 #include <thread>
 #include <vector>
 
@@ -204,7 +204,8 @@ class alignas(64) Worker final : public SleepSink {
   // TaskGroup) before it starts waiting; throws WaitDepthError if the wait would nest
   // deeper than SchedulerOptions::max_wait_depth.
   void check_wait_depth() const {
-    if (wait_too_deep()) [[unlikely]] throw_wait_depth();
+    if (wait_too_deep()) [[unlikely]]
+      throw_wait_depth();
   }
   // wait_too_deep: a wait here would nest deeper than max_wait_depth (check_wait_depth
   // would throw). TaskGroup's destructor, which cannot throw, cancels instead.
@@ -245,9 +246,7 @@ class alignas(64) Worker final : public SleepSink {
   std::atomic<std::uint64_t> jobs_created{0};
   std::atomic<std::uint64_t> jobs_finished{0};
   // tasks_run: the tasks this worker has run since it was made (Scheduler::tasks_run).
-  std::uint64_t tasks_run() const noexcept {
-    return task_counter_->load(std::memory_order_relaxed) - task_count_base_;
-  }
+  std::uint64_t tasks_run() const noexcept { return task_counter_->load(std::memory_order_relaxed) - task_count_base_; }
   // frames: where this worker's heap jobs are allocated (frame_pool.hpp); other workers
   // only ever call free_remote on it.
   FramePool frames;
@@ -300,7 +299,8 @@ class alignas(64) Worker final : public SleepSink {
     if (state_ == s) return;
     LANTERN_HOOK(*this, StatePayload{state_, s, why});
 #if LANTERN_OBSERVER
-    if (s == WorkerState::idle && observer) [[unlikely]] sample_not_ready();
+    if (s == WorkerState::idle && observer) [[unlikely]]
+      sample_not_ready();
 #endif
     state_ = s;
     published_state_.store(s, std::memory_order_relaxed);
@@ -378,7 +378,7 @@ class alignas(64) Worker final : public SleepSink {
   std::size_t far_begin_ = 0;  // victims_[far_begin_..] are the farthest level
   Job* continuation_ = nullptr;
   Job* current_task_ = nullptr;
-  Job* observed_task_ = nullptr;  // the job run_observed runs (innermost), if any
+  Job* observed_task_ = nullptr;    // the job run_observed runs (innermost), if any
   std::uint32_t deque_pushes_ = 0;  // own-deque pushes, for sampling the push hook
   // hooks_: this worker's copy of the observer's interest (Observer::copy_of), kept
   // current by Observer::Interest (attached in the constructor, detached in the
@@ -402,11 +402,11 @@ class alignas(64) Worker final : public SleepSink {
   // scheduler's tasks (a Recorder attached to one Scheduler after another).
   const std::uint64_t task_count_base_;
   std::uint32_t join_help_countdown_ = kJoinHelpInterval;
-  std::uint32_t wait_depth_ = 0;  // waits nested on this thread's stack (wait_until_cold)
-  std::uint32_t max_wait_depth_;  // SchedulerOptions::max_wait_depth
-  std::atomic<WaitKind> wait_kind_{WaitKind::none};  // innermost wait (set on the cold path)
-  std::atomic<std::uint64_t> blocked_task_{0};       // task_id of the task blocked in it
-  std::atomic<std::uint8_t> out_of_work_{kWorking};  // out_of_work(): the flag check_deadlock reads
+  std::uint32_t wait_depth_ = 0;                      // waits nested on this thread's stack (wait_until_cold)
+  std::uint32_t max_wait_depth_;                      // SchedulerOptions::max_wait_depth
+  std::atomic<WaitKind> wait_kind_{WaitKind::none};   // innermost wait (set on the cold path)
+  std::atomic<std::uint64_t> blocked_task_{0};        // task_id of the task blocked in it
+  std::atomic<std::uint8_t> out_of_work_{kWorking};   // out_of_work(): the flag check_deadlock reads
   std::atomic<const Latch*> blocked_latch_{nullptr};  // the latch of that wait (set before the flag)
   mutable std::atomic<std::uint32_t> inspectors_{0};  // check_deadlock readers of blocked_latch_
   // Odd while this worker, out of work (flag up), searches (and may be holding a task

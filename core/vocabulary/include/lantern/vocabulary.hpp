@@ -28,10 +28,10 @@ namespace lantern {
 
 // --- worker states (core/sleep/README.md) ---
 // X(name, meaning)
-#define LANTERN_WORKER_STATES(X)                                                   \
-  X(active, "running a task")                                                      \
-  X(idle, "searching for work (own deque and lane, steals, lanes of others)")     \
-  X(sleepy, "announced it is about to sleep; searches once more")                 \
+#define LANTERN_WORKER_STATES(X)                                              \
+  X(active, "running a task")                                                 \
+  X(idle, "searching for work (own deque and lane, steals, lanes of others)") \
+  X(sleepy, "announced it is about to sleep; searches once more")             \
   X(sleeping, "blocked (futex/condvar, or io_uring) until woken")
 
 enum class WorkerState : std::uint8_t {
@@ -47,14 +47,14 @@ inline constexpr std::string_view kWorkerStateNames[] = {
 inline constexpr int kWorkerStateCount = static_cast<int>(std::size(kWorkerStateNames));
 
 // --- why a worker changed state ---
-#define LANTERN_STATE_REASONS(X)                                                    \
-  X(started, "the worker thread started")                                          \
-  X(found_work, "found a task")                                                    \
-  X(out_of_work, "no task in its own queues or any victim's")                      \
+#define LANTERN_STATE_REASONS(X)                                                     \
+  X(started, "the worker thread started")                                            \
+  X(found_work, "found a task")                                                      \
+  X(out_of_work, "no task in its own queues or any victim's")                        \
   X(searched_enough, "searched for several rounds without success: announces sleep") \
-  X(fell_asleep, "blocked until woken")                                            \
-  X(new_work_seen, "work was posted while it was sleepy: searches again")          \
-  X(woken, "woken by another thread")                                              \
+  X(fell_asleep, "blocked until woken")                                              \
+  X(new_work_seen, "work was posted while it was sleepy: searches again")            \
+  X(woken, "woken by another thread")                                                \
   X(stopping, "the scheduler is shutting down")
 
 enum class StateReason : std::uint8_t {
@@ -70,12 +70,12 @@ inline constexpr std::string_view kStateReasonNames[] = {
 inline constexpr int kStateReasonCount = static_cast<int>(std::size(kStateReasonNames));
 
 // --- where a task was found (task_begin's source, steal's source) ---
-#define LANTERN_TASK_SOURCES(X)                                        \
-  X(own_deque, "the worker's own deque (fork-join work)")              \
-  X(own_lane, "the worker's own lane (submitted or woken work)")       \
-  X(stolen_deque, "another worker's deque")                            \
-  X(stolen_lane, "another worker's lane")                              \
-  X(help, "another worker's lane whose head waited too long")          \
+#define LANTERN_TASK_SOURCES(X)                                  \
+  X(own_deque, "the worker's own deque (fork-join work)")        \
+  X(own_lane, "the worker's own lane (submitted or woken work)") \
+  X(stolen_deque, "another worker's deque")                      \
+  X(stolen_lane, "another worker's lane")                        \
+  X(help, "another worker's lane whose head waited too long")    \
   X(inline_call, "run inline by its caller")
 
 enum class TaskSource : std::uint8_t {
@@ -96,11 +96,11 @@ constexpr bool from_lane(TaskSource s) noexcept {
 constexpr bool stolen(TaskSource s) noexcept { return s == TaskSource::stolen_deque || s == TaskSource::stolen_lane; }
 
 // --- topology distance between a thief and its victim (lantern/topology.hpp's levels) ---
-#define LANTERN_STEAL_DISTANCES(X)              \
-  X(smt, "the same core (SMT sibling)")         \
-  X(l2, "the same L2 cache")                    \
-  X(llc, "the same last-level cache")           \
-  X(numa, "the same NUMA node")                 \
+#define LANTERN_STEAL_DISTANCES(X)      \
+  X(smt, "the same core (SMT sibling)") \
+  X(l2, "the same L2 cache")            \
+  X(llc, "the same last-level cache")   \
+  X(numa, "the same NUMA node")         \
   X(remote, "another NUMA node")
 
 enum class StealDistance : std::uint8_t {
@@ -128,11 +128,11 @@ constexpr StealDistance distance_between(const Cpu& x, const Cpu& y) noexcept {
 }
 
 // --- asynchronous IO operations (lantern/io.hpp) ---
-#define LANTERN_IO_KINDS(X)   \
-  X(read, "read")             \
-  X(write, "write or send")   \
-  X(accept, "accept")         \
-  X(connect, "connect")       \
+#define LANTERN_IO_KINDS(X) \
+  X(read, "read")           \
+  X(write, "write or send") \
+  X(accept, "accept")       \
+  X(connect, "connect")     \
   X(timeout, "timer")
 
 enum class IoKind : std::uint8_t {
@@ -151,9 +151,9 @@ inline constexpr int kIoKindCount = static_cast<int>(std::size(kIoKindNames));
 // An IO wake has no waker (the kernel completed an operation) and so no wake latency:
 // every statistic of wake latency leaves IO wakes out (lantern/analysis, the Recorder's
 // histogram, lantern_wake_latency_seconds), and says so.
-#define LANTERN_WAKE_CAUSES(X)                                  \
-  X(work, "work was posted for it")                             \
-  X(latch, "a latch or join it waited for completed")           \
+#define LANTERN_WAKE_CAUSES(X)                        \
+  X(work, "work was posted for it")                   \
+  X(latch, "a latch or join it waited for completed") \
   X(io, "an IO completion arrived (no waker, no latency)")
 
 enum class WakeCause : std::uint8_t {
@@ -174,8 +174,8 @@ constexpr bool has_latency(WakeCause c) noexcept { return c != WakeCause::io; }
 inline constexpr std::uint32_t kOutsideWaker = 0xffff'ffffu;
 
 // --- why events were lost (the dropped event's reason) ---
-#define LANTERN_DROP_REASONS(X) \
-  X(ring_full, "the worker's event ring was full (the consumer fell behind)")                     \
+#define LANTERN_DROP_REASONS(X)                                               \
+  X(ring_full, "the worker's event ring was full (the consumer fell behind)") \
   X(slow_viewer, "dropped by the live stream for this one viewer, which read too slowly; the app recorded them")
 
 enum class DropReason : std::uint8_t {
@@ -200,26 +200,26 @@ enum class PayloadUnit : std::uint8_t { none, id, worker, ticks, count, packed }
 // --- the events ---
 // X(name, id, level, a_name, a_unit, b_name, b_unit, description). The payload struct
 // <Name>Payload below is the only code that packs or unpacks a and b.
-#define LANTERN_EVENTS(X)                                                                                          \
-  X(state, 0, states, "from_to", packed, "reason", id, "a worker changed state")                                  \
-  X(task_begin, 1, tasks, "task", id, "source", id, "a worker started a task")                                    \
-  X(task_end, 2, tasks, "task", id, "threw", count, "a worker finished a task")                                   \
-  X(push, 3, full, "task", id, "queue_depth", packed,                                                              \
-    "a task was queued (own deque: sampled, with the deque's depth; a lane: always)")                             \
-  X(steal, 4, tasks, "victim", worker, "distance_source", packed, "a task was stolen from a victim")              \
-  X(steal_round_failed, 5, full, "probed", count, "lost_races", count,                                             \
-    "a full steal round took nothing (every queue empty, races lost, or a deque's only task left to its owner)")  \
-  X(help, 6, tasks, "lane", worker, "head_age", ticks, "a worker helped a lane whose head waited too long")        \
-  X(wake, 7, states, "waker_cause", packed, "latency", ticks, "a worker woke up")                                 \
-  X(lane_pop, 8, full, "lane", worker, "ready_wait", ticks, "a task left a lane after waiting")                    \
+#define LANTERN_EVENTS(X)                                                                                              \
+  X(state, 0, states, "from_to", packed, "reason", id, "a worker changed state")                                       \
+  X(task_begin, 1, tasks, "task", id, "source", id, "a worker started a task")                                         \
+  X(task_end, 2, tasks, "task", id, "threw", count, "a worker finished a task")                                        \
+  X(push, 3, full, "task", id, "queue_depth", packed,                                                                  \
+    "a task was queued (own deque: sampled, with the deque's depth; a lane: always)")                                  \
+  X(steal, 4, tasks, "victim", worker, "distance_source", packed, "a task was stolen from a victim")                   \
+  X(steal_round_failed, 5, full, "probed", count, "lost_races", count,                                                 \
+    "a full steal round took nothing (every queue empty, races lost, or a deque's only task left to its owner)")       \
+  X(help, 6, tasks, "lane", worker, "head_age", ticks, "a worker helped a lane whose head waited too long")            \
+  X(wake, 7, states, "waker_cause", packed, "latency", ticks, "a worker woke up")                                      \
+  X(lane_pop, 8, full, "lane", worker, "ready_wait", ticks, "a task left a lane after waiting")                        \
   X(release, 9, tasks, "task", id, "released_by", id, "a task's last dependency completed (b: task, signal or IO op)") \
-  X(task_label, 10, tasks, "task", id, "label", id, "a task named itself (b: label id, see the trace's labels)")   \
-  X(io_submit, 11, tasks, "op", id, "kind_fd", packed, "an asynchronous IO operation was submitted")              \
-  X(io_complete, 12, tasks, "op", id, "result", id, "an IO operation completed (b: bytes, fd or -errno)")         \
-  X(not_ready, 13, states, "tasks", count, "unused", none,                                                         \
-    "the pool's not-ready tasks, sampled by a worker (going idle, every 64th release)")                            \
-  X(dropped, 14, off, "count", count, "reason", id, "events lost here (b: the drop reason)")                       \
-  X(deadlock, 15, states, "blocked_workers", count, "unfinished_tasks", count,                                     \
+  X(task_label, 10, tasks, "task", id, "label", id, "a task named itself (b: label id, see the trace's labels)")       \
+  X(io_submit, 11, tasks, "op", id, "kind_fd", packed, "an asynchronous IO operation was submitted")                   \
+  X(io_complete, 12, tasks, "op", id, "result", id, "an IO operation completed (b: bytes, fd or -errno)")              \
+  X(not_ready, 13, states, "tasks", count, "unused", none,                                                             \
+    "the pool's not-ready tasks, sampled by a worker (going idle, every 64th release)")                                \
+  X(dropped, 14, off, "count", count, "reason", id, "events lost here (b: the drop reason)")                           \
+  X(deadlock, 15, states, "blocked_workers", count, "unfinished_tasks", count,                                         \
     "every worker is blocked in a wait and nothing is ready")
 
 enum class EventId : std::uint8_t {
@@ -258,16 +258,34 @@ template <std::size_t N>
 constexpr std::string_view table_name(const std::string_view (&names)[N], std::uint64_t v) noexcept {
   return v < N ? names[v] : std::string_view{};
 }
-constexpr std::string_view name_of(EventId v) noexcept { return valid_event(static_cast<std::uint32_t>(v)) ? kEventInfo[static_cast<int>(v)].name : std::string_view{}; }
-constexpr std::string_view name_of(WorkerState v) noexcept { return table_name(kWorkerStateNames, static_cast<std::uint64_t>(v)); }
-constexpr std::string_view name_of(StateReason v) noexcept { return table_name(kStateReasonNames, static_cast<std::uint64_t>(v)); }
-constexpr std::string_view name_of(TaskSource v) noexcept { return table_name(kTaskSourceNames, static_cast<std::uint64_t>(v)); }
-constexpr std::string_view name_of(StealDistance v) noexcept { return table_name(kStealDistanceNames, static_cast<std::uint64_t>(v)); }
-constexpr std::string_view name_of(IoKind v) noexcept { return table_name(kIoKindNames, static_cast<std::uint64_t>(v)); }
-constexpr std::string_view name_of(WakeCause v) noexcept { return table_name(kWakeCauseNames, static_cast<std::uint64_t>(v)); }
-constexpr std::string_view name_of(DropReason v) noexcept { return table_name(kDropReasonNames, static_cast<std::uint64_t>(v)); }
+constexpr std::string_view name_of(EventId v) noexcept {
+  return valid_event(static_cast<std::uint32_t>(v)) ? kEventInfo[static_cast<int>(v)].name : std::string_view{};
+}
+constexpr std::string_view name_of(WorkerState v) noexcept {
+  return table_name(kWorkerStateNames, static_cast<std::uint64_t>(v));
+}
+constexpr std::string_view name_of(StateReason v) noexcept {
+  return table_name(kStateReasonNames, static_cast<std::uint64_t>(v));
+}
+constexpr std::string_view name_of(TaskSource v) noexcept {
+  return table_name(kTaskSourceNames, static_cast<std::uint64_t>(v));
+}
+constexpr std::string_view name_of(StealDistance v) noexcept {
+  return table_name(kStealDistanceNames, static_cast<std::uint64_t>(v));
+}
+constexpr std::string_view name_of(IoKind v) noexcept {
+  return table_name(kIoKindNames, static_cast<std::uint64_t>(v));
+}
+constexpr std::string_view name_of(WakeCause v) noexcept {
+  return table_name(kWakeCauseNames, static_cast<std::uint64_t>(v));
+}
+constexpr std::string_view name_of(DropReason v) noexcept {
+  return table_name(kDropReasonNames, static_cast<std::uint64_t>(v));
+}
 template <class E>
-constexpr bool valid(E v) noexcept { return !name_of(v).empty(); }
+constexpr bool valid(E v) noexcept {
+  return !name_of(v).empty();
+}
 
 // ============================ payload codecs ============================
 // PayloadWords: an event's two payload words as they travel (hook, ring, file).
@@ -340,7 +358,9 @@ struct PushPayload {
   static constexpr PushPayload own_deque(std::uint64_t task, std::uint64_t depth) noexcept {
     return {task, false, 0, vocabulary_detail::saturate<std::uint32_t>(depth)};
   }
-  static constexpr PushPayload into_lane(std::uint64_t task, std::uint32_t lane) noexcept { return {task, true, lane, 0}; }
+  static constexpr PushPayload into_lane(std::uint64_t task, std::uint32_t lane) noexcept {
+    return {task, true, lane, 0};
+  }
   constexpr PayloadWords encode() const noexcept {
     return {task, to_lane ? static_cast<std::uint64_t>(lane) + 1 : static_cast<std::uint64_t>(depth) << 32};
   }

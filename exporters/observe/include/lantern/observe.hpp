@@ -68,10 +68,10 @@ class PrometheusExporter;
 // ObserveSettings: what to observe. Every field is optional: unset means "not decided
 // here" (see the order above); "" means "off".
 struct ObserveSettings {
-  std::optional<std::string> trace;       // LANTERN_TRACE: write a trace file at this path
-  std::optional<std::string> level;       // LANTERN_LEVEL: off, states, tasks (default) or full
-  std::optional<std::string> metrics;     // LANTERN_METRICS: serve /metrics on HOST:PORT (port 0: any free)
-  std::optional<std::string> stream;      // LANTERN_STREAM: serve the live stream on HOST:PORT (or :PORT)
+  std::optional<std::string> trace;    // LANTERN_TRACE: write a trace file at this path
+  std::optional<std::string> level;    // LANTERN_LEVEL: off, states, tasks (default) or full
+  std::optional<std::string> metrics;  // LANTERN_METRICS: serve /metrics on HOST:PORT (port 0: any free)
+  std::optional<std::string> stream;   // LANTERN_STREAM: serve the live stream on HOST:PORT (or :PORT)
   // LANTERN_FLIGHT: keep a flight recorder in memory, dumped by SIGUSR2 and by
   // Observation::dump_flight: "30s" or "30" (the last 30 seconds, at most 64 MiB),
   // "64MB" (the last 64 MiB, 1 MB = 2^20 bytes), or both: "30s,64MB".
@@ -83,9 +83,9 @@ struct ObserveOptions {
   // program names the trace's producer and the flight recorder's dump files
   // ("<program>-flight-<UTC time>-<n>.trace").
   std::string program = "lantern";
-  ObserveSettings settings;   // 1: the app's decisions
-  bool environment = true;    // 2: read the LANTERN_* variables
-  ObserveSettings defaults;   // 3: the app's defaults
+  ObserveSettings settings;  // 1: the app's decisions
+  bool environment = true;   // 2: read the LANTERN_* variables
+  ObserveSettings defaults;  // 3: the app's defaults
   // counters: attach the Recorder (exact per-worker counters and histograms) even when no
   // sink needs it. Without any sink and without this, the scheduler runs unobserved.
   bool counters = false;

@@ -20,7 +20,9 @@ namespace lantern::instrumentation {
 // Counter: single-writer, many-reader.
 class Counter {
  public:
-  void add(std::uint64_t n = 1) noexcept { value_.store(value_.load(std::memory_order_relaxed) + n, std::memory_order_relaxed); }
+  void add(std::uint64_t n = 1) noexcept {
+    value_.store(value_.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
+  }
   std::uint64_t get() const noexcept { return value_.load(std::memory_order_relaxed); }
   void set(std::uint64_t v) noexcept { value_.store(v, std::memory_order_relaxed); }
   // word: the counter itself, for a single writer elsewhere (Observer::task_counter).
@@ -34,19 +36,19 @@ class Counter {
 inline constexpr std::uint64_t kNoState = trace::kStateCount;
 
 struct alignas(64) WorkerCounters {
-  Counter tasks;               // tasks run: written by core's worker itself (Observer::task_counter)
-  Counter tasks_threw;         // task_end with threw = 1
+  Counter tasks;        // tasks run: written by core's worker itself (Observer::task_counter)
+  Counter tasks_threw;  // task_end with threw = 1
   std::array<Counter, trace::kDistanceCount> steals;  // by distance level
   Counter steal_rounds_failed;
   Counter helps;
   Counter lane_pops;
-  Counter sleeps;              // transitions into sleeping
-  Counter wakes_received;      // transitions out of sleeping
-  Counter releases;            // release: tasks this worker made ready by completing their last dependency
-  Counter io_submitted;        // io_submit: asynchronous IO operations this worker submitted
-  Counter io_completed;        // io_complete: IO completions this worker reaped (their tasks made ready)
-  Counter io_wakes;            // wakes caused by an IO completion: counted here, not in wake_latency
-  Counter deadlocks;           // deadlock events (every worker blocked in a wait, nothing ready)
+  Counter sleeps;          // transitions into sleeping
+  Counter wakes_received;  // transitions out of sleeping
+  Counter releases;        // release: tasks this worker made ready by completing their last dependency
+  Counter io_submitted;    // io_submit: asynchronous IO operations this worker submitted
+  Counter io_completed;    // io_complete: IO completions this worker reaped (their tasks made ready)
+  Counter io_wakes;        // wakes caused by an IO completion: counted here, not in wake_latency
+  Counter deadlocks;       // deadlock events (every worker blocked in a wait, nothing ready)
   // Time per state, in clock ticks, up to state_since; plus the current state. A
   // worker's time runs from its `started` state event (its thread began) to its
   // `stopping` one (the scheduler shut it down), the span the trace's analysis counts
@@ -54,8 +56,8 @@ struct alignas(64) WorkerCounters {
   // kNoState and no time is counted, so figures read after a run are the run's, however
   // long after it they are read, and equal lantern-trace stats' to the tick.
   std::array<Counter, trace::kStateCount> state_ticks;
-  Counter state;               // current state (trace state number), or kNoState
-  Counter state_since;         // ticks when it entered the current state
+  Counter state;        // current state (trace state number), or kNoState
+  Counter state_since;  // ticks when it entered the current state
   // Exact latency histograms (ns), kept by the worker itself at every level, so they do
   // not depend on events surviving the ring: how long each task waited in a lane before
   // it started, and how long each task ran (tasks nest through join: a stack of begin
@@ -83,7 +85,7 @@ struct WorkerCountersSnapshot {
   std::array<std::uint64_t, trace::kDistanceCount> steals;
   std::uint64_t steal_rounds_failed, helps, lane_pops, sleeps, wakes_received;
   std::array<std::uint64_t, trace::kStateCount> state_ticks;  // including the open interval
-  std::uint32_t state;  // kNoState before the worker started and after it stopped
+  std::uint32_t state;                                        // kNoState before the worker started and after it stopped
   // events_produced: events the level selected. events_recorded: the worker's events in
   // the trace, its `dropped` markers included (drop_markers of them): what the sinks
   // receive once the consumer has taken everything. events_dropped: lost because the

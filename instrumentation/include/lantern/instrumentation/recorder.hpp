@@ -111,8 +111,8 @@ class Recorder final : public Observer {
     // lines of their own: drain() reads the flag on every call.
     alignas(64) std::atomic<bool> handed_off{false};  // set while a count waits
     std::mutex handoff_mutex;
-    std::uint64_t handoff_count = 0;  // guarded by handoff_mutex
-    std::uint64_t handoff_ticks = 0;  // ... the tick of the `stopping` that handed it
+    std::uint64_t handoff_count = 0;                 // guarded by handoff_mutex
+    std::uint64_t handoff_ticks = 0;                 // ... the tick of the `stopping` that handed it
     std::atomic<std::uint64_t> consumer_markers{0};  // markers drain() wrote (its only writer)
   };
   void count(PerWorker& p, EventId hook, std::uint64_t a, std::uint64_t b, std::uint64_t now) noexcept;

@@ -56,9 +56,9 @@ struct StreamOptions {
   // a specific interface) to serve other machines deliberately; start() then prints a
   // warning that anyone who can reach the port can read the trace.
   std::string host = "127.0.0.1";
-  std::uint16_t port = 0;  // 0: any free port; StreamServer::port() says which
-  std::size_t client_buffer_bytes = 16u << 20;     // per viewer; beyond it chunks are dropped
-  std::chrono::milliseconds flush_period{20};      // a partly filled chunk waits at most this long
+  std::uint16_t port = 0;                       // 0: any free port; StreamServer::port() says which
+  std::size_t client_buffer_bytes = 16u << 20;  // per viewer; beyond it chunks are dropped
+  std::chrono::milliseconds flush_period{20};   // a partly filled chunk waits at most this long
   // max_clients: viewers served at once. When all are taken, a new connection takes the
   // slot of the viewer that has been stalled longest (stalled at least kGiveWayAfter),
   // else it is closed at once.
@@ -75,13 +75,13 @@ struct StreamOptions {
 };
 
 struct StreamStats {
-  std::uint32_t clients = 0;          // connected now
-  std::uint32_t clients_stalled = 0;  // of those: bytes waiting, socket accepting none
-  std::uint64_t clients_total = 0;    // ever accepted
-  std::uint64_t clients_evicted = 0;  // disconnected: stalled past stall_timeout, or gave way to a new viewer
-  std::uint64_t clients_refused = 0;  // closed at connect: every slot taken by a viewer that reads
+  std::uint32_t clients = 0;             // connected now
+  std::uint32_t clients_stalled = 0;     // of those: bytes waiting, socket accepting none
+  std::uint64_t clients_total = 0;       // ever accepted
+  std::uint64_t clients_evicted = 0;     // disconnected: stalled past stall_timeout, or gave way to a new viewer
+  std::uint64_t clients_refused = 0;     // closed at connect: every slot taken by a viewer that reads
   std::uint64_t clients_sent_input = 0;  // closed because they sent bytes (a viewer sends nothing)
-  std::uint64_t events_encoded = 0;   // events put into chunks (only while a viewer is connected)
+  std::uint64_t events_encoded = 0;      // events put into chunks (only while a viewer is connected)
   std::uint64_t chunks_encoded = 0;
   // events_dropped: summed over viewers, events a slow viewer did not get, the `dropped`
   // markers among them left out (their counts reach it): its slow_viewer markers' sum.
@@ -133,7 +133,7 @@ class StreamServer final : public Sink {
   StreamServer(const trace::TraceHeader& header, StreamOptions options);
   bool listen_on(std::string* error);
   void run();
-  void finish_chunk();  // requires encode_mutex_
+  void finish_chunk();                               // requires encode_mutex_
   void publish(std::shared_ptr<const Chunk> chunk);  // null: only the gap markers owed
   void accept_clients(std::chrono::steady_clock::time_point now);
   bool write_client(Client& c, std::chrono::steady_clock::time_point now);  // false: the client is gone
@@ -172,7 +172,8 @@ class StreamServer final : public Sink {
 class StreamHandle {
  public:
   StreamHandle() = default;
-  StreamHandle(Collector* collector, std::shared_ptr<StreamServer> server) : collector_(collector), server_(std::move(server)) {}
+  StreamHandle(Collector* collector, std::shared_ptr<StreamServer> server)
+      : collector_(collector), server_(std::move(server)) {}
   StreamHandle(StreamHandle&& other) noexcept { *this = std::move(other); }
   StreamHandle& operator=(StreamHandle&& other) noexcept;
   ~StreamHandle() { reset(); }

@@ -71,8 +71,8 @@ class TraceFileSink final : public Sink {
 };
 
 struct FlightRecorderOptions {
-  double keep_seconds = 10.0;              // keep at least the last this many seconds...
-  std::size_t max_bytes = 64u << 20;       // ...but never more than this many encoded bytes
+  double keep_seconds = 10.0;         // keep at least the last this many seconds...
+  std::size_t max_bytes = 64u << 20;  // ...but never more than this many encoded bytes
   trace::ChunkLimits chunk_limits{.target_payload_bytes = 16u << 10, .max_events = 1u << 14};
   // Where task label names come from; each kept chunk names its own, so a dump names
   // every label its chunks use even after older chunks were forgotten.

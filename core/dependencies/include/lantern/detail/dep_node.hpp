@@ -91,8 +91,8 @@ struct DepNode : Job {
   // Set when a dependency failed: the task completes without running its body. Written
   // before the decrement that publishes it; read only once `pending` is zero.
   std::atomic<bool> cancelled{false};
-  std::exception_ptr error;       // a one-shot task's own or inherited exception
-  Registry* registry = nullptr;   // the pool it runs on
+  std::exception_ptr error;      // a one-shot task's own or inherited exception
+  Registry* registry = nullptr;  // the pool it runs on
   // Set when a thread outside the pool released the task (a Signal set by an IO thread):
   // the release hook is then reported by the worker that runs it (hooks run on workers).
   std::uint64_t outside_releaser = 0;

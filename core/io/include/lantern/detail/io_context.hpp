@@ -23,8 +23,8 @@ namespace lantern::detail {
 
 // Reaped: what one wait() or poll() found besides finished operations.
 struct Reaped {
-  bool targeted = false;   // the eventfd read completed: a waker (eventfd doorbell) or a cancel request
-  std::uint32_t ops = 0;   // operations that completed (now in the ready list)
+  bool targeted = false;  // the eventfd read completed: a waker (eventfd doorbell) or a cancel request
+  std::uint32_t ops = 0;  // operations that completed (now in the ready list)
 };
 
 // force_eventfd_doorbell (tests): rings created after this call use the eventfd doorbell

@@ -35,12 +35,12 @@ struct IoOp : Job {
   int fd = -1;
   void* buffer = nullptr;
   std::size_t length = 0;
-  std::int64_t result = 0;       // bytes, new fd, 0, or -errno
+  std::int64_t result = 0;           // bytes, new fd, 0, or -errno
   std::int64_t timeout[2] = {0, 0};  // IoKind::timeout: seconds, nanoseconds (as __kernel_timespec)
-  bool plain_write = false;      // IoKind::write on something that is not a socket
+  bool plain_write = false;          // IoKind::write on something that is not a socket
   bool completion_reported = false;  // the io_complete hook fired (when a worker reaped it)
   bool counted_not_ready = false;    // already in the registry's not-ready count
-  sockaddr_storage address{};    // IoKind::connect
+  sockaddr_storage address{};        // IoKind::connect
   socklen_t address_length = 0;
   // The context's list of operations in flight, for cancelling them at shutdown.
   IoOp* prev_in_flight = nullptr;

@@ -52,7 +52,8 @@ class FutexLock {
       }
     }
     // Take it as contended (an unlock will then wake someone), or block until woken.
-    while (state_.exchange(kContended, std::memory_order_acquire) != kFree) state_.wait(kContended, std::memory_order_relaxed);
+    while (state_.exchange(kContended, std::memory_order_acquire) != kFree)
+      state_.wait(kContended, std::memory_order_relaxed);
   }
   std::atomic<std::uint32_t> state_{kFree};
 };

@@ -9,10 +9,10 @@
 #include <thread>
 
 #include "lantern/clock.hpp"
-#include "lantern/detail/sleep_counters.hpp"
 #include "lantern/detail/futex_lock.hpp"
 #include "lantern/detail/io_context.hpp"
 #include "lantern/detail/latch.hpp"
+#include "lantern/detail/sleep_counters.hpp"
 #include "lantern/observer.hpp"
 
 namespace lantern::detail {
@@ -25,7 +25,7 @@ void futex_wake_one(std::atomic<std::uint32_t>& word) noexcept;
 // IdleState is the searching worker's own record of one idle period.
 struct IdleState {
   std::uint32_t worker = 0;
-  std::uint32_t rounds = 0;        // failed search rounds so far
+  std::uint32_t rounds = 0;  // failed search rounds so far
   std::uint32_t jec_when_sleepy = 0;
   bool sleepy = false;
   std::uint64_t started_ticks = 0;  // when the search began (the spin phase's time bound)
@@ -144,8 +144,8 @@ class Sleep {
       idle.rounds = 0;
       idle.started_ticks = now;
     }
-    idle.decline_gap_ticks =
-        idle.decline_gap_ticks == 0 ? decline_gap_min_ticks_ : std::min(decline_gap_max_ticks_, idle.decline_gap_ticks * 2);
+    idle.decline_gap_ticks = idle.decline_gap_ticks == 0 ? decline_gap_min_ticks_
+                                                         : std::min(decline_gap_max_ticks_, idle.decline_gap_ticks * 2);
     return now + idle.decline_gap_ticks;
   }
   // no_work_found: one more fruitless round. May yield, get sleepy, or block until woken.
@@ -232,8 +232,7 @@ class Sleep {
                          bool posted) noexcept;
   void sleep(IdleState& idle, Latch& latch, bool (*has_injected)(void*), void* ctx, SleepSink& sink);
   // The io_uring strategy's halves (sleep_io.cpp).
-  void sleep_io(IdleState& idle, Latch& latch, bool (*has_injected)(void*), void* ctx, SleepSink& sink,
-                IoContext& io);
+  void sleep_io(IdleState& idle, Latch& latch, bool (*has_injected)(void*), void* ctx, SleepSink& sink, IoContext& io);
   void leave_sleep(IdleState& idle, Latch& latch, SleepSink& sink, StateReason why, std::uint32_t rounds);
   struct WorkerSlot;
   bool enter_sleep(IdleState& idle, Latch& latch, std::unique_lock<FutexLock>& lock, WorkerSlot& slot,
@@ -274,8 +273,8 @@ class Sleep {
   const std::uint64_t decline_gap_min_ticks_ = ns_to_ticks(kDeclineGapMinNs);
   const std::uint64_t decline_gap_max_ticks_ = ns_to_ticks(kDeclineGapMaxNs);
   const std::uint32_t workers_;
-  WorkerSlot* const slots_;  // in the storage given to the constructor
-  bool rings_ = false;  // io_uring strategy (use_rings)
+  WorkerSlot* const slots_;                            // in the storage given to the constructor
+  bool rings_ = false;                                 // io_uring strategy (use_rings)
   alignas(64) std::atomic<std::uint32_t> outside_{0};  // outside threads inside (see enter_outside)
   // Written only when a wake happens anyway (a syscall's worth of time): its own line
   // costs nothing on the paths that wake nobody.
@@ -283,7 +282,9 @@ class Sleep {
 
  public:
   // register_io: worker `worker`'s context, for targeted wakes (before workers start).
-  void register_io(std::uint32_t worker, IoContext* io) noexcept { slots_[worker].io.store(io, std::memory_order_relaxed); }
+  void register_io(std::uint32_t worker, IoContext* io) noexcept {
+    slots_[worker].io.store(io, std::memory_order_relaxed);
+  }
 };
 
 template <class HasInjected>

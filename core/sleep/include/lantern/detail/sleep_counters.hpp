@@ -45,8 +45,7 @@ class SleepCounters {
   }
   // try_add_sleeping succeeds only if the word (and so the JEC) is still `seen`.
   bool try_add_sleeping(CounterValue seen) noexcept {
-    return word_.compare_exchange_strong(seen.word, seen.word + CounterValue::kOneSleeping,
-                                         std::memory_order_seq_cst);
+    return word_.compare_exchange_strong(seen.word, seen.word + CounterValue::kOneSleeping, std::memory_order_seq_cst);
   }
   void sub_sleeping() noexcept { word_.fetch_sub(CounterValue::kOneSleeping, std::memory_order_seq_cst); }
   // try_sub_sleeping takes up to n out of the sleeping count (none if it is 0); returns
@@ -56,7 +55,8 @@ class SleepCounters {
     for (;;) {
       const std::uint32_t k = v.sleeping() < n ? v.sleeping() : n;
       if (k == 0) return 0;
-      if (word_.compare_exchange_weak(v.word, v.word - k * CounterValue::kOneSleeping, std::memory_order_seq_cst)) return k;
+      if (word_.compare_exchange_weak(v.word, v.word - k * CounterValue::kOneSleeping, std::memory_order_seq_cst))
+        return k;
     }
   }
 

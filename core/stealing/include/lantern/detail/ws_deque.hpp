@@ -53,7 +53,6 @@ class WorkStealingDeque {
   static constexpr std::int64_t kFull = -1;
 
  private:
-
   // Ring is a power-of-two circular array of atomic slots. Slots are atomics (relaxed)
   // because a thief may read a slot the owner is overwriting after a lost race; the
   // value read is then discarded by the failed CAS on top.
@@ -123,7 +122,7 @@ class WorkStealingDeque {
       // Fails only if top moved: a thief took the task (or top was stale and the deque
       // was already empty).
       return top_.compare_exchange_strong(t, t + 1, std::memory_order_seq_cst, std::memory_order_relaxed) ? value
-                                                                                                     : nullptr;
+                                                                                                          : nullptr;
     }
     // Two or more tasks by the stale top: claim the bottom one, then check against the
     // thieves. The store to bottom must be visible to them before we read top again:

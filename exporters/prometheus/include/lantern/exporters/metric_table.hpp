@@ -20,64 +20,63 @@ namespace lantern::exporters {
 enum class MetricType : std::uint8_t { counter, gauge, histogram };
 
 // X(id, name, type, labels, help)
-#define LANTERN_PROMETHEUS_METRICS(X)                                                                          \
-  X(worker_state_seconds, "lantern_worker_state_seconds_total", counter, "worker, state",                     \
-    "Time the worker spent in each state (active, idle, sleepy, sleeping).")                                   \
-  X(workers, "lantern_workers", gauge, "state", "Workers now in each state, as each worker last published it.") \
-  X(tasks, "lantern_tasks_total", counter, "worker",                                                           \
-    "Tasks the worker ran from a queue (a join half run inline by its caller is not a separate task).")        \
-  X(task_exceptions, "lantern_task_exceptions_total", counter, "worker",                                       \
-    "Tasks that ended by throwing, whoever receives the exception (a Future, a TaskGroup, a TaskHandle, a "     \
-    "graph's run(), or nobody); join halves run inline by their caller are not tasks.")                        \
-  X(tasks_spawned, "lantern_tasks_spawned_total", counter, "worker",                                           \
-    "Tasks created on the worker (spawn, submit, task-group spawns); join's forks are not separate tasks.")    \
-  X(tasks_submitted, "lantern_tasks_submitted_total", counter, "",                                             \
-    "Tasks created by threads outside the pool (submit, spawn, spawn_after, graph nodes). A ready one waits "   \
-    "in a lane; one with dependencies is queued when they complete, on the releasing worker's deque if a "     \
-    "worker released it, so this is not sum(lantern_lane_pops_total).")                                        \
-  X(lane_pops, "lantern_lane_pops_total", counter, "worker",                                                   \
-    "Tasks the worker took from a lane, its own or another's: ready outside submissions, tasks submitted to "  \
-    "a chosen lane, tasks released from outside the pool and IO operations handed over by outside threads.")   \
-  X(steals, "lantern_steals_total", counter, "worker, distance",                                               \
-    "Tasks the worker stole, by topology distance between thief and victim.")                                  \
-  X(failed_steal_rounds, "lantern_failed_steal_rounds_total", counter, "worker",                               \
-    "Full steal rounds in which the worker found nothing.")                                                    \
-  X(helps, "lantern_helps_total", counter, "worker",                                                           \
-    "Times the worker helped a lane whose head had waited too long (fairness-aware helping).")                 \
-  X(sleeps, "lantern_sleeps_total", counter, "worker", "Times the worker fell asleep.")                         \
-  X(wakes, "lantern_wakes_total", counter, "worker",                                                           \
-    "Times the worker left sleeping (woken by a worker, an outside thread or an IO completion).")              \
-  X(io_wakes, "lantern_io_wakes_total", counter, "worker",                                                     \
-    "Wakes caused by an IO completion: no waker, so not in lantern_wake_latency_seconds.")                     \
-  X(lane_depth, "lantern_lane_depth", gauge, "worker", "Tasks waiting in the worker's lane.")                   \
-  X(deque_depth, "lantern_deque_depth", gauge, "worker", "Tasks in the worker's deque (a racy estimate).")      \
-  X(releases, "lantern_releases_total", counter, "worker",                                                     \
-    "Tasks the worker made ready by completing their last dependency (a task, a signal or an IO completion).") \
-  X(not_ready_tasks, "lantern_not_ready_tasks", gauge, "",                                                     \
-    "Tasks waiting for dependencies: spawn_after tasks, task-graph nodes and IO callbacks not yet ready.")     \
-  X(io_submitted, "lantern_io_submitted_total", counter, "worker",                                             \
-    "Asynchronous IO operations the worker submitted.")                                                        \
-  X(io_completed, "lantern_io_completed_total", counter, "worker",                                             \
-    "Asynchronous IO operations whose completion the worker reaped (their callbacks made ready).")             \
-  X(sleep_inactive_workers, "lantern_sleep_inactive_workers", gauge, "",                                       \
-    "Workers the sleep protocol counts as inactive (idle, sleepy or sleeping).")                               \
-  X(sleep_sleeping_workers, "lantern_sleep_sleeping_workers", gauge, "",                                       \
-    "Workers the sleep protocol counts as sleeping.")                                                          \
-  X(ready_wait, "lantern_ready_wait_seconds", histogram, "",                                                   \
-    "How long a task waited in a lane before a worker took it.")                                               \
-  X(task_duration, "lantern_task_duration_seconds", histogram, "",                                             \
-    "How long each task ran, including the join children it ran inline.")                                     \
-  X(wake_latency, "lantern_wake_latency_seconds", histogram, "",                                               \
-    "From a wake call to the woken worker running again. IO wakes are left out (no waker: "                    \
-    "lantern_io_wakes_total counts them).")                                                                    \
-  X(events_recorded, "lantern_events_recorded_total", counter, "worker",                                       \
-    "The worker's trace events, its dropped markers included: what its trace holds when no sink loses any "    \
-    "(0 at recording level off).")                                                                             \
-  X(events_dropped, "lantern_events_dropped_total", counter, "worker",                                         \
-    "Trace events lost because the worker's ring was full.")                                                   \
-  X(unhandled_exceptions, "lantern_unhandled_exceptions_total", counter, "",                                   \
-    "Spawned tasks that threw with nobody waiting for them.")                                                  \
-  X(deadlocks, "lantern_deadlocks_total", counter, "worker",                                                   \
+#define LANTERN_PROMETHEUS_METRICS(X)                                                                                  \
+  X(worker_state_seconds, "lantern_worker_state_seconds_total", counter, "worker, state",                              \
+    "Time the worker spent in each state (active, idle, sleepy, sleeping).")                                           \
+  X(workers, "lantern_workers", gauge, "state", "Workers now in each state, as each worker last published it.")        \
+  X(tasks, "lantern_tasks_total", counter, "worker",                                                                   \
+    "Tasks the worker ran from a queue (a join half run inline by its caller is not a separate task).")                \
+  X(task_exceptions, "lantern_task_exceptions_total", counter, "worker",                                               \
+    "Tasks that ended by throwing, whoever receives the exception (a Future, a TaskGroup, a TaskHandle, a "            \
+    "graph's run(), or nobody); join halves run inline by their caller are not tasks.")                                \
+  X(tasks_spawned, "lantern_tasks_spawned_total", counter, "worker",                                                   \
+    "Tasks created on the worker (spawn, submit, task-group spawns); join's forks are not separate tasks.")            \
+  X(tasks_submitted, "lantern_tasks_submitted_total", counter, "",                                                     \
+    "Tasks created by threads outside the pool (submit, spawn, spawn_after, graph nodes). A ready one waits "          \
+    "in a lane; one with dependencies is queued when they complete, on the releasing worker's deque if a "             \
+    "worker released it, so this is not sum(lantern_lane_pops_total).")                                                \
+  X(lane_pops, "lantern_lane_pops_total", counter, "worker",                                                           \
+    "Tasks the worker took from a lane, its own or another's: ready outside submissions, tasks submitted to "          \
+    "a chosen lane, tasks released from outside the pool and IO operations handed over by outside threads.")           \
+  X(steals, "lantern_steals_total", counter, "worker, distance",                                                       \
+    "Tasks the worker stole, by topology distance between thief and victim.")                                          \
+  X(failed_steal_rounds, "lantern_failed_steal_rounds_total", counter, "worker",                                       \
+    "Full steal rounds in which the worker found nothing.")                                                            \
+  X(helps, "lantern_helps_total", counter, "worker",                                                                   \
+    "Times the worker helped a lane whose head had waited too long (fairness-aware helping).")                         \
+  X(sleeps, "lantern_sleeps_total", counter, "worker", "Times the worker fell asleep.")                                \
+  X(wakes, "lantern_wakes_total", counter, "worker",                                                                   \
+    "Times the worker left sleeping (woken by a worker, an outside thread or an IO completion).")                      \
+  X(io_wakes, "lantern_io_wakes_total", counter, "worker",                                                             \
+    "Wakes caused by an IO completion: no waker, so not in lantern_wake_latency_seconds.")                             \
+  X(lane_depth, "lantern_lane_depth", gauge, "worker", "Tasks waiting in the worker's lane.")                          \
+  X(deque_depth, "lantern_deque_depth", gauge, "worker", "Tasks in the worker's deque (a racy estimate).")             \
+  X(releases, "lantern_releases_total", counter, "worker",                                                             \
+    "Tasks the worker made ready by completing their last dependency (a task, a signal or an IO completion).")         \
+  X(not_ready_tasks, "lantern_not_ready_tasks", gauge, "",                                                             \
+    "Tasks waiting for dependencies: spawn_after tasks, task-graph nodes and IO callbacks not yet ready.")             \
+  X(io_submitted, "lantern_io_submitted_total", counter, "worker", "Asynchronous IO operations the worker submitted.") \
+  X(io_completed, "lantern_io_completed_total", counter, "worker",                                                     \
+    "Asynchronous IO operations whose completion the worker reaped (their callbacks made ready).")                     \
+  X(sleep_inactive_workers, "lantern_sleep_inactive_workers", gauge, "",                                               \
+    "Workers the sleep protocol counts as inactive (idle, sleepy or sleeping).")                                       \
+  X(sleep_sleeping_workers, "lantern_sleep_sleeping_workers", gauge, "",                                               \
+    "Workers the sleep protocol counts as sleeping.")                                                                  \
+  X(ready_wait, "lantern_ready_wait_seconds", histogram, "",                                                           \
+    "How long a task waited in a lane before a worker took it.")                                                       \
+  X(task_duration, "lantern_task_duration_seconds", histogram, "",                                                     \
+    "How long each task ran, including the join children it ran inline.")                                              \
+  X(wake_latency, "lantern_wake_latency_seconds", histogram, "",                                                       \
+    "From a wake call to the woken worker running again. IO wakes are left out (no waker: "                            \
+    "lantern_io_wakes_total counts them).")                                                                            \
+  X(events_recorded, "lantern_events_recorded_total", counter, "worker",                                               \
+    "The worker's trace events, its dropped markers included: what its trace holds when no sink loses any "            \
+    "(0 at recording level off).")                                                                                     \
+  X(events_dropped, "lantern_events_dropped_total", counter, "worker",                                                 \
+    "Trace events lost because the worker's ring was full.")                                                           \
+  X(unhandled_exceptions, "lantern_unhandled_exceptions_total", counter, "",                                           \
+    "Spawned tasks that threw with nobody waiting for them.")                                                          \
+  X(deadlocks, "lantern_deadlocks_total", counter, "worker",                                                           \
     "Suspected deadlocks the worker reported: every worker blocked in a wait and nothing ready.")
 
 enum class Metric : std::uint8_t {

@@ -145,8 +145,8 @@ struct IoEvent {
   Tick t;
   std::uint64_t op;
   bool completed;
-  IoKind kind;          // submitted: the operation (completions: read from the pair)
-  std::int64_t value;   // submitted: the fd; completed: the result (bytes, fd or -errno)
+  IoKind kind;         // submitted: the operation (completions: read from the pair)
+  std::int64_t value;  // submitted: the fd; completed: the result (bytes, fd or -errno)
 };
 // IoOp: an operation paired with its completion (whichever workers reported them).
 struct IoOp {
@@ -168,7 +168,7 @@ struct LanePop {
 // Drop: a gap in one worker's events. The recorder writes its marker when the ring has
 // room again, so the gap runs from that worker's previous event to the marker.
 struct Drop {
-  Tick t;          // the marker: the gap ends here
+  Tick t;  // the marker: the gap ends here
   std::uint64_t count;
   Tick gap_start;  // the worker's last event before the gap
   DropReason reason = DropReason::ring_full;
@@ -210,10 +210,10 @@ struct WorkerFigures {
   // Ticks in each state over the worker's span (Analysis::state_ticks; the header says
   // which span); last slot: unknown, before the first state event. Shares: state_shares.
   std::array<std::uint64_t, kStateSlots> state_ticks{};
-  std::uint64_t tasks = 0;          // task slices begun (task_begin events kept)
-  std::uint64_t steals = 0;         // tasks this worker stole
+  std::uint64_t tasks = 0;   // task slices begun (task_begin events kept)
+  std::uint64_t steals = 0;  // tasks this worker stole
   std::uint64_t helps = 0;
-  std::uint64_t wakes = 0;          // times this worker was woken (wake events it reported)
+  std::uint64_t wakes = 0;            // times this worker was woken (wake events it reported)
   std::uint64_t wakes_performed = 0;  // wakes of other workers it caused
   std::uint64_t dropped = 0;
   friend bool operator==(const WorkerFigures&, const WorkerFigures&) = default;
@@ -229,17 +229,18 @@ struct Summary {
   // type t, so a count of them (WorkerFigures::tasks, steals, helps...) is unknown, not 0.
   std::array<bool, kEventCount> counted{};
   bool counts(EventId t) const noexcept { return counted[static_cast<std::size_t>(t)]; }
-  std::vector<WorkerFigures> workers;  // by worker id
+  std::vector<WorkerFigures> workers;                                       // by worker id
   std::array<std::uint64_t, kStealDistanceCount + 1> steals_by_distance{};  // last: outside the table
-  std::uint64_t wakes = 0;        // every wake event
-  std::array<std::uint64_t, kWakeCauseCount + 1> wakes_by_cause{};  // last: outside the table
+  std::uint64_t wakes = 0;                                                  // every wake event
+  std::array<std::uint64_t, kWakeCauseCount + 1> wakes_by_cause{};          // last: outside the table
   std::uint64_t io_wakes = 0;     // wakes by an IO completion: left out of wake_latency
   std::uint64_t wake_arrows = 0;  // wakes with a waker in the pool (an arrow waker -> wakee)
   std::uint64_t tasks = 0;
   std::map<std::uint32_t, std::uint64_t> tasks_by_label;  // 0: no label
   std::map<std::uint32_t, Percentiles> duration_by_label;
   std::uint64_t unmatched_task_ends = 0;
-  std::uint64_t unfinished_tasks = 0;  // begun, never ended: open at the end of the stream, or open when a chunk was skipped (lose_record)
+  std::uint64_t unfinished_tasks =
+      0;  // begun, never ended: open at the end of the stream, or open when a chunk was skipped (lose_record)
   std::uint64_t lane_pops = 0;
   std::uint64_t releases = 0;
   std::uint64_t io_submitted = 0, io_completed = 0, io_failed = 0;
@@ -254,7 +255,8 @@ struct Summary {
 
 class Analysis {
  public:
-  static constexpr std::uint32_t kMaxWorkerId = trace::kMaxWorkers;  // this and larger ids are damage (the format's bound)
+  static constexpr std::uint32_t kMaxWorkerId =
+      trace::kMaxWorkers;  // this and larger ids are damage (the format's bound)
 
   Analysis();
   ~Analysis();
@@ -312,7 +314,9 @@ class Analysis {
   double ticks_to_ns(double ticks) const noexcept { return ticks * ns_per_tick_; }
   double ns_to_ticks(double ns) const noexcept { return ns / ns_per_tick_; }
   // to_ns: ticks as a latency sample, converted exactly as the Recorder converts them.
-  std::uint64_t to_ns(Tick ticks) const noexcept { return static_cast<std::uint64_t>(static_cast<double>(ticks) * ns_per_tick_); }
+  std::uint64_t to_ns(Tick ticks) const noexcept {
+    return static_cast<std::uint64_t>(static_cast<double>(ticks) * ns_per_tick_);
+  }
   bool empty() const noexcept { return events_ == 0; }
   Tick first_tick() const noexcept { return first_tick_; }
   Tick last_tick() const noexcept { return last_tick_; }  // open intervals end here

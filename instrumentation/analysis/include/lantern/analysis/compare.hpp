@@ -47,7 +47,7 @@ struct Comparison {
     std::uint32_t workers = 0;
     std::uint64_t events = 0;
     double duration_ns = 0;
-    Count tasks;   // task_begin events
+    Count tasks;  // task_begin events
     Count steals;
     std::string tasks_not_recorded, steals_not_recorded;  // why nullopt (no_samples_reason)
   } a, b;
@@ -62,8 +62,8 @@ struct Comparison {
     std::uint32_t label;  // 0: tasks without a label
     std::string name;
     Count tasks_a, tasks_b;  // tasks begun (Analysis::tasks_by_label)
-    SideFigures a, b;                // durations of those that ended
-    double ratio;  // b.mean / a.mean (0 when either side has none)
+    SideFigures a, b;        // durations of those that ended
+    double ratio;            // b.mean / a.mean (0 when either side has none)
     bool notable;
   };
   std::vector<LabelDurations> durations;  // by label name

@@ -28,24 +28,24 @@ namespace lantern::analysis {
 class Analysis;
 
 enum class ProblemKind : std::uint8_t {
-  long_task,              // a worker ran one task without a break for longer than the threshold
-  lane_wait,              // a lane's head waited far longer than that lane's average
-  queued_while_asleep,    // work waited in a lane while every worker slept
-  spinning,               // a worker searched (idle or sleepy, flapping between them counts) for long without finding work
-  events_dropped,         // the recorder's ring (or the live stream) lost events here
-  deadlock,               // core reported every worker blocked in a wait with nothing ready
+  long_task,            // a worker ran one task without a break for longer than the threshold
+  lane_wait,            // a lane's head waited far longer than that lane's average
+  queued_while_asleep,  // work waited in a lane while every worker slept
+  spinning,        // a worker searched (idle or sleepy, flapping between them counts) for long without finding work
+  events_dropped,  // the recorder's ring (or the live stream) lost events here
+  deadlock,        // core reported every worker blocked in a wait with nothing ready
 };
 inline constexpr int kProblemKindCount = 6;
-const char* problem_kind_name(ProblemKind kind) noexcept;     // "long task", ...
-const char* problem_kind_advice(ProblemKind kind) noexcept;   // one sentence: what it usually means
+const char* problem_kind_name(ProblemKind kind) noexcept;    // "long task", ...
+const char* problem_kind_advice(ProblemKind kind) noexcept;  // one sentence: what it usually means
 
 struct Problem {
   ProblemKind kind = ProblemKind::long_task;
   std::uint32_t worker = 0;  // the worker; for lane problems, the lane
   Tick start = 0;            // where on the timeline
   Tick end = 0;
-  Tick value = 0;            // ticks (durations, waits) or a count (events dropped)
-  std::uint64_t detail = 0;  // long_task: the task id
+  Tick value = 0;                 // ticks (durations, waits) or a count (events dropped)
+  std::uint64_t detail = 0;       // long_task: the task id
   std::uint32_t occurrences = 1;  // nearby occurrences merged into this one
   // uncertain: events were lost (dropped) around it, so the model may be missing what
   // would explain it (a state change, a task end): shown, but marked as such.
@@ -53,11 +53,11 @@ struct Problem {
 };
 
 struct HealthThresholds {
-  double long_task_ms = 10.0;         // one task without a break
-  double lane_wait_factor = 10.0;     // head wait vs the lane's average so far ...
-  double lane_wait_min_ms = 1.0;      // ... and at least this long
+  double long_task_ms = 10.0;           // one task without a break
+  double lane_wait_factor = 10.0;       // head wait vs the lane's average so far ...
+  double lane_wait_min_ms = 1.0;        // ... and at least this long
   double queued_asleep_min_us = 200.0;  // all asleep while work waits, at least this long
-  double spin_ms = 5.0;               // idle/sleepy without finding work
+  double spin_ms = 5.0;                 // idle/sleepy without finding work
 };
 
 class HealthChecker {
@@ -78,7 +78,9 @@ class HealthChecker {
   // warning_count: THE number of warnings - every finding listed (problems()), those not
   // listed (suppressed()) and those happening at the newest time (ongoing()). The badge,
   // the Health panel, lantern-view's summary line and lantern-trace stats print it.
-  std::uint64_t warning_count(const Analysis& model) const { return problems_.size() + suppressed_ + ongoing(model).size(); }
+  std::uint64_t warning_count(const Analysis& model) const {
+    return problems_.size() + suppressed_ + ongoing(model).size();
+  }
   // ongoing: problems happening at time `at` (a task running too long then, a worker
   // searching for too long then): the replay's playhead, or the model's newest time
   // (live, or the whole trace). Each ends at `at`. Recomputed on each call.

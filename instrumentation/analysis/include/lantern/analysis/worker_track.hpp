@@ -46,12 +46,12 @@ constexpr int state_slot(WorkerState s) noexcept { return static_cast<int>(s); }
 // that does not fit is kept whole in its track (WorkerTrack::ready_wait reads both).
 struct TaskSlice {
   Tick start = 0;
-  Tick end = kOpenEnd;       // kOpenEnd while the task runs (or its end was never seen)
-  std::uint64_t id = 0;      // the task id the scheduler reported (its job's address)
-  std::int32_t steal = -1;   // index into Analysis::steals(worker) of the steal that brought it
-  std::uint32_t label = 0;   // the label the task gave itself (task_label; the last one), 0: none
-  std::uint8_t source = 0;   // a TaskSource: read it as task_source()
-  std::uint8_t flags = 0;    // kSliceThrew | kSliceEndLost
+  Tick end = kOpenEnd;      // kOpenEnd while the task runs (or its end was never seen)
+  std::uint64_t id = 0;     // the task id the scheduler reported (its job's address)
+  std::int32_t steal = -1;  // index into Analysis::steals(worker) of the steal that brought it
+  std::uint32_t label = 0;  // the label the task gave itself (task_label; the last one), 0: none
+  std::uint8_t source = 0;  // a TaskSource: read it as task_source()
+  std::uint8_t flags = 0;   // kSliceThrew | kSliceEndLost
   bool open() const noexcept { return end == kOpenEnd; }
   // task_source: where the task was found; a value outside the table (damaged data)
   // stays as it is, so name_of() gives "" and valid() false for it.

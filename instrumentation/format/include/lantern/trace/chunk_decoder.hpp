@@ -29,8 +29,8 @@ struct ChunkHeader {
 enum class ChunkHeaderStatus : std::uint8_t {
   ok,
   bad_magic,
-  bad_checksum,    // the header's own CRC does not match: its fields cannot be trusted
-  bad_lengths,     // checksum fine but the fields are impossible (a writer bug or forgery)
+  bad_checksum,  // the header's own CRC does not match: its fields cannot be trusted
+  bad_lengths,   // checksum fine but the fields are impossible (a writer bug or forgery)
 };
 
 // parse_chunk_header reads the kChunkHeaderBytes at `bytes` into *out and checks them.
@@ -61,8 +61,7 @@ struct DecodedChunk {
 // [kEventCount, known_types) are decoded and skipped. `payload_offset` is used for
 // error messages only. Returns an explanation on malformed payloads (out is then partial).
 std::optional<std::string> decode_payload(std::span<const std::uint8_t> payload, const ChunkHeader& header,
-                                          std::uint32_t known_types, std::uint64_t payload_offset,
-                                          DecodedChunk* out);
+                                          std::uint32_t known_types, std::uint64_t payload_offset, DecodedChunk* out);
 
 // decode_chunk decodes one whole chunk (header + payload) held in memory, e.g. from
 // ChunkEncoder::finish_chunk. Returns an explanation when the bytes are not one valid chunk.

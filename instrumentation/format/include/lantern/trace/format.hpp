@@ -73,10 +73,10 @@ inline constexpr std::size_t kMaxEventBytes = 36;
 
 // Event tag byte: the type in the low 4 bits, four flags above it.
 inline constexpr std::uint8_t kTagTypeMask = 0x0F;
-inline constexpr std::uint8_t kTagNewWorker = 0x10;     // W: a worker varint follows
-inline constexpr std::uint8_t kTagZeroB = 0x20;         // Z: b is 0 and omitted
-inline constexpr std::uint8_t kTagPredictedA = 0x40;    // P: a equals the prediction, omitted
-inline constexpr std::uint8_t kTagTicksBackward = 0x80; // N: the tick delta is subtracted
+inline constexpr std::uint8_t kTagNewWorker = 0x10;      // W: a worker varint follows
+inline constexpr std::uint8_t kTagZeroB = 0x20;          // Z: b is 0 and omitted
+inline constexpr std::uint8_t kTagPredictedA = 0x40;     // P: a equals the prediction, omitted
+inline constexpr std::uint8_t kTagTicksBackward = 0x80;  // N: the tick delta is subtracted
 inline constexpr int kMaxTypesInTag = 16;
 static_assert(kEventCount <= kMaxTypesInTag,
               "the event tag has 4 type bits: a 17th event type needs a new format version");
@@ -116,8 +116,12 @@ constexpr std::uint64_t gather_bits(std::uint64_t x) noexcept {
   return x;
 }
 // interleave_halves is a bijection on 64-bit values; deinterleave_halves is its inverse.
-constexpr std::uint64_t interleave_halves(std::uint64_t v) noexcept { return spread_bits(v) | (spread_bits(v >> 32) << 1); }
-constexpr std::uint64_t deinterleave_halves(std::uint64_t v) noexcept { return gather_bits(v) | (gather_bits(v >> 1) << 32); }
+constexpr std::uint64_t interleave_halves(std::uint64_t v) noexcept {
+  return spread_bits(v) | (spread_bits(v >> 32) << 1);
+}
+constexpr std::uint64_t deinterleave_halves(std::uint64_t v) noexcept {
+  return gather_bits(v) | (gather_bits(v >> 1) << 32);
+}
 static_assert(interleave_halves(5ull << 32) == 0b100010 && deinterleave_halves(0b100010) == (5ull << 32));
 static_assert(interleave_halves(~0ull) == ~0ull && interleave_halves(0) == 0 && interleave_halves(1) == 1);
 // The rules above were written for this table; if it changes, revisit them (and the

@@ -34,7 +34,7 @@ struct CpuRow {
 // ClockCalibration maps ticks to nanoseconds: ns = (ticks - base_ticks) * ns_per_tick + base_ns
 // (the steady clock). Mirrors core's TickCalibration.
 struct ClockCalibration {
-  bool tsc = false;           // true: ticks are TSC cycles; false: ticks are nanoseconds
+  bool tsc = false;  // true: ticks are TSC cycles; false: ticks are nanoseconds
   double ns_per_tick = 1.0;
   std::uint64_t base_ticks = 0;
   std::int64_t base_ns = 0;
@@ -43,10 +43,10 @@ struct ClockCalibration {
 
 struct TraceHeader {
   std::uint16_t version = kFormatVersion;  // as read from the file; the writer always writes kFormatVersion
-  std::string producer;   // e.g. "lantern 0.1.0 recorder"
+  std::string producer;                    // e.g. "lantern 0.1.0 recorder"
   std::string hostname;
   std::string cpu_model;
-  std::string topology;   // one-line description, e.g. "1 package, 1 node, 2 cores, 2 CPUs (hwloc)"
+  std::string topology;  // one-line description, e.g. "1 package, 1 node, 2 cores, 2 CPUs (hwloc)"
   std::vector<CpuRow> cpus;
   std::uint32_t workers = 0;
   ClockCalibration clock;

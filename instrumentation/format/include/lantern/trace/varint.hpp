@@ -71,7 +71,8 @@ constexpr std::int64_t unzigzag(std::uint64_t v) noexcept {
 // byte swap compiles away on little-endian hosts).
 template <typename T>
 inline void store_le(std::uint8_t* out, T v) noexcept {
-  for (std::size_t i = 0; i < sizeof(T); ++i) out[i] = static_cast<std::uint8_t>(static_cast<std::uint64_t>(v) >> (8 * i));
+  for (std::size_t i = 0; i < sizeof(T); ++i)
+    out[i] = static_cast<std::uint8_t>(static_cast<std::uint64_t>(v) >> (8 * i));
 }
 template <typename T>
 inline T load_le(const std::uint8_t* in) noexcept {

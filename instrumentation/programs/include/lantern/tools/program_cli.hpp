@@ -19,8 +19,8 @@
 //     texts with the same words.
 #pragma once
 
-#include <CLI/CLI.hpp>
 #include <arpa/inet.h>
+#include <CLI/CLI.hpp>
 
 #include <algorithm>
 #include <cerrno>
@@ -241,10 +241,11 @@ template <typename T>
 CLI::Option* number_option(CLI::App& app, const std::string& name, T* out, T lo, T hi, std::string what = {}) {
   static_assert(std::is_arithmetic_v<T>);
   if (what.empty()) what = "a number from " + std::to_string(lo) + " to " + std::to_string(hi);
-  return app.add_option_function<std::string>(name, [out, lo, hi](const std::string& text) {
-                                                    *out = *parse_number<T>(text, lo, hi);
-                                                  })
-      ->check(takes_check(what, [lo, hi](const std::string& text) { return parse_number<T>(text, lo, hi).has_value(); }));
+  return app
+      .add_option_function<std::string>(
+          name, [out, lo, hi](const std::string& text) { *out = *parse_number<T>(text, lo, hi); })
+      ->check(
+          takes_check(what, [lo, hi](const std::string& text) { return parse_number<T>(text, lo, hi).has_value(); }));
 }
 
 // split_list: a comma-separated list's items, empty ones skipped: "1,2,,4" -> 1, 2, 4.
@@ -281,10 +282,11 @@ CLI::Option* number_list_option(CLI::App& app, const std::string& name, std::vec
                                 std::string what = {}) {
   static_assert(std::is_arithmetic_v<T>);
   if (what.empty()) what = "a list of numbers from " + std::to_string(lo) + " to " + std::to_string(hi);
-  return app.add_option_function<std::string>(name, [out, lo, hi](const std::string& text) {
-                                                    *out = *parse_number_list<T>(text, lo, hi);
-                                                  })
-      ->check(takes_check(what, [lo, hi](const std::string& text) { return parse_number_list<T>(text, lo, hi).has_value(); }));
+  return app
+      .add_option_function<std::string>(
+          name, [out, lo, hi](const std::string& text) { *out = *parse_number_list<T>(text, lo, hi); })
+      ->check(takes_check(
+          what, [lo, hi](const std::string& text) { return parse_number_list<T>(text, lo, hi).has_value(); }));
 }
 
 // address_check: a CLI11 check that the value reads with lantern::parse_host_port under
@@ -325,8 +327,9 @@ inline bool is_one_of(const std::string& text, const std::vector<std::string>& n
 inline CLI::Option* choice_option(CLI::App& app, const std::string& name, std::string* out,
                                   std::vector<std::string> names) {
   const std::string what = or_list(names);
-  return app.add_option(name, *out)->check(
-      takes_check(what, [names = std::move(names)](const std::string& text) { return is_one_of(text, names); }));
+  return app.add_option(name, *out)->check(takes_check(what, [names = std::move(names)](const std::string& text) {
+    return is_one_of(text, names);
+  }));
 }
 
 // choice_list_option: --name a,c (comma-separated, each one of `names`) read into *out

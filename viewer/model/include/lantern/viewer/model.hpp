@@ -31,11 +31,11 @@
 #include <array>
 #include <cstdint>
 #include <map>
-#include <unordered_map>
 #include <memory>
 #include <optional>
 #include <span>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "lantern/analysis/analysis.hpp"

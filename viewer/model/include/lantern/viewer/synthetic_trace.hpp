@@ -25,9 +25,9 @@ struct SyntheticOptions {
   std::uint32_t workers = 4;
   std::uint64_t target_events = 200000;  // generation stops at the first period past this
   std::uint64_t seed = 42;
-  std::uint32_t sockets = 2;             // topology: workers split evenly over sockets
-  bool problems = true;                  // plant one of each health warning
-  double ns_per_tick = 0.4;              // a 2.5 GHz TSC
+  std::uint32_t sockets = 2;  // topology: workers split evenly over sockets
+  bool problems = true;       // plant one of each health warning
+  double ns_per_tick = 0.4;   // a 2.5 GHz TSC
 };
 
 trace::TraceHeader synthetic_header(const SyntheticOptions& options);

@@ -42,8 +42,8 @@ class TimeSeries {
   void prepare();
 
  private:
-  void reach(std::uint64_t t);   // grows (or coarsens) so that t has a bucket
-  void coarsen();                // halve the resolution: merge bucket pairs
+  void reach(std::uint64_t t);  // grows (or coarsens) so that t has a bucket
+  void coarsen();               // halve the resolution: merge bucket pairs
   void materialise(int s, std::size_t from);
   double cum_at(int s, double bucket_position) const noexcept;
 

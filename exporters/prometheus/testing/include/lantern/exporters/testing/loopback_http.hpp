@@ -25,8 +25,8 @@
 namespace lantern::exporters::testing {
 
 struct HttpResponse {
-  int status = 0;     // e.g. 200
-  std::string body;   // the bytes after the header block
+  int status = 0;    // e.g. 200
+  std::string body;  // the bytes after the header block
 };
 
 namespace detail {
@@ -42,7 +42,8 @@ struct Socket {
 // wait_for waits until fd is ready for `events` or the deadline passes.
 inline bool wait_for(int fd, short events, std::chrono::steady_clock::time_point deadline) {
   for (;;) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) return false;
     pollfd p{fd, events, 0};
     const int r = ::poll(&p, 1, static_cast<int>(left.count()));
@@ -79,8 +80,8 @@ inline HttpResponse http_get(std::uint16_t port, std::string_view target,
     if (error != 0) throw fail(std::string("connect: ") + std::strerror(error));
   }
 
-  const std::string request = "GET " + std::string(target) + " HTTP/1.0\r\nHost: " + host + ":" +
-                              std::to_string(port) + "\r\nConnection: close\r\n\r\n";
+  const std::string request = "GET " + std::string(target) + " HTTP/1.0\r\nHost: " + host + ":" + std::to_string(port) +
+                              "\r\nConnection: close\r\n\r\n";
   for (std::size_t sent = 0; sent < request.size();) {
     if (!detail::wait_for(s.fd, POLLOUT, deadline)) throw fail("send timed out");
     const ssize_t n = ::send(s.fd, request.data() + sent, request.size() - sent, MSG_NOSIGNAL);
