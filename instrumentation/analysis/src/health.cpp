@@ -51,8 +51,8 @@ const char* problem_kind_advice(ProblemKind kind) noexcept {
     case ProblemKind::events_dropped:
       return "The recorder's ring (or the live stream) was full: the trace has a gap here. Counters stay exact.";
     case ProblemKind::deadlock:
-      return "Every worker was blocked in a wait and no task was ready: tasks wait on each other (or on work never "
-             "submitted).";
+      return "No worker could progress: each was blocked in a wait or idle, and no task was ready. Tasks wait on "
+             "each other (or on work never submitted); core/deadlock/README.md shows how to restructure them.";
   }
   return "";
 }

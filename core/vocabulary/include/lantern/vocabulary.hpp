@@ -220,7 +220,7 @@ enum class PayloadUnit : std::uint8_t { none, id, worker, ticks, count, packed }
     "the pool's not-ready tasks, sampled by a worker (going idle, every 64th release)")                                \
   X(dropped, 14, off, "count", count, "reason", id, "events lost here (b: the drop reason)")                           \
   X(deadlock, 15, states, "blocked_workers", count, "unfinished_tasks", count,                                         \
-    "every worker is blocked in a wait and nothing is ready")
+    "no worker can progress: each is blocked in a wait or idle, nothing is ready")
 
 enum class EventId : std::uint8_t {
 #define LANTERN_X(name, id, level, an, au, bn, bu, text) name = id,
@@ -509,7 +509,8 @@ struct DroppedPayload {
   friend constexpr bool operator==(const DroppedPayload&, const DroppedPayload&) = default;
 };
 
-// deadlock: every worker is blocked in a wait and nothing is ready; a = workers blocked
+// deadlock: no worker can progress (each is blocked in a wait or idle, some in a wait, and
+// nothing is ready); a = workers blocked
 // in waits, b = tasks not finished.
 struct DeadlockPayload {
   static constexpr EventId kEvent = EventId::deadlock;

@@ -48,7 +48,7 @@ struct alignas(64) WorkerCounters {
   Counter io_submitted;    // io_submit: asynchronous IO operations this worker submitted
   Counter io_completed;    // io_complete: IO completions this worker reaped (their tasks made ready)
   Counter io_wakes;        // wakes caused by an IO completion: counted here, not in wake_latency
-  Counter deadlocks;       // deadlock events (every worker blocked in a wait, nothing ready)
+  Counter deadlocks;       // deadlock events (every worker blocked in a wait or idle, nothing ready)
   // Time per state, in clock ticks, up to state_since; plus the current state. A
   // worker's time runs from its `started` state event (its thread began) to its
   // `stopping` one (the scheduler shut it down), the span the trace's analysis counts

@@ -77,7 +77,7 @@ enum class MetricType : std::uint8_t { counter, gauge, histogram };
   X(unhandled_exceptions, "lantern_unhandled_exceptions_total", counter, "",                                           \
     "Spawned tasks that threw with nobody waiting for them.")                                                          \
   X(deadlocks, "lantern_deadlocks_total", counter, "worker",                                                           \
-    "Suspected deadlocks the worker reported: every worker blocked in a wait and nothing ready.")
+    "Suspected deadlocks the worker reported: every worker blocked in a wait or idle, nothing ready.")
 
 enum class Metric : std::uint8_t {
 #define LANTERN_X(id, name, type, labels, help) id,

@@ -173,7 +173,8 @@ struct Drop {
   Tick gap_start;  // the worker's last event before the gap
   DropReason reason = DropReason::ring_full;
 };
-// Deadlock: core reported that every worker is blocked in a wait and nothing is ready.
+// Deadlock: core reported that no worker can progress: each is blocked in a wait or idle,
+// some in a wait, and nothing is ready.
 struct Deadlock {
   Tick t;
   std::uint64_t blocked_workers;

@@ -33,7 +33,7 @@ enum class ProblemKind : std::uint8_t {
   queued_while_asleep,  // work waited in a lane while every worker slept
   spinning,        // a worker searched (idle or sleepy, flapping between them counts) for long without finding work
   events_dropped,  // the recorder's ring (or the live stream) lost events here
-  deadlock,        // core reported every worker blocked in a wait with nothing ready
+  deadlock,        // core reported every worker blocked in a wait or idle, nothing ready
 };
 inline constexpr int kProblemKindCount = 6;
 const char* problem_kind_name(ProblemKind kind) noexcept;    // "long task", ...
