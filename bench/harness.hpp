@@ -120,12 +120,9 @@ struct Target {
 
   bool met(double lantern, double tbb) const {
     switch (kind) {
-      case ratio_at_most:
-        return lantern / tbb <= limit;
-      case lantern_at_most:
-        return lantern <= limit;
-      case none:
-        return true;
+      case ratio_at_most: return lantern / tbb <= limit;
+      case lantern_at_most: return lantern <= limit;
+      case none: return true;
     }
     return true;
   }
@@ -163,12 +160,9 @@ inline std::string format_ratio(double r) {
 
 inline std::string format_target(const Row& row) {
   switch (row.target.kind) {
-    case Target::ratio_at_most:
-      return "ratio <= " + format_number(row.target.limit);
-    case Target::lantern_at_most:
-      return "Lantern <= " + format_number(row.target.limit) + " " + row.unit;
-    case Target::none:
-      return "-";
+    case Target::ratio_at_most: return "ratio <= " + format_number(row.target.limit);
+    case Target::lantern_at_most: return "Lantern <= " + format_number(row.target.limit) + " " + row.unit;
+    case Target::none: return "-";
   }
   return "-";
 }

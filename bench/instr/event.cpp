@@ -85,18 +85,12 @@ void bench_event(Context& ctx) {
   enum { kRdtsc, kFast, kDefault, kStalled, kFiltered, kOff, kVariants };
   const auto samples = measure(ctx, kVariants, [&](std::size_t v) {
     switch (v) {
-      case kRdtsc:
-        return rdtsc_loop(n);
-      case kFast:
-        return fast.run(EventId::task_begin, n);
-      case kDefault:
-        return default_options.run(EventId::task_begin, n);
-      case kStalled:
-        return stalled.run(EventId::task_begin, n);
-      case kFiltered:
-        return filtered.run(EventId::task_begin, n);
-      case kOff:
-        return off.run(EventId::help, n);
+      case kRdtsc: return rdtsc_loop(n);
+      case kFast: return fast.run(EventId::task_begin, n);
+      case kDefault: return default_options.run(EventId::task_begin, n);
+      case kStalled: return stalled.run(EventId::task_begin, n);
+      case kFiltered: return filtered.run(EventId::task_begin, n);
+      case kOff: return off.run(EventId::help, n);
     }
     return 0.0;
   });

@@ -46,10 +46,8 @@ void bench_overhead(Context& ctx, ObserverPools& pools) {
     const auto samples = measure(wctx, kVariantCount, [&](std::size_t v) {
       const std::string side = std::string(kVariantInfo[v].label) + side_suffix;
       switch (v) {
-        case kCompiledOut:
-          return pools.off->run(w, side);
-        case kNoObserver:
-          return run_once(*pools.bare, w, side);
+        case kCompiledOut: return pools.off->run(w, side);
+        case kNoObserver: return run_once(*pools.bare, w, side);
         default: {
           pools.recorder.set_level(kVariantInfo[v].level);
           pools.collector.start();

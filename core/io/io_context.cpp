@@ -106,9 +106,7 @@ void IoContext::prepare(IoOp* op) {
   // larger request is a short read or write, which callers handle anyway.
   const unsigned len = static_cast<unsigned>(std::min<std::size_t>(op->length, std::size_t{1} << 30));
   switch (op->kind) {
-    case IoKind::read:
-      io_uring_prep_read(sqe, op->fd, op->buffer, len, ~0ULL);
-      break;
+    case IoKind::read: io_uring_prep_read(sqe, op->fd, op->buffer, len, ~0ULL); break;
     case IoKind::write:
       // Sockets get send(MSG_NOSIGNAL): a peer that went away is an EPIPE result, not a
       // SIGPIPE that kills the process. Anything else answers ENOTSOCK and is retried
@@ -119,15 +117,11 @@ void IoContext::prepare(IoOp* op) {
         io_uring_prep_send(sqe, op->fd, op->buffer, len, MSG_NOSIGNAL);
       }
       break;
-    case IoKind::accept:
-      io_uring_prep_accept(sqe, op->fd, nullptr, nullptr, SOCK_CLOEXEC);
-      break;
+    case IoKind::accept: io_uring_prep_accept(sqe, op->fd, nullptr, nullptr, SOCK_CLOEXEC); break;
     case IoKind::connect:
       io_uring_prep_connect(sqe, op->fd, reinterpret_cast<sockaddr*>(&op->address), op->address_length);
       break;
-    case IoKind::timeout:
-      io_uring_prep_timeout(sqe, reinterpret_cast<__kernel_timespec*>(op->timeout), 0, 0);
-      break;
+    case IoKind::timeout: io_uring_prep_timeout(sqe, reinterpret_cast<__kernel_timespec*>(op->timeout), 0, 0); break;
   }
   io_uring_sqe_set_data(sqe, op);
   ++queued_;

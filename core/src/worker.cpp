@@ -71,20 +71,13 @@ void Worker::main() {
 
 const char* wait_kind_name(WaitKind k) noexcept {
   switch (k) {
-    case WaitKind::none:
-      return "worker loop";
-    case WaitKind::join:
-      return "join";
-    case WaitKind::task_group:
-      return "TaskGroup::wait";
-    case WaitKind::future:
-      return "Future::get";
-    case WaitKind::task_handle:
-      return "TaskHandle::wait";
-    case WaitKind::signal:
-      return "Signal::wait";
-    case WaitKind::graph:
-      return "Graph::run";
+    case WaitKind::none: return "worker loop";
+    case WaitKind::join: return "join";
+    case WaitKind::task_group: return "TaskGroup::wait";
+    case WaitKind::future: return "Future::get";
+    case WaitKind::task_handle: return "TaskHandle::wait";
+    case WaitKind::signal: return "Signal::wait";
+    case WaitKind::graph: return "Graph::run";
   }
   return "?";
 }

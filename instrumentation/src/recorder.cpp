@@ -147,19 +147,14 @@ void Recorder::count(PerWorker& p, EventId hook, std::uint64_t a, std::uint64_t 
         if (p.depth < PerWorker::kMaxDepth) c.task_duration.record(to_ns(now - p.task_begin_ticks[p.depth]));
       }
       break;
-    case EventId::push:
-      break;  // not counted (core counts spawned tasks): recorded at level full only
+    case EventId::push: break;  // not counted (core counts spawned tasks): recorded at level full only
     case EventId::steal: {
       const StealPayload s = StealPayload::decode(a, b);
       if (valid(s.distance)) c.steals[static_cast<std::size_t>(s.distance)].add();
       break;
     }
-    case EventId::steal_round_failed:
-      c.steal_rounds_failed.add();
-      break;
-    case EventId::help:
-      c.helps.add();
-      break;
+    case EventId::steal_round_failed: c.steal_rounds_failed.add(); break;
+    case EventId::help: c.helps.add(); break;
     case EventId::wake: {
       // An IO completion's wake has no waker to time it from (its latency is 0): kept out
       // of the wake-latency histogram, which is about wakers (vocabulary: has_latency).
@@ -174,24 +169,13 @@ void Recorder::count(PerWorker& p, EventId hook, std::uint64_t a, std::uint64_t 
       c.lane_pops.add();
       c.ready_wait.record(to_ns(LanePopPayload::decode(a, b).wait_ticks));
       break;
-    case EventId::release:
-      c.releases.add();
-      break;
-    case EventId::task_label:
-      break;  // nothing to count: recorded at level tasks (the trace names the task)
-    case EventId::io_submit:
-      c.io_submitted.add();
-      break;
-    case EventId::io_complete:
-      c.io_completed.add();
-      break;
-    case EventId::not_ready:
-      break;  // a sample of a pool-wide gauge: recorded, not counted
-    case EventId::deadlock:
-      c.deadlocks.add();
-      break;
-    case EventId::dropped:
-      break;  // written by the recorder itself (record), never reported by core
+    case EventId::release: c.releases.add(); break;
+    case EventId::task_label: break;  // nothing to count: recorded at level tasks (the trace names the task)
+    case EventId::io_submit: c.io_submitted.add(); break;
+    case EventId::io_complete: c.io_completed.add(); break;
+    case EventId::not_ready: break;  // a sample of a pool-wide gauge: recorded, not counted
+    case EventId::deadlock: c.deadlocks.add(); break;
+    case EventId::dropped: break;  // written by the recorder itself (record), never reported by core
   }
 }
 

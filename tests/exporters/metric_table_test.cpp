@@ -24,12 +24,9 @@ bool ends_with(std::string_view s, std::string_view suffix) {
 
 const char* type_name(MetricType t) {
   switch (t) {
-    case MetricType::counter:
-      return "counter";
-    case MetricType::gauge:
-      return "gauge";
-    case MetricType::histogram:
-      return "histogram";
+    case MetricType::counter: return "counter";
+    case MetricType::gauge: return "gauge";
+    case MetricType::histogram: return "histogram";
   }
   return "?";
 }

@@ -49,16 +49,13 @@ TraceContents read_streamed(const std::uint8_t* data, std::size_t size) {
           decoder.end_of_input();
         }
         break;
-      case TraceDecoder::Step::header:
-        break;
+      case TraceDecoder::Step::header: break;
       case TraceDecoder::Step::chunk: {
         const auto& events = decoder.chunk().events;
         out.events.insert(out.events.end(), events.begin(), events.end());
         break;
       }
-      case TraceDecoder::Step::problem:
-        out.problems.push_back(decoder.problem());
-        break;
+      case TraceDecoder::Step::problem: out.problems.push_back(decoder.problem()); break;
       case TraceDecoder::Step::end:
         out.header_ok = decoder.header_ok();
         out.header = decoder.header();

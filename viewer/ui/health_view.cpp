@@ -168,15 +168,9 @@ void HealthView::problem_rows(const Model& model, ViewState& view, ProblemKind k
         ImGui::Text("%s  (lane avg %s)", v.c_str(),
                     format_duration(model.ticks_to_ns(static_cast<double>(p.detail))).c_str());
         break;
-      case ProblemKind::queued_while_asleep:
-        ImGui::Text("%s all asleep", v.c_str());
-        break;
-      case ProblemKind::spinning:
-        ImGui::Text("%s searching", v.c_str());
-        break;
-      case ProblemKind::events_dropped:
-        ImGui::Text("%s events", format_count(p.value).c_str());
-        break;
+      case ProblemKind::queued_while_asleep: ImGui::Text("%s all asleep", v.c_str()); break;
+      case ProblemKind::spinning: ImGui::Text("%s searching", v.c_str()); break;
+      case ProblemKind::events_dropped: ImGui::Text("%s events", format_count(p.value).c_str()); break;
       case ProblemKind::deadlock:
         ImGui::Text("%s tasks unfinished, %s workers blocked", format_count(p.value).c_str(),
                     format_count(p.detail).c_str());

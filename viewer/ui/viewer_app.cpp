@@ -13,34 +13,23 @@ namespace {
 
 const char* phase_name(SourceStatus::Phase p) {
   switch (p) {
-    case SourceStatus::Phase::connecting:
-      return "CONNECTING";
-    case SourceStatus::Phase::loading:
-      return "LOADING";
-    case SourceStatus::Phase::streaming:
-      return "LIVE";
-    case SourceStatus::Phase::complete:
-      return "REPLAY";
-    case SourceStatus::Phase::disconnected:
-      return "DISCONNECTED";
-    case SourceStatus::Phase::failed:
-      return "PROBLEMS";
+    case SourceStatus::Phase::connecting: return "CONNECTING";
+    case SourceStatus::Phase::loading: return "LOADING";
+    case SourceStatus::Phase::streaming: return "LIVE";
+    case SourceStatus::Phase::complete: return "REPLAY";
+    case SourceStatus::Phase::disconnected: return "DISCONNECTED";
+    case SourceStatus::Phase::failed: return "PROBLEMS";
   }
   return "";
 }
 
 ImU32 phase_colour(SourceStatus::Phase p) {
   switch (p) {
-    case SourceStatus::Phase::streaming:
-      return palette::kGood;
-    case SourceStatus::Phase::complete:
-      return palette::kText;
-    case SourceStatus::Phase::disconnected:
-      return palette::kWarning;
-    case SourceStatus::Phase::failed:
-      return palette::kError;
-    default:
-      return palette::kDimText;
+    case SourceStatus::Phase::streaming: return palette::kGood;
+    case SourceStatus::Phase::complete: return palette::kText;
+    case SourceStatus::Phase::disconnected: return palette::kWarning;
+    case SourceStatus::Phase::failed: return palette::kError;
+    default: return palette::kDimText;
   }
 }
 

@@ -32,14 +32,10 @@ namespace ins = instrumentation;
 
 const char* source_name(ObserveSource source) noexcept {
   switch (source) {
-    case ObserveSource::unset:
-      return "unset";
-    case ObserveSource::settings:
-      return "settings";
-    case ObserveSource::environment:
-      return "environment";
-    case ObserveSource::defaults:
-      return "defaults";
+    case ObserveSource::unset: return "unset";
+    case ObserveSource::settings: return "settings";
+    case ObserveSource::environment: return "environment";
+    case ObserveSource::defaults: return "defaults";
   }
   return "?";
 }

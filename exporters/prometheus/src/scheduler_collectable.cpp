@@ -21,12 +21,9 @@ using Labels = std::vector<ClientMetric::Label>;
 
 prometheus::MetricType to_prometheus(MetricType type) {
   switch (type) {
-    case MetricType::counter:
-      return prometheus::MetricType::Counter;
-    case MetricType::gauge:
-      return prometheus::MetricType::Gauge;
-    case MetricType::histogram:
-      return prometheus::MetricType::Histogram;
+    case MetricType::counter: return prometheus::MetricType::Counter;
+    case MetricType::gauge: return prometheus::MetricType::Gauge;
+    case MetricType::histogram: return prometheus::MetricType::Histogram;
   }
   return prometheus::MetricType::Untyped;
 }

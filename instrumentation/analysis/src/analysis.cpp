@@ -133,9 +133,7 @@ bool Analysis::add(const trace::Event& e) {
       break;
     }
     case EventId::io_submit:
-    case EventId::io_complete:
-      on_io(w, t, e);
-      break;
+    case EventId::io_complete: on_io(w, t, e); break;
     case EventId::task_end: {
       const auto p = trace::payload<TaskEndPayload>(e);
       const TaskSlice* closed = nullptr;
@@ -146,8 +144,7 @@ bool Analysis::add(const trace::Event& e) {
       }
       break;
     }
-    case EventId::push:
-      break;  // counted by type; queue depth comes from lane pops
+    case EventId::push: break;  // counted by type; queue depth comes from lane pops
     case EventId::not_ready: {
       // In time order across workers: a worker's batch may hold samples older than those
       // of another worker's batch added before it. After every sample at the same time.
@@ -156,12 +153,8 @@ bool Analysis::add(const trace::Event& e) {
       not_ready_.emplace(at, t, trace::payload<NotReadyPayload>(e).tasks);
       break;
     }
-    case EventId::steal_round_failed:
-      ++pw.failed_rounds;
-      break;
-    case EventId::release:
-      on_release(w, t, trace::payload<ReleasePayload>(e));
-      break;
+    case EventId::steal_round_failed: ++pw.failed_rounds; break;
+    case EventId::release: on_release(w, t, trace::payload<ReleasePayload>(e)); break;
     case EventId::steal: {
       const auto p = trace::payload<StealPayload>(e);
       const auto victim = std::min<std::uint32_t>(p.victim, kMaxWorkerId);

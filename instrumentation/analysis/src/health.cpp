@@ -18,18 +18,12 @@ constexpr std::uint64_t kMinLaneSamples = 8;  // no "far above average" before t
 
 const char* problem_kind_name(ProblemKind kind) noexcept {
   switch (kind) {
-    case ProblemKind::long_task:
-      return "long task";
-    case ProblemKind::lane_wait:
-      return "lane head waited";
-    case ProblemKind::queued_while_asleep:
-      return "work queued, all asleep";
-    case ProblemKind::spinning:
-      return "searching without work";
-    case ProblemKind::events_dropped:
-      return "events dropped";
-    case ProblemKind::deadlock:
-      return "deadlock suspected";
+    case ProblemKind::long_task: return "long task";
+    case ProblemKind::lane_wait: return "lane head waited";
+    case ProblemKind::queued_while_asleep: return "work queued, all asleep";
+    case ProblemKind::spinning: return "searching without work";
+    case ProblemKind::events_dropped: return "events dropped";
+    case ProblemKind::deadlock: return "deadlock suspected";
   }
   return "?";
 }

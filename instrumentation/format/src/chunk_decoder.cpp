@@ -161,14 +161,10 @@ std::optional<std::string> decode_chunk(std::span<const std::uint8_t> bytes, Dec
   ChunkHeader h;
   std::string why;
   switch (parse_chunk_header(bytes.data(), &h, &why)) {
-    case ChunkHeaderStatus::ok:
-      break;
-    case ChunkHeaderStatus::bad_magic:
-      return "bad chunk magic";
-    case ChunkHeaderStatus::bad_checksum:
-      return "chunk header checksum mismatch";
-    case ChunkHeaderStatus::bad_lengths:
-      return "impossible chunk header: " + why;
+    case ChunkHeaderStatus::ok: break;
+    case ChunkHeaderStatus::bad_magic: return "bad chunk magic";
+    case ChunkHeaderStatus::bad_checksum: return "chunk header checksum mismatch";
+    case ChunkHeaderStatus::bad_lengths: return "impossible chunk header: " + why;
   }
   if (bytes.size() != kChunkHeaderBytes + h.payload_length)
     return "the chunk header announces " + std::to_string(h.payload_length) + " payload bytes but " +

@@ -89,8 +89,7 @@ TraceDecoder::Step TraceDecoder::next() {
       case State::resync:
         if (!resync()) return Step::need_input;
         break;
-      case State::done:
-        return Step::end;
+      case State::done: return Step::end;
     }
   }
 }
@@ -232,8 +231,7 @@ bool TraceDecoder::parse_chunk() {
   ChunkHeader h;
   std::string why;
   switch (parse_chunk_header(p, &h, &why)) {
-    case ChunkHeaderStatus::ok:
-      break;
+    case ChunkHeaderStatus::ok: break;
     case ChunkHeaderStatus::bad_magic:
       start_resync(offset, offset + 1,
                    "corrupt chunk at offset " + std::to_string(offset) + ": bad chunk magic (" + hex_bytes(p, 4) + ")");

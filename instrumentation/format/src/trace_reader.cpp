@@ -80,12 +80,8 @@ struct TraceReader::Impl {
           header_done = true;
           if (until_header) return Got::header;
           break;
-        case TraceDecoder::Step::chunk:
-          header_done = true;
-          return Got::chunk;
-        case TraceDecoder::Step::problem:
-          problems.push_back(decoder.problem());
-          break;
+        case TraceDecoder::Step::chunk: header_done = true; return Got::chunk;
+        case TraceDecoder::Step::problem: problems.push_back(decoder.problem()); break;
         case TraceDecoder::Step::end:
           header_done = true;
           finished = true;

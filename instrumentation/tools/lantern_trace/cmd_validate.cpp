@@ -64,26 +64,17 @@ std::string outside_table(const Event& e) {
       first(check("reason", p.reason));
       break;
     }
-    case EventId::task_begin:
-      first(check("source", payload<TaskBeginPayload>(e).source));
-      break;
+    case EventId::task_begin: first(check("source", payload<TaskBeginPayload>(e).source)); break;
     case EventId::steal: {
       const auto p = payload<StealPayload>(e);
       first(check("distance", p.distance));
       first(check("source", p.source));
       break;
     }
-    case EventId::wake:
-      first(check("cause", payload<WakePayload>(e).why));
-      break;
-    case EventId::io_submit:
-      first(check("kind", payload<IoSubmitPayload>(e).kind));
-      break;
-    case EventId::dropped:
-      first(check("reason", payload<DroppedPayload>(e).reason));
-      break;
-    default:
-      break;  // no field with a table
+    case EventId::wake: first(check("cause", payload<WakePayload>(e).why)); break;
+    case EventId::io_submit: first(check("kind", payload<IoSubmitPayload>(e).kind)); break;
+    case EventId::dropped: first(check("reason", payload<DroppedPayload>(e).reason)); break;
+    default: break;  // no field with a table
   }
   return bad.empty() ? bad : std::string(info(e.type).name) + "'s " + bad;
 }

@@ -51,18 +51,10 @@ JsonOut& JsonOut::string(std::string_view text) {
       continue;
     }
     switch (c) {
-      case '"':
-        buffer_.append("\\\"");
-        break;
-      case '\\':
-        buffer_.append("\\\\");
-        break;
-      case '\n':
-        buffer_.append("\\n");
-        break;
-      case '\t':
-        buffer_.append("\\t");
-        break;
+      case '"': buffer_.append("\\\""); break;
+      case '\\': buffer_.append("\\\\"); break;
+      case '\n': buffer_.append("\\n"); break;
+      case '\t': buffer_.append("\\t"); break;
       default:
         if (static_cast<unsigned char>(c) < 0x20) {
           char tmp[8];

@@ -78,12 +78,9 @@ struct Want {
   }
   bool matches(double v) const {
     switch (kind) {
-      case exact:
-        return v == lo;
-      case nanoseconds:
-        return std::llround(v * 1e9) == static_cast<long long>(ns);
-      case between:
-        return v >= lo * (1 - 1e-15) && v <= hi * (1 + 1e-15);  // 16 printed digits
+      case exact: return v == lo;
+      case nanoseconds: return std::llround(v * 1e9) == static_cast<long long>(ns);
+      case between: return v >= lo * (1 - 1e-15) && v <= hi * (1 + 1e-15);  // 16 printed digits
     }
     return false;
   }

@@ -141,20 +141,13 @@ std::vector<Event> random_events(std::uint64_t count, std::uint64_t seed) {
   ticks[1] = kMax - 1'000'000;  // a worker near the top of the tick range
   auto value = [&](std::uint64_t related) -> std::uint64_t {
     switch (rng() % 7) {
-      case 0:
-        return 0;
-      case 1:
-        return kMax;
-      case 2:
-        return rng() % 128;
-      case 3:
-        return related + rng() % 4096 - 2048;  // near a previous id
-      case 4:
-        return related;
-      case 5:
-        return rng() >> (rng() % 64);
-      default:
-        return rng();
+      case 0: return 0;
+      case 1: return kMax;
+      case 2: return rng() % 128;
+      case 3: return related + rng() % 4096 - 2048;  // near a previous id
+      case 4: return related;
+      case 5: return rng() >> (rng() % 64);
+      default: return rng();
     }
   };
   std::vector<Event> out;
@@ -163,18 +156,10 @@ std::vector<Event> random_events(std::uint64_t count, std::uint64_t seed) {
     if (rng() % 4 == 0) w = rng() % std::size(workers);  // runs of one worker, then a switch
     std::uint64_t& t = ticks[w];
     switch (rng() % 10) {
-      case 0:
-        t = t > 5000 ? t - rng() % 5000 : t;
-        break;  // a backward step
-      case 1:
-        t = t + std::min(kMax - t, rng() >> (rng() % 64));
-        break;  // a huge gap
-      case 2:
-        t = kMax - rng() % 3;
-        break;  // the maximum
-      default:
-        t = t + std::min<std::uint64_t>(kMax - t, rng() % 3000);
-        break;
+      case 0: t = t > 5000 ? t - rng() % 5000 : t; break;                // a backward step
+      case 1: t = t + std::min(kMax - t, rng() >> (rng() % 64)); break;  // a huge gap
+      case 2: t = kMax - rng() % 3; break;                               // the maximum
+      default: t = t + std::min<std::uint64_t>(kMax - t, rng() % 3000); break;
     }
     const auto type = static_cast<EventId>(rng() % kEventCount);
     Event e{t, workers[w], type, {0, 0, 0}, value(last_task[w]), value(0)};

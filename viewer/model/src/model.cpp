@@ -99,33 +99,15 @@ void Model::apply_one(const trace::Event& e) {
   const std::uint32_t w = e.worker;
   const Tick t = analysis_.track(w).last_tick();  // the time the analysis filed it at
   switch (e.type) {
-    case EventId::task_begin:
-      series_->add_point(kSeriesTasks, t, 1.0);
-      break;
-    case EventId::io_submit:
-      series_->add_point(kSeriesIoSubmits, t, 1.0);
-      break;
-    case EventId::io_complete:
-      series_->add_point(kSeriesIoCompletions, t, 1.0);
-      break;
-    case EventId::not_ready:
-      add_not_ready_sample(t);
-      break;
-    case EventId::release:
-      series_->add_point(kSeriesReleases, t, 1.0);
-      break;
-    case EventId::steal:
-      series_->add_point(kSeriesSteals, t, 1.0);
-      break;
-    case EventId::steal_round_failed:
-      series_->add_point(kSeriesFailedRounds, t, 1.0);
-      break;
-    case EventId::help:
-      series_->add_point(kSeriesHelps, t, 1.0);
-      break;
-    case EventId::wake:
-      series_->add_point(kSeriesWakes, t, 1.0);
-      break;
+    case EventId::task_begin: series_->add_point(kSeriesTasks, t, 1.0); break;
+    case EventId::io_submit: series_->add_point(kSeriesIoSubmits, t, 1.0); break;
+    case EventId::io_complete: series_->add_point(kSeriesIoCompletions, t, 1.0); break;
+    case EventId::not_ready: add_not_ready_sample(t); break;
+    case EventId::release: series_->add_point(kSeriesReleases, t, 1.0); break;
+    case EventId::steal: series_->add_point(kSeriesSteals, t, 1.0); break;
+    case EventId::steal_round_failed: series_->add_point(kSeriesFailedRounds, t, 1.0); break;
+    case EventId::help: series_->add_point(kSeriesHelps, t, 1.0); break;
+    case EventId::wake: series_->add_point(kSeriesWakes, t, 1.0); break;
     case EventId::lane_pop: {
       // Queue depth from each pop's wait: the task sat in the lane from pop - wait to pop.
       const LanePop& pop = analysis_.pops(w).back();
@@ -136,8 +118,7 @@ void Model::apply_one(const trace::Event& e) {
       }
       break;
     }
-    default:
-      break;
+    default: break;
   }
 }
 

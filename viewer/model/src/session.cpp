@@ -86,8 +86,7 @@ void Session::run() {
         decoder.feed({buffer.data(), n});
         bytes_.fetch_add(n, std::memory_order_relaxed);
         break;
-      case ByteSource::Status::waiting:
-        break;
+      case ByteSource::Status::waiting: break;
       case ByteSource::Status::end:
         decoder.end_of_input();
         source_done = true;
@@ -112,9 +111,7 @@ void Session::run() {
     bool ended = false;
     for (bool more = true; more && !ended;) {
       switch (decoder.next()) {
-        case trace::TraceDecoder::Step::need_input:
-          more = false;
-          break;
+        case trace::TraceDecoder::Step::need_input: more = false; break;
         case trace::TraceDecoder::Step::header:
           header_applied = true;
           with_model([&](Model& m) { m.apply_header(decoder.header(), true); });
@@ -135,9 +132,7 @@ void Session::run() {
           with_model([&](Model& m) { m.add_trace_problem(p); });
           break;
         }
-        case trace::TraceDecoder::Step::end:
-          ended = true;
-          break;
+        case trace::TraceDecoder::Step::end: ended = true; break;
       }
     }
     with_model([&](Model& m) { m.status().bytes = decoder.received(); });
