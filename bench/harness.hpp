@@ -164,6 +164,7 @@ inline std::string format_number(double v) {
 }
 
 inline std::string format_ratio(double r) {
+  if (std::isnan(r)) return "n/a";
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.2f", r);
   return buf;

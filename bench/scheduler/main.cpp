@@ -57,7 +57,7 @@ options:
   --topology SPEC      Lantern's topology, e.g. "2 sockets x 8 cores x 2 threads"
                        (default: read this machine's)
   --sleep STRATEGY     Lantern's sleep strategy: condvar (default) or io_uring
-  --peer NAME           the peer: tbb (default) or rayon. rayon runs the kernels
+  --peer NAME          the peer: tbb (default) or rayon. rayon runs the kernels
                        rayon has (fib, skynet, skynet_taskgroup as a rayon::scope per
                        node, nqueens_tg as a scope at every row, parallel_for) in a
                        child process, lantern_rayon_peer (bench/rayon), a pool of the
