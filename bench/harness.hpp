@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <csignal>
@@ -142,7 +143,17 @@ struct Row {
   // values: the figures the note tells of, by name, for the JSON output (print_json),
   // e.g. {"rounds_apart", 0}; a test or a script reads these, never the note's words.
   std::vector<std::pair<std::string, double>> values;
+  // peer: who the second figure (`tbb`) is from; its column's header, and in the JSON
+  // the figure's key, lowercase ("tbb", "rayon").
+  std::string peer = "TBB";
 };
+
+// peer_key: a row's peer figure's JSON key, its peer's name in lowercase.
+inline std::string peer_key(const Row& row) {
+  std::string key = row.peer;
+  for (char& c : key) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return key;
+}
 
 inline std::string format_number(double v) {
   char buf[32];
@@ -153,6 +164,7 @@ inline std::string format_number(double v) {
 }
 
 inline std::string format_ratio(double r) {
+  if (std::isnan(r)) return "n/a";
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.2f", r);
   return buf;
@@ -172,10 +184,12 @@ inline std::string format_verdict(const Row& row) {
   return row.target.met(row.lantern, row.tbb) ? "PASS" : "MISS";
 }
 
-// print_table prints the rows aligned for a terminal, or as a Markdown table.
+// print_table prints the rows aligned for a terminal, or as a Markdown table; the peer's
+// column is named after the first row's peer (a program prints one peer's rows at a time).
 inline void print_table(const std::vector<Row>& rows, bool markdown) {
-  const std::vector<std::string> header = {"benchmark", "workers", "unit",   "Lantern",
-                                           "TBB",       "L/TBB",   "target", "result"};
+  const std::string peer = rows.empty() ? "TBB" : rows.front().peer;
+  const std::vector<std::string> header = {"benchmark", "workers",   "unit",   "Lantern",
+                                           peer,        "L/" + peer, "target", "result"};
   std::vector<std::vector<std::string>> cells;
   for (const Row& r : rows) {
     cells.push_back({r.benchmark, std::to_string(r.workers), r.unit, format_number(r.lantern), format_number(r.tbb),
@@ -246,8 +260,9 @@ inline std::string json_number(double v) {
 }  // namespace detail
 
 // print_json prints the rows as JSON Lines, one object a row: benchmark, workers, unit,
-// lantern, tbb, ratio (null where a figure is not a number), target, result (PASS, MISS
-// or info), note, and values (Row::values).
+// lantern, the peer's figure under peer_key (tbb, rayon), ratio (null where a figure is
+// not a number), target, result (PASS, MISS or info), note, peer (its name), and values
+// (Row::values). lantern_rayon_peer (bench/rayon) prints its rows in this form too.
 inline void print_json(const std::vector<Row>& rows) {
   using detail::json_number;
   using detail::json_string;
@@ -263,11 +278,12 @@ inline void print_json(const std::vector<Row>& rows) {
     field("workers", std::to_string(r.workers));
     field("unit", json_string(r.unit));
     field("lantern", json_number(r.lantern));
-    field("tbb", json_number(r.tbb));
+    field(peer_key(r).c_str(), json_number(r.tbb));
     field("ratio", json_number(r.lantern / r.tbb));
     field("target", json_string(format_target(r)));
     field("result", json_string(format_verdict(r)));
     field("note", json_string(r.note));
+    field("peer", json_string(r.peer));
     line += ",\"values\":{";
     for (std::size_t i = 0; i < r.values.size(); ++i) {
       if (i > 0) line += ",";

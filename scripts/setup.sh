@@ -8,6 +8,7 @@ packages=(
   g++ cmake ninja-build pkg-config git ccache   # toolchain (ccache: cheap rebuilds)
   libgtest-dev libgmock-dev               # tests
   libbenchmark-dev libtbb-dev             # benchmarks (oneTBB is the peer)
+  cargo librust-rayon-dev                 # bench/rayon: rayon, the fork-join peer, built offline
   liburing-dev                            # io_uring (core: IO sleep strategy, lantern/io.hpp)
   libcli11-dev                            # every program's command-line options (CLI11)
   libhwloc-dev                            # core: the machine's topology (caches, NUMA, cpusets, CPU kinds)

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -25,7 +26,8 @@ struct Config {
   lantern::SleepStrategy sleep = lantern::SleepStrategy::condvar;  // Lantern's sleep strategy
   int wake_samples = 2000;                                         // per side and worker count
   std::chrono::milliseconds idle_duration{2000};
-  bool pin = false;  // pin both sides' threads: slot i on the i-th CPU
+  bool pin = false;    // pin both sides' threads: slot i on the i-th CPU
+  bool rayon = false;  // --peer rayon: the peer is rayon in a child process (rayon.cpp)
 };
 
 using Context = bench::Context<Config>;
@@ -72,6 +74,18 @@ Samples race(const Context& ctx, const std::string& label, long long expected, L
       ctx, [&] { return timed("Lantern", lantern_answer); }, [&] { return timed("TBB", tbb_answer); });
 }
 
+// parallel_for's problem: the sum of kSumN int64 (0, 1, ...) in chunks of kSumGrain.
+constexpr std::size_t kSumN = 10'000'000;
+constexpr std::size_t kSumGrain = 1024;
+constexpr long long kSumValue = static_cast<long long>(kSumN) * (kSumN - 1) / 2;
+
+// The Lantern side of the kernels the rayon peer runs too (rayon.cpp): one repetition on
+// pools.lantern, run() included, returning its answer; the very code of the rows against
+// oneTBB.
+long long lantern_skynet_taskgroup(Pools& pools);                                        // skynet.cpp
+long long lantern_nqueens_tg(Pools& pools);                                              // nqueens.cpp
+std::int64_t lantern_parallel_sum(Pools& pools, const std::vector<std::int64_t>& data);  // parallel_for.cpp
+
 // The benchmarks, in the order of the default set (main.cpp's --help describes each).
 void bench_fib(Context& ctx, Pools& pools);               // fib.cpp
 void bench_skynet(Context& ctx, Pools& pools);            // skynet.cpp
@@ -84,5 +98,10 @@ void bench_taskgroup_chain(Context& ctx, Pools& pools);   // taskgroup_chain.cpp
 void bench_wake(Context& ctx, Pools& pools);              // wake.cpp
 void bench_idle(Context& ctx, Pools& pools);              // idle.cpp
 void bench_lane_flood(Context& ctx, Pools& pools);        // lane_flood.cpp (opt-in)
+
+// --peer rayon: the benchmark ctx.benchmark against rayon (rayon.cpp); false when rayon
+// has no such kernel.
+bool has_rayon_kernel(const std::string& benchmark);
+void bench_rayon(Context& ctx, Pools& pools);
 
 }  // namespace bench::scheduler

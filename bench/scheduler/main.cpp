@@ -57,6 +57,16 @@ options:
   --topology SPEC      Lantern's topology, e.g. "2 sockets x 8 cores x 2 threads"
                        (default: read this machine's)
   --sleep STRATEGY     Lantern's sleep strategy: condvar (default) or io_uring
+  --peer NAME          the peer: tbb (default) or rayon. rayon runs the kernels
+                       rayon has (fib, skynet, skynet_taskgroup as a rayon::scope per
+                       node, nqueens_tg as a scope at every row, parallel_for) in a
+                       child process, lantern_rayon_peer (bench/rayon), a pool of the
+                       same worker count, pinned with --pin to the CPUs of Lantern's
+                       workers, its repetitions alternating with Lantern's; default
+                       5 reps (--reps). Targets: fib <= 0.8, skynet <= 0.9,
+                       skynet_taskgroup <= 0.5, nqueens_tg <= 0.8; each row's note
+                       gives both sides' range and each repetition's ratio. Where the
+                       build found no cargo, each row says so
   --pin                pin both sides' threads, Lantern's worker i and the thread in
                        TBB's arena slot i alike, to the CPU Lantern pins its worker i
                        to (the i-th of its topology), and the main thread to the first
@@ -175,8 +185,21 @@ std::optional<int> parse_command_line(int argc, char** argv, Config* config) {
   app.add_option("--topology", config->topology)->check(lantern::tools::topology_check());
   lantern::tools::choice_option(app, "--sleep", &sleep, {"condvar", "io_uring"});
   app.add_flag("--pin", config->pin);
+  std::string peer = "tbb";
+  lantern::tools::choice_option(app, "--peer", &peer, {"tbb", "rayon"});
   if (const auto exit = program.parse(argc, argv)) return exit;
   config->sleep = *lantern::parse_strategy(sleep);
+  config->rayon = peer == "rayon";
+  if (config->rayon) {
+    if (reps->count() == 0) config->reps = 5;
+    std::erase_if(default_set, [](const std::string& name) { return !has_rayon_kernel(name); });
+    for (const std::string& name : config->only) {
+      if (!has_rayon_kernel(name)) {
+        std::fprintf(stderr, "lantern_bench: --peer rayon: rayon has no '%s' kernel\n", name.c_str());
+        return 2;
+      }
+    }
+  }
   if (config->quick) {
     if (reps->count() == 0) config->reps = 2;
     if (wake_samples->count() == 0) config->wake_samples = 20;
@@ -212,9 +235,9 @@ int main(int argc, char** argv) {
   const std::string topology = config.topology.empty() ? "of this machine" : "\"" + config.topology + "\"";
   std::fprintf(
       text,
-      "lantern_bench: %d measured reps per side (+1 warm-up, alternating), workers %s, topology %s, sleep %s%s%s\n",
+      "lantern_bench: %d measured reps per side (+1 warm-up, alternating), workers %s, topology %s, sleep %s%s%s%s\n",
       config.reps, worker_list.c_str(), topology.c_str(), lantern::strategy_name(config.sleep),
-      config.quick ? ", --quick" : "", config.pin ? ", --pin" : "");
+      config.quick ? ", --quick" : "", config.pin ? ", --pin" : "", config.rayon ? ", peer rayon" : "");
   bench::print_cpu_speeds("at the start", text);
 
   const bench::Progress progress;
@@ -228,7 +251,7 @@ int main(int argc, char** argv) {
       progress.show(b.name, workers, "starting");
       watchdog.beat(b.name);
       Pools pools(workers, config.topology, config.sleep, config.pin && b.pinnable);
-      b.run(ctx, pools);
+      (config.rayon ? bench_rayon : b.run)(ctx, pools);
       progress.clear();
     }
   }

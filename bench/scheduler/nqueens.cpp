@@ -70,6 +70,11 @@ void run_nqueens(Context& ctx, Pools& pools, const char* label, int spawn_rows, 
 
 }  // namespace
 
+long long lantern_nqueens_tg(Pools& pools) {
+  auto lantern_group = [&pools] { return lantern::TaskGroup(pools.lantern); };
+  return pools.lantern.run([&] { return queens_parallel(lantern_group, 0, 0, 0, 0, kQueensN); });
+}
+
 void bench_nqueens(Context& ctx, Pools& pools) { run_nqueens(ctx, pools, "nqueens(12)", kQueensSpawnRows, 1.0); }
 
 void bench_nqueens_tg(Context& ctx, Pools& pools) {

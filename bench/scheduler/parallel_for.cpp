@@ -17,10 +17,6 @@
 namespace bench::scheduler {
 namespace {
 
-constexpr std::size_t kSumN = 10'000'000;
-constexpr std::size_t kSumGrain = 1024;
-constexpr long long kSumValue = static_cast<long long>(kSumN) * (kSumN - 1) / 2;
-
 // Out of line, so both sides run the very same machine code: inlined, each side gets its
 // own copy of this loop, and where the copies land moves the row by 0.75-1.1 between two
 // builds with the same instruction count.
@@ -32,6 +28,16 @@ constexpr long long kSumValue = static_cast<long long>(kSumN) * (kSumN - 1) / 2;
 
 }  // namespace
 
+std::int64_t lantern_parallel_sum(Pools& pools, const std::vector<std::int64_t>& data) {
+  std::atomic<std::int64_t> total{0};
+  pools.lantern.run([&] {
+    lantern::parallel_for(0, data.size(), kSumGrain, [&](std::size_t begin, std::size_t end) {
+      total.fetch_add(sum_chunk(data, begin, end), std::memory_order_relaxed);
+    });
+  });
+  return total.load();
+}
+
 void bench_parallel_for(Context& ctx, Pools& pools) {
   std::vector<std::int64_t> data(kSumN);
   std::iota(data.begin(), data.end(), std::int64_t{0});
@@ -40,12 +46,7 @@ void bench_parallel_for(Context& ctx, Pools& pools) {
     total.fetch_add(sum_chunk(data, begin, end), std::memory_order_relaxed);
   };
   const Samples s = race(
-      ctx, "parallel_for sum", kSumValue,
-      [&] {
-        total.store(0);
-        pools.lantern.run([&] { lantern::parallel_for(0, kSumN, kSumGrain, add_chunk); });
-        return total.load();
-      },
+      ctx, "parallel_for sum", kSumValue, [&] { return lantern_parallel_sum(pools, data); },
       [&] {
         total.store(0);
         pools.tbb.execute([&] {

@@ -61,4 +61,8 @@ void bench_skynet_taskgroup(Context& ctx, Pools& pools) {
              [&pools] { return skynet_taskgroup(pools.lantern, 0, kSkynetLeaves); });
 }
 
+long long lantern_skynet_taskgroup(Pools& pools) {
+  return pools.lantern.run([&pools] { return skynet_taskgroup(pools.lantern, 0, kSkynetLeaves); });
+}
+
 }  // namespace bench::scheduler
