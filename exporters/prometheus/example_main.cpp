@@ -73,8 +73,8 @@ int main(int argc, char** argv) {
     if (level_name == names[i]) level = static_cast<lantern::trace::Level>(i);
   if (workers == 0) workers = std::thread::hardware_concurrency();
 
-  // time_tasks: the task-duration histogram at every level (two clock reads per task).
-  lantern::instrumentation::Recorder recorder(workers, {.level = level, .time_tasks = true});
+  // The exporter has the recorder time every task (the task-duration histogram) at every level.
+  lantern::instrumentation::Recorder recorder(workers, {.level = level});
   lantern::SchedulerOptions scheduler_options;
   scheduler_options.workers = workers;
   scheduler_options.observer = &recorder;

@@ -2,8 +2,9 @@
 // hostile_clients_test.cpp - /metrics stays scrapable while hostile clients hold
 // connections open: idle connections that send nothing, and a slowloris client that
 // trickles a request header one byte at a time and reconnects whenever it is dropped.
-// Real loopback sockets against the real exporter (prometheus-cpp + civetweb). Also: an
-// HTTP/1.1 client can send several scrapes over one kept-alive connection.
+// Real loopback sockets against the real exporter. Also: an HTTP/1.1 client can send
+// several scrapes over one kept-alive connection, and more kept-alive clients than the
+// exporter has connection slots never keep a new scraper out.
 #include <gtest/gtest.h>
 
 #include <arpa/inet.h>
@@ -15,6 +16,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <string>
 #include <thread>
@@ -217,6 +219,175 @@ TEST(PrometheusHostileClients, KeepAliveServesSeveralScrapesOnOneConnection) {
   // The connection is still open: nothing to read, no EOF.
   pollfd r{fd, POLLIN, 0};
   EXPECT_EQ(::poll(&r, 1, 100), 0) << "the server closed a kept-alive connection right after the response";
+  ::close(fd);
+}
+
+// KeepAliveClients: `n` HTTP/1.1 clients on one thread, as the Prometheus-like pollers
+// of a fleet behave: every `period` (their starts spread over one period) each sends
+// GET /metrics over its kept-alive connection and reads the response. A connection the
+// server closed while idle is opened again at the next request; one closed while a
+// response was awaited is opened again and the request resent at once (what Go's HTTP
+// client does for an idempotent request on a dead kept-alive connection).
+class KeepAliveClients {
+ public:
+  KeepAliveClients(std::uint16_t port, int n, std::chrono::milliseconds period)
+      : port_(port), period_(period), clients_(static_cast<std::size_t>(n)) {
+    const auto start = Clock::now();
+    for (std::size_t i = 0; i < clients_.size(); ++i) clients_[i].next = start + period * static_cast<int>(i) / n;
+    thread_ = std::thread([this] { run(); });
+  }
+  ~KeepAliveClients() {
+    stop_.store(true);
+    thread_.join();
+    for (const Client& c : clients_) {
+      if (c.fd >= 0) ::close(c.fd);
+    }
+  }
+  std::uint64_t responses() const { return responses_.load(); }
+  // served_clients: clients that have had at least one response.
+  int served_clients() const { return served_clients_.load(); }
+  int connected() const { return connected_.load(); }
+
+ private:
+  struct Client {
+    int fd = -1;
+    bool awaiting = false;
+    bool served = false;
+    std::string in;
+    Clock::time_point next;
+  };
+  static constexpr char kRequest[] = "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+
+  void send_request(Client& c) {
+    if (c.fd < 0) c.fd = connect_loopback(port_);
+    if (c.fd < 0) return;
+    pollfd w{c.fd, POLLOUT, 0};
+    ::poll(&w, 1, 1000);  // the connect completes at once on loopback
+    if (::send(c.fd, kRequest, sizeof kRequest - 1, MSG_NOSIGNAL) != static_cast<ssize_t>(sizeof kRequest - 1)) {
+      ::close(c.fd);
+      c.fd = -1;
+      return;
+    }
+    c.awaiting = true;
+    c.in.clear();
+  }
+  // complete: a whole response (head and Content-Length body) is in c.in.
+  static bool complete(const std::string& in) {
+    const auto head_end = in.find("\r\n\r\n");
+    if (head_end == std::string::npos) return false;
+    const auto cl = in.find("Content-Length: ");
+    if (cl == std::string::npos || cl > head_end) return true;
+    return in.size() >= head_end + 4 + std::stoul(in.substr(cl + 16));
+  }
+  void run() {
+    std::vector<pollfd> p(clients_.size());
+    while (!stop_.load()) {
+      const auto now = Clock::now();
+      for (Client& c : clients_) {
+        if (!c.awaiting && now >= c.next) {
+          c.next += period_;
+          send_request(c);
+        }
+      }
+      for (std::size_t i = 0; i < clients_.size(); ++i) p[i] = pollfd{clients_[i].fd, POLLIN, 0};
+      ::poll(p.data(), p.size(), 10);
+      int connected = 0;
+      for (std::size_t i = 0; i < clients_.size(); ++i) {
+        Client& c = clients_[i];
+        if (c.fd >= 0 && (p[i].revents & (POLLIN | POLLHUP | POLLERR))) {
+          char buf[16384];
+          const ssize_t n = ::recv(c.fd, buf, sizeof buf, MSG_DONTWAIT);
+          if (n > 0) {
+            c.in.append(buf, static_cast<std::size_t>(n));
+            if (c.awaiting && complete(c.in)) {
+              c.awaiting = false;
+              responses_.fetch_add(1);
+              if (!c.served) served_clients_.fetch_add(1);
+              c.served = true;
+            }
+          } else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
+            ::close(c.fd);
+            c.fd = -1;
+            if (c.awaiting) send_request(c);  // the request was lost with the connection: again
+          }
+        }
+        connected += c.fd >= 0;
+      }
+      connected_.store(connected);
+    }
+  }
+
+  std::uint16_t port_;
+  std::chrono::milliseconds period_;
+  std::vector<Client> clients_;
+  std::atomic<bool> stop_{false};
+  std::atomic<std::uint64_t> responses_{0};
+  std::atomic<int> served_clients_{0}, connected_{0};
+  std::thread thread_;
+};
+
+// 130 kept-alive clients each scraping every 3 s, about 43 requests/s: more clients than
+// the exporter has connection slots (64), and than a thread-per-connection server's
+// threads. A new scraper is served within a second, every time, while they all keep
+// being served.
+TEST(PrometheusHostileClients, KeepAliveClientsNeverLockANewScraperOut) {
+  lantern::testing::Watchdog watchdog("KeepAliveClientsNeverLockANewScraperOut", 90s);
+  testing::InstrumentedPool p(2, trace::Level::off);
+  PrometheusExporter exporter(p.pool, p.recorder, any_free_port());
+  constexpr int kClients = 130;
+  ASSERT_GT(static_cast<std::size_t>(kClients), PrometheusOptions{}.max_connections);
+  KeepAliveClients clients(exporter.port(), kClients, 3000ms);
+  // Every client has been served once: the connections are established and kept alive.
+  const auto settle =
+      Clock::now() + std::chrono::duration_cast<Clock::duration>(20s * lantern::testing::sanitizer_slowdown());
+  while (clients.served_clients() < kClients && Clock::now() < settle) std::this_thread::sleep_for(10ms);
+  ASSERT_EQ(clients.served_clients(), kClients) << "the clients themselves were not all served";
+
+  const auto limit = std::chrono::milliseconds(static_cast<long long>(1000 * lantern::testing::sanitizer_slowdown()));
+  auto slowest = Clock::duration::zero();
+  const std::uint64_t responses_before = clients.responses();
+  for (int scrape = 0; scrape < 10; ++scrape) {
+    const auto t0 = Clock::now();
+    testing::HttpResponse r;
+    ASSERT_NO_THROW(r = testing::http_get(exporter.port(), "/metrics", limit))
+        << "scrape " << scrape << " was not answered within " << limit.count() << " ms with " << clients.connected()
+        << " kept-alive clients connected";
+    slowest = std::max(slowest, Clock::now() - t0);
+    EXPECT_EQ(r.status, 200);
+    std::this_thread::sleep_for(300ms);  // pacing: the ten scrapes span a client period
+  }
+  EXPECT_GT(clients.responses(), responses_before + kClients / 2) << "the kept-alive clients went on being served";
+  std::printf("10 scrapes beside %d kept-alive clients: slowest %.1f ms; the clients got %llu responses\n", kClients,
+              std::chrono::duration<double, std::milli>(slowest).count(),
+              static_cast<unsigned long long>(clients.responses()));
+}
+
+// A kept-alive connection ends after PrometheusOptions::max_requests_per_connection
+// requests: the last response says "Connection: close" and the server closes it.
+TEST(PrometheusHostileClients, AKeptAliveConnectionEndsAfterItsRequestCap) {
+  lantern::testing::Watchdog watchdog("AKeptAliveConnectionEndsAfterItsRequestCap", 30s);
+  testing::InstrumentedPool p(1, trace::Level::off);
+  PrometheusOptions options = any_free_port();
+  options.max_requests_per_connection = 3;
+  PrometheusExporter exporter(p.pool, p.recorder, options);
+  const int fd = connect_loopback(exporter.port());
+  ASSERT_GE(fd, 0);
+  pollfd w{fd, POLLOUT, 0};
+  ASSERT_EQ(::poll(&w, 1, 5000), 1);
+  std::string pending;
+  for (int i = 0; i < 3; ++i) {
+    const std::string request = "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+    ASSERT_EQ(::send(fd, request.data(), request.size(), MSG_NOSIGNAL), static_cast<ssize_t>(request.size()));
+    std::string body, head;
+    ASSERT_NO_THROW(head = read_response(fd, pending, body)) << "request " << i;
+    std::string lower = head;
+    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+    EXPECT_EQ(lower.find("connection: close") != std::string::npos, i == 2) << "response " << i << ": " << head;
+  }
+  pollfd r{fd, POLLIN, 0};
+  ASSERT_EQ(::poll(&r, 1, 5000), 1) << "the server kept the connection past its cap";
+  char byte;
+  EXPECT_EQ(::recv(fd, &byte, 1, 0), 0) << "the server closes the connection after the last response";
   ::close(fd);
 }
 
