@@ -38,7 +38,7 @@ struct HttpReply {
 struct HttpServerOptions {
   std::chrono::milliseconds request_timeout{1000};     // header complete within this of its first byte or the connect
   std::chrono::milliseconds keep_alive_timeout{5000};  // idle between requests (0: close after each response)
-  std::size_t max_connections = 64;                    // open at once; a newcomer takes the stalest one's slot
+  std::size_t max_connections = 128;                   // open at once; a newcomer takes the stalest one's slot
   unsigned max_requests_per_connection = 1000;         // the last one's response says "Connection: close"
   std::chrono::milliseconds send_timeout{10000};       // a response must make progress within this
 };

@@ -59,7 +59,7 @@ struct PrometheusOptions {
   // all are taken, a new connection takes the slot of the least recently active one that
   // is not receiving a response, so no number of idle, slow or kept-alive clients keeps
   // a new scraper out.
-  std::size_t max_connections = 64;
+  std::size_t max_connections = 128;
   // max_requests_per_connection: the response to the last one says "Connection: close"
   // and the connection ends: a kept-alive connection's lifetime is bounded.
   unsigned max_requests_per_connection = 1000;
