@@ -145,6 +145,7 @@ void HttpServer::run() noexcept {
   std::vector<std::unique_ptr<Connection>> connections;
   std::vector<pollfd> polled;
   const bool keep_alive = options_.keep_alive_timeout.count() > 0;
+  Clock::time_point accept_paused_until{};
 
   auto respond = [&](Connection& c, const Parsed& p, Clock::time_point now) {
     HttpReply reply;
@@ -194,15 +195,18 @@ void HttpServer::run() noexcept {
     const Clock::time_point now = Clock::now();
     polled.clear();
     polled.push_back({wake_fd_, POLLIN, 0});
-    polled.push_back({listen_fd_, POLLIN, 0});
+    // Out of descriptors, accept fails while the listener stays readable: rest it a moment
+    // rather than spin on it.
+    polled.push_back({listen_fd_, static_cast<short>(now >= accept_paused_until ? POLLIN : 0), 0});
     Clock::time_point next = now + std::chrono::seconds(1);
+    if (now < accept_paused_until) next = accept_paused_until;
     for (const auto& c : connections) {
       polled.push_back({c->fd, static_cast<short>(c->sending() ? POLLOUT : POLLIN), 0});
       next = std::min(next, c->deadline);
     }
     const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(next - now).count() + 1;
     const int ready = ::poll(polled.data(), polled.size(), static_cast<int>(std::max<std::int64_t>(0, wait)));
-    if (ready < 0 && errno != EINTR) break;
+    if (ready < 0 && errno != EINTR && errno != EAGAIN && errno != ENOMEM) break;
     if (polled[0].revents) break;  // stop
     const Clock::time_point t = Clock::now();
 
@@ -261,7 +265,12 @@ void HttpServer::run() noexcept {
     if (polled[1].revents & POLLIN) {
       for (int accepted = 0; accepted < 64; ++accepted) {
         const int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
-        if (fd < 0) break;
+        if (fd < 0) {
+          if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
+            accept_paused_until = t + std::chrono::milliseconds(100);
+          }
+          break;
+        }
         if (connections.size() >= options_.max_connections) {
           auto victim = connections.end();
           for (auto it = connections.begin(); it != connections.end(); ++it) {
