@@ -211,32 +211,53 @@ std::string read_response(int fd, std::string& pending, std::string& body) {
   }
 }
 
+// KeptAlive: one HTTP/1.1 connection to the exporter and the responses read on it.
+struct KeptAlive {
+  int fd = -1;
+  std::vector<std::string> heads, bodies;  // heads lower-cased
+  KeptAlive() = default;
+  KeptAlive(const KeptAlive&) = delete;
+  KeptAlive& operator=(const KeptAlive&) = delete;
+  ~KeptAlive() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+// scrape_kept_alive sends `n` GET /metrics over one connection, one after the other's
+// response, and keeps each response in `out`. Fails the test on a send or read failure.
+void scrape_kept_alive(std::uint16_t port, int n, KeptAlive& out) {
+  out.fd = connect_loopback(port);
+  ASSERT_GE(out.fd, 0);
+  pollfd w{out.fd, POLLOUT, 0};
+  ASSERT_EQ(::poll(&w, 1, 5000), 1);
+  std::string pending;
+  for (int i = 0; i < n; ++i) {
+    const std::string request = "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+    ASSERT_EQ(::send(out.fd, request.data(), request.size(), MSG_NOSIGNAL), static_cast<ssize_t>(request.size()))
+        << "request " << i << ": " << std::strerror(errno);
+    std::string body, head;
+    ASSERT_NO_THROW(head = read_response(out.fd, pending, body)) << "request " << i;
+    std::transform(head.begin(), head.end(), head.begin(), [](unsigned char c) { return std::tolower(c); });
+    out.heads.push_back(head);
+    out.bodies.push_back(body);
+  }
+}
+
 TEST(PrometheusHostileClients, KeepAliveServesSeveralScrapesOnOneConnection) {
   lantern::testing::Watchdog watchdog("KeepAliveServesSeveralScrapesOnOneConnection", 30s);
   testing::InstrumentedPool p(2, trace::Level::off);
   PrometheusExporter exporter(p.pool, p.recorder, any_free_port());
-  const int fd = connect_loopback(exporter.port());
-  ASSERT_GE(fd, 0);
-  pollfd w{fd, POLLOUT, 0};
-  ASSERT_EQ(::poll(&w, 1, 5000), 1);
-  std::string pending;
+  KeptAlive c;
+  scrape_kept_alive(exporter.port(), 3, c);
+  if (HasFatalFailure()) return;
   for (int i = 0; i < 3; ++i) {
-    const std::string request = "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
-    ASSERT_EQ(::send(fd, request.data(), request.size(), MSG_NOSIGNAL), static_cast<ssize_t>(request.size()))
-        << "request " << i << ": " << std::strerror(errno);
-    std::string body;
-    std::string head;
-    ASSERT_NO_THROW(head = read_response(fd, pending, body)) << "request " << i;
-    EXPECT_EQ(head.rfind("HTTP/1.1 200", 0), 0u) << head;
-    EXPECT_NE(body.find("lantern_tasks_total"), std::string::npos);
-    std::string lower = head;
-    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
-    EXPECT_EQ(lower.find("connection: close"), std::string::npos) << "response " << i << " closes: " << head;
+    EXPECT_EQ(c.heads[i].rfind("http/1.1 200", 0), 0u) << c.heads[i];
+    EXPECT_NE(c.bodies[i].find("lantern_tasks_total"), std::string::npos);
+    EXPECT_EQ(c.heads[i].find("connection: close"), std::string::npos) << "response " << i << " closes: " << c.heads[i];
   }
   // The connection is still open: nothing to read, no EOF.
-  pollfd r{fd, POLLIN, 0};
+  pollfd r{c.fd, POLLIN, 0};
   EXPECT_EQ(::poll(&r, 1, 100), 0) << "the server closed a kept-alive connection right after the response";
-  ::close(fd);
 }
 
 // KeepAliveClients: `n` HTTP/1.1 clients on one thread, as the Prometheus-like pollers
@@ -387,25 +408,17 @@ TEST(PrometheusHostileClients, AKeptAliveConnectionEndsAfterItsRequestCap) {
   PrometheusOptions options = any_free_port();
   options.max_requests_per_connection = 3;
   PrometheusExporter exporter(p.pool, p.recorder, options);
-  const int fd = connect_loopback(exporter.port());
-  ASSERT_GE(fd, 0);
-  pollfd w{fd, POLLOUT, 0};
-  ASSERT_EQ(::poll(&w, 1, 5000), 1);
-  std::string pending;
+  KeptAlive c;
+  scrape_kept_alive(exporter.port(), 3, c);
+  if (HasFatalFailure()) return;
   for (int i = 0; i < 3; ++i) {
-    const std::string request = "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
-    ASSERT_EQ(::send(fd, request.data(), request.size(), MSG_NOSIGNAL), static_cast<ssize_t>(request.size()));
-    std::string body, head;
-    ASSERT_NO_THROW(head = read_response(fd, pending, body)) << "request " << i;
-    std::string lower = head;
-    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
-    EXPECT_EQ(lower.find("connection: close") != std::string::npos, i == 2) << "response " << i << ": " << head;
+    EXPECT_EQ(c.heads[i].find("connection: close") != std::string::npos, i == 2)
+        << "response " << i << ": " << c.heads[i];
   }
-  pollfd r{fd, POLLIN, 0};
+  pollfd r{c.fd, POLLIN, 0};
   ASSERT_EQ(::poll(&r, 1, 5000), 1) << "the server kept the connection past its cap";
   char byte;
-  EXPECT_EQ(::recv(fd, &byte, 1, 0), 0) << "the server closes the connection after the last response";
-  ::close(fd);
+  EXPECT_EQ(::recv(c.fd, &byte, 1, 0), 0) << "the server closes the connection after the last response";
 }
 
 // cpu_seconds: this process's CPU time so far.
