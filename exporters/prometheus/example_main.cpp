@@ -6,15 +6,25 @@
 // until Ctrl-C (or --seconds): every 100 ms a burst of tasks submitted from this thread
 // (they wait in lanes: ready-wait), a fib(24) through join (deques and steals), and a
 // pause in which workers go to sleep (sleeps, wakes, wake latency).
+//
+// With --app-endpoint it plays an app that already serves its own metrics with
+// prometheus-cpp (its Exposer, its Registry, its own counter) and adds Lantern's to that
+// one endpoint with register_on, as README.md's "On the app's own endpoint" shows.
+#include <prometheus/counter.h>
+#include <prometheus/exposer.h>
+#include <prometheus/registry.h>
+
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "lantern/exporters/prometheus_exporter.hpp"
+#include "lantern/exporters/scheduler_collectable.hpp"
 #include "lantern/lantern.hpp"
 #include "lantern/tools/program_cli.hpp"
 
@@ -48,6 +58,8 @@ const std::string kUsage =
     "  --level LEVEL           the Recorder's level: off, states, tasks or full\n"
     "                          (default off: no collector drains the rings here; the\n"
     "                          counters and histograms served are kept at every level)\n"
+    "  --app-endpoint          serve as an app's own prometheus-cpp Exposer would, with\n"
+    "                          the app's counter, and Lantern's added by register_on\n"
     "\n"
     "Exit status: 0, 2 on bad usage, 3 if the address cannot be used.\n";
 
@@ -67,28 +79,56 @@ int main(int argc, char** argv) {
   lantern::tools::number_option(app, "--seconds", &seconds, 0.001, 1e9, "a number of seconds above 0");
   std::string level_name = "off";
   lantern::tools::choice_option(app, "--level", &level_name, {"off", "states", "tasks", "full"});
+  bool app_endpoint = false;
+  app.add_flag("--app-endpoint", app_endpoint);
   if (const auto exit = program.parse(argc, argv)) return *exit;
   const char* names[] = {"off", "states", "tasks", "full"};
   for (int i = 0; i < 4; ++i)
     if (level_name == names[i]) level = static_cast<lantern::trace::Level>(i);
   if (workers == 0) workers = std::thread::hardware_concurrency();
 
-  // time_tasks: the task-duration histogram at every level (two clock reads per task).
-  lantern::instrumentation::Recorder recorder(workers, {.level = level, .time_tasks = true});
+  // The exporter has the recorder time every task (the task-duration histogram) at every level.
+  lantern::instrumentation::Recorder recorder(workers, {.level = level});
   lantern::SchedulerOptions scheduler_options;
   scheduler_options.workers = workers;
   scheduler_options.observer = &recorder;
   lantern::Scheduler pool(scheduler_options);
 
+  // Either Lantern's own endpoint, or the app's (its Exposer and Registry, declared before
+  // what they serve so that they stop serving first).
   std::unique_ptr<lantern::exporters::PrometheusExporter> exporter;
-  try {
-    exporter = std::make_unique<lantern::exporters::PrometheusExporter>(pool, recorder, options);
-  } catch (const lantern::exporters::ExporterError& e) {
-    std::fprintf(stderr, "lantern_prometheus_example: %s\n", e.what());
-    return 3;
+  std::unique_ptr<prometheus::Exposer> app_exposer;
+  prometheus::Counter* app_bursts = nullptr;
+  std::shared_ptr<prometheus::Registry> app_registry;
+  std::shared_ptr<lantern::exporters::SchedulerCollectable> lantern_metrics;
+  if (app_endpoint) {
+    try {
+      app_exposer = std::make_unique<prometheus::Exposer>(options.address);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "lantern_prometheus_example: cannot listen on %s: %s\n", options.address.c_str(), e.what());
+      return 3;
+    }
+    app_registry = std::make_shared<prometheus::Registry>();
+    app_bursts = &prometheus::BuildCounter()
+                      .Name("example_bursts_total")
+                      .Help("Bursts of tasks the example submitted (the app's own metric).")
+                      .Register(*app_registry)
+                      .Add({});
+    app_exposer->RegisterCollectable(app_registry);
+    lantern_metrics = lantern::exporters::register_on(*app_exposer, pool, recorder);  // Lantern's, same endpoint
+    const std::string host = options.address.substr(0, options.address.rfind(':'));
+    std::printf("serving the app's metrics and %u workers' Lantern metrics at http://%s:%d/metrics\n", workers,
+                host.c_str(), app_exposer->GetListeningPorts().front());
+  } else {
+    try {
+      exporter = std::make_unique<lantern::exporters::PrometheusExporter>(pool, recorder, options);
+    } catch (const lantern::exporters::ExporterError& e) {
+      std::fprintf(stderr, "lantern_prometheus_example: %s\n", e.what());
+      return 3;
+    }
+    std::printf("serving %u workers' metrics at %s\n\nprometheus.yml:\n%s\n", workers, exporter->url().c_str(),
+                exporter->scrape_config().c_str());
   }
-  std::printf("serving %u workers' metrics at %s\n\nprometheus.yml:\n%s\n", workers, exporter->url().c_str(),
-              exporter->scrape_config().c_str());
   std::fflush(stdout);
 
   std::signal(SIGINT, on_signal);
@@ -102,6 +142,7 @@ int main(int argc, char** argv) {
         for (int k = 0; k < 2000; ++k) sink = sink + k;
       }));
     }
+    if (app_bursts) app_bursts->Increment();
     pool.run([] { return fib(24); });
     for (auto& f : burst) f.get();
     burst.clear();

@@ -47,7 +47,7 @@ WorkerCountersSnapshot snapshot(const WorkerCounters& c, std::uint64_t now_ticks
 
 Recorder::Recorder(std::uint32_t workers, RecorderOptions options)
     : ns_per_tick_(calibration().ns_per_tick),
-      time_tasks_(options.time_tasks),
+      time_tasks_(options.time_tasks ? 1 : 0),
       level_(static_cast<std::uint8_t>(options.level)) {
   set_level(options.level);
   std::uint32_t sample = 1;

@@ -45,6 +45,7 @@
 #include "exporters/support/child_process.hpp"
 #include "exporters/support/exposition.hpp"
 #include "exporters/support/recorder_reading.hpp"
+#include "exporters/support/scrape_at_rest.hpp"
 #include "exporters/support/scrape_check.hpp"
 #include "lantern/exporters/metric_table.hpp"
 #include "lantern/exporters/prometheus_exporter.hpp"
@@ -157,34 +158,6 @@ void workload(Scheduler& pool, const ins::Recorder& recorder) {
   server.stop();
 }
 
-struct Scrape {
-  Reading before, after;
-  testing::Exposition exposition;
-  std::string text;
-};
-
-// scrape_at_rest: GET /metrics between two readings that agree on every count (retried,
-// bounded, if a worker still moved).
-Scrape scrape_at_rest(Scheduler& pool, const ins::Recorder& recorder, std::uint16_t port) {
-  Scrape s;
-  std::string moved;
-  for (int attempt = 0; attempt < 20; ++attempt) {
-    s.before = testing::read(pool, recorder);
-    const auto response = testing::http_get(port, "/metrics");
-    s.after = testing::read(pool, recorder);
-    if (response.status != 200) throw std::runtime_error("GET /metrics: HTTP " + std::to_string(response.status));
-    s.text = response.body;
-    moved = testing::what_moved(s.before, s.after);
-    if (moved.empty()) {
-      s.exposition = testing::parse_exposition(s.text);
-      return s;
-    }
-    std::this_thread::sleep_for(10ms);
-  }
-  throw std::runtime_error("the pool never held still for a scrape (20 tries); last moved:\n" + moved +
-                           pool.describe_state());
-}
-
 std::uint64_t total(const Reading& r, std::uint64_t ins::WorkerCountersSnapshot::*field) {
   std::uint64_t n = 0;
   for (const auto& w : r.workers) n += w.*field;
@@ -220,7 +193,7 @@ TEST_P(EndOfRun, PrometheusScrapeAgreesExactlyWithTheRecorder) {
   ASSERT_TRUE(testing::wait_until_all_sleep(pool, recorder)) << pool.describe_state();
   obs.collector()->drain_now();
 
-  const Scrape scrape = scrape_at_rest(pool, recorder, obs.metrics()->port());
+  const testing::Scrape scrape = testing::scrape_at_rest(pool, recorder, obs.metrics()->port());
   const Expected expected = testing::expected_samples(scrape.before, scrape.after, recorder.ns_per_tick() * 1e-9);
   const std::string differences = testing::diff(scrape.exposition, expected);
   EXPECT_EQ(differences, "") << "the scrape disagrees with the Recorder (and the Scheduler):\n"

@@ -38,7 +38,8 @@ TEST(MetricTable, NamesFollowPrometheusConventions) {
     SCOPED_TRACE(std::string(m.name));
     EXPECT_EQ(static_cast<std::size_t>(m.id), i) << "ids are dense, in table order";
     EXPECT_TRUE(names.insert(m.name).second) << "duplicate name";
-    EXPECT_EQ(m.name.substr(0, 8), "lantern_");
+    // Lantern's own, or the process_* names Prometheus's client libraries use.
+    EXPECT_TRUE(m.name.substr(0, 8) == "lantern_" || m.name.substr(0, 8) == "process_") << m.name;
     EXPECT_EQ(m.name.find_first_not_of("abcdefghijklmnopqrstuvwxyz_"), std::string_view::npos) << "snake_case";
     EXPECT_EQ(ends_with(m.name, "_total"), m.type == MetricType::counter) << "_total exactly on counters";
     if (m.type == MetricType::histogram) {
@@ -51,10 +52,20 @@ TEST(MetricTable, NamesFollowPrometheusConventions) {
     std::stringstream labels{std::string(m.labels)};
     for (std::string label; std::getline(labels, label, ',');) {
       label.erase(0, label.find_first_not_of(' '));
-      EXPECT_TRUE(label == "worker" || label == "state" || label == "distance") << label;
+      EXPECT_TRUE(label == "worker" || label == "state" || label == "distance" ||
+                  (label == "version" && m.id == Metric::build_info))
+          << label;
     }
   }
-  EXPECT_LT(kFirstBucketLog2, kLastBucketLog2);
+  // Bucket bounds rise, by at most 25 % each in the fine range (100 ns .. 100 ms).
+  for (std::size_t i = 1; i < kBucketBounds; ++i) {
+    EXPECT_GT(kBucketBoundsNs[i], kBucketBoundsNs[i - 1]);
+    if (kBucketBoundsNs[i] <= 128'000'000) {
+      EXPECT_LE(kBucketBoundsNs[i] * 4, kBucketBoundsNs[i - 1] * 5) << i;
+    }
+  }
+  EXPECT_LE(kBucketBoundsNs.front(), 100u);
+  EXPECT_GE(kBucketBoundsNs.back(), 10'000'000'000u);
 }
 
 // The README row of a metric: | `name` | type | labels | meaning |
@@ -68,7 +79,7 @@ std::vector<Row> readme_rows() {
   EXPECT_TRUE(in) << "cannot read " << path;
   std::vector<Row> rows;
   for (std::string line; std::getline(in, line);) {
-    if (line.rfind("| `lantern_", 0) != 0) continue;
+    if (line.rfind("| `lantern_", 0) != 0 && line.rfind("| `process_", 0) != 0) continue;
     std::vector<std::string> cells;
     std::stringstream cells_in(line.substr(1));
     for (std::string cell; std::getline(cells_in, cell, '|');) {

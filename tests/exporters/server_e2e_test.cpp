@@ -222,7 +222,7 @@ TEST(PrometheusServer, ScrapesExactCountsOfAKnownWorkload) {
       ASSERT_LT(std::chrono::steady_clock::now(), scraped_by) << "Prometheus stored no new scrape within 10 s";
       std::this_thread::sleep_for(100ms);
     }
-    const json series = server.query("{__name__=~\"lantern_.+\",job=\"lantern\"}", wall());
+    const json series = server.query("{__name__=~\"(lantern|process)_.+\",job=\"lantern\"}", wall());
     const testing::Reading after = testing::read(app.pool, app.recorder);
     moved = testing::what_moved(before, after);
     if (!moved.empty()) continue;  // a worker moved meanwhile: the comparison would mean nothing

@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-// listen_address.cpp - parse and format "IP:PORT"; bind or connect a throwaway socket.
+// listen_address.cpp - parse and format "IP:PORT"; open the listening socket.
 #include "listen_address.hpp"
 
 #include "lantern/host_port.hpp"
 
 #include <arpa/inet.h>
-#include <dlfcn.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -48,7 +47,7 @@ SocketAddress to_socket_address(const ListenAddress& address, const std::string&
 
 std::optional<ListenAddress> parse_listen_address(std::string_view address, std::string* error) {
   // lantern::parse_host_port reads the text (a bare PORT listens on every IPv4
-  // interface, as civetweb reads it); civetweb listens on numeric addresses only.
+  // interface); the exporter listens on numeric addresses only.
   const auto parsed = parse_host_port(address, error, {.default_host = "0.0.0.0", .allow_port_zero = true});
   if (!parsed) return std::nullopt;
   ListenAddress out{parsed->host, parsed->port, parsed->ipv6()};
@@ -60,39 +59,35 @@ std::optional<ListenAddress> parse_listen_address(std::string_view address, std:
   return out;
 }
 
-std::optional<bool> civetweb_has_ipv6() noexcept {
-  // Looked up rather than linked: civetweb is prometheus-cpp's, loaded with it.
-  using CheckFeature = unsigned (*)(unsigned);
-  const auto check = reinterpret_cast<CheckFeature>(::dlsym(RTLD_DEFAULT, "mg_check_feature"));
-  if (!check) return std::nullopt;
-  return check(8) != 0;  // 8: MG_FEATURES_IPV6
-}
-
 std::string format_listen_address(const ListenAddress& address) { return HostPort{address.host, address.port}.text(); }
 
-std::string why_cannot_listen(const ListenAddress& address) {
+int open_listener(const ListenAddress& address, std::string* error) {
   const SocketAddress sa = to_socket_address(address, address.host);
-  const int fd = ::socket(sa.family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return std::strerror(errno);
-  // Same option as civetweb, so that a port in TIME_WAIT is not mistaken for a taken one.
+  const int fd = ::socket(sa.family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  if (fd < 0) {
+    *error = std::strerror(errno);
+    return -1;
+  }
+  // A port left in TIME_WAIT by a previous run is taken again at once.
   const int one = 1;
   ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-  int result = ::bind(fd, sa.get(), sa.length);
-  if (result == 0) result = ::listen(fd, 1);
-  const int error = result == 0 ? 0 : errno;
-  ::close(fd);
-  return error == 0 ? std::string() : std::string(std::strerror(error));
+  if (address.ipv6) ::setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof one);
+  // Backlog: connections wait here while the server's loop turns, queued rather than
+  // refused during a burst.
+  if (::bind(fd, sa.get(), sa.length) != 0 || ::listen(fd, 512) != 0) {
+    *error = std::strerror(errno);
+    ::close(fd);
+    return -1;
+  }
+  return fd;
 }
 
-void poke(const ListenAddress& address) noexcept {
-  std::string host = address.host;
-  if (host == "0.0.0.0") host = "127.0.0.1";
-  if (host == "::") host = "::1";
-  const SocketAddress sa = to_socket_address(address, host);
-  const int fd = ::socket(sa.family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-  if (fd < 0) return;
-  ::connect(fd, sa.get(), sa.length);  // non-blocking: the SYN is what wakes the listener
-  ::close(fd);
+std::uint16_t bound_port(int fd) noexcept {
+  sockaddr_storage storage{};
+  socklen_t length = sizeof storage;
+  if (::getsockname(fd, reinterpret_cast<sockaddr*>(&storage), &length) != 0) return 0;
+  if (storage.ss_family == AF_INET6) return ntohs(reinterpret_cast<const sockaddr_in6*>(&storage)->sin6_port);
+  return ntohs(reinterpret_cast<const sockaddr_in*>(&storage)->sin_port);
 }
 
 }  // namespace lantern::exporters::detail

@@ -1,10 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// listen_address.hpp - the exporter's listen address: reading it, and the two things the
-// exporter does with plain sockets around civetweb's listener.
-//  - why_cannot_listen: civetweb only says "problem binding to port"; the exporter's
-//    error should say "Address already in use" or "Permission denied".
-//  - poke: civetweb's listener thread sees a stop request only when its poll() returns,
-//    up to 2 s later without traffic; a connection makes it return at once.
+// listen_address.hpp - the exporter's listen address: reading it, writing it, and
+// opening the listening socket on it.
 #pragma once
 
 #include <cstdint>
@@ -21,25 +17,19 @@ struct ListenAddress {
 };
 
 // parse_listen_address reads "IP:PORT", "[IPv6]:PORT" or a bare "PORT" (every IPv4
-// interface, as civetweb reads it). nullopt when it is none of these; then `error` (if
+// interface). nullopt when it is none of these; then `error` (if
 // given) says what is wrong, in lantern::parse_host_port's words (the port out of range,
 // no port...) or that the host is not a numeric IP.
 std::optional<ListenAddress> parse_listen_address(std::string_view address, std::string* error = nullptr);
 
-// civetweb_has_ipv6: whether the civetweb in this process can listen on IPv6 addresses
-// (mg_check_feature(8)). Debian 12's libcivetweb1 (1.15) is built without: it fails such
-// a listen with only "null context when constructing CivetServer". nullopt: cannot tell.
-std::optional<bool> civetweb_has_ipv6() noexcept;
-
 // format_listen_address: the inverse ("[::1]:9464" for IPv6).
 std::string format_listen_address(const ListenAddress& address);
 
-// why_cannot_listen binds and listens on `address` with a throwaway socket and returns
-// strerror of the failure ("Address already in use"), or "" when that worked after all.
-std::string why_cannot_listen(const ListenAddress& address);
+// open_listener binds a non-blocking socket to `address` and listens on it. Returns the
+// descriptor, or -1 with strerror of the failure in *error ("Address already in use").
+int open_listener(const ListenAddress& address, std::string* error);
 
-// poke opens and closes one connection to `address` (a wildcard host means loopback),
-// without waiting for it to be accepted. Errors are ignored: it is only a nudge.
-void poke(const ListenAddress& address) noexcept;
+// bound_port: the port `fd` is bound to (the one chosen when the address asked for 0).
+std::uint16_t bound_port(int fd) noexcept;
 
 }  // namespace lantern::exporters::detail

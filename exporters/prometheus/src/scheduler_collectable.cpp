@@ -2,7 +2,13 @@
 // scheduler_collectable.cpp - published counters -> Prometheus metric families.
 #include "lantern/exporters/scheduler_collectable.hpp"
 
+#include <dirent.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdio>
+#include <cstring>
 #include <limits>
 #include <stdexcept>
 #include <utility>
@@ -10,6 +16,7 @@
 #include "lantern/exporters/metric_table.hpp"
 #include "lantern/instrumentation/histogram.hpp"
 #include "lantern/trace/latency_histogram.hpp"
+#include "lantern/version.hpp"
 
 namespace lantern::exporters {
 
@@ -40,7 +47,7 @@ void add(MetricFamily& family, Labels labels, double value) {
   family.metric.push_back(std::move(m));
 }
 
-// to_prometheus: cumulative buckets at powers of two nanoseconds, in seconds.
+// to_prometheus: cumulative buckets at kBucketBoundsNs, in seconds.
 ClientMetric::Histogram to_prometheus(const trace::LatencyHistogram& h) {
   ClientMetric::Histogram out;
   // The count is the sum of the copied buckets, not the histogram's own total: a writer
@@ -50,9 +57,8 @@ ClientMetric::Histogram to_prometheus(const trace::LatencyHistogram& h) {
   for (int i = 0; i < trace::LatencyHistogram::kBuckets; ++i) total += h.bucket(i);
   out.sample_count = total;
   out.sample_sum = static_cast<double>(h.sum_ns()) / 1e9;
-  out.bucket.reserve(kLastBucketLog2 - kFirstBucketLog2 + 2);
-  for (int k = kFirstBucketLog2; k <= kLastBucketLog2; ++k) {
-    const std::uint64_t edge_ns = std::uint64_t{1} << k;
+  out.bucket.reserve(kBucketBounds + 1);
+  for (const std::uint64_t edge_ns : kBucketBoundsNs) {
     // Divide, not multiply by 1e-9: the quotient is correctly rounded, so bounds print as
     // 8.192e-06 rather than 8.192000000000001e-06.
     out.bucket.push_back({h.count_below(edge_ns), static_cast<double>(edge_ns) / 1e9});
@@ -61,9 +67,74 @@ ClientMetric::Histogram to_prometheus(const trace::LatencyHistogram& h) {
   return out;
 }
 
+// ProcessFigures: the process_* families, as Prometheus's client libraries read them on
+// Linux (/proc/self/stat, /proc/self/fd, getrlimit). A figure that cannot be read is -1
+// and left out.
+struct ProcessFigures {
+  double cpu_seconds = -1, resident_bytes = -1, virtual_bytes = -1, open_fds = -1, max_fds = -1, start_time = -1,
+         threads = -1;
+};
+
+// boot_time: /proc/stat's btime (seconds since the epoch), read once.
+double boot_time() {
+  static const double btime = [] {
+    std::FILE* f = std::fopen("/proc/stat", "re");
+    if (!f) return -1.0;
+    char line[256];
+    double value = -1;
+    while (std::fgets(line, sizeof line, f)) {
+      unsigned long long t = 0;
+      if (std::sscanf(line, "btime %llu", &t) == 1) {
+        value = static_cast<double>(t);
+        break;
+      }
+    }
+    std::fclose(f);
+    return value;
+  }();
+  return btime;
+}
+
+ProcessFigures read_process() {
+  ProcessFigures p;
+  const double ticks_per_second = static_cast<double>(::sysconf(_SC_CLK_TCK));
+  const double page_bytes = static_cast<double>(::sysconf(_SC_PAGESIZE));
+  if (std::FILE* f = std::fopen("/proc/self/stat", "re")) {
+    char buffer[1024];
+    const std::size_t n = std::fread(buffer, 1, sizeof buffer - 1, f);
+    std::fclose(f);
+    buffer[n] = '\0';
+    // The fields after the command name, which is in parentheses and may hold anything.
+    if (const char* after = std::strrchr(buffer, ')')) {
+      unsigned long long utime = 0, stime = 0, threads = 0, start = 0, vsize = 0, rss = 0;
+      // state(3) ... utime(14) stime(15) ... num_threads(20) itrealvalue(21) starttime(22) vsize(23) rss(24)
+      if (std::sscanf(after + 1,
+                      " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %*d %*d %*d %*d %llu %*d %llu %llu %llu",
+                      &utime, &stime, &threads, &start, &vsize, &rss) == 6) {
+        p.cpu_seconds = static_cast<double>(utime + stime) / ticks_per_second;
+        p.threads = static_cast<double>(threads);
+        p.virtual_bytes = static_cast<double>(vsize);
+        p.resident_bytes = static_cast<double>(rss) * page_bytes;
+        if (boot_time() >= 0) p.start_time = boot_time() + static_cast<double>(start) / ticks_per_second;
+      }
+    }
+  }
+  if (DIR* dir = ::opendir("/proc/self/fd")) {
+    double count = 0;
+    while (const dirent* e = ::readdir(dir)) count += e->d_name[0] != '.';
+    ::closedir(dir);
+    p.open_fds = count - 1;  // less the descriptor reading the directory
+  }
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) {
+    p.max_fds = static_cast<double>(limit.rlim_cur);
+  }
+  return p;
+}
+
 }  // namespace
 
-SchedulerCollectable::SchedulerCollectable(const Scheduler& scheduler, const instrumentation::Recorder& recorder)
+SchedulerCollectable::SchedulerCollectable(const Scheduler& scheduler, instrumentation::Recorder& recorder)
     : scheduler_(scheduler), recorder_(recorder) {
   if (recorder.worker_count() != scheduler.worker_count()) {
     throw std::invalid_argument("lantern::exporters::SchedulerCollectable: the Recorder has " +
@@ -73,7 +144,10 @@ SchedulerCollectable::SchedulerCollectable(const Scheduler& scheduler, const ins
   }
   for (std::uint32_t w = 0; w < scheduler.worker_count(); ++w) worker_labels_.push_back(std::to_string(w));
   exported_state_seconds_.assign(scheduler.worker_count(), {});
+  recorder_.time_tasks();
 }
+
+SchedulerCollectable::~SchedulerCollectable() { recorder_.stop_timing_tasks(); }
 
 std::vector<MetricFamily> SchedulerCollectable::Collect() const {
   const std::uint32_t workers = scheduler_.worker_count();
@@ -154,6 +228,19 @@ std::vector<MetricFamily> SchedulerCollectable::Collect() const {
   histogram(Metric::ready_wait, ready_wait);
   histogram(Metric::task_duration, task_duration);
   histogram(Metric::wake_latency, wake_latency);
+
+  add(family(Metric::build_info), {{"version", std::string(kVersion)}}, 1);
+  const ProcessFigures process = read_process();
+  auto process_figure = [&](Metric m, double value) {
+    if (value >= 0) add(family(m), {}, value);
+  };
+  process_figure(Metric::process_cpu_seconds, process.cpu_seconds);
+  process_figure(Metric::process_resident_memory, process.resident_bytes);
+  process_figure(Metric::process_virtual_memory, process.virtual_bytes);
+  process_figure(Metric::process_open_fds, process.open_fds);
+  process_figure(Metric::process_max_fds, process.max_fds);
+  process_figure(Metric::process_start_time, process.start_time);
+  process_figure(Metric::process_threads, process.threads);
   return families;
 }
 

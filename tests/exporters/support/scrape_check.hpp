@@ -19,6 +19,7 @@
 #include "exporters/support/recorder_reading.hpp"
 #include "lantern/exporters/metric_table.hpp"
 #include "lantern/trace/event_table.hpp"
+#include "lantern/version.hpp"
 
 namespace lantern::exporters::testing {
 
@@ -43,9 +44,22 @@ constexpr Source kSchedulerFamilies[] = {
     {"lantern_sleep_sleeping_workers", "Scheduler::sleep_snapshot().sleeping, a gauge"},
     {"lantern_unhandled_exceptions_total", "Scheduler::unhandled_exceptions()"},
 };
-// Families that are not Lantern's at all: prometheus-cpp's Exposer adds them.
-constexpr std::string_view kNotLantern[] = {"exposer_scrapes_total", "exposer_transferred_bytes_total",
-                                            "exposer_request_latencies"};
+// Families about the process, not the scheduler: read from /proc/self and getrlimit when
+// scraped (and the library's version), so checked for a plausible range, not a count.
+constexpr Source kProcessFamilies[] = {
+    {"lantern_build_info", "lantern::kVersion, always 1"},
+    {"process_cpu_seconds_total", "/proc/self/stat utime + stime"},
+    {"process_resident_memory_bytes", "/proc/self/stat rss x the page size"},
+    {"process_virtual_memory_bytes", "/proc/self/stat vsize"},
+    {"process_open_fds", "the entries of /proc/self/fd"},
+    {"process_max_fds", "getrlimit(RLIMIT_NOFILE)"},
+    {"process_start_time_seconds", "/proc/stat btime + /proc/self/stat starttime"},
+    {"process_threads", "/proc/self/stat num_threads"},
+};
+// Families that are not Lantern's at all, on an app's endpoint beside Lantern's
+// (register_on_test.cpp): the app's own counter, and what prometheus-cpp's Exposer adds.
+constexpr std::string_view kNotLantern[] = {"app_requests_total", "exposer_scrapes_total",
+                                            "exposer_transferred_bytes_total", "exposer_request_latencies"};
 // Recorder figures that are deliberately not on /metrics. Warnings are not here: they are
 // health findings of the analysis library (lantern-trace stats, the viewer), computed
 // from a trace, not counters the Recorder keeps.
@@ -165,8 +179,7 @@ inline Expected expected_samples(const Reading& a, const Reading& b, double seco
   // Histograms: every bucket, _count and _sum (nanoseconds, exactly).
   auto histogram = [&](const std::string& family, const trace::LatencyHistogram& h) {
     auto& f = out[family];
-    for (int k = kFirstBucketLog2; k <= kLastBucketLog2; ++k) {
-      const std::uint64_t edge = std::uint64_t{1} << k;
+    for (const std::uint64_t edge : kBucketBoundsNs) {
       f[key(family + "_bucket", {{"le", format_le(static_cast<double>(edge) / 1e9)}})] = exact(h.count_below(edge));
     }
     f[key(family + "_bucket", {{"le", "+Inf"}})] = exact(h.count());
@@ -176,6 +189,18 @@ inline Expected expected_samples(const Reading& a, const Reading& b, double seco
   histogram("lantern_ready_wait_seconds", a.ready_wait);
   histogram("lantern_task_duration_seconds", a.task_duration);
   histogram("lantern_wake_latency_seconds", a.wake_latency);
+  // kProcessFamilies: present, one sample each, in a range any live process is in.
+  out["lantern_build_info"][key("lantern_build_info", {{"version", std::string(kVersion)}})] = exact(1);
+  auto range = [&](const char* family, double lo, double hi) {
+    out[family][key(family, {})] = {Want::between, lo, hi, 0};
+  };
+  range("process_cpu_seconds_total", 0, 1e7);
+  range("process_resident_memory_bytes", 1 << 20, 1e12);
+  range("process_virtual_memory_bytes", 1 << 20, 1e15);
+  range("process_open_fds", 3, 1e7);
+  range("process_max_fds", 16, 1e9);
+  range("process_start_time_seconds", 1.6e9, 4e9);
+  range("process_threads", 1, 1e5);
   return out;
 }
 

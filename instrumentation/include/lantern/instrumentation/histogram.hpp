@@ -2,8 +2,8 @@
 // histogram.hpp - the Recorder's latency histograms: one worker writes, any thread reads.
 //
 // Values are nanoseconds, in the 512 log-linear buckets of trace::LatencyBuckets (8 per
-// power of two; powers of two are edges, so the cumulative counts at 2^k ns that the
-// Prometheus exporter publishes are exact). No allocation.
+// power of two; every bucket bound the Prometheus exporter publishes is one of their
+// edges, so its cumulative counts are exact). No allocation.
 //
 // Why not trace::LatencyHistogram, the plain histogram every figure is read from: a
 // worker records into its own histograms on its hot path while exporters and the demo

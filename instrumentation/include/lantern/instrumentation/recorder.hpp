@@ -63,6 +63,9 @@ class Recorder final : public Observer {
 
   // Level can change while the scheduler runs; counters are kept at every level.
   void set_level(trace::Level level) noexcept {
+    // One change at a time, so that the interest stored last is the one for the level and
+    // the timing requests stored last (set_level and time_tasks may run on any thread).
+    std::lock_guard<std::mutex> lock(interest_mutex_);
     level_.store(static_cast<std::uint8_t>(level), std::memory_order_relaxed);
     // Every hook feeds a counter except push and task_label (nothing to count), which
     // are only wanted when they are recorded: below their level the scheduler skips the
@@ -75,11 +78,26 @@ class Recorder final : public Observer {
     if (level < trace::info(EventId::not_ready).level) mask &= ~Observer::bit(EventId::not_ready);
     // Tasks are counted by the workers themselves (task_counter); the task hooks only
     // for recording or timing them.
-    if (level < trace::info(EventId::task_begin).level && !time_tasks_) {
+    if (level < trace::info(EventId::task_begin).level && time_tasks_.load(std::memory_order_relaxed) == 0) {
       mask &= ~(Observer::bit(EventId::task_begin) | Observer::bit(EventId::task_end));
     }
     set_interest(mask);
   }
+  // time_tasks / stop_timing_tasks: a reader that publishes the task_duration histogram
+  // (the Prometheus collectable) asks for every task to be timed while it exists, at
+  // every level, as RecorderOptions::time_tasks does from the start; the requests are
+  // counted, so timing stops when the last one is withdrawn (and never when
+  // RecorderOptions::time_tasks asked for it). A task running when timing starts is not
+  // timed (a task's hooks are decided at its begin); every later one is.
+  void time_tasks() noexcept {
+    time_tasks_.fetch_add(1, std::memory_order_relaxed);
+    set_level(level());
+  }
+  void stop_timing_tasks() noexcept {
+    time_tasks_.fetch_sub(1, std::memory_order_relaxed);
+    set_level(level());
+  }
+  bool timing_tasks() const noexcept { return time_tasks_.load(std::memory_order_relaxed) != 0; }
   trace::Level level() const noexcept { return static_cast<trace::Level>(level_.load(std::memory_order_relaxed)); }
   std::uint32_t worker_count() const noexcept { return static_cast<std::uint32_t>(workers_.size()); }
   std::size_t ring_capacity() const noexcept { return workers_.empty() ? 0 : workers_[0]->ring.capacity(); }
@@ -122,7 +140,8 @@ class Recorder final : public Observer {
 
   std::vector<std::unique_ptr<PerWorker>> workers_;
   double ns_per_tick_;
-  bool time_tasks_;
+  std::mutex interest_mutex_;    // serialises set_level
+  std::atomic<int> time_tasks_;  // RecorderOptions::time_tasks (1) + time_tasks() - stop_timing_tasks()
   alignas(64) std::atomic<std::uint8_t> level_;
 };
 

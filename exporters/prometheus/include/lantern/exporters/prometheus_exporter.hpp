@@ -2,20 +2,23 @@
 // prometheus_exporter.hpp - PrometheusExporter: one object that serves a scheduler's
 // metrics at http://127.0.0.1:9464/metrics for Prometheus to scrape.
 //
-//   lantern::instrumentation::Recorder recorder(workers, {.level = lantern::trace::Level::off,
-//                                                         .time_tasks = true});  // task-duration histogram
+//   lantern::instrumentation::Recorder recorder(workers, {.level = lantern::trace::Level::off});
 //   lantern::Scheduler pool({.workers = workers, .observer = &recorder});
 //   lantern::exporters::PrometheusExporter exporter(pool, recorder);  // serving from here on
 //
-// It is prometheus-cpp's pull Exposer (civetweb, PrometheusOptions::http_threads HTTP
-// threads, request and keep-alive timeouts so stalled clients cannot block it) with one
-// SchedulerCollectable registered: each scrape reads the published counters on the HTTP
-// thread that serves it. There is no background thread of ours and nothing on a
-// worker's hot path. Declare it after the Scheduler and the Recorder so that it stops
-// serving before they go away.
+// It serves one SchedulerCollectable on one thread of its own ("lantern-metrics"): a
+// poll() loop over non-blocking sockets, so a connection that stalls, or is kept alive
+// between scrapes, holds no thread, and a new scraper is always served (README.md, "No
+// client can lock a scraper out"). Each scrape reads the published counters on that
+// thread; nothing runs on a worker's hot path. It answers in Prometheus's text format,
+// or in OpenMetrics when the scraper's Accept header asks for it (Prometheus does).
+// Declare it after the Scheduler and the Recorder so that it stops serving before they
+// go away. To add Lantern's metrics to an endpoint the app already serves instead, see
+// register_on (scheduler_collectable.hpp).
 #pragma once
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <stdexcept>
@@ -24,8 +27,8 @@
 
 #include "lantern/exporters/scheduler_collectable.hpp"
 
-namespace prometheus {
-class Exposer;
+namespace lantern::exporters::detail {
+class HttpServer;
 }
 
 namespace lantern::exporters {
@@ -36,30 +39,30 @@ inline constexpr std::string_view kDefaultAddress = "127.0.0.1:9464";
 
 struct PrometheusOptions {
   // "IP:PORT" to listen on: "127.0.0.1:9464" (the default), "0.0.0.0:9464" for every
-  // IPv4 interface, "[::1]:9464" for IPv6 loopback (where civetweb has IPv6; Debian 12's
-  // does not, and the constructor then throws saying so), port 0 for any free port (read
-  // it back with PrometheusExporter::port()).
+  // IPv4 interface, "[::1]:9464" for IPv6 loopback, port 0 for any free port (read it
+  // back with PrometheusExporter::port()).
   std::string address = std::string(kDefaultAddress);
   std::string path = "/metrics";  // the URL path Prometheus scrapes
 
-  // The HTTP server (civetweb) serves each connection on one of its threads, from the
-  // first byte of a request to the end of the response, or of the kept-alive idle time
-  // after it. These three bound what a client that connects and then stalls can hold:
+  // What a client can hold. Every connection is served by the exporter's one thread,
+  // which never waits for a client, so these bound memory and descriptors, not threads:
   //
-  // http_threads: connections served at once. A scrape waits only if this many are
-  // busy, so it is the number of slow or idle connections the server absorbs without
-  // delaying a scrape (100 slowloris connections: tests/exporters/hostile_clients_test).
-  // The threads sleep in poll() until a connection comes: no CPU while idle, ~16 KiB of
-  // buffers each.
-  unsigned http_threads = 128;
   // request_timeout: a request's header must be complete this long after its first byte
-  // (or after the connection opened), else the connection is dropped. A scrape request is
-  // ~100 bytes in one packet, so this only ever ends clients that trickle bytes.
+  // (or after the connection opened), else the connection is closed. A scrape request
+  // is ~100-300 bytes in one packet, so this only ends clients that trickle bytes.
   std::chrono::milliseconds request_timeout{1000};
   // keep_alive_timeout: an HTTP/1.1 connection is kept open this long after a response
   // for the next request (0: close after every response). Prometheus reuses its
   // connection when it scrapes more often than this.
   std::chrono::milliseconds keep_alive_timeout{5000};
+  // max_connections: connections open at once (a descriptor and a few KiB each). When
+  // all are taken, a new connection takes the slot of the least recently active one that
+  // is not receiving a response, so no number of idle, slow or kept-alive clients keeps
+  // a new scraper out.
+  std::size_t max_connections = 128;
+  // max_requests_per_connection: the response to the last one says "Connection: close"
+  // and the connection ends: a kept-alive connection's lifetime is bounded.
+  unsigned max_requests_per_connection = 1000;
 };
 
 // ExporterError: the exporter could not start. what() names the address, says why, and
@@ -74,9 +77,9 @@ class PrometheusExporter {
   // PrometheusExporter starts serving before it returns. Throws ExporterError when the
   // address cannot be listened on (e.g. the port is taken) and std::invalid_argument when
   // the recorder's worker count is not the scheduler's. Both must outlive the exporter.
-  PrometheusExporter(const Scheduler& scheduler, const instrumentation::Recorder& recorder,
-                     PrometheusOptions options = {});
-  // ~PrometheusExporter stops the HTTP server (waits for a scrape in progress).
+  // The recorder times tasks while the exporter exists (SchedulerCollectable).
+  PrometheusExporter(const Scheduler& scheduler, instrumentation::Recorder& recorder, PrometheusOptions options = {});
+  // ~PrometheusExporter stops the HTTP server (a scrape in progress completes first).
   ~PrometheusExporter();
   PrometheusExporter(const PrometheusExporter&) = delete;
   PrometheusExporter& operator=(const PrometheusExporter&) = delete;
@@ -95,7 +98,7 @@ class PrometheusExporter {
 
  private:
   std::shared_ptr<SchedulerCollectable> collectable_;
-  std::unique_ptr<prometheus::Exposer> exposer_;
+  std::unique_ptr<detail::HttpServer> server_;
   std::string path_;
   std::string address_;
   std::uint16_t port_ = 0;

@@ -9,12 +9,14 @@
 // touches a worker's hot path or its event ring, so the recording level does not matter:
 // the counters are kept at every level, "off" included.
 //
-// Use it through PrometheusExporter, or register it on your own prometheus::Exposer or
-// serialize Collect() yourself (the benchmark does, to time a scrape without HTTP).
+// Use it through PrometheusExporter (an endpoint of its own), through register_on (the
+// endpoint the app already serves with prometheus-cpp), or serialize Collect() yourself
+// (the benchmark does, to time a scrape without HTTP).
 #pragma once
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -26,14 +28,24 @@
 #include "lantern/scheduler.hpp"
 #include "lantern/trace/event_table.hpp"
 
+namespace prometheus {
+class Exposer;
+}
+
 namespace lantern::exporters {
 
 class SchedulerCollectable final : public prometheus::Collectable {
  public:
   // SchedulerCollectable reads `scheduler` and `recorder` (the Recorder attached to it as
   // SchedulerOptions::observer); both must outlive it. Throws std::invalid_argument when
-  // their worker counts differ (the recorder is then not this scheduler's).
-  SchedulerCollectable(const Scheduler& scheduler, const instrumentation::Recorder& recorder);
+  // their worker counts differ (the recorder is then not this scheduler's). While it
+  // exists the recorder times every task (Recorder::time_tasks: two clock reads per
+  // task), at every level, so lantern_task_duration_seconds is filled whatever
+  // RecorderOptions the app chose.
+  SchedulerCollectable(const Scheduler& scheduler, instrumentation::Recorder& recorder);
+  ~SchedulerCollectable() override;
+  SchedulerCollectable(const SchedulerCollectable&) = delete;
+  SchedulerCollectable& operator=(const SchedulerCollectable&) = delete;
 
   // Collect: one snapshot of every metric of metric_table.hpp, in table order. Safe to
   // call from several threads at once (concurrent scrapes take turns).
@@ -41,7 +53,7 @@ class SchedulerCollectable final : public prometheus::Collectable {
 
  private:
   const Scheduler& scheduler_;
-  const instrumentation::Recorder& recorder_;
+  instrumentation::Recorder& recorder_;
   std::vector<std::string> worker_labels_;  // "0", "1", ...: formatted once, not per scrape
 
   // A worker's time in its current state is open-ended and read racily against the
@@ -51,5 +63,24 @@ class SchedulerCollectable final : public prometheus::Collectable {
   mutable std::mutex mutex_;
   mutable std::vector<std::array<double, trace::kStateCount>> exported_state_seconds_;
 };
+
+// register_on adds Lantern's metrics to an endpoint the app already serves with
+// prometheus-cpp: the same families and values as PrometheusExporter's /metrics, next to
+// the app's own, on one port.
+//
+//   prometheus::Exposer exposer("127.0.0.1:8080");        // the app's, with its Registry
+//   exposer.RegisterCollectable(registry);
+//   auto lantern_metrics = lantern::exporters::register_on(exposer, pool, recorder);
+//
+// The Exposer keeps only a weak reference to what it serves: keep the returned pointer
+// as long as the metrics should be served (and no longer than the scheduler and the
+// recorder), or pass it to exposer.RemoveCollectable. It is the Exposer, not a
+// prometheus::Registry, that takes it: a Registry in prometheus-cpp 1.0 holds only the
+// families it creates itself and cannot hold another Collectable. Throws what
+// SchedulerCollectable's constructor throws. The app's Exposer answers in the text
+// format only (prometheus-cpp has no OpenMetrics).
+std::shared_ptr<SchedulerCollectable> register_on(prometheus::Exposer& exposer, const Scheduler& scheduler,
+                                                  instrumentation::Recorder& recorder,
+                                                  const std::string& path = "/metrics");
 
 }  // namespace lantern::exporters

@@ -26,6 +26,7 @@ namespace lantern::exporters::testing {
 
 struct HttpResponse {
   int status = 0;    // e.g. 200
+  std::string head;  // the status line and the header fields
   std::string body;  // the bytes after the header block
 };
 
@@ -55,11 +56,12 @@ inline bool wait_for(int fd, short events, std::chrono::steady_clock::time_point
 }  // namespace detail
 
 // http_get fetches http://host:port/target (target includes the query string, already
-// URL-encoded). Throws std::runtime_error naming the URL on a refused connection, a
-// timeout or a malformed response; an HTTP error status is returned, not thrown.
+// URL-encoded), sending `headers` ("Accept: ...\r\n" lines) too. Throws
+// std::runtime_error naming the URL on a refused connection, a timeout or a malformed
+// response; an HTTP error status is returned, not thrown.
 inline HttpResponse http_get(std::uint16_t port, std::string_view target,
                              std::chrono::milliseconds timeout = std::chrono::milliseconds(5000),
-                             const std::string& host = "127.0.0.1") {
+                             const std::string& host = "127.0.0.1", const std::string& headers = "") {
   const std::string url = "http://" + host + ":" + std::to_string(port) + std::string(target);
   auto fail = [&](const std::string& what) { return std::runtime_error("GET " + url + ": " + what); };
   const auto deadline = std::chrono::steady_clock::now() + timeout;
@@ -81,7 +83,7 @@ inline HttpResponse http_get(std::uint16_t port, std::string_view target,
   }
 
   const std::string request = "GET " + std::string(target) + " HTTP/1.0\r\nHost: " + host + ":" + std::to_string(port) +
-                              "\r\nConnection: close\r\n\r\n";
+                              "\r\nConnection: close\r\n" + headers + "\r\n";
   for (std::size_t sent = 0; sent < request.size();) {
     if (!detail::wait_for(s.fd, POLLOUT, deadline)) throw fail("send timed out");
     const ssize_t n = ::send(s.fd, request.data() + sent, request.size() - sent, MSG_NOSIGNAL);
@@ -108,6 +110,7 @@ inline HttpResponse http_get(std::uint16_t port, std::string_view target,
       std::sscanf(response.c_str(), "HTTP/%*s %d", &out.status) != 1) {
     throw fail("malformed response: " + response.substr(0, 200));
   }
+  out.head = response.substr(0, header_end + 2);
   out.body = response.substr(header_end + 4);
   return out;
 }
