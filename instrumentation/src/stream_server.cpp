@@ -145,7 +145,7 @@ std::shared_ptr<StreamServer> StreamServer::start(const trace::TraceHeader& head
     return nullptr;
   }
   if (!server->exposure_warning_.empty()) std::fprintf(stderr, "%s\n", server->exposure_warning_.c_str());
-  server->thread_ = start_thread([s = server.get()] { s->run(); });
+  server->thread_ = start_thread("lantern-stream", [s = server.get()] { s->run(); });
   return server;
 }
 

@@ -3,7 +3,9 @@
 // messages that say what to do.
 #include "lantern/exporters/prometheus_exporter.hpp"
 
+#include <CivetServer.h>
 #include <prometheus/exposer.h>
+#include <pthread.h>
 
 #include <algorithm>
 #include <atomic>
@@ -57,6 +59,21 @@ std::vector<std::string> civetweb_options(const PrometheusOptions& o, const std:
   };
 }
 
+// naming_callbacks: civetweb calls init_thread first thing in each thread it starts
+// (listener, workers, and the rest), after naming it "civetweb-<what>": the name becomes
+// Lantern's, so top -H, gdb and perf tell the exporter's threads from the app's.
+const CivetCallbacks* naming_callbacks() {
+  static const CivetCallbacks callbacks = [] {
+    CivetCallbacks c;
+    c.init_thread = [](const mg_context*, int) -> void* {
+      pthread_setname_np(pthread_self(), "lantern-metrics");
+      return nullptr;
+    };
+    return c;
+  }();
+  return &callbacks;
+}
+
 }  // namespace
 
 PrometheusExporter::PrometheusExporter(const Scheduler& scheduler, const instrumentation::Recorder& recorder,
@@ -68,7 +85,7 @@ PrometheusExporter::PrometheusExporter(const Scheduler& scheduler, const instrum
   const auto parsed = detail::parse_listen_address(options.address, &why_not);
   if (!parsed) {
     throw ExporterError("lantern Prometheus exporter: cannot listen on \"" + options.address + "\": " + why_not +
-                        ". Pass IP:PORT with a numeric IP (e.g. 127.0.0.1:9464, 0.0.0.0:9464, 127.0.0.1:0 for any "
+                        ". Pass HOST:PORT (e.g. 127.0.0.1:9464, localhost:9464, 0.0.0.0:9464, 127.0.0.1:0 for any "
                         "free port). The scheduler is unaffected and keeps running.");
   }
   if (parsed->ipv6 && detail::civetweb_has_ipv6() == false) {
@@ -81,7 +98,8 @@ PrometheusExporter::PrometheusExporter(const Scheduler& scheduler, const instrum
     // civetweb gets the address as parsed (":9464" becomes "0.0.0.0:9464"). Its threads,
     // started here, inherit the mask: they never take the application's signals.
     const ApplicationSignalsBlocked blocked;
-    exposer_ = std::make_unique<prometheus::Exposer>(civetweb_options(options, detail::format_listen_address(*parsed)));
+    exposer_ = std::make_unique<prometheus::Exposer>(civetweb_options(options, detail::format_listen_address(*parsed)),
+                                                     naming_callbacks());
   } catch (const std::exception& e) {  // CivetException: "null context ... problem binding to port"
     throw ExporterError(cannot_listen_message(options.address, *parsed, e.what()));
   }
@@ -99,7 +117,7 @@ PrometheusExporter::~PrometheusExporter() {
   // make it return at once, so an application's shutdown takes milliseconds.
   const auto listening = detail::parse_listen_address(address_);
   std::atomic<bool> stopped{false};
-  std::thread nudger = start_thread([&] {
+  std::thread nudger = start_thread("lantern-metrics", [&] {
     while (listening && !stopped.load(std::memory_order_relaxed)) {
       detail::poke(*listening);
       std::this_thread::sleep_for(std::chrono::milliseconds(5));

@@ -81,6 +81,7 @@ class Recorder final : public Observer {
     set_interest(mask);
   }
   trace::Level level() const noexcept { return static_cast<trace::Level>(level_.load(std::memory_order_relaxed)); }
+  bool time_tasks() const noexcept { return time_tasks_; }  // RecorderOptions::time_tasks
   std::uint32_t worker_count() const noexcept { return static_cast<std::uint32_t>(workers_.size()); }
   std::size_t ring_capacity() const noexcept { return workers_.empty() ? 0 : workers_[0]->ring.capacity(); }
 
