@@ -109,7 +109,9 @@ std::optional<int> parse_trigger_signal(std::string_view text, std::string* why)
       if (abbrev && name == abbrev) signo = s;
     }
   }
-  const std::string quoted = "\"" + std::string(text) + "\"";
+  // Appended, not `"\"" + std::string(text)`: GCC 12 warns (-Wrestrict) on that form.
+  std::string quoted(1, '"');
+  quoted.append(text).push_back('"');
   if (signo < 0) {
     if (why) *why = quoted + " is not a signal; give USR2, USR1, a signal number, or none";
     return std::nullopt;

@@ -15,27 +15,9 @@
 # an event); every wait fails loudly with the program's output after its deadline.
 set -uo pipefail
 kind=$1 program=$2 trace_tool=$3
-work=$(mktemp -d)
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill -KILL "$p" 2> /dev/null; done
-  rm -rf "$work"
-}
-trap cleanup EXIT
-fail() {
-  echo "FAIL ($kind): $*" >&2
-  for f in "$work"/*.out "$work"/*.err; do [ -f "$f" ] && { echo "--- $f" >&2; cat "$f" >&2; }; done
-  exit 1
-}
-# wait_for FILE PATTERN COUNT SECONDS: until FILE has COUNT lines matching PATTERN.
-wait_for() {
-  local deadline=$((SECONDS + $4))
-  local n
-  while n=$(grep -c -- "$2" "$1" 2> /dev/null); [ "${n:-0}" -lt "$3" ]; do
-    [ $SECONDS -ge $deadline ] && fail "waited $4 s for $3 line(s) matching '$2' in $1"
-    sleep 0.02
-  done
-}
+label=$kind
+# shellcheck source=program_test_lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/program_test_lib.sh"
 # storm PID: SIGUSR2 about every millisecond until PID is reaped (run in the background).
 # The pause is a read that times out on a pipe nobody writes: no process per signal, so
 # the cadence is really about 1 ms (sleep(1) would fork one each time).

@@ -16,26 +16,9 @@
 # deadline (a program that hangs on its trace path is the failure under test).
 set -uo pipefail
 server=$1 demo=$2 trace_tool=$3
-work=$(mktemp -d)
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill -KILL "$p" 2> /dev/null; done
-  rm -rf "$work"
-}
-trap cleanup EXIT
-fail() {
-  echo "FAIL: $*" >&2
-  for f in "$work"/*.out "$work"/*.err; do [ -f "$f" ] && { echo "--- $f" >&2; cat "$f" >&2; }; done
-  exit 1
-}
-wait_for() {
-  local deadline=$((SECONDS + $4))
-  local n
-  while n=$(grep -c -- "$2" "$1" 2> /dev/null); [ "${n:-0}" -lt "$3" ]; do
-    [ $SECONDS -ge $deadline ] && fail "waited $4 s for $3 line(s) matching '$2' in $1"
-    sleep 0.02
-  done
-}
+label=trace_path
+# shellcheck source=program_test_lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/program_test_lib.sh"
 # stop PID WANT: SIGTERM, then the exit status must be WANT.
 stop() {
   kill -TERM "$1"

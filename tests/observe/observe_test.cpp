@@ -78,6 +78,21 @@ ObserveOptions quiet(ObserveOptions o = {}) {
   return o;
 }
 
+std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// wait_until: polls `done` for up to 20 s (a bounded wait on what a signal causes).
+bool wait_until(const std::function<bool()>& done) {
+  const auto deadline = std::chrono::steady_clock::now() + 20s * lantern::testing::sanitizer_slowdown();
+  while (!done()) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(1ms);
+  }
+  return true;
+}
+
 std::size_t files_in(const fs::path& dir) {
   std::size_t n = 0;
   for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir)) ++n;
@@ -266,7 +281,8 @@ TEST(Observe, MetricsServeTheObservedScheduler) {
 // Every thread observe starts (workers, collector, stream server, flight recorder's dump
 // thread, the Prometheus exposer's civetweb threads) blocks the
 // application's signals: `kill -USR2` or Ctrl-C reach the application's own threads.
-// The one exception is the dump thread's own trigger.
+// The one exception is the dump thread's own trigger. Each is named lantern-<what>, so
+// top -H, gdb and perf tell them from the app's (/proc/self/task/TID/comm).
 TEST(Observe, NoThreadItStartsTakesTheApplicationsSignals) {
   TempDir dir;
   Env env({{"LANTERN_METRICS", "127.0.0.1:0"},
@@ -286,6 +302,27 @@ TEST(Observe, NoThreadItStartsTakesTheApplicationsSignals) {
     EXPECT_GE(lantern::testing::thread_ids().size(), before.size() + 5);
     // The flight recorder's dump thread, and only it, takes its trigger (SIGUSR2).
     EXPECT_EQ(lantern::testing::threads_taking_application_signals(before, lantern::testing::signal_bit(SIGUSR2)), "");
+    // Lantern names its own threads before observe() returns; civetweb's name themselves
+    // (through the callback) as each starts running, which may be a moment later.
+    std::multiset<std::string> names;
+    std::string unnamed;
+    wait_until([&] {
+      names.clear();
+      unnamed.clear();
+      for (pid_t tid : lantern::testing::thread_ids()) {
+        if (before.count(tid)) continue;
+        std::string name = read_file("/proc/self/task/" + std::to_string(tid) + "/comm");
+        if (!name.empty() && name.back() == '\n') name.pop_back();
+        if (name.rfind("lantern-", 0) != 0) unnamed += " '" + name + "'";
+        names.insert(name);
+      }
+      return unnamed.empty();
+    });
+    EXPECT_EQ(unnamed, "") << "threads not named lantern-*";
+    for (const char* want : {"lantern-w0", "lantern-w1", "lantern-collect", "lantern-stream", "lantern-flight"}) {
+      EXPECT_EQ(names.count(want), 1u) << want;
+    }
+    EXPECT_GE(names.count("lantern-metrics"), 2u) << "civetweb's listener and workers";
     EXPECT_EQ(obs.finish(), 0);
   }
 }
@@ -398,21 +435,6 @@ std::string in_child(const std::string& stderr_path, const std::function<int()>&
   if (WIFSIGNALED(status)) return "the child was killed by signal " + std::to_string(WTERMSIG(status));
   if (WEXITSTATUS(status) != 0) return "the child failed its check at line " + std::to_string(WEXITSTATUS(status));
   return "";
-}
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
-// wait_until: polls `done` for up to 20 s (a bounded wait on what a signal causes).
-bool wait_until(const std::function<bool()>& done) {
-  const auto deadline = std::chrono::steady_clock::now() + 20s * lantern::testing::sanitizer_slowdown();
-  while (!done()) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(1ms);
-  }
-  return true;
 }
 
 // In a child: a failed check exits with its line number (reported by in_child).
@@ -654,41 +676,4 @@ TEST(ObserveAttach, APoolWithoutARecorderIsSaidAndRunsOn) {
   EXPECT_NE(obs.problems()[0].find("built without an observer"), std::string::npos) << obs.problems()[0];
   EXPECT_EQ(obs.scheduler().run([] { return 5; }), 5);
   EXPECT_EQ(obs.finish(), 1);
-}
-
-// --- Threads: each thread Lantern starts has a name that says so.
-TEST(Observe, EveryThreadItStartsIsNamed) {
-  TempDir dir;
-  Env env({{"LANTERN_METRICS", "127.0.0.1:0"},
-           {"LANTERN_STREAM", "127.0.0.1:0"},
-           {"LANTERN_TRACE", (dir / "t.trace").c_str()},
-           {"LANTERN_FLIGHT", "30s"},
-           {"LANTERN_FLIGHT_DIR", dir.path.c_str()}});
-  lantern::testing::Watchdog watchdog("observe's thread names", 30s);
-  const auto before = lantern::testing::thread_ids();
-  auto obs = lantern::observe({.workers = 3}, quiet());
-  ASSERT_TRUE(obs.ok());
-  // Lantern names its own threads before observe() returns; civetweb's name themselves
-  // (through the callback) as each starts running, which may be a moment later.
-  std::multiset<std::string> names;
-  std::string unnamed;
-  wait_until([&] {
-    names.clear();
-    unnamed.clear();
-    for (pid_t tid : lantern::testing::thread_ids()) {
-      if (before.count(tid)) continue;
-      std::string name = read_file("/proc/self/task/" + std::to_string(tid) + "/comm");
-      if (!name.empty() && name.back() == '\n') name.pop_back();
-      if (name.rfind("lantern-", 0) != 0) unnamed += " '" + name + "'";
-      names.insert(name);
-    }
-    return unnamed.empty();
-  });
-  EXPECT_EQ(unnamed, "") << "threads not named lantern-*";
-  for (const char* want :
-       {"lantern-w0", "lantern-w1", "lantern-w2", "lantern-collect", "lantern-stream", "lantern-flight"}) {
-    EXPECT_EQ(names.count(want), 1u) << want;
-  }
-  EXPECT_GE(names.count("lantern-metrics"), 2u) << "civetweb's listener and workers";
-  EXPECT_EQ(obs.finish(), 0);
 }
