@@ -44,6 +44,9 @@ foreach(dependency IN LISTS LANTERN_PKG_DEPENDENCIES)
 endforeach()
 if(LANTERN_PACKAGE_PROMETHEUS)
   list(APPEND LANTERN_PC_REQUIRES prometheus-cpp-core prometheus-cpp-pull)
+  # lantern_prometheus calls civetweb's C++ API itself (the callback that names its
+  # threads); civetweb ships no .pc, and prometheus-cpp-pull lists it as private only.
+  string(APPEND LANTERN_PC_LIBS " -lcivetweb-cpp")
 endif()
 list(JOIN LANTERN_PC_REQUIRES ", " LANTERN_PC_REQUIRES)
 if(LANTERN_OBSERVER)
