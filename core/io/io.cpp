@@ -81,7 +81,7 @@ bool SharedIo::start(IoOp* op, int* err) {
   if (!tried_) {
     tried_ = true;
     ctx_ = IoContext::create(depth_, &why_);
-    if (ctx_) completer_ = start_thread([this] { completer_main(); });
+    if (ctx_) completer_ = start_thread("lantern-io", [this] { completer_main(); });
   }
   if (!ctx_) {
     *err = ENOSYS;

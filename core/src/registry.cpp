@@ -129,6 +129,8 @@ Registry::Registry(SchedulerOptions options, Topology topology, std::vector<std:
     for (std::uint32_t i = 0; i < worker_count_; ++i) {
       Worker* w = &workers_[i];
       w->thread = std::thread([w] { w->main(); });
+      const std::string name = "lantern-w" + std::to_string(i);  // top -H, gdb, perf
+      name_thread(w->thread, name.c_str());
       const int os_cpu = topology_.cpus()[i % topology_.cpu_count()].os_cpu;
       if (pin && os_cpu >= 0 && os_cpu < CPU_SETSIZE && CPU_ISSET(os_cpu, &allowed)) {
         // From here, not from the worker: the constructor returns knowing where each

@@ -4,6 +4,8 @@
 
 #include <pthread.h>
 
+#include <cstring>
+
 namespace lantern {
 
 sigset_t application_signals() noexcept {
@@ -26,5 +28,12 @@ ApplicationSignalsBlocked::ApplicationSignalsBlocked() noexcept {
 }
 
 ApplicationSignalsBlocked::~ApplicationSignalsBlocked() { pthread_sigmask(SIG_SETMASK, &previous_, nullptr); }
+
+void name_thread(std::thread& thread, const char* name) noexcept {
+  if (!thread.joinable()) return;
+  char cut[16] = {};
+  std::strncpy(cut, name, sizeof(cut) - 1);
+  pthread_setname_np(thread.native_handle(), cut);
+}
 
 }  // namespace lantern

@@ -46,7 +46,8 @@ constexpr const char* kUsage =
     "The first line printed is 'listening on IP:PORT ...'. Options follow README.md,\n"
     "\"Command-line conventions\". A flight recorder keeps the last 30 s ($LANTERN_FLIGHT changes\n"
     "it; LANTERN_FLIGHT= turns it off): `kill -USR2 PID` dumps it to\n"
-    "lantern_echo_server-flight-<UTC time>-<n>.trace ($LANTERN_FLIGHT_DIR: where).\n"
+    "lantern_echo_server-flight-<UTC time>-<n>.trace ($LANTERN_FLIGHT_DIR: where;\n"
+    "$LANTERN_FLIGHT_SIGNAL: another signal, or none).\n"
     "Exit status: 0 stopped by a signal, 1 could not serve or something observing it failed\n"
     "(trace, metrics port, a flight dump; on stderr) or stdout cannot be written, 2 bad options.\n";
 

@@ -41,7 +41,7 @@ void Collector::start() {
   std::lock_guard<std::mutex> lock(wake_mutex_);
   if (thread_.joinable()) return;
   stopping_ = false;
-  thread_ = start_thread([this] { run(); });
+  thread_ = start_thread("lantern-collect", [this] { run(); });
 }
 
 void Collector::stop() {

@@ -145,7 +145,7 @@ std::shared_ptr<StreamServer> StreamServer::start(const trace::TraceHeader& head
     return nullptr;
   }
   if (!server->exposure_warning_.empty()) std::fprintf(stderr, "%s\n", server->exposure_warning_.c_str());
-  server->thread_ = start_thread([s = server.get()] { s->run(); });
+  server->thread_ = start_thread("lantern-stream", [s = server.get()] { s->run(); });
   return server;
 }
 
@@ -576,8 +576,8 @@ StreamHandle open_viewer(Collector& collector, const trace::TraceHeader& header,
   posix_spawnattr_setpgroup(&attr, 0);  // own process group: the app's Ctrl-C leaves it open
   // No signal blocked in the viewer, whichever thread launches it (one of Lantern's own
   // blocks the application's signals, lantern/thread_signals.hpp, and a child inherits it),
-  // and none ignored (a child inherits ignored signals too: the Prometheus exporter's
-  // civetweb ignores SIGPIPE).
+  // and none ignored (a child inherits ignored signals too, and an app often ignores
+  // SIGPIPE).
   sigset_t none, all;
   sigemptyset(&none);
   sigfillset(&all);

@@ -3,8 +3,8 @@
 #include "lantern/instrumentation/trace_sinks.hpp"
 
 #include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -17,7 +17,6 @@
 #include "lantern/clock.hpp"
 #include "lantern/instrumentation/recorder.hpp"
 #include "lantern/scheduler.hpp"
-#include "lantern/thread_signals.hpp"
 
 namespace lantern::instrumentation {
 
@@ -84,9 +83,12 @@ void TraceFileSink::check_failed() {
   const trace::TraceError* e = writer_.error();
   if (!e) return;
   const std::uint64_t written = writer_.stats().bytes;
+  // A write that failed before the first chunk was whole removed the file (the writer's
+  // message says so): it never held an event.
   failure_ = "the trace stopped being written after " + std::to_string(written) + " bytes to '" + path_ +
-             "': " + e->message + ". The program keeps running; the file holds the events up to its last " +
-             "complete chunk.";
+             "': " + e->message + ". The program keeps running" +
+             (writer_.stats().chunks > 0 ? "; the file holds the events up to its last complete chunk."
+                                         : ". No event had been written, so no file is left.");
   if (report_) report_(failure_);
 }
 
@@ -135,21 +137,7 @@ FlightRecorder::FlightRecorder(const trace::TraceHeader& header, FlightRecorderO
       keep_ticks_(static_cast<std::uint64_t>(options.keep_seconds * 1e9 / header.safe_ns_per_tick())),
       encoder_(options.chunk_limits, options.labels) {}
 
-namespace {
-struct sigaction g_previous_action {};  // what the dump signal did before dump_on_signal
-}  // namespace
-
-FlightRecorder::~FlightRecorder() {
-  if (signal_thread_.joinable()) {
-    sigaction(signo_, &g_previous_action, nullptr);
-    const char stop = 'q';
-    // The pipe is non-blocking: if it is full of wake-ups the thread is draining it.
-    while (write(pipe_write_, &stop, 1) != 1 && (errno == EAGAIN || errno == EINTR)) std::this_thread::yield();
-    signal_thread_.join();
-  }
-  if (pipe_read_ >= 0) close(pipe_read_);
-  if (pipe_write_ >= 0) close(pipe_write_);
-}
+FlightRecorder::~FlightRecorder() { trigger_.reset(); }
 
 void FlightRecorder::on_batch(std::span<const trace::Event> events) {
   std::lock_guard<std::mutex> lock(mutex_);
@@ -211,6 +199,12 @@ std::string FlightRecorder::dump_to_new_file(const std::string& prefix, std::str
 }
 
 std::string FlightRecorder::write_dump(const std::string& path, bool replace) {
+  // Never over a FIFO, a device or a directory (the rename would replace a FIFO or a
+  // device node, or fail on a directory after the whole dump was written).
+  if (struct stat st{}; ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    return failed_name(path) +
+           "it exists and is not a regular file (a dump is written to a regular file, or a new one)";
+  }
   std::vector<std::uint8_t> all;
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -252,7 +246,11 @@ std::string FlightRecorder::write_dump(const std::string& path, bool replace) {
     error.replace(at, temporary.size(), path);
     at += path.size();
   }
-  return "flight recorder dump to '" + path + "' failed, nothing written: " + error;
+  return failed_name(path) + error;
+}
+
+std::string FlightRecorder::failed_name(const std::string& path) {
+  return "flight recorder dump to '" + path + "' failed, nothing written: ";
 }
 
 std::string FlightRecorder::failed(std::string error) {
@@ -277,87 +275,29 @@ std::size_t FlightRecorder::kept_chunks() const {
   return chunks_.size();
 }
 
-namespace {
-// The signal handler's whole state: it counts the request and wakes the dump thread.
-// Both are async-signal-safe (a lock-free atomic, write(2) on a non-blocking pipe: a full
-// pipe already holds a wake-up, so a lost byte loses nothing).
-std::atomic<int> g_signal_pipe{-1};
-std::atomic<std::uint64_t> g_signal_requests{0};
-static_assert(std::atomic<std::uint64_t>::is_always_lock_free);
-void on_dump_signal(int) {
-  const int saved_errno = errno;
-  g_signal_requests.fetch_add(1, std::memory_order_relaxed);
-  const int fd = g_signal_pipe.load(std::memory_order_relaxed);
-  const char wake = 'd';
-  if (fd >= 0) [[maybe_unused]]
-    ssize_t n = write(fd, &wake, 1);
-  errno = saved_errno;
-}
-}  // namespace
-
 std::string FlightRecorder::dump_on_signal(std::string path_prefix, int signo) {
-  if (signal_thread_.joinable()) return "this flight recorder already dumps on a signal";
+  if (trigger_) return "this flight recorder already dumps on " + signal_label(trigger_->signo());
   if (signo == 0) signo = SIGUSR2;
-  int fds[2];
-  if (pipe2(fds, O_CLOEXEC) != 0) return std::string("cannot create the signal pipe: ") + std::strerror(errno);
-  fcntl(fds[1], F_SETFL, fcntl(fds[1], F_GETFL) | O_NONBLOCK);  // the handler never blocks
-  fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK);  // the thread drains, then polls
-  int expected = -1;
-  if (!g_signal_pipe.compare_exchange_strong(expected, fds[1])) {
-    close(fds[0]);
-    close(fds[1]);
-    return "another flight recorder in this process already owns the dump signal";
-  }
-  g_signal_requests.store(0, std::memory_order_relaxed);
-  pipe_read_ = fds[0];
-  pipe_write_ = fds[1];
-  signo_ = signo;
   path_prefix_ = std::move(path_prefix);
-  signal_thread_ = start_thread([this] {
-    // Started with the application's signals blocked (lantern/thread_signals.hpp), but
-    // this thread takes its own trigger: then `kill -USR2` dumps even when every thread
-    // of the application blocks it (a program that blocks all signals and sigwaits).
-    sigset_t trigger;
-    sigemptyset(&trigger);
-    sigaddset(&trigger, signo_);
-    pthread_sigmask(SIG_UNBLOCK, &trigger, nullptr);
-    for (;;) {
-      pollfd p{pipe_read_, POLLIN, 0};
-      if (poll(&p, 1, -1) < 0 && errno != EINTR) break;
-      // Take every byte written so far: requests that arrived before this dump starts
-      // are all served by it.
-      bool quit = false, requested = false;
-      char buffer[256];
-      for (ssize_t n; (n = read(pipe_read_, buffer, sizeof(buffer))) > 0;) {
-        for (ssize_t i = 0; i < n; ++i) (buffer[i] == 'q' ? quit : requested) = true;
-      }
-      if (!requested) {
-        if (quit) break;
-        continue;
-      }
-      const std::uint64_t requests = g_signal_requests.exchange(0, std::memory_order_relaxed);
-      if (requests > 1) signals_merged_.fetch_add(requests - 1, std::memory_order_relaxed);
-      std::string path;
-      const std::string error = dump_to_new_file(path_prefix_, &path);
-      const std::string merged = requests > 1 ? " (" + std::to_string(requests) +
-                                                    " signals arrived during the previous dump or together; "
-                                                    "this one dump serves them all)"
-                                              : "";
-      if (error.empty()) {
-        std::fprintf(stderr, "lantern: flight recorder dumped to %s%s\n", path.c_str(), merged.c_str());
-      } else {
-        std::fprintf(stderr, "lantern: %s%s\n", error.c_str(), merged.c_str());
-      }
-      if (quit) break;  // a request that came with the stop was still served
-    }
-    g_signal_pipe.store(-1, std::memory_order_relaxed);
-  });
-  struct sigaction action {};
-  action.sa_handler = on_dump_signal;
-  sigemptyset(&action.sa_mask);
-  action.sa_flags = SA_RESTART;
-  sigaction(signo, &action, &g_previous_action);
-  return {};
+  std::string error;
+  trigger_ = SignalTrigger::take(
+      signo,
+      [this](std::uint64_t signals) {
+        if (signals > 1) signals_merged_.fetch_add(signals - 1, std::memory_order_relaxed);
+        std::string path;
+        const std::string error = dump_to_new_file(path_prefix_, &path);
+        const std::string merged = signals > 1 ? " (" + std::to_string(signals) +
+                                                     " signals arrived during the previous dump or together; "
+                                                     "this one dump serves them all)"
+                                               : "";
+        if (error.empty()) {
+          std::fprintf(stderr, "lantern: flight recorder dumped to %s%s\n", path.c_str(), merged.c_str());
+        } else {
+          std::fprintf(stderr, "lantern: %s%s\n", error.c_str(), merged.c_str());
+        }
+      },
+      &error);
+  return error;
 }
 
 }  // namespace lantern::instrumentation

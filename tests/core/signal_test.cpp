@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Lantern's threads never take the application's signals (lantern/thread_signals.hpp):
 // a signal sent to the process reaches one of the application's threads, whatever the
-// workers are doing, and every thread the pool starts blocks application_signals().
+// workers are doing, and every thread the pool starts blocks application_signals() and
+// is named lantern-<what>.
 #include <gtest/gtest.h>
 
 #include <errno.h>
@@ -11,6 +12,9 @@
 
 #include <atomic>
 #include <chrono>
+#include <fstream>
+#include <set>
+#include <string>
 #include <thread>
 
 #include "lantern/io.hpp"
@@ -116,6 +120,19 @@ TEST(ThreadSignals, EveryThreadThePoolStartsBlocksThemAndTheCallersMaskIsKept) {
   const std::size_t completer = result.load() == -ENOSYS ? 0 : 1;
   EXPECT_GE(threads.size(), before.size() + 2 + completer) << "2 workers and the IO completer";
   EXPECT_EQ(lantern::testing::threads_taking_application_signals(before), "");
+  // Each is named for top -H, gdb and perf (lantern::name_thread), before it is used.
+  std::multiset<std::string> names;
+  for (pid_t tid : threads) {
+    if (before.count(tid)) continue;
+    std::ifstream in("/proc/self/task/" + std::to_string(tid) + "/comm");
+    std::string name;
+    std::getline(in, name);
+    names.insert(name);
+  }
+  EXPECT_EQ(names.count("lantern-w0"), 1u);
+  EXPECT_EQ(names.count("lantern-w1"), 1u);
+  EXPECT_EQ(names.count("lantern-io"), completer);
+  for (const std::string& name : names) EXPECT_EQ(name.rfind("lantern-", 0), 0u) << name;
   sigset_t mine_after;
   pthread_sigmask(SIG_BLOCK, nullptr, &mine_after);
   for (int s = 1; s <= SIGRTMAX; ++s) EXPECT_EQ(sigismember(&mine_before, s), sigismember(&mine_after, s)) << s;

@@ -4,6 +4,9 @@
 # and check its flight recorder (README: "dump with kill -USR2").
 #   KIND: echo_server | demo | live_demo
 # Every program: a signal dumps a new, valid trace and does not kill it; it exits 0.
+# The echo server and the demo also: SIGUSR2 about every millisecond while they stop
+# (a few runs each) kills neither, and every line of the report is printed; with a bad
+# LANTERN_FLIGHT the signal says there is no flight recorder instead of killing them.
 # The echo server (it runs until told to stop) also: five signals, each awaited, give
 # five distinct files; a burst of five signals is served and every dump line names its
 # own file; a dump that cannot be written is reported at once, leaves no file, and makes
@@ -12,26 +15,15 @@
 # an event); every wait fails loudly with the program's output after its deadline.
 set -uo pipefail
 kind=$1 program=$2 trace_tool=$3
-work=$(mktemp -d)
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill -KILL "$p" 2> /dev/null; done
-  rm -rf "$work"
-}
-trap cleanup EXIT
-fail() {
-  echo "FAIL ($kind): $*" >&2
-  for f in "$work"/*.out "$work"/*.err; do [ -f "$f" ] && { echo "--- $f" >&2; cat "$f" >&2; }; done
-  exit 1
-}
-# wait_for FILE PATTERN COUNT SECONDS: until FILE has COUNT lines matching PATTERN.
-wait_for() {
-  local deadline=$((SECONDS + $4))
-  local n
-  while n=$(grep -c -- "$2" "$1" 2> /dev/null); [ "${n:-0}" -lt "$3" ]; do
-    [ $SECONDS -ge $deadline ] && fail "waited $4 s for $3 line(s) matching '$2' in $1"
-    sleep 0.02
-  done
+label=$kind
+# shellcheck source=program_test_lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/program_test_lib.sh"
+# storm PID: SIGUSR2 about every millisecond until PID is reaped (run in the background).
+# The pause is a read that times out on a pipe nobody writes: no process per signal, so
+# the cadence is really about 1 ms (sleep(1) would fork one each time).
+exec {never_ready}<> <(:)
+storm() {
+  while kill -USR2 "$1" 2> /dev/null; do read -r -t 0.001 -u "$never_ready"; done
 }
 # check_dumps DIR COUNT: COUNT files in DIR, each a valid trace; no partial file left.
 check_dumps() {
@@ -95,6 +87,40 @@ case "$kind" in
     rc=$?
     [ $rc -eq 1 ] || fail "a server whose flight dump failed exited $rc (want 1)"
     grep -q "observing it failed" "$work/b.err" || fail "the exit does not say what failed"
+
+    # 4. SIGUSR2 about every millisecond while the server stops: never fatal.
+    mkdir -p "$work/storm"
+    for run in 1 2 3; do
+      # Level states and 1 s: hundreds of dumps, each a few kilobytes.
+      LANTERN_LEVEL=states LANTERN_FLIGHT=1s LANTERN_FLIGHT_DIR="$work/storm" "$program" --port 0 --workers 2 \
+        > "$work/s$run.out" 2> "$work/s$run.err" &
+      app=$!
+      pids+=("$app")
+      wait_for "$work/s$run.out" "listening on" 1 30
+      storm "$app" &
+      stormer=$!
+      wait_for "$work/s$run.err" "flight recorder dumped to" 1 30
+      kill -TERM "$app"
+      wait "$app"
+      rc=$?
+      wait "$stormer"
+      [ $rc -eq 0 ] || fail "storm run $run: the server exited $rc (want 0; 140 is death by SIGUSR2)"
+      grep -q "stopped (SIGTERM)" "$work/s$run.out" || fail "storm run $run: the last line is missing"
+    done
+    echo "SIGUSR2 every ~1 ms while stopping: 3 of 3 runs exited 0"
+
+    # 5. A bad LANTERN_FLIGHT: said at start; SIGUSR2 then says it again, never fatal.
+    LANTERN_FLIGHT=30sec "$program" --port 0 --workers 2 > "$work/c.out" 2> "$work/c.err" &
+    app=$!
+    pids+=("$app")
+    wait_for "$work/c.out" "listening on" 1 30
+    grep -q "LANTERN_FLIGHT=30sec" "$work/c.err" || fail "the bad LANTERN_FLIGHT was not said at start"
+    kill -USR2 "$app"
+    wait_for "$work/c.err" "SIGUSR2 received, but no flight recorder is running" 1 30
+    kill -TERM "$app"
+    wait "$app"
+    rc=$?
+    [ $rc -eq 1 ] || fail "with a bad LANTERN_FLIGHT the server exited $rc (want 1: a setting was refused)"
     ;;
   demo | live_demo)
     if [ "$kind" = demo ]; then
@@ -113,6 +139,39 @@ case "$kind" in
     rc=$?
     [ $rc -eq 0 ] || fail "exited $rc (want 0; 140 is death by SIGUSR2)"
     check_dumps "$work/dumps" 2
+    if [ "$kind" = demo ]; then
+      # SIGUSR2 about every millisecond from the linger on, through the report and the
+      # exit: never fatal, and the report is whole (as many lines as the calm run's).
+      lines=$(wc -l < "$work/a.out")
+      mkdir -p "$work/storm"
+      for run in 1 2 3; do
+        # Level states and 1 s: hundreds of dumps, each a few kilobytes.
+        LANTERN_LEVEL=states LANTERN_FLIGHT=1s LANTERN_FLIGHT_DIR="$work/storm" "$program" --quick --workers 2 \
+          --no-view --no-trace --no-metrics --linger 1 > "$work/s$run.out" 2> "$work/s$run.err" &
+        app=$!
+        pids+=("$app")
+        wait_for "$work/s$run.out" "lingering" 1 60
+        storm "$app" &
+        stormer=$!
+        wait "$app"
+        rc=$?
+        wait "$stormer"
+        [ $rc -eq 0 ] || fail "storm run $run: exited $rc (want 0; 140 is death by SIGUSR2)"
+        [ "$(wc -l < "$work/s$run.out")" -eq "$lines" ] || fail "storm run $run: the report has $(wc -l < "$work/s$run.out") lines, the calm run's $lines"
+      done
+      echo "SIGUSR2 every ~1 ms from the linger to the exit: 3 of 3 runs exited 0 with $lines report lines"
+      # A bad LANTERN_FLIGHT: the signal says there is no flight recorder; never fatal.
+      LANTERN_FLIGHT=30sec "$program" --quick --workers 2 --no-view --no-trace --no-metrics --linger 2 \
+        > "$work/c.out" 2> "$work/c.err" &
+      app=$!
+      pids+=("$app")
+      wait_for "$work/c.err" "no flight recorder" 1 30
+      kill -USR2 "$app"
+      wait_for "$work/c.err" "SIGUSR2 received, but no flight recorder is running" 1 30
+      wait "$app"
+      rc=$?
+      [ $rc -eq 1 ] || fail "with a bad LANTERN_FLIGHT the demo exited $rc (want 1: a setting was refused)"
+    fi
     ;;
   *)
     echo "unknown kind $kind" >&2

@@ -223,12 +223,13 @@ TEST(PrometheusExporter, TakenPortIsAClearErrorAndTheSchedulerKeepsRunning) {
 TEST(PrometheusExporter, MalformedAddressIsAClearError) {
   InstrumentedPool p(1, trace::Level::off);
   // Each names the address and says what is wrong with it, in the words of the one
-  // address parser: the port out of range is not "not a numeric IP".
+  // address parser, or that a name does not resolve (.invalid never does, RFC 6761).
   const std::pair<const char*, const char*> cases[] = {
-      {"localhost:9464", "'localhost' is not a numeric IP"},
+      {"no-such-host.invalid:9464", "does not resolve"},
+      {"localhost", "has no port"},
       {"127.0.0.1:99999", "not a number from 0 to 65535"},
-      {"127.0.0.1:", "IP:PORT"},
-      {"[::1]9464", "IP:PORT"},
+      {"127.0.0.1:", "HOST:PORT"},
+      {"[::1]9464", "HOST:PORT"},
   };
   for (const auto& [bad, reason] : cases) {
     PrometheusOptions options;
@@ -238,10 +239,21 @@ TEST(PrometheusExporter, MalformedAddressIsAClearError) {
       ADD_FAILURE() << "expected ExporterError for " << bad;
     } catch (const ExporterError& e) {
       EXPECT_TRUE(contains(e.what(), std::string("\"") + bad + "\"")) << e.what();
-      EXPECT_TRUE(contains(e.what(), "IP:PORT")) << e.what();
+      EXPECT_TRUE(contains(e.what(), "HOST:PORT")) << e.what();
       EXPECT_TRUE(contains(e.what(), reason)) << e.what();
     }
   }
+}
+
+// A host name is listened on at its address, as everywhere else in Lantern.
+TEST(PrometheusExporter, AHostNameIsListenedOnAtItsAddress) {
+  InstrumentedPool p(1, trace::Level::off);
+  PrometheusOptions options;
+  options.address = "localhost:0";
+  PrometheusExporter exporter(p.pool, p.recorder, options);
+  EXPECT_NE(exporter.port(), 0);
+  EXPECT_EQ(exporter.url(), "http://127.0.0.1:" + std::to_string(exporter.port()) + "/metrics");
+  EXPECT_EQ(http_get(exporter.port(), "/metrics").status, 200);
 }
 
 // An IPv6 address is served where the machine has IPv6 loopback (the exporter's own

@@ -2,7 +2,9 @@
 // disk_full_test.cpp - a trace whose disk fills up mid-run, on a real full filesystem: a
 // 256 KiB tmpfs mounted for the test. The failure is reported when it happens, once,
 // naming the file and the bytes written; the program keeps running; the collector
-// exposes it as a status. An unwritable path (/dev/full) is a failure from the start.
+// exposes it as a status. An unwritable path (/dev/full) is a failure from the start. A
+// disk already full, or one that refuses the first chunk, leaves no file (it never was
+// a trace).
 //
 // Mounting needs root (CAP_SYS_ADMIN). Without it the test limits the process's file
 // size instead (RLIMIT_FSIZE, SIGXFSZ ignored): write(2) then fails with EFBIG at the
@@ -15,6 +17,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <mutex>
@@ -138,6 +141,79 @@ TEST(DiskFull, ATraceThatFillsTheDiskIsReportedOnceWhenItHappensAndTheAppRunsOn)
   std::uint64_t events = 0;
   while (reader.next_chunk()) events += reader.chunk().events.size();
   EXPECT_GT(events, 0u);
+}
+
+// FileSizeLimit: writes past `bytes` fail with EFBIG (RLIMIT_FSIZE, SIGXFSZ ignored) for
+// the scope: a real kernel refusal at an exact byte.
+class FileSizeLimit {
+ public:
+  explicit FileSizeLimit(rlim_t bytes) {
+    ::getrlimit(RLIMIT_FSIZE, &old_);
+    old_handler_ = ::signal(SIGXFSZ, SIG_IGN);
+    rlimit small{bytes, old_.rlim_max};
+    ::setrlimit(RLIMIT_FSIZE, &small);
+  }
+  ~FileSizeLimit() {
+    ::setrlimit(RLIMIT_FSIZE, &old_);
+    ::signal(SIGXFSZ, old_handler_);
+  }
+
+ private:
+  rlimit old_{};
+  sighandler_t old_handler_ = SIG_DFL;
+};
+
+// A disk already full when the trace starts: the header cannot be written. The failure
+// is said at once, and no empty or partial file is left behind (it never was a trace).
+TEST(DiskFull, ADiskAlreadyFullLeavesNoFile) {
+  SmallFilesystem small;
+  const std::string path = small.dir() + "/t.trace";
+  lantern::trace::TraceHeader header;
+  header.workers = 1;
+  {
+    // Filled: with the tmpfs, by a file that takes all its room; else a size limit of 0.
+    const std::string filler = small.dir() + "/filler";
+    std::FILE* f = std::fopen(filler.c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    const std::vector<char> block(4096, 'x');
+    while (std::fwrite(block.data(), 1, block.size(), f) == block.size() && std::fflush(f) == 0) {
+    }
+    std::fclose(f);
+  }
+  FileSizeLimit none(0);  // the tmpfs is full already; this makes it so without one
+  Reports reports;
+  TraceFileSink sink(path, header, nullptr, reports.callback());
+  EXPECT_FALSE(sink.ok());
+  EXPECT_NE(sink.failure().find(path), std::string::npos) << sink.failure();
+  EXPECT_NE(sink.failure().find("removed"), std::string::npos) << sink.failure();
+  EXPECT_FALSE(fs::exists(path)) << "a 0-byte or partial file was left: " << fs::file_size(path) << " bytes";
+}
+
+// The header fits, the first chunk does not: the file held no event, so it goes too.
+TEST(DiskFull, AFileThatNeverHeldAChunkIsRemoved) {
+  char name[] = "/tmp/lantern-header-only-XXXXXX";
+  const std::string dir = ::mkdtemp(name);
+  const std::string path = dir + "/t.trace";
+  Recorder recorder(1, {.level = lantern::trace::Level::full});
+  lantern::Scheduler pool({.workers = 1, .observer = &recorder});
+  const lantern::trace::TraceHeader header = lantern::instrumentation::make_trace_header(pool, "header_only");
+  Reports reports;
+  {
+    FileSizeLimit limit(lantern::trace::encode_header(header).size() + 16);
+    auto sink = std::make_shared<TraceFileSink>(path, header, nullptr, reports.callback());
+    ASSERT_TRUE(sink->ok()) << sink->failure();
+    EXPECT_TRUE(fs::exists(path));
+    Collector collector(recorder);
+    collector.attach(sink);
+    collector.start();
+    pool.run([] { return lantern::testing::fib(16); });
+    collector.stop();  // drains and flushes: the first chunk fails
+    EXPECT_FALSE(sink->ok());
+  }
+  ASSERT_EQ(reports.get().size(), 1u);
+  EXPECT_NE(reports.get()[0].find("removed"), std::string::npos) << reports.get()[0];
+  EXPECT_FALSE(fs::exists(path)) << "a header-only file was left behind";
+  fs::remove_all(dir);
 }
 
 TEST(DiskFull, AnUnwritablePathIsAFailureFromTheStart) {

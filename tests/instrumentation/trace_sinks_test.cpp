@@ -2,12 +2,15 @@
 // Trace file sink and flight recorder: a real scheduler run, written and read back.
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <thread>
 
@@ -270,4 +273,63 @@ TEST(FlightRecorder, ItsOwnThreadTakesTheDumpSignalWhenEveryApplicationThreadBlo
   }
   EXPECT_EQ(files, 1u);
   collector.stop();
+}
+
+// A trace path that is not a regular file is refused at once, with what it is, and left
+// as it was: a FIFO (whether or not anyone reads it: opening one nobody reads would block
+// the program's start forever), a device, a directory. The watchdog fails the test
+// loudly if the open blocks.
+TEST(TraceFileSink, APathThatIsNotARegularFileIsRefusedWithoutBlocking) {
+  TempDir dir;
+  lantern::testing::Watchdog dog("trace path that is not a regular file", 30s);
+  lantern::trace::TraceHeader header;
+  header.workers = 1;
+  const std::string fifo = (dir.path / "fifo").string();
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  {
+    TraceFileSink sink(fifo, header);  // nobody reads it
+    EXPECT_FALSE(sink.ok());
+    EXPECT_NE(sink.error().find("'" + fifo + "': it is a FIFO, not a regular file"), std::string::npos) << sink.error();
+  }
+  {
+    const int reader = open(fifo.c_str(), O_RDONLY | O_NONBLOCK);  // someone reads it
+    ASSERT_GE(reader, 0);
+    TraceFileSink sink(fifo, header);
+    EXPECT_FALSE(sink.ok());
+    EXPECT_NE(sink.error().find("it is a FIFO"), std::string::npos) << sink.error();
+    char byte;
+    EXPECT_LE(read(reader, &byte, 1), 0) << "something was written to the FIFO";
+    close(reader);
+  }
+  EXPECT_TRUE(fs::is_fifo(fifo));
+  for (const auto& [path, kind] :
+       {std::pair<std::string, std::string>{"/dev/null", "a character device"}, {"/dev/full", "a character device"}}) {
+    TraceFileSink sink(path, header);
+    EXPECT_FALSE(sink.ok()) << path;
+    EXPECT_NE(sink.error().find("it is " + kind + ", not a regular file"), std::string::npos) << sink.error();
+  }
+  TraceFileSink sink(dir.path.string(), header);
+  EXPECT_FALSE(sink.ok());
+  EXPECT_NE(sink.error().find(dir.path.string()), std::string::npos) << sink.error();
+  // A flight dump to such a path is refused the same way, and leaves it as it was.
+  FlightRecorder flight(header);
+  const std::string error = flight.dump(fifo);
+  EXPECT_NE(error.find("not a regular file"), std::string::npos) << error;
+  EXPECT_TRUE(fs::is_fifo(fifo));
+}
+
+// An existing regular file is replaced by the trace (truncated), as before.
+TEST(TraceFileSink, AnExistingRegularFileIsTruncated) {
+  TempDir dir;
+  const std::string path = (dir.path / "old.trace").string();
+  std::ofstream(path) << std::string(100000, 'x');
+  lantern::trace::TraceHeader header;
+  header.workers = 1;
+  {
+    TraceFileSink sink(path, header);
+    ASSERT_TRUE(sink.ok()) << sink.error();
+  }
+  const auto t = lantern::trace::read_trace(path);
+  EXPECT_TRUE(t.header_ok && t.problems.empty());
+  EXPECT_LT(fs::file_size(path), 100000u);
 }

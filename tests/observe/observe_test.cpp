@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // lantern::observe: where settings come from, that every failure is reported and turns
-// the status non-zero, and the flight recorder's dump files (never overwritten, never
-// left half-written).
+// the status non-zero, the flight recorder's dump files (never overwritten, never left
+// half-written) and its signal (chosen by the settings, never taken from the app, never
+// fatal once taken), the names of the threads it starts, the address forms its
+// endpoints accept, and observing a Scheduler the app owns.
 #include <gtest/gtest.h>
 
 #include <arpa/inet.h>
@@ -9,18 +11,26 @@
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <atomic>
 
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <set>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "lantern/exporters/prometheus_exporter.hpp"
+#include "lantern/host_port.hpp"
 #include "lantern/instrumentation/recorder.hpp"
+#include "lantern/instrumentation/signal_trigger.hpp"
 #include "lantern/instrumentation/trace_sinks.hpp"
 #include "lantern/lantern.hpp"
 #include "lantern/observe.hpp"
@@ -50,7 +60,7 @@ struct Env {
   std::vector<std::string> names;
   Env(std::initializer_list<std::pair<const char*, const char*>> vars) {
     for (const char* n : {"LANTERN_TRACE", "LANTERN_LEVEL", "LANTERN_METRICS", "LANTERN_STREAM", "LANTERN_FLIGHT",
-                          "LANTERN_FLIGHT_DIR"}) {
+                          "LANTERN_FLIGHT_DIR", "LANTERN_FLIGHT_SIGNAL"}) {
       unsetenv(n);
     }
     for (auto [n, v] : vars) {
@@ -66,6 +76,21 @@ struct Env {
 ObserveOptions quiet(ObserveOptions o = {}) {
   o.log = nullptr;
   return o;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// wait_until: polls `done` for up to 20 s (a bounded wait on what a signal causes).
+bool wait_until(const std::function<bool()>& done) {
+  const auto deadline = std::chrono::steady_clock::now() + 20s * lantern::testing::sanitizer_slowdown();
+  while (!done()) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(1ms);
+  }
+  return true;
 }
 
 std::size_t files_in(const fs::path& dir) {
@@ -254,9 +279,10 @@ TEST(Observe, MetricsServeTheObservedScheduler) {
 }
 
 // Every thread observe starts (workers, collector, stream server, flight recorder's dump
-// thread, the Prometheus exposer's civetweb threads) blocks the
+// thread, the Prometheus exporter's server thread) blocks the
 // application's signals: `kill -USR2` or Ctrl-C reach the application's own threads.
-// The one exception is the dump thread's own trigger.
+// The one exception is the dump thread's own trigger. Each is named lantern-<what>, so
+// top -H, gdb and perf tell them from the app's (/proc/self/task/TID/comm).
 TEST(Observe, NoThreadItStartsTakesTheApplicationsSignals) {
   TempDir dir;
   Env env({{"LANTERN_METRICS", "127.0.0.1:0"},
@@ -276,6 +302,27 @@ TEST(Observe, NoThreadItStartsTakesTheApplicationsSignals) {
     EXPECT_GE(lantern::testing::thread_ids().size(), before.size() + 5);
     // The flight recorder's dump thread, and only it, takes its trigger (SIGUSR2).
     EXPECT_EQ(lantern::testing::threads_taking_application_signals(before, lantern::testing::signal_bit(SIGUSR2)), "");
+    // Lantern names its threads as each starts running, which may be a moment after
+    // observe() returns.
+    std::multiset<std::string> names;
+    std::string unnamed;
+    wait_until([&] {
+      names.clear();
+      unnamed.clear();
+      for (pid_t tid : lantern::testing::thread_ids()) {
+        if (before.count(tid)) continue;
+        std::string name = read_file("/proc/self/task/" + std::to_string(tid) + "/comm");
+        if (!name.empty() && name.back() == '\n') name.pop_back();
+        if (name.rfind("lantern-", 0) != 0) unnamed += " '" + name + "'";
+        names.insert(name);
+      }
+      return unnamed.empty();
+    });
+    EXPECT_EQ(unnamed, "") << "threads not named lantern-*";
+    for (const char* want :
+         {"lantern-w0", "lantern-w1", "lantern-collect", "lantern-stream", "lantern-flight", "lantern-metrics"}) {
+      EXPECT_EQ(names.count(want), 1u) << want;
+    }
     EXPECT_EQ(obs.finish(), 0);
   }
 }
@@ -344,4 +391,289 @@ TEST(ObserveFlight, WithoutAFlightRecorderDumpFlightSaysHowToGetOne) {
   std::string error;
   EXPECT_EQ(obs.dump_flight("", &error), "");
   EXPECT_NE(error.find("LANTERN_FLIGHT"), std::string::npos) << error;
+}
+
+// --- The dump signal: configurable, never taken from the app, never fatal once taken.
+// Each test runs in a child process (fork), where real signals are sent and the signal
+// dispositions changed belong to the child alone; the parent waits with a deadline and
+// reports how the child ended.
+
+namespace {
+
+// in_child runs `body` in a forked child with stderr sent to `stderr_path`; the child
+// exits with what body returns (0: every check held). Returns a description of how the
+// child ended: "" for exit 0.
+std::string in_child(const std::string& stderr_path, const std::function<int()>& body) {
+  std::fflush(nullptr);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    std::FILE* err = std::freopen(stderr_path.c_str(), "w", stderr);
+    if (!err) _exit(120);
+    std::setvbuf(stderr, nullptr, _IONBF, 0);
+    // A fresh process: tests before this one took the signals in the parent.
+    signal(SIGUSR1, SIG_DFL);
+    signal(SIGUSR2, SIG_DFL);
+    int code = 121;
+    try {
+      code = body();
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "child threw: %s\n", e.what());
+    }
+    _exit(code);
+  }
+  if (pid < 0) return "fork failed";
+  int status = 0;
+  const auto deadline = std::chrono::steady_clock::now() + 60s * lantern::testing::sanitizer_slowdown();
+  while (waitpid(pid, &status, WNOHANG) == 0) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      return "the child hung (killed after 60 s)";
+    }
+    std::this_thread::sleep_for(2ms);
+  }
+  if (WIFSIGNALED(status)) return "the child was killed by signal " + std::to_string(WTERMSIG(status));
+  if (WEXITSTATUS(status) != 0) return "the child failed its check at line " + std::to_string(WEXITSTATUS(status));
+  return "";
+}
+
+// In a child: a failed check exits with its line number (reported by in_child).
+#define CHILD_CHECK(cond)                                                    \
+  do {                                                                       \
+    if (!(cond)) {                                                           \
+      std::fprintf(stderr, "check failed (line %d): %s\n", __LINE__, #cond); \
+      return __LINE__ % 250 + 1;                                             \
+    }                                                                        \
+  } while (0)
+
+std::atomic<int> g_app_handler_runs{0};
+void app_handler(int) { g_app_handler_runs.fetch_add(1); }
+
+bool disposition_is(int signo, sighandler_t handler) {
+  struct sigaction now {};
+  sigaction(signo, nullptr, &now);
+  return !(now.sa_flags & SA_SIGINFO) && now.sa_handler == handler;
+}
+
+}  // namespace
+
+// An app with its own SIGUSR2 handler keeps it: observe says so, the app's handler runs
+// for the signal, and the flight recorder still dumps through the call. Not a failure
+// of observability (the default signal was not asked for by name): the status stays 0.
+TEST(ObserveSignal, AnAppsOwnHandlerIsNeverTaken) {
+  TempDir dir;
+  const std::string err = dir / "stderr.txt";
+  const std::string outcome = in_child(err, [&] {
+    Env env({{"LANTERN_FLIGHT", "30s"}, {"LANTERN_FLIGHT_DIR", dir.path.c_str()}});
+    CHILD_CHECK(signal(SIGUSR2, app_handler) != SIG_ERR);
+    auto obs = lantern::observe({.workers = 2}, {.program = "mine"});
+    CHILD_CHECK(obs.flight() != nullptr);
+    CHILD_CHECK(read_file(err).find("SIGUSR2 already has a handler") != std::string::npos);
+    CHILD_CHECK(disposition_is(SIGUSR2, app_handler));
+    kill(getpid(), SIGUSR2);
+    CHILD_CHECK(wait_until([] { return g_app_handler_runs.load() == 1; }));
+    obs.scheduler().run([] { return lantern::testing::fib(12); });
+    CHILD_CHECK(!obs.dump_flight().empty());
+    CHILD_CHECK(obs.finish() == 0);
+    return 0;
+  });
+  EXPECT_EQ(outcome, "") << read_file(err);
+}
+
+// LANTERN_FLIGHT_SIGNAL chooses the signal; SIGUSR2 is then left as it was.
+TEST(ObserveSignal, TheEnvironmentChoosesTheSignal) {
+  TempDir dir;
+  const std::string err = dir / "stderr.txt";
+  const std::string outcome = in_child(err, [&] {
+    Env env({{"LANTERN_FLIGHT", "30s"}, {"LANTERN_FLIGHT_DIR", dir.path.c_str()}, {"LANTERN_FLIGHT_SIGNAL", "usr1"}});
+    auto obs = lantern::observe({.workers = 2}, {.program = "usr1"});
+    CHILD_CHECK(obs.ok());
+    CHILD_CHECK(read_file(err).find("`kill -USR1 ") != std::string::npos);
+    CHILD_CHECK(disposition_is(SIGUSR2, SIG_DFL));
+    obs.scheduler().run([] { return lantern::testing::fib(12); });
+    kill(getpid(), SIGUSR1);
+    CHILD_CHECK(wait_until([&] { return read_file(err).find("flight recorder dumped to") != std::string::npos; }));
+    CHILD_CHECK(obs.finish() == 0);
+    return 0;
+  });
+  EXPECT_EQ(outcome, "") << read_file(err);
+  EXPECT_EQ(files_in(dir.path), 2u);  // the dump and stderr.txt
+}
+
+// "none": no signal is touched; the recorder is dumped by the call only.
+TEST(ObserveSignal, NoneTakesNoSignal) {
+  TempDir dir;
+  const std::string err = dir / "stderr.txt";
+  const std::string outcome = in_child(err, [&] {
+    Env env({{"LANTERN_FLIGHT", "30s"}, {"LANTERN_FLIGHT_DIR", dir.path.c_str()}, {"LANTERN_FLIGHT_SIGNAL", "none"}});
+    auto obs = lantern::observe({.workers = 2}, {.program = "none"});
+    CHILD_CHECK(obs.ok());
+    CHILD_CHECK(disposition_is(SIGUSR2, SIG_DFL));
+    CHILD_CHECK(read_file(err).find("call Observation::dump_flight dumps it") != std::string::npos);
+    CHILD_CHECK(read_file(err).find("kill") == std::string::npos);
+    CHILD_CHECK(!obs.dump_flight().empty());
+    CHILD_CHECK(obs.finish() == 0);
+    return 0;
+  });
+  EXPECT_EQ(outcome, "") << read_file(err);
+}
+
+// A signal that cannot serve (uncatchable, raised by faults or failed writes, glibc's,
+// not a signal at all) is refused like any bad value, and the default is used.
+TEST(ObserveSignal, ASignalThatCannotServeIsRefused) {
+  for (const char* bad : {"KILL", "SIGSEGV", "9", "XFSZ", "0", "33", "USR3", "12x", "99"}) {
+    std::string why;
+    EXPECT_FALSE(lantern::instrumentation::parse_trigger_signal(bad, &why)) << bad;
+    EXPECT_NE(why.find(std::string("\"") + bad + "\""), std::string::npos) << why;
+  }
+  for (const auto& [text, signo] : std::initializer_list<std::pair<const char*, int>>{
+           {"USR2", SIGUSR2}, {"sigusr1", SIGUSR1}, {"SIGHUP", SIGHUP}, {"none", 0}, {"10", 10}, {"40", 40}}) {
+    std::string why;
+    EXPECT_EQ(lantern::instrumentation::parse_trigger_signal(text, &why), std::optional<int>(signo)) << text << why;
+  }
+  TempDir dir;
+  const std::string err = dir / "stderr.txt";
+  const std::string outcome = in_child(err, [&] {
+    Env env({{"LANTERN_FLIGHT", "30s"}, {"LANTERN_FLIGHT_DIR", dir.path.c_str()}, {"LANTERN_FLIGHT_SIGNAL", "KILL"}});
+    auto obs = lantern::observe({.workers = 1}, {.program = "bad"});
+    const auto problems = obs.problems();
+    CHILD_CHECK(problems.size() == 1);
+    CHILD_CHECK(problems[0].find("LANTERN_FLIGHT_SIGNAL=KILL") != std::string::npos);
+    CHILD_CHECK(problems[0].find("using SIGUSR2") != std::string::npos);
+    CHILD_CHECK(obs.finish() == 1);
+    return 0;
+  });
+  EXPECT_EQ(outcome, "") << read_file(err);
+}
+
+// A flight recorder was asked for but cannot start (a bad LANTERN_FLIGHT or
+// LANTERN_FLIGHT_DIR): the problem is said at start, and the signal that would have
+// dumped it says it again instead of killing the process.
+TEST(ObserveSignal, ABadFlightSettingNeverLeavesTheSignalFatal) {
+  TempDir dir;
+  const std::string file = dir / "a-file";
+  std::ofstream(file) << "not a directory";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"30GB", ""},  {"0", ""},     {"nan", ""},
+      {"30s,", ""},  {"30sec", ""}, {"-5", ""},
+      {"inf", ""},   {"1e400", ""}, {"30s", dir / "missing"},
+      {"30s", file},
+  };
+  for (const auto& [flight, flight_dir] : cases) {
+    const std::string err = dir / "stderr.txt";
+    const std::string outcome = in_child(err, [&] {
+      Env env({{"LANTERN_FLIGHT", flight.c_str()},
+               {"LANTERN_FLIGHT_DIR", flight_dir.empty() ? dir.path.c_str() : flight_dir.c_str()}});
+      auto obs = lantern::observe({.workers = 1}, {.program = "bad"});
+      CHILD_CHECK(obs.flight() == nullptr);
+      CHILD_CHECK(read_file(err).find("no flight recorder") != std::string::npos);
+      CHILD_CHECK(!disposition_is(SIGUSR2, SIG_DFL));
+      for (int i = 0; i < 3; ++i) kill(getpid(), SIGUSR2);
+      CHILD_CHECK(wait_until([&] {
+        return read_file(err).find("SIGUSR2 received, but no flight recorder is running") != std::string::npos;
+      }));
+      CHILD_CHECK(obs.finish() == 1);
+      return 0;
+    });
+    EXPECT_EQ(outcome, "") << "LANTERN_FLIGHT=" << flight << " LANTERN_FLIGHT_DIR=" << flight_dir << "\n"
+                           << read_file(err);
+  }
+}
+
+// After the Observation is gone, the signal it took is still harmless: ignored if it was
+// ignored before, else a handler that does nothing (never the fatal default, which would
+// kill a process signalled during its exit).
+TEST(ObserveSignal, TheSignalStaysHarmlessAfterTheObservationEnds) {
+  for (const bool ignored_before : {false, true}) {
+    TempDir dir;
+    const std::string err = dir / "stderr.txt";
+    const std::string outcome = in_child(err, [&] {
+      if (ignored_before) signal(SIGUSR2, SIG_IGN);
+      Env env({{"LANTERN_FLIGHT", "30s"}, {"LANTERN_FLIGHT_DIR", dir.path.c_str()}});
+      {
+        auto obs = lantern::observe({.workers = 2}, {.program = "after"});
+        CHILD_CHECK(obs.flight() != nullptr);
+        CHILD_CHECK(!disposition_is(SIGUSR2, SIG_DFL) && !disposition_is(SIGUSR2, SIG_IGN));
+        CHILD_CHECK(obs.finish() == 0);
+      }
+      CHILD_CHECK(!disposition_is(SIGUSR2, SIG_DFL));
+      if (ignored_before) CHILD_CHECK(disposition_is(SIGUSR2, SIG_IGN));
+      for (int i = 0; i < 100; ++i) kill(getpid(), SIGUSR2);
+      // A second observation takes it again (Lantern's own dormant handler is not the app's).
+      auto again = lantern::observe({.workers = 1}, {.program = "again"});
+      CHILD_CHECK(read_file(err).find("already has a handler") == std::string::npos);
+      kill(getpid(), SIGUSR2);
+      CHILD_CHECK(wait_until([&] { return read_file(err).find("flight recorder dumped to") != std::string::npos; }));
+      return 0;
+    });
+    EXPECT_EQ(outcome, "") << (ignored_before ? "ignored before\n" : "default before\n") << read_file(err);
+  }
+}
+
+// --- Addresses: LANTERN_STREAM and LANTERN_METRICS accept and refuse the same texts,
+// with the same words (lantern::parse_host_port).
+TEST(Observe, StreamAndMetricsAcceptTheSameAddresses) {
+  for (const char* good : {"localhost:0", "127.0.0.1:0", ":0", "0"}) {
+    Env env({{"LANTERN_STREAM", good}, {"LANTERN_METRICS", good}});
+    auto obs = lantern::observe({.workers = 1}, quiet());
+    EXPECT_TRUE(obs.ok()) << good << ": " << (obs.problems().empty() ? "" : obs.problems()[0]);
+    EXPECT_NE(obs.stream(), nullptr) << good;
+    EXPECT_NE(obs.metrics(), nullptr) << good;
+    EXPECT_EQ(obs.finish(), 0);
+  }
+  for (const char* bad : {"localhost", "127.0.0.1:", "[::1", "127.0.0.1:65536", "a b:80", "::1:80", "host/x:1", ""}) {
+    if (*bad == '\0') continue;  // "" turns both off
+    Env env({{"LANTERN_STREAM", bad}, {"LANTERN_METRICS", bad}});
+    auto obs = lantern::observe({.workers = 1}, quiet());
+    const auto problems = obs.problems();
+    ASSERT_EQ(problems.size(), 2u) << bad;
+    std::string why;
+    ASSERT_FALSE(lantern::parse_host_port(bad, &why, {.allow_port_zero = true})) << bad;
+    for (const std::string& p : problems) EXPECT_NE(p.find(why), std::string::npos) << p << "\nwant: " << why;
+    EXPECT_EQ(obs.finish(), 1);
+  }
+}
+
+// --- An app's own Scheduler, built with a Recorder, is observed in place.
+TEST(ObserveAttach, AnAppsOwnSchedulerIsObserved) {
+  TempDir dir;
+  const std::string trace = dir / "own.trace";
+  Env env({{"LANTERN_TRACE", trace.c_str()}, {"LANTERN_METRICS", "127.0.0.1:0"}});
+  lantern::instrumentation::Recorder recorder(2, {.level = lantern::trace::Level::off, .time_tasks = true});
+  lantern::Scheduler pool({.workers = 2, .observer = &recorder});
+  lantern::testing::Watchdog dog("observing an app's own pool", 60s, [&] { return pool.describe_state(); });
+  {
+    auto obs = lantern::observe(pool, quiet({.program = "own"}));
+    EXPECT_EQ(&obs.scheduler(), &pool);
+    EXPECT_EQ(obs.recorder(), &recorder);
+    ASSERT_NE(obs.trace(), nullptr);
+    ASSERT_NE(obs.metrics(), nullptr);
+    EXPECT_EQ(recorder.level(), lantern::trace::Level::tasks);  // what the settings ask
+    EXPECT_EQ(pool.run([] { return lantern::testing::fib(16); }), 987u);
+    EXPECT_EQ(obs.finish(), 0);
+    EXPECT_EQ(recorder.level(), lantern::trace::Level::off);  // nothing reads events now
+    // The app's pool runs on after finish().
+    EXPECT_EQ(pool.run([] { return lantern::testing::fib(12); }), 144u);
+  }
+  const auto t = lantern::trace::read_trace(trace);
+  EXPECT_TRUE(t.header_ok && t.problems.empty());
+  EXPECT_EQ(t.header.producer, "own");
+  EXPECT_FALSE(t.events.empty());
+  EXPECT_EQ(pool.run([] { return 7; }), 7);
+}
+
+TEST(ObserveAttach, APoolWithoutARecorderIsSaidAndRunsOn) {
+  lantern::Scheduler pool({.workers = 1});
+  {
+    Env env({});
+    auto obs = lantern::observe(pool, quiet());  // nothing asked for: nothing to say
+    EXPECT_EQ(obs.finish(), 0);
+  }
+  Env env({{"LANTERN_METRICS", "127.0.0.1:0"}});
+  auto obs = lantern::observe(pool, quiet());
+  EXPECT_EQ(obs.metrics(), nullptr);
+  ASSERT_EQ(obs.problems().size(), 1u);
+  EXPECT_NE(obs.problems()[0].find("built without an observer"), std::string::npos) << obs.problems()[0];
+  EXPECT_EQ(obs.scheduler().run([] { return 5; }), 5);
+  EXPECT_EQ(obs.finish(), 1);
 }

@@ -3,6 +3,8 @@
 // every path in (file, sink, pre-encoded chunks, byte-at-a-time streaming).
 #include <gtest/gtest.h>
 
+#include <signal.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -272,12 +274,30 @@ TEST(Writer, ErrorsNameTheFileAndTheOsReason) {
   EXPECT_FALSE(w.flush());
   EXPECT_FALSE(w.close());
 
+  // A device is refused before anything is written: a trace goes to a regular file.
   if (std::filesystem::exists("/dev/full")) {
     TraceWriter full = TraceWriter::create("/dev/full", test_header(1));
     EXPECT_FALSE(full.ok());
     ASSERT_NE(full.error(), nullptr);
-    EXPECT_NE(full.error()->message.find("No space left on device"), std::string::npos) << full.error()->message;
+    EXPECT_NE(full.error()->message.find("'/dev/full': it is a character device"), std::string::npos)
+        << full.error()->message;
   }
+  // A write the kernel refuses (a file size limit of 0, SIGXFSZ ignored: EFBIG) names the
+  // OS's reason, and the file, which never held a chunk, is removed.
+  const std::string path = temp_path("efbig.trace");
+  rlimit old{};
+  getrlimit(RLIMIT_FSIZE, &old);
+  const auto old_handler = signal(SIGXFSZ, SIG_IGN);
+  rlimit none = old;
+  none.rlim_cur = 0;
+  ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &none), 0);
+  TraceWriter big = TraceWriter::create(path, test_header(1));
+  setrlimit(RLIMIT_FSIZE, &old);
+  signal(SIGXFSZ, old_handler);
+  EXPECT_FALSE(big.ok());
+  ASSERT_NE(big.error(), nullptr);
+  EXPECT_NE(big.error()->message.find("'" + path + "': File too large"), std::string::npos) << big.error()->message;
+  EXPECT_FALSE(std::filesystem::exists(path));
 }
 
 TEST(Writer, SinkFailureIsStickyAndFlushCompletesAChunk) {

@@ -244,7 +244,7 @@ TEST(Live, AViewerLaunchedFromAWorkerBlocksAndIgnoresNoSignal) {
   struct sigaction ignore {
   }, previous{};
   ignore.sa_handler = SIG_IGN;
-  sigaction(SIGPIPE, &ignore, &previous);  // as the Prometheus exporter's civetweb does
+  sigaction(SIGPIPE, &ignore, &previous);  // as many servers do
   Scheduler pool({.workers = 1});
   lantern::testing::Watchdog watchdog("a viewer launched from a worker", 20s, lantern::testing::dump(pool));
   std::string error;

@@ -92,7 +92,8 @@ constexpr const char* kUsage =
     "  --version           the version and the trace format version\n"
     "  -h, --help          this text\n"
     "LANTERN_TRACE, LANTERN_LEVEL, LANTERN_METRICS, LANTERN_STREAM, LANTERN_FLIGHT (default 30s:\n"
-    "`kill -USR2 PID` dumps it) and LANTERN_FLIGHT_DIR apply where no option says otherwise.\n"
+    "`kill -USR2 PID` dumps it), LANTERN_FLIGHT_DIR and LANTERN_FLIGHT_SIGNAL apply where no\n"
+    "option says otherwise.\n"
     "Options follow README.md, \"Command-line conventions\"; exit status 2: bad options,\n"
     "1: something observing the run failed (on stderr), or stdout cannot be written.\n";
 

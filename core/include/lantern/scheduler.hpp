@@ -42,6 +42,9 @@ class Scheduler {
   Scheduler& operator=(const Scheduler&) = delete;
 
   std::uint32_t worker_count() const noexcept { return registry_->worker_count(); }
+  // observer: the one given in SchedulerOptions::observer (fixed for the scheduler's life:
+  // workers read it on every hook without a lock), or nullptr.
+  Observer* observer() const noexcept { return registry_->options().observer; }
   const Topology& topology() const noexcept { return registry_->topology(); }
   // topology_warnings: lines describing what hwloc could not tell about this machine and
   // what was assumed instead (empty for a spec topology or a fully known machine).

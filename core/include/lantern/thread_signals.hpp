@@ -17,8 +17,8 @@
 // SIGTTIN and SIGTTOU (terminal job control: a task that reads or writes the terminal
 // from the background stops the process, as it does without Lantern), and SIGKILL and SIGSTOP (which
 // nothing blocks). The one exception: the flight recorder's dump thread takes its own
-// trigger (SIGUSR2 by default), so `kill -USR2` dumps even in an application that
-// blocks every signal in all its threads.
+// trigger (SIGUSR2 by default, LANTERN_FLIGHT_SIGNAL), so `kill -USR2` dumps even in an
+// application that blocks every signal in all its threads.
 //
 // A signal sent to one worker stays pending on it: pthread_kill, a per-thread timer
 // (SIGEV_THREAD_ID), F_SETOWN_EX, or alarm() meant to interrupt a blocking call in a task.
@@ -56,11 +56,28 @@ class ApplicationSignalsBlocked {
   sigset_t previous_;
 };
 
-// start_thread: std::thread(fn), started with application_signals() blocked.
+// name_thread names `thread` for top -H, ps -L, gdb and perf (/proc/PID/task/TID/comm):
+// Lantern's threads are "lantern-<what>" ("lantern-w0", "lantern-collect"). The kernel
+// keeps at most 15 characters; a longer name is cut to 15. Best effort: a thread that
+// is gone already keeps no name.
+void name_thread(std::thread& thread, const char* name) noexcept;
+
+// start_thread: std::thread(fn), started with application_signals() blocked; given a
+// name, named (name_thread) before this returns.
 template <class F>
 std::thread start_thread(F&& fn) {
   ApplicationSignalsBlocked blocked;
   return std::thread(std::forward<F>(fn));
+}
+template <class F>
+std::thread start_thread(const char* name, F&& fn) {
+  std::thread thread;
+  {
+    ApplicationSignalsBlocked blocked;
+    thread = std::thread(std::forward<F>(fn));
+  }
+  name_thread(thread, name);
+  return thread;
 }
 
 }  // namespace lantern

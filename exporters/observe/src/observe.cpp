@@ -3,6 +3,7 @@
 // for, keep every problem, and take it all down in order.
 #include "lantern/observe.hpp"
 
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -16,6 +17,7 @@
 #include "lantern/host_port.hpp"
 #include "lantern/instrumentation/collector.hpp"
 #include "lantern/instrumentation/recorder.hpp"
+#include "lantern/instrumentation/signal_trigger.hpp"
 #include "lantern/instrumentation/stream_server.hpp"
 #include "lantern/instrumentation/trace_sinks.hpp"
 #include "lantern/scheduler.hpp"
@@ -48,9 +50,15 @@ struct Observation::Impl {
   // it observes, the Collector outlives the stream attached to it.
   std::unique_ptr<ins::Recorder> recorder;
   std::unique_ptr<Scheduler> scheduler;
+  // What is observed: the two above, or the app's own (observe(Scheduler&)).
+  Scheduler* pool = nullptr;
+  ins::Recorder* rec = nullptr;
   std::unique_ptr<ins::Collector> collector;
   std::shared_ptr<ins::TraceFileSink> trace;
   std::shared_ptr<ins::FlightRecorder> flight;
+  // The dump signal, held when a flight recorder was asked for but could not start: it
+  // says why instead of dumping (the signal was announced; it must not end the process).
+  std::unique_ptr<ins::SignalTrigger> idle_trigger;
   ins::StreamHandle stream;
 #if LANTERN_OBSERVE_PROMETHEUS
   std::unique_ptr<exporters::PrometheusExporter> metrics;
@@ -117,8 +125,10 @@ struct Observation::Impl {
 #if LANTERN_OBSERVE_PROMETHEUS
     metrics.reset();  // stop serving before the scheduler goes
 #endif
-    if (scheduler) scheduler->shutdown();
-    if (collector) collector->stop();  // the last events reach every sink, which flush
+    if (scheduler) scheduler->shutdown();  // only the pool observe() built
+    if (collector) collector->stop();      // the last events reach every sink, which flush
+    // An app's own pool runs on: nothing reads its events any more.
+    if (!scheduler && rec) rec->set_level(trace::Level::off);
     // Viewers get the end too; the stream stays up (its figures readable) until the
     // handle goes.
     if (stream) stream->wait_until_sent(std::chrono::seconds(5));
@@ -128,55 +138,101 @@ struct Observation::Impl {
     return status;
   }
 
-  void start(SchedulerOptions scheduler_options);
+  // What the settings ask for (decide), then the scheduler (build or attach), then the
+  // sinks (start_sinks).
+  struct Wants {
+    trace::Level level = trace::Level::tasks;
+    bool trace = false, stream = false, flight = false, metrics = false, events = false;
+    bool recorder() const { return events || metrics; }
+  };
+  Wants decide();
+  void build(SchedulerOptions scheduler_options);
+  void attach(Scheduler& existing);
+  void start_sinks(const Wants& wants);
   void start_flight(const trace::TraceHeader& header, trace::Level level);
+  // flight_signal: the dump signal the settings name (0: none); *named: a setting named it.
+  int flight_signal(bool* named);
+  void hold_signal_idle(const std::string& why);
 };
 
-void Observation::Impl::start(SchedulerOptions scheduler_options) {
+Observation::Impl::Wants Observation::Impl::decide() {
   resolved = resolve(options);
   const ObserveSettings& s = resolved.values;
-
-  trace::Level level = trace::Level::tasks;
+  Wants w;
   if (s.level && !s.level->empty()) {
     if (auto parsed = parse_level(*s.level)) {
-      level = *parsed;
+      w.level = *parsed;
     } else {
       problem(origin(&ObserveSettings::level) + ": not a level (off, states, tasks, full); recording at level tasks");
     }
   }
-  const bool want_trace = s.trace && !s.trace->empty();
-  const bool want_stream = s.stream && !s.stream->empty();
-  const bool want_flight = s.flight && !s.flight->empty();
-  const bool want_metrics = s.metrics && !s.metrics->empty();
-  const bool events_wanted = want_trace || want_stream || want_flight || options.view;
+  w.trace = s.trace && !s.trace->empty();
+  w.stream = s.stream && !s.stream->empty();
+  w.flight = s.flight && !s.flight->empty();
+  w.metrics = s.metrics && !s.metrics->empty();
+  w.events = w.trace || w.stream || w.flight || options.view;
   // Nothing that reads events: record none (the exact counters stay, for /metrics), and
   // run no collector thread, so an idle program stays idle.
-  if (!events_wanted) level = trace::Level::off;
+  if (!w.events) w.level = trace::Level::off;
+  return w;
+}
 
-  if (events_wanted || want_metrics || options.counters) {
+void Observation::Impl::build(SchedulerOptions scheduler_options) {
+  const Wants wants = decide();
+  if (wants.recorder() || options.counters) {
     if (scheduler_options.observer) {
       throw std::invalid_argument(
-          "lantern::observe: SchedulerOptions::observer is already set; observe() attaches its own Recorder");
+          "lantern::observe: SchedulerOptions::observer is already set; observe() attaches its own Recorder "
+          "(to observe a pool built with a Recorder of its own: observe(Scheduler&, ObserveOptions))");
     }
     if (scheduler_options.workers == 0) scheduler_options.workers = std::max(1u, std::thread::hardware_concurrency());
     // time_tasks: the task-duration histogram /metrics serves (two clock reads per
     // task); not paid when nothing serves it.
-    ins::RecorderOptions recorder_options{.level = level, .time_tasks = want_metrics};
+    ins::RecorderOptions recorder_options{.level = wants.level, .time_tasks = wants.metrics};
     if (options.ring_capacity) recorder_options.ring_capacity = options.ring_capacity;
     recorder = std::make_unique<ins::Recorder>(scheduler_options.workers, recorder_options);
     scheduler_options.observer = recorder.get();
   }
   scheduler = std::make_unique<Scheduler>(scheduler_options);
-  if (!recorder) return;
-  if (recorder->worker_count() != scheduler->worker_count()) {
-    throw std::logic_error("lantern::observe: the scheduler has " + std::to_string(scheduler->worker_count()) +
-                           " workers, the recorder " + std::to_string(recorder->worker_count()));
+  pool = scheduler.get();
+  rec = recorder.get();
+  if (!rec) return;
+  if (rec->worker_count() != pool->worker_count()) {
+    throw std::logic_error("lantern::observe: the scheduler has " + std::to_string(pool->worker_count()) +
+                           " workers, the recorder " + std::to_string(rec->worker_count()));
   }
-  collector = std::make_unique<ins::Collector>(*recorder);
-  const trace::TraceHeader header = ins::make_trace_header(*scheduler, *recorder, options.program);
+  start_sinks(wants);
+}
+
+void Observation::Impl::attach(Scheduler& existing) {
+  const Wants wants = decide();
+  pool = &existing;
+  if (!wants.recorder() && !options.counters) return;
+  Observer* observer = existing.observer();
+  rec = dynamic_cast<ins::Recorder*>(observer);
+  if (!rec || rec->worker_count() != existing.worker_count()) {
+    const std::string why = !observer ? "it was built without an observer"
+                            : !rec    ? "its observer is not a lantern::instrumentation::Recorder"
+                                      : "its Recorder was made for another worker count";
+    rec = nullptr;
+    problem("cannot observe this Scheduler: " + why +
+            ". An observer is fixed when a Scheduler is built: give it a Recorder (SchedulerOptions::observer) "
+            "to observe it. Nothing is traced, streamed, recorded or served");
+    if (wants.flight) hold_signal_idle("this Scheduler cannot be observed");
+    return;
+  }
+  rec->set_level(wants.level);
+  start_sinks(wants);
+}
+
+void Observation::Impl::start_sinks(const Wants& wants) {
+  const ObserveSettings& s = resolved.values;
+  const trace::Level level = wants.level;
+  collector = std::make_unique<ins::Collector>(*rec);
+  const trace::TraceHeader header = ins::make_trace_header(*pool, *rec, options.program);
   const std::string level_name(trace::kLevelNames[static_cast<int>(level)]);
 
-  if (want_trace) {
+  if (wants.trace) {
     // A write that fails later (a full disk) is said once, when it happens, where every
     // other problem is said (options.log); poll() keeps it for the exit status.
     auto sink = std::make_shared<ins::TraceFileSink>(*s.trace, header, &ins::process_labels(),
@@ -189,7 +245,7 @@ void Observation::Impl::start(SchedulerOptions scheduler_options) {
       problem(origin(&ObserveSettings::trace) + ": not recording a trace: " + sink->error());
     }
   }
-  if (want_flight) start_flight(header, level);
+  if (wants.flight) start_flight(header, level);
   if (options.view) {
     std::string error;
     stream = ins::open_viewer(*collector, header, &error, options.viewer);
@@ -199,7 +255,7 @@ void Observation::Impl::start(SchedulerOptions scheduler_options) {
       problem("could not open the viewer: " + error);
     }
   }
-  if (want_stream && !stream) {
+  if (wants.stream && !stream) {
     std::string why;
     if (auto address = parse_host_port(*s.stream, &why, {.allow_port_zero = true})) {
       ins::StreamOptions stream_options;
@@ -217,12 +273,12 @@ void Observation::Impl::start(SchedulerOptions scheduler_options) {
       problem(origin(&ObserveSettings::stream) + ": " + why + "; not streaming");
     }
   }
-  if (events_wanted) collector->start();
+  if (wants.events) collector->start();
 
-  if (want_metrics) {
+  if (wants.metrics) {
 #if LANTERN_OBSERVE_PROMETHEUS
     try {
-      metrics = std::make_unique<exporters::PrometheusExporter>(*scheduler, *recorder,
+      metrics = std::make_unique<exporters::PrometheusExporter>(*pool, *rec,
                                                                 exporters::PrometheusOptions{.address = *s.metrics});
       say("serving metrics on " + metrics->url());
     } catch (const std::exception& e) {
@@ -235,19 +291,55 @@ void Observation::Impl::start(SchedulerOptions scheduler_options) {
   }
 }
 
+int Observation::Impl::flight_signal(bool* named) {
+  const ObserveSettings& s = resolved.values;
+  *named = s.flight_signal && !s.flight_signal->empty();
+  if (!*named) return SIGUSR2;
+  std::string why;
+  if (const auto signo = ins::parse_trigger_signal(*s.flight_signal, &why)) return *signo;
+  problem(origin(&ObserveSettings::flight_signal) + ": " + why + "; using SIGUSR2");
+  return SIGUSR2;
+}
+
+void Observation::Impl::hold_signal_idle(const std::string& why) {
+  bool named = false;
+  const int signo = flight_signal(&named);
+  if (signo == 0) return;
+  const std::string label = ins::signal_label(signo);
+  std::string error;
+  idle_trigger = ins::SignalTrigger::take(
+      signo,
+      [label, why](std::uint64_t) {
+        std::fprintf(stderr, "lantern: %s received, but no flight recorder is running (%s); nothing dumped\n",
+                     label.c_str(), why.c_str());
+      },
+      &error);
+  if (idle_trigger) {
+    say(label +
+        " stays Lantern's: it says why there is no flight recorder instead of dumping, and never ends "
+        "the process");
+  } else if (named) {
+    problem(origin(&ObserveSettings::flight_signal) + ": " + error);
+  } else {
+    say(error);
+  }
+}
+
 void Observation::Impl::start_flight(const trace::TraceHeader& header, trace::Level level) {
   const ObserveSettings& s = resolved.values;
   std::string why;
   const auto spec = parse_flight(*s.flight, &why);
   if (!spec) {
     problem(origin(&ObserveSettings::flight) + ": " + why + "; no flight recorder");
+    hold_signal_idle(origin(&ObserveSettings::flight) + " is not valid");
     return;
   }
   const std::string dir = s.flight_dir && !s.flight_dir->empty() ? *s.flight_dir : ".";
   struct stat st {};
   if (stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || access(dir.c_str(), W_OK | X_OK) != 0) {
-    problem(std::string(s.flight_dir ? origin(&ObserveSettings::flight_dir) : "the current directory") +
-            ": not a writable directory, so the flight recorder could not be dumped; no flight recorder");
+    const std::string where = s.flight_dir ? origin(&ObserveSettings::flight_dir) : "the current directory";
+    problem(where + ": not a writable directory, so the flight recorder could not be dumped; no flight recorder");
+    hold_signal_idle(where + " is not a writable directory");
     return;
   }
   ins::FlightRecorderOptions flight_options;
@@ -255,10 +347,23 @@ void Observation::Impl::start_flight(const trace::TraceHeader& header, trace::Le
   if (spec->max_bytes) flight_options.max_bytes = spec->max_bytes;
   auto recorder_sink = std::make_shared<ins::FlightRecorder>(header, flight_options);
   flight_prefix = (dir == "." ? std::string() : dir + "/") + options.program + "-flight";
-  const std::string error = recorder_sink->dump_on_signal(flight_prefix);
-  if (!error.empty()) {
-    problem(origin(&ObserveSettings::flight) + ": the flight recorder cannot take SIGUSR2: " + error +
-            " (it can still be dumped through Observation::dump_flight)");
+  bool named = false;
+  const int signo = flight_signal(&named);
+  std::string trigger = "call Observation::dump_flight";
+  if (signo != 0) {
+    const std::string error = recorder_sink->dump_on_signal(flight_prefix, signo);
+    if (error.empty()) {
+      trigger = "`kill -" + ins::signal_label(signo).substr(3) + " " + std::to_string(getpid()) + "`";
+      if (signo >= SIGRTMIN) trigger = "`kill -" + std::to_string(signo) + " " + std::to_string(getpid()) + "`";
+    } else if (named) {
+      // Asked for by name: not having it is a problem.
+      problem(origin(&ObserveSettings::flight_signal) + ": the flight recorder does not take " +
+              ins::signal_label(signo) + ": " + error);
+    } else {
+      // The default signal, which the app handles itself: Lantern leaves it alone; the
+      // recorder works through the call. Said, not a failure.
+      say("the flight recorder does not take " + ins::signal_label(signo) + ": " + error);
+    }
   }
   flight = recorder_sink;
   collector->attach(recorder_sink);
@@ -270,8 +375,8 @@ void Observation::Impl::start_flight(const trace::TraceHeader& header, trace::Le
     std::snprintf(keeps, sizeof(keeps), "the last %zu MiB", flight_options.max_bytes >> 20);
   }
   say(std::string("flight recorder keeps ") + keeps + " at level " +
-      std::string(trace::kLevelNames[static_cast<int>(level)]) + "; `kill -USR2 " + std::to_string(getpid()) +
-      "` dumps it to " + flight_prefix + "-<UTC time>-<n>.trace");
+      std::string(trace::kLevelNames[static_cast<int>(level)]) + "; " + trigger + " dumps it to " + flight_prefix +
+      "-<UTC time>-<n>.trace");
 }
 
 Observation::Observation(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -279,8 +384,8 @@ Observation::Observation(Observation&&) noexcept = default;
 Observation& Observation::operator=(Observation&&) noexcept = default;
 Observation::~Observation() = default;
 
-Scheduler& Observation::scheduler() noexcept { return *impl_->scheduler; }
-ins::Recorder* Observation::recorder() const noexcept { return impl_->recorder.get(); }
+Scheduler& Observation::scheduler() noexcept { return *impl_->pool; }
+ins::Recorder* Observation::recorder() const noexcept { return impl_->rec; }
 ins::Collector* Observation::collector() const noexcept { return impl_->collector.get(); }
 ins::TraceFileSink* Observation::trace() const noexcept { return impl_->trace.get(); }
 ins::FlightRecorder* Observation::flight() const noexcept { return impl_->flight.get(); }
@@ -336,7 +441,14 @@ int Observation::finish() { return impl_->finish(); }
 Observation observe(SchedulerOptions scheduler, ObserveOptions options) {
   auto impl = std::make_unique<Observation::Impl>();
   impl->options = std::move(options);
-  impl->start(std::move(scheduler));
+  impl->build(std::move(scheduler));
+  return Observation(std::move(impl));
+}
+
+Observation observe(Scheduler& pool, ObserveOptions options) {
+  auto impl = std::make_unique<Observation::Impl>();
+  impl->options = std::move(options);
+  impl->attach(pool);
   return Observation(std::move(impl));
 }
 

@@ -15,6 +15,7 @@ const std::array<SettingInfo, kSettingCount> kSettings = {{
     {&ObserveSettings::stream, "LANTERN_STREAM", "stream"},
     {&ObserveSettings::flight, "LANTERN_FLIGHT", "flight"},
     {&ObserveSettings::flight_dir, "LANTERN_FLIGHT_DIR", "flight directory"},
+    {&ObserveSettings::flight_signal, "LANTERN_FLIGHT_SIGNAL", "flight signal"},
 }};
 
 std::size_t index_of(std::optional<std::string> ObserveSettings::*field) noexcept {

@@ -20,7 +20,7 @@ struct SettingInfo {
   const char* env;   // LANTERN_...
   const char* name;  // how a message names it when it did not come from the environment
 };
-inline constexpr std::size_t kSettingCount = 6;
+inline constexpr std::size_t kSettingCount = 7;
 extern const std::array<SettingInfo, kSettingCount> kSettings;
 
 struct ResolvedSettings {

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-// listen_address.cpp - parse and format "IP:PORT"; open the listening socket.
+// listen_address.cpp - parse "HOST:PORT" (a name resolved to its address) and format
+// "IP:PORT"; open the listening socket.
 #include "listen_address.hpp"
 
 #include "lantern/host_port.hpp"
 
 #include <arpa/inet.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -47,13 +49,41 @@ SocketAddress to_socket_address(const ListenAddress& address, const std::string&
 
 std::optional<ListenAddress> parse_listen_address(std::string_view address, std::string* error) {
   // lantern::parse_host_port reads the text (a bare PORT listens on every IPv4
-  // interface); the exporter listens on numeric addresses only.
+  // interface), with the rules every Lantern address follows.
   const auto parsed = parse_host_port(address, error, {.default_host = "0.0.0.0", .allow_port_zero = true});
   if (!parsed) return std::nullopt;
   ListenAddress out{parsed->host, parsed->port, parsed->ipv6()};
   unsigned char probe[sizeof(in6_addr)];
-  if (inet_pton(out.ipv6 ? AF_INET6 : AF_INET, out.host.c_str(), probe) != 1) {
-    if (error) *error = "'" + out.host + "' is not a numeric IP (the exporter listens on numeric addresses only)";
+  if (inet_pton(out.ipv6 ? AF_INET6 : AF_INET, out.host.c_str(), probe) == 1) return out;
+  // A host name (localhost, this machine's name): the exporter listens on the name's
+  // address, as the stream server does (getaddrinfo), IPv4 first.
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_PASSIVE;
+  addrinfo* found = nullptr;
+  if (const int rc = ::getaddrinfo(out.host.c_str(), nullptr, &hints, &found); rc != 0) {
+    if (error) *error = "'" + out.host + "' does not resolve to an address to listen on: " + ::gai_strerror(rc);
+    return std::nullopt;
+  }
+  const addrinfo* pick = nullptr;
+  for (const addrinfo* a = found; a; a = a->ai_next) {
+    if (a->ai_family == AF_INET || (a->ai_family == AF_INET6 && !pick)) pick = a;
+    if (pick && pick->ai_family == AF_INET) break;
+  }
+  char text[INET6_ADDRSTRLEN] = {};
+  if (pick) {
+    const void* address =
+        pick->ai_family == AF_INET
+            ? static_cast<const void*>(&reinterpret_cast<const sockaddr_in*>(pick->ai_addr)->sin_addr)
+            : static_cast<const void*>(&reinterpret_cast<const sockaddr_in6*>(pick->ai_addr)->sin6_addr);
+    inet_ntop(pick->ai_family, address, text, sizeof text);
+    out.host = text;
+    out.ipv6 = pick->ai_family == AF_INET6;
+  }
+  ::freeaddrinfo(found);
+  if (!pick) {
+    if (error) *error = "'" + out.host + "' has no IPv4 or IPv6 address to listen on";
     return std::nullopt;
   }
   return out;

@@ -11,15 +11,16 @@
 namespace lantern::exporters::detail {
 
 struct ListenAddress {
-  std::string host;  // numeric IP as written, without brackets ("127.0.0.1", "::1")
+  std::string host;  // numeric IP, without brackets ("127.0.0.1", "::1"); a name is resolved
   std::uint16_t port = 0;
   bool ipv6 = false;
 };
 
-// parse_listen_address reads "IP:PORT", "[IPv6]:PORT" or a bare "PORT" (every IPv4
-// interface). nullopt when it is none of these; then `error` (if
-// given) says what is wrong, in lantern::parse_host_port's words (the port out of range,
-// no port...) or that the host is not a numeric IP.
+// parse_listen_address reads what lantern::parse_host_port accepts ("HOST:PORT",
+// "[IPv6]:PORT", ":PORT", "PORT"; these two listen on every IPv4 interface), with the
+// same rules as every other address in Lantern. A host name ("localhost") is resolved to
+// its first IPv4 address (else IPv6). nullopt when the text is refused; then `error` (if
+// given) says why, in parse_host_port's words, or that the name does not resolve.
 std::optional<ListenAddress> parse_listen_address(std::string_view address, std::string* error = nullptr);
 
 // format_listen_address: the inverse ("[::1]:9464" for IPv6).

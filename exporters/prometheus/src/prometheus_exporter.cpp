@@ -31,7 +31,7 @@ PrometheusExporter::PrometheusExporter(const Scheduler& scheduler, instrumentati
   const auto parsed = detail::parse_listen_address(options.address, &why_not);
   if (!parsed) {
     throw ExporterError("lantern Prometheus exporter: cannot listen on \"" + options.address + "\": " + why_not +
-                        ". Pass IP:PORT with a numeric IP (e.g. 127.0.0.1:9464, 0.0.0.0:9464, [::1]:9464, 127.0.0.1:0 "
+                        ". Pass HOST:PORT (e.g. 127.0.0.1:9464, localhost:9464, 0.0.0.0:9464, [::1]:9464, 127.0.0.1:0 "
                         "for any free port). The scheduler is unaffected and keeps running.");
   }
   const int fd = detail::open_listener(*parsed, &why_not);

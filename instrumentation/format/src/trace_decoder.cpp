@@ -218,7 +218,8 @@ bool TraceDecoder::parse_chunk() {
       if (std::memcmp(p, kChunkMagicBytes.data(), std::min<std::size_t>(avail, 4)) == 0) {
         report(TraceErrorKind::truncated, offset,
                "truncated at offset " + std::to_string(offset) + " (" + std::to_string(avail) +
-                   " bytes of an incomplete chunk); every chunk before it was read");
+                   " bytes of an incomplete chunk): the file holds everything up to that point, where the "
+                   "recording stopped (a failed write, a full disk, a crash); every chunk before it was read");
       } else {
         report(TraceErrorKind::corrupt_chunk, offset,
                "the last " + std::to_string(avail) + " bytes, at offset " + std::to_string(offset) +
@@ -249,7 +250,8 @@ bool TraceDecoder::parse_chunk() {
     if (!eof_) return false;
     report(TraceErrorKind::truncated, offset,
            "truncated at offset " + std::to_string(offset) + " (" + std::to_string(avail) +
-               " bytes of an incomplete chunk); every chunk before it was read");
+               " bytes of an incomplete chunk): the file holds everything up to that point, where the "
+               "recording stopped (a failed write, a full disk, a crash); every chunk before it was read");
     stop();
     return true;
   }

@@ -3,6 +3,7 @@
 #include "lantern/trace/trace_writer.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -21,6 +22,12 @@ struct TraceWriter::Impl {
   std::string name;
   ByteSink sink;
   int fd = -1;  // owned when writing a file
+  // remove_if_no_chunk: the file's identity, so that a file that never held a chunk is
+  // removed when writing it fails (a disk already full leaves no empty or header-only
+  // file behind), and only if the path still names it.
+  std::string path;
+  dev_t dev = 0;
+  ino_t ino = 0;
   ChunkEncoder encoder;
   std::vector<std::uint8_t> out;
   WriterStats stats;
@@ -33,8 +40,19 @@ struct TraceWriter::Impl {
   }
 
   bool fail(TraceErrorKind kind, std::string message) {
-    if (!error) error = TraceError{kind, stats.bytes, std::move(message)};
+    if (!error) {
+      error = TraceError{kind, stats.bytes, std::move(message)};
+      if (kind == TraceErrorKind::io) remove_if_no_chunk();
+    }
     return false;
+  }
+
+  void remove_if_no_chunk() {
+    if (fd < 0 || stats.chunks > 0 || path.empty()) return;
+    struct stat now {};
+    if (::stat(path.c_str(), &now) == 0 && now.st_dev == dev && now.st_ino == ino && ::unlink(path.c_str()) == 0) {
+      error->message += " (the file, which held no events yet, is removed)";
+    }
   }
 
   bool emit(std::span<const std::uint8_t> bytes, std::uint64_t chunks) {
@@ -111,18 +129,77 @@ TraceWriter TraceWriter::to_sink(ByteSink sink, std::string sink_name, const Tra
   return TraceWriter(std::move(impl));
 }
 
-TraceWriter TraceWriter::create(const std::string& path, const TraceHeader& header, WriterOptions options) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+namespace {
+
+// file_kind: what a file that is not a regular one is, for the message.
+const char* file_kind(mode_t mode) {
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
+
+// open_regular opens `path` for writing a trace: a new file, or an existing regular one,
+// truncated. Anything else is refused without blocking and without touching it: a FIFO
+// (open would wait for a reader, forever), a device (/dev/full, a terminal), a
+// directory. The open is non-blocking (a FIFO then fails with ENXIO, or opens at once
+// when it has a reader), fstat decides, and only then is the file truncated and the
+// descriptor made blocking again. Returns the descriptor, or -1 and *error.
+int open_regular(const std::string& path, struct stat* st, std::string* error) {
+  const std::string refusal = "cannot record a trace to '" + path + "': it is ";
+  const std::string rule = ", not a regular file (a trace is written to a regular file, or a new one)";
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0644);
   if (fd < 0) {
     const int err = errno;
+    if (err == ENXIO) {  // O_NONBLOCK on a FIFO nobody reads
+      *error = refusal + "a FIFO" + rule;
+    } else {
+      *error = "cannot create trace file '" + path + "': " + std::strerror(err);
+    }
+    return -1;
+  }
+  if (::fstat(fd, st) != 0 || !S_ISREG(st->st_mode)) {
+    *error = refusal + file_kind(st->st_mode) + rule;
+    ::close(fd);
+    return -1;
+  }
+  if (::ftruncate(fd, 0) != 0 || ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0) {
+    *error = "cannot create trace file '" + path + "': " + std::strerror(errno);
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+}  // namespace
+
+TraceWriter TraceWriter::create(const std::string& path, const TraceHeader& header, WriterOptions options) {
+  struct stat st {};
+  std::string why;
+  const int fd = open_regular(path, &st, &why);
+  if (fd < 0) {
     auto impl = std::make_unique<Impl>(options);
     impl->name = path;
-    impl->fail(TraceErrorKind::io, "cannot create trace file '" + path + "': " + std::strerror(err));
+    impl->fail(TraceErrorKind::io, why);
     return TraceWriter(std::move(impl));
   }
-  TraceWriter writer = to_sink(file_sink(fd, path), path, header, options);
-  writer.impl_->fd = fd;
-  return writer;
+  // The file's identity is known before the header is written: a failure there (a disk
+  // already full) removes the file.
+  auto impl = std::make_unique<Impl>(options);
+  impl->name = path;
+  impl->sink = file_sink(fd, path);
+  impl->fd = fd;
+  impl->path = path;
+  impl->dev = st.st_dev;
+  impl->ino = st.st_ino;
+  try {
+    impl->emit(encode_header(header), 0);
+  } catch (const std::bad_alloc&) {
+    impl->fail(TraceErrorKind::io, "out of memory encoding the trace header for " + impl->name);
+  }
+  return TraceWriter(std::move(impl));
 }
 
 bool TraceWriter::ok() const noexcept { return impl_ && !impl_->error; }

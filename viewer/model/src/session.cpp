@@ -2,6 +2,8 @@
 // session.cpp - the feed thread: ByteSource -> TraceDecoder -> Model::apply.
 #include "lantern/viewer/session.hpp"
 
+#include <pthread.h>
+
 #include <vector>
 
 #include "lantern/trace/trace_decoder.hpp"
@@ -38,6 +40,8 @@ std::unique_ptr<Session> Session::from_source(std::unique_ptr<ByteSource> source
                                               std::string name, std::uint64_t event_limit) {
   std::unique_ptr<Session> session(new Session(std::move(source), kind, std::move(name), event_limit));
   session->thread_ = std::thread([s = session.get()] { s->run(); });
+  // The reading thread, by name in top -H, gdb and perf (Lantern's are "lantern-<what>").
+  pthread_setname_np(session->thread_.native_handle(), "lantern-read");
   return session;
 }
 

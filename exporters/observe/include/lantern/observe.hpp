@@ -17,6 +17,13 @@
 //   LANTERN_STREAM=127.0.0.1:7777 ./my_app                       # lantern-view --attach
 //   LANTERN_FLIGHT=30s ./my_app & kill -USR2 $!                  # the last 30 s, on demand
 //
+// An app that owns its Scheduler already gives it a Recorder when it builds it, and
+// observes it with the same settings (see observe(Scheduler&, ...) below):
+//
+//   lantern::instrumentation::Recorder recorder(4, {.time_tasks = true});
+//   lantern::Scheduler pool({.workers = 4, .observer = &recorder});
+//   auto obs = lantern::observe(pool, {.program = "my_app"});
+//
 // observe() builds the Scheduler with a Recorder attached (an observer is given to a
 // scheduler when it is built and must outlive it, so the handle owns both, in the right
 // order), a Collector, and the sinks asked for: trace file, flight recorder, Prometheus
@@ -27,7 +34,8 @@
 // Where each setting comes from (first wins):
 //   1. ObserveOptions::settings - what the app decided, e.g. from its own command line;
 //   2. the environment: LANTERN_TRACE, LANTERN_LEVEL, LANTERN_METRICS, LANTERN_STREAM,
-//      LANTERN_FLIGHT, LANTERN_FLIGHT_DIR (unless ObserveOptions::environment is false);
+//      LANTERN_FLIGHT, LANTERN_FLIGHT_DIR, LANTERN_FLIGHT_SIGNAL (unless
+//      ObserveOptions::environment is false);
 //   3. ObserveOptions::defaults - the app's defaults.
 // "" turns a sink off: in settings, whatever the environment says; in the environment
 // (LANTERN_FLIGHT= ./app), whatever the defaults say. An empty level or flight directory
@@ -77,6 +85,18 @@ struct ObserveSettings {
   // "64MB" (the last 64 MiB, 1 MB = 2^20 bytes), or both: "30s,64MB".
   std::optional<std::string> flight;
   std::optional<std::string> flight_dir;  // LANTERN_FLIGHT_DIR: where dumps go (default: the current directory)
+  // LANTERN_FLIGHT_SIGNAL: the signal that dumps the flight recorder: USR2 (the default),
+  // USR1, SIGUSR1, a number, or "none" (dumps only through Observation::dump_flight).
+  // Lantern never takes a signal the application handles: when the app has a handler for
+  // it (a sigaction that is neither SIG_DFL nor SIG_IGN), observe() says so on the log,
+  // leaves the app's handler alone, and the recorder is dumped through dump_flight only
+  // (an app that wants its own handler to dump sets a flag there and calls dump_flight
+  // from one of its threads: a dump allocates and writes files, which a handler must
+  // not). Once Lantern has said it takes the signal, the signal never ends the process:
+  // not when the flight recorder could not start (a bad LANTERN_FLIGHT or
+  // LANTERN_FLIGHT_DIR: the signal then says that on stderr instead of dumping), and not
+  // after finish() or during exit (lantern/instrumentation/signal_trigger.hpp).
+  std::optional<std::string> flight_signal;
 };
 
 struct ObserveOptions {
@@ -138,7 +158,8 @@ class Observation {
   // problems: every problem, in order, one sentence each.
   std::vector<std::string> problems() const;
 
-  // finish stops serving metrics, shuts the scheduler down (pending work runs first),
+  // finish stops serving metrics, shuts the scheduler down (pending work runs first; not
+  // a pool the app owns, see observe(Scheduler&, ...)),
   // drains the last events into every sink, waits (up to 5 s) for viewers to receive
   // them, closes the trace and reports any problem not reported yet. Returns 0 when
   // ok(), else 1: `return obs.finish();`. Idempotent; the flight recorder can still be
@@ -149,6 +170,7 @@ class Observation {
 
  private:
   friend Observation observe(SchedulerOptions, ObserveOptions);
+  friend Observation observe(Scheduler&, ObserveOptions);
   explicit Observation(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
@@ -158,5 +180,19 @@ class Observation {
 // only what the Scheduler's constructor throws (bad options); every observability
 // problem is reported and kept instead (see above).
 Observation observe(SchedulerOptions scheduler = {}, ObserveOptions options = {});
+
+// observe(pool, options) observes a Scheduler the app built and owns, with the same
+// settings, sinks and problems. What it can observe comes through the pool's observer:
+// build the pool with a lantern::instrumentation::Recorder as SchedulerOptions::observer
+// (an observer is fixed when a Scheduler is built, because its workers read it on every
+// hook without a lock; none can be added to a running pool). Give the Recorder
+// `.time_tasks = true` for the task-duration histogram /metrics serves. observe() sets
+// the Recorder's level (off when nothing reads events). A pool without a Recorder runs
+// unobserved, and each sink asked for is reported as a problem that says this.
+// The pool and its Recorder must outlive the Observation (declare them first). finish()
+// does not shut the app's pool down: it stops the sinks, draining what the workers have
+// recorded so far (shut the pool down first for a trace that ends with the workers
+// stopping), and sets the Recorder's level to off.
+Observation observe(Scheduler& pool, ObserveOptions options = {});
 
 }  // namespace lantern

@@ -8,12 +8,14 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "lantern/instrumentation/process_labels.hpp"
+#include "lantern/instrumentation/signal_trigger.hpp"
 #include "lantern/instrumentation/sink.hpp"
 #include "lantern/trace/chunk_encoder.hpp"
 #include "lantern/trace/trace_header.hpp"
@@ -100,14 +102,16 @@ class FlightRecorder final : public Sink {
   std::string dump_to_new_file(const std::string& prefix, std::string* path);
 
   // dump_on_signal: from now on, signal `signo` (default SIGUSR2) makes a background
-  // thread dump to a new file (dump_to_new_file with `path_prefix`) and say on stderr
-  // where, or why it failed. The handler only counts the signal and writes one byte to
-  // a non-blocking pipe (async-signal-safe). Signals that arrive while a dump is being
+  // thread ("lantern-flight") dump to a new file (dump_to_new_file with `path_prefix`)
+  // and say on stderr where, or why it failed. Returns "" when it took the signal, else a
+  // sentence saying why not (then nothing changed): the application handles the signal
+  // itself (Lantern never takes a signal from the application), another trigger holds
+  // one, or the signal cannot be used. The signal is handled as SignalTrigger says
+  // (lantern/instrumentation/signal_trigger.hpp): async-signal-safe, never fatal once
+  // taken, not even after the recorder is gone. Signals that arrive while a dump is being
   // written are honoured by one more dump after it; several of them are merged into that
-  // one dump, and its line on stderr says how many requests it covers. (The kernel
-  // itself merges a signal sent while the same one is still pending: such signals were
-  // never delivered and cannot be counted.) One FlightRecorder per process can own the
-  // signal.
+  // one dump, and its line on stderr says how many requests it covers. One trigger per
+  // process.
   std::string dump_on_signal(std::string path_prefix, int signo = 0);
 
   std::size_t kept_bytes() const;
@@ -130,7 +134,8 @@ class FlightRecorder final : public Sink {
   // write_dump: the kept chunks to a temporary file, renamed to `path` when whole (over
   // an existing file only if `replace`); "exists" is returned when !replace and it does.
   std::string write_dump(const std::string& path, bool replace);
-  std::string failed(std::string error);  // counts and keeps a failed dump's message
+  std::string failed(std::string error);                    // counts and keeps a failed dump's message
+  static std::string failed_name(const std::string& path);  // "flight recorder dump to 'P' failed, ..."
 
   trace::TraceHeader header_;
   FlightRecorderOptions options_;
@@ -147,12 +152,8 @@ class FlightRecorder final : public Sink {
   std::atomic<std::uint64_t> signals_merged_{0};
   mutable std::mutex error_mutex_;
   std::string last_dump_error_;
-  // signal handling
-  int pipe_read_ = -1;
-  int pipe_write_ = -1;
-  int signo_ = 0;
-  std::string path_prefix_;
-  std::thread signal_thread_;
+  std::string path_prefix_;                 // for dumps on a signal
+  std::unique_ptr<SignalTrigger> trigger_;  // last: stops (and serves what is pending) first
 };
 
 }  // namespace lantern::instrumentation

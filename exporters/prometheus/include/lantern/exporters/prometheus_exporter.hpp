@@ -38,7 +38,7 @@ namespace lantern::exporters {
 inline constexpr std::string_view kDefaultAddress = "127.0.0.1:9464";
 
 struct PrometheusOptions {
-  // "IP:PORT" to listen on: "127.0.0.1:9464" (the default), "0.0.0.0:9464" for every
+  // "HOST:PORT" to listen on: "127.0.0.1:9464" (the default), "0.0.0.0:9464" for every
   // IPv4 interface, "[::1]:9464" for IPv6 loopback, port 0 for any free port (read it
   // back with PrometheusExporter::port()).
   std::string address = std::string(kDefaultAddress);

@@ -46,7 +46,12 @@ struct WriterStats {
 class TraceWriter {
  public:
   // create opens (creating or truncating) `path` and writes the header. On failure the
-  // writer is not ok() and error() says why.
+  // writer is not ok() and error() says why. Only a regular file, or a new one, is
+  // written: a FIFO, a device or a directory is refused at once and left untouched
+  // (never waited on: opening a FIFO nobody reads would block forever). A write that
+  // fails before the first chunk is complete (a disk already full) removes the file,
+  // which was never a trace; after that, a failed write leaves every complete chunk
+  // readable (a reader reports the cut as `truncated`).
   static TraceWriter create(const std::string& path, const TraceHeader& header, WriterOptions options = {});
   // to_sink writes to `sink`; `sink_name` names the destination in messages.
   static TraceWriter to_sink(ByteSink sink, std::string sink_name, const TraceHeader& header,
