@@ -126,6 +126,35 @@ TEST_F(Cli, LabelsAreListedAndTheirTasksTimed) {
   EXPECT_FALSE(has(run_tool({"stats", good_}).out, "by label"));
 }
 
+// A label is bytes from the application: one that is not UTF-8 (byte 0xff) comes out
+// of every JSON lantern-trace writes as U+FFFD, so that JSON parsers read the file
+// (diff --json wrote the raw byte, which python3's json and nlohmann reject).
+TEST_F(Cli, ALabelThatIsNotUtf8IsValidJsonEverywhere) {
+  LabelTable names;
+  names.define(1, "bad\xff label");
+  names.define(2, "cut \xe2\x82");  // a multi-byte sequence cut short at the end
+  const auto events = testing::fork_join_events({.workers = 2, .events = 4'000, .seed = 8, .labels = 2});
+  const std::string path =
+      write("not_utf8.ltrace", testing::write_trace_bytes(testing::test_header(2), events, {}, &names));
+  const std::vector<std::pair<std::string, std::vector<std::string>>> commands = {
+      {"stats", {"stats", "--json", path}},
+      {"diff", {"diff", "--json", path, path}},
+      {"export", {"export", "--chrome", path, "-o", "-"}},
+  };
+  for (const auto& [what, args] : commands) {
+    const CommandResult r = run_tool(args);
+    ASSERT_EQ(r.exit_code, 0) << what << ": " << r.err;
+    EXPECT_TRUE(has(r.out, "\"bad\\ufffd label\"")) << what << ": " << r.out.substr(0, 2000);
+    EXPECT_TRUE(has(r.out, "\"cut \\ufffd\\ufffd\"")) << what << ": " << r.out.substr(0, 2000);
+    EXPECT_TRUE(nlohmann::json::accept(r.out)) << what;  // nlohmann checks UTF-8 too
+    const auto file = scratch_dir() / ("not_utf8_" + what + ".json");
+    testing::spit(file, r.out);
+    const std::string python =
+        "python3 -c 'import json, sys; json.loads(open(sys.argv[1], \"rb\").read())' " + testing::quote(file.string());
+    EXPECT_EQ(std::system(python.c_str()), 0) << what << ": python3's json rejects " << file;
+  }
+}
+
 TEST_F(Cli, TruncatedFileReportsProblemAndWhatWasRead) {
   const std::string truncated_line = "truncated at offset";
   CommandResult r = run_tool({"info", truncated_});
