@@ -23,6 +23,8 @@
 
 namespace lantern::analysis {
 
+// JsonOut writes one JSON text to `file` through a 1 MiB buffer; the caller writes the
+// punctuation (raw) between the values. flush() and failed() say whether `file` took it all.
 class JsonOut {
  public:
   explicit JsonOut(std::FILE* file) : file_(file) { buffer_.reserve(kFlushAt + 4096); }
