@@ -25,10 +25,11 @@ packages=(
 )
 
 # setup.sh --build: only what configuring and building needs (scripts/demo.sh), without
-# the packages that only running the tests needs: the fuzzer's clang, the Prometheus
-# server, the headless X server, spin, clang-format (about half of the whole download).
+# the packages that only the tests and benchmarks run: the fuzzer's clang, the Prometheus
+# server, the headless X server, spin, clang-format (about half of the whole download),
+# and cargo with rayon (the benchmarks' peer).
 if [ "${1:-}" = "--build" ]; then
-  tests_only=" clang libclang-rt-14-dev prometheus xvfb xauth spin clang-format "
+  tests_only=" clang libclang-rt-14-dev prometheus xvfb xauth spin clang-format cargo librust-rayon-dev "
   build=()
   for p in "${packages[@]}"; do
     [[ "$tests_only" == *" $p "* ]] || build+=("$p")
