@@ -131,7 +131,7 @@ int main(int argc, char** argv) {
   if (const auto exit = program.parse(argc, argv)) return *exit;
   const bool generated = path.empty();
   if (generated) {
-    path = "/tmp/lantern_viewer_bench_" + std::to_string(::getpid()) + ".ltrace";
+    path = "/tmp/lantern_viewer_bench_" + std::to_string(::getpid()) + ".trace";
     SyntheticOptions o;
     o.workers = workers;
     o.target_events = events;

@@ -1,19 +1,28 @@
 # SPDX-License-Identifier: Apache-2.0
 # The installed lantern package: every library an application links, exported as
-# lantern::core, lantern::trace_format, lantern::instrumentation, lantern::prometheus and
-# lantern::observe (and lantern::analysis / lantern::vocabulary where those exist): each
-# directory installs its own target into the lanternTargets export set. Here: a CMake
-# config that finds their dependencies, and lantern.pc for other builds.
+# lantern::core, lantern::vocabulary, lantern::trace_format, lantern::analysis,
+# lantern::instrumentation, lantern::prometheus and lantern::observe: each directory
+# installs its own target into the lanternTargets export set. Here: a CMake config that
+# finds their dependencies and offers each target as a component, lantern.pc for other
+# builds, and the documentation and Grafana dashboard under share/.
 #
 #   find_package(lantern REQUIRED)                        # CMake
+#   find_package(lantern REQUIRED COMPONENTS core observe prometheus)   # the same, checked
 #   target_link_libraries(app PRIVATE lantern::observe)   # everything, with one call
 #
-#   c++ -std=c++20 app.cpp $(pkg-config --cflags --libs lantern)   # anything else
+#   c++ app.cpp $(pkg-config --cflags --libs lantern)     # anything else (-std=c++20 included)
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
 set(LANTERN_CONFIG_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/lantern)
 get_property(LANTERN_PKG_DEPENDENCIES GLOBAL PROPERTY LANTERN_PKG_DEPENDENCIES)
+# The package's components: one for each exported target (lantern-config.cmake.in).
+set(LANTERN_PACKAGE_COMPONENTS "")
+foreach(component core vocabulary trace_format analysis instrumentation prometheus observe)
+  if(TARGET lantern_${component})
+    list(APPEND LANTERN_PACKAGE_COMPONENTS ${component})
+  endif()
+endforeach()
 set(LANTERN_PACKAGE_PROMETHEUS OFF)
 if(TARGET lantern_prometheus)
   set(LANTERN_PACKAGE_PROMETHEUS ON)
@@ -29,7 +38,9 @@ install(FILES ${PROJECT_BINARY_DIR}/lantern-config.cmake ${PROJECT_BINARY_DIR}/l
   DESTINATION ${LANTERN_CONFIG_DIR})
 
 # lantern.pc: the same libraries, dependents first (static archives), and the same
-# dependencies as pkg-config modules. The prefix is found relative to the .pc file, so an
+# dependencies as pkg-config modules. Cflags carry -std=c++20, as the CMake targets carry
+# cxx_std_20: the headers need C++20. An app on a later standard puts its own -std after
+# $(pkg-config --cflags lantern), since the last -std given wins. The prefix is found relative to the .pc file, so an
 # install moved or made with `cmake --install --prefix` still works.
 set(LANTERN_PC_LIBS "")
 set(LANTERN_PC_REQUIRES "")
@@ -59,3 +70,19 @@ install(FILES ${PROJECT_BINARY_DIR}/lantern.pc DESTINATION ${CMAKE_INSTALL_LIBDI
 # The licence travels with the package (share/doc/lantern/LICENSE), as Debian's packages
 # carry theirs.
 install(FILES ${PROJECT_SOURCE_DIR}/LICENSE DESTINATION ${CMAKE_INSTALL_DOCDIR})
+
+# The documentation of what is installed: the READMEs of the libraries and programs in
+# the source tree's layout under share/doc/lantern (exporters/prometheus/README.md is the
+# metrics reference), with the viewer's pictures the top README shows; and the Grafana
+# dashboard under share/lantern/grafana. bench/ and tests/ are not installed, nor their
+# READMEs.
+file(GLOB_RECURSE LANTERN_DOCS RELATIVE ${PROJECT_SOURCE_DIR} CONFIGURE_DEPENDS
+  ${PROJECT_SOURCE_DIR}/core/README.md ${PROJECT_SOURCE_DIR}/instrumentation/README.md
+  ${PROJECT_SOURCE_DIR}/exporters/README.md ${PROJECT_SOURCE_DIR}/viewer/README.md
+  ${PROJECT_SOURCE_DIR}/viewer/docs/*.png)
+foreach(doc README.md ${LANTERN_DOCS})
+  get_filename_component(doc_dir ${doc} DIRECTORY)
+  install(FILES ${PROJECT_SOURCE_DIR}/${doc} DESTINATION ${CMAKE_INSTALL_DOCDIR}/${doc_dir})
+endforeach()
+install(FILES ${PROJECT_SOURCE_DIR}/exporters/grafana/lantern-dashboard.json
+  DESTINATION ${CMAKE_INSTALL_DATADIR}/lantern/grafana)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# setup.sh - install the Debian 12 packages Lantern builds and tests with, if missing.
-# Uses sudo when not run as root. Safe to run again: it installs only what is missing.
+# setup.sh [--build] - install the Debian 12 packages Lantern builds and tests with, if
+# missing. Uses sudo when not run as root. Safe to run again: it installs only what is
+# missing.
 set -euo pipefail
 
 packages=(
@@ -23,6 +24,19 @@ packages=(
   python3-minimal                         # scripts/check_docs.py (the docs check)
   clang-format                            # scripts/format.sh (the house style, .clang-format)
 )
+
+# setup.sh --build: only what configuring and building needs (scripts/demo.sh), without
+# the packages that only the tests and benchmarks run: the fuzzer's clang, the Prometheus
+# server, the headless X server, spin, clang-format (about half of the whole download),
+# and cargo with rayon (the benchmarks' peer).
+if [ "${1:-}" = "--build" ]; then
+  tests_only=" clang libclang-rt-14-dev prometheus xvfb xauth spin clang-format cargo librust-rayon-dev "
+  build=()
+  for p in "${packages[@]}"; do
+    [[ "$tests_only" == *" $p "* ]] || build+=("$p")
+  done
+  packages=("${build[@]}")
+fi
 
 missing=()
 for p in "${packages[@]}"; do

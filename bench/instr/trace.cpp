@@ -21,7 +21,7 @@ void bench_trace(Context& ctx) {
   using lantern::instrumentation::TraceFileSink;
   const Workload& fib = workloads()[0];
   const std::string side = "trace, Recorder full, every push, " + std::to_string(ctx.workers) + " workers";
-  const fs::path path = fs::temp_directory_path() / ("lantern_instr_bench_" + std::to_string(getpid()) + ".ltrace");
+  const fs::path path = fs::temp_directory_path() / ("lantern_instr_bench_" + std::to_string(getpid()) + ".trace");
   Recorder recorder(ctx.workers, {.level = Level::full, .deque_push_sample = 1});
   Collector collector(recorder, {.min_period = kFastPeriod, .max_period = kFastPeriod});
   lantern::Scheduler pool({.workers = ctx.workers, .observer = &recorder});

@@ -156,7 +156,9 @@ TEST_P(Strategy, AnOutsideSignalWaitIsSuspectedWhenNoWorkerCanProgress) {
     });
     EXPECT_EQ(observer.reports.load(), 1) << state;
     EXPECT_EQ(observer.blocked_workers.load(), 1u) << state;  // the hook counts the waits
-    if (workers == 2) EXPECT_NE(state.find(" idle"), std::string::npos) << state;
+    if (workers == 2) {
+      EXPECT_NE(state.find(" idle"), std::string::npos) << state;
+    }
     from_main.set();
     waiter.get();
     pool.run([] {});

@@ -69,7 +69,8 @@ TEST_P(Strategy, AChainOfSpawnsStaysOnItsWorker) {
     ASSERT_EQ(steps, kLinks);
     const long steals = observer.steals.load() - before;
     worst = std::max(worst, steals);
-    per_pass += " " + std::to_string(steals);
+    per_pass += ' ';
+    per_pass += std::to_string(steals);
   }
   std::printf("steals per pass of %d chains of %d spawns:%s\n", kChains, kDepth, per_pass.c_str());
   EXPECT_LT(worst, kLinks / 100) << "the idle worker took links their owner was about to pop (steals per pass:"

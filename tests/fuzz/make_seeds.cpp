@@ -107,16 +107,16 @@ int main(int argc, char** argv) {
   newer_table.event_names = current_event_names();
   newer_table.event_names.push_back("future_event");
 
-  bool ok = save(dir, "header_only.ltrace", encode_header(h));
-  ok &= save(dir, "story_one_chunk.ltrace", trace(h, events, ChunkLimits{}));
-  ok &= save(dir, "story_small_chunks.ltrace", trace(h, events, ChunkLimits{64, 4}));
+  bool ok = save(dir, "header_only.trace", encode_header(h));
+  ok &= save(dir, "story_one_chunk.trace", trace(h, events, ChunkLimits{}));
+  ok &= save(dir, "story_small_chunks.trace", trace(h, events, ChunkLimits{64, 4}));
   const LabelTable labels = story_labels();
-  ok &= save(dir, "labels_one_chunk.ltrace", trace(h, events, ChunkLimits{}, &labels));
-  ok &= save(dir, "labels_small_chunks.ltrace", trace(h, events, ChunkLimits{64, 3}, &labels));
-  ok &= save(dir, "extremes.ltrace", trace(h, extreme, ChunkLimits{}));
-  ok &= save(dir, "newer_table.ltrace", trace(newer_table, events, ChunkLimits{64, 6}));
+  ok &= save(dir, "labels_one_chunk.trace", trace(h, events, ChunkLimits{}, &labels));
+  ok &= save(dir, "labels_small_chunks.trace", trace(h, events, ChunkLimits{64, 3}, &labels));
+  ok &= save(dir, "extremes.trace", trace(h, extreme, ChunkLimits{}));
+  ok &= save(dir, "newer_table.trace", trace(newer_table, events, ChunkLimits{64, 6}));
   auto cut = trace(h, events, ChunkLimits{64, 5});
   cut.resize(cut.size() - 7);
-  ok &= save(dir, "truncated.ltrace", cut);
+  ok &= save(dir, "truncated.trace", cut);
   return ok ? 0 : 1;
 }

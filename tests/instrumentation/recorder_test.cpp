@@ -200,7 +200,7 @@ TEST(Recorder, CountsTheSuspectedDeadlockReport) {
     // Also written to a trace file (kept in the test temp dir: `lantern-trace stats` on
     // it shows the "deadlock suspected" finding).
     auto sink = std::make_shared<lantern::instrumentation::TraceFileSink>(
-        ::testing::TempDir() + "lantern_deadlock.ltrace",
+        ::testing::TempDir() + "lantern_deadlock.trace",
         lantern::instrumentation::make_trace_header(pool, "recorder_test"));
     ASSERT_TRUE(sink->ok()) << sink->error();
     lantern::instrumentation::Collector collector(recorder);

@@ -79,7 +79,10 @@ Result run(const std::string& program, const std::vector<std::string>& args, con
   cmd += options.keep_display ? " env" : " env -u DISPLAY";
   cmd += " -u LANTERN_STREAM timeout -k 5 60 ";
   cmd += quote(program);
-  for (const auto& a : args) cmd += " " + quote(a);
+  for (const auto& a : args) {
+    cmd += ' ';
+    cmd += quote(a);
+  }
   cmd += " > " + quote(options.stdout_to.empty() ? base.string() + ".out" : options.stdout_to) + " 2> " +
          quote(base.string() + ".err") + " < /dev/null";
   const int status = std::system(cmd.c_str());
@@ -359,7 +362,7 @@ TEST(ProgramCli, RuntimeErrorsGoToStderr) {
 #endif
 #ifdef LANTERN_VIEW_BIN
   {
-    const std::string missing = (scratch() / "no-such.ltrace").string();
+    const std::string missing = (scratch() / "no-such.trace").string();
     const Result r = run(LANTERN_VIEW_BIN, {missing});
     EXPECT_NE(r.exit_code, 0);
     EXPECT_TRUE(has(r.err, "lantern-view: ")) << r.err;

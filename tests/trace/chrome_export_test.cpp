@@ -33,7 +33,7 @@ struct Exported {
 };
 
 Exported export_trace(const std::vector<std::uint8_t>& trace_bytes, const std::string& name, int expected_exit) {
-  const auto in = scratch_dir() / (name + ".ltrace");
+  const auto in = scratch_dir() / (name + ".trace");
   const auto out = scratch_dir() / (name + ".json");
   testing::spit(in, std::string(trace_bytes.begin(), trace_bytes.end()));
   const auto r = run_tool({"export", "--chrome", "--no-progress", in.string(), "-o", out.string()});
@@ -317,7 +317,7 @@ TEST(ChromeExport, AStoppedWorkersStatesEndAtItsStop) {
   EXPECT_EQ(last_end[3], 9000) << "worker 1's at its own";
   EXPECT_EQ(exported[1], (std::map<std::string, Ns>{{"idle", 1000}, {"active", 3000}}));
 
-  const auto in = scratch_dir() / "stopped.ltrace";
+  const auto in = scratch_dir() / "stopped.trace";
   const auto r = run_tool({"stats", "--json", "--no-progress", in.string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const json stats = json::parse(r.out);

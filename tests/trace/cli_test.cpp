@@ -27,10 +27,10 @@ class Cli : public ::testing::Test {
   static void SetUpTestSuite() {
     const auto events = testing::fork_join_events({.workers = 3, .events = 30'000, .seed = 4});
     bytes_ = testing::write_trace_bytes(testing::test_header(3), events, ChunkLimits{8192, 1000});
-    good_ = write("good.ltrace", bytes_);
+    good_ = write("good.trace", bytes_);
     cut_at_ = bytes_.size() - 1000;
-    truncated_ = write("truncated.ltrace", std::vector<std::uint8_t>(bytes_.begin(), bytes_.begin() + cut_at_));
-    garbage_ = write("garbage.ltrace", std::vector<std::uint8_t>(5000, 0x3C));
+    truncated_ = write("truncated.trace", std::vector<std::uint8_t>(bytes_.begin(), bytes_.begin() + cut_at_));
+    garbage_ = write("garbage.trace", std::vector<std::uint8_t>(5000, 0x3C));
   }
   static std::string write(const std::string& name, const std::vector<std::uint8_t>& bytes) {
     const auto path = scratch_dir() / name;
@@ -94,7 +94,7 @@ TEST_F(Cli, DroppedEventsAreShownByReason) {
   const std::uint64_t last = events.back().ticks;
   events.push_back(make_event(last + 1, 0, DroppedPayload{30, DropReason::ring_full}));
   events.push_back(make_event(last + 2, 1, DroppedPayload{500, DropReason::slow_viewer}));
-  const std::string path = write("drops.ltrace", testing::write_trace_bytes(testing::test_header(2), events));
+  const std::string path = write("drops.trace", testing::write_trace_bytes(testing::test_header(2), events));
   CommandResult r = run_tool({"info", path});
   EXPECT_TRUE(has(r.out, "dropped     530 events lost (2 markers); ring_full: 30; slow_viewer: 500")) << r.out;
   r = run_tool({"stats", path});
@@ -107,7 +107,7 @@ TEST_F(Cli, LabelsAreListedAndTheirTasksTimed) {
   const LabelTable names = testing::test_labels(4);
   const auto events = testing::fork_join_events({.workers = 2, .events = 20'000, .seed = 6, .labels = 4});
   const std::string path =
-      write("labels.ltrace", testing::write_trace_bytes(testing::test_header(2), events, {}, &names));
+      write("labels.trace", testing::write_trace_bytes(testing::test_header(2), events, {}, &names));
   CommandResult r = run_tool({"info", path});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(has(r.out, "labels      4 named")) << r.out;
@@ -124,6 +124,35 @@ TEST_F(Cli, LabelsAreListedAndTheirTasksTimed) {
   r = run_tool({"info", good_});
   EXPECT_TRUE(has(r.out, "labels      none")) << r.out;
   EXPECT_FALSE(has(run_tool({"stats", good_}).out, "by label"));
+}
+
+// A label is bytes from the application: one that is not UTF-8 (byte 0xff) comes out
+// of every JSON lantern-trace writes as U+FFFD, so that JSON parsers read the file
+// (diff --json wrote the raw byte, which python3's json and nlohmann reject).
+TEST_F(Cli, ALabelThatIsNotUtf8IsValidJsonEverywhere) {
+  LabelTable names;
+  names.define(1, "bad\xff label");
+  names.define(2, "cut \xe2\x82");  // a multi-byte sequence cut short at the end
+  const auto events = testing::fork_join_events({.workers = 2, .events = 4'000, .seed = 8, .labels = 2});
+  const std::string path =
+      write("not_utf8.trace", testing::write_trace_bytes(testing::test_header(2), events, {}, &names));
+  const std::vector<std::pair<std::string, std::vector<std::string>>> commands = {
+      {"stats", {"stats", "--json", path}},
+      {"diff", {"diff", "--json", path, path}},
+      {"export", {"export", "--chrome", path, "-o", "-"}},
+  };
+  for (const auto& [what, args] : commands) {
+    const CommandResult r = run_tool(args);
+    ASSERT_EQ(r.exit_code, 0) << what << ": " << r.err;
+    EXPECT_TRUE(has(r.out, "\"bad\\ufffd label\"")) << what << ": " << r.out.substr(0, 2000);
+    EXPECT_TRUE(has(r.out, "\"cut \\ufffd\\ufffd\"")) << what << ": " << r.out.substr(0, 2000);
+    EXPECT_TRUE(nlohmann::json::accept(r.out)) << what;  // nlohmann checks UTF-8 too
+    const auto file = scratch_dir() / ("not_utf8_" + what + ".json");
+    testing::spit(file, r.out);
+    const std::string python =
+        "python3 -c 'import json, sys; json.loads(open(sys.argv[1], \"rb\").read())' " + testing::quote(file.string());
+    EXPECT_EQ(std::system(python.c_str()), 0) << what << ": python3's json rejects " << file;
+  }
 }
 
 TEST_F(Cli, TruncatedFileReportsProblemAndWhatWasRead) {
@@ -158,7 +187,7 @@ TEST_F(Cli, CorruptChunkIsReportedWithItsOffset) {
   std::vector<std::uint8_t> bytes = bytes_;
   const std::uint32_t header = load_le<std::uint32_t>(bytes.data() + 12);
   bytes[header + kChunkHeaderBytes + 10] ^= 0x10;  // inside the first chunk's payload
-  const std::string path = write("flipped.ltrace", bytes);
+  const std::string path = write("flipped.trace", bytes);
   const CommandResult r = run_tool({"validate", path});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_TRUE(has(r.err, "corrupt chunk at offset " + std::to_string(header) + ": payload checksum mismatch")) << r.err;
@@ -173,7 +202,7 @@ TEST_F(Cli, ForeignAndNewerFilesAreNamedAsSuch) {
     EXPECT_EQ(r.exit_code, 1) << command;
     EXPECT_TRUE(has(r.out + r.err, "not a Lantern trace")) << command << r.out << r.err;
   }
-  const std::string empty = write("empty.ltrace", {});
+  const std::string empty = write("empty.trace", {});
   EXPECT_TRUE(has(run_tool({"validate", empty}).err, "it is empty"));
 
   auto as_version = [&](std::uint16_t version) {
@@ -184,12 +213,12 @@ TEST_F(Cli, ForeignAndNewerFilesAreNamedAsSuch) {
     return bytes;
   };
   const std::string ours = std::to_string(kFormatVersion), next = std::to_string(kFormatVersion + 1);
-  const CommandResult r = run_tool({"validate", write("newer.ltrace", as_version(kFormatVersion + 1))});
+  const CommandResult r = run_tool({"validate", write("newer.trace", as_version(kFormatVersion + 1))});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_TRUE(has(r.err, "needs format version " + next + "; this reader supports version " + ours)) << r.err;
   // A version-1 file (event ids before task labels) is refused, saying what to do.
   for (const char* command : {"info", "stats", "validate"}) {
-    const CommandResult old = run_tool({command, write("version1.ltrace", as_version(1))});
+    const CommandResult old = run_tool({command, write("version1.trace", as_version(1))});
     EXPECT_EQ(old.exit_code, 1) << command;
     EXPECT_TRUE(has(old.out + old.err, "format version 1")) << command << old.out << old.err;
     EXPECT_TRUE(has(old.out + old.err, "Record the trace again")) << command << old.out << old.err;
@@ -199,7 +228,7 @@ TEST_F(Cli, ForeignAndNewerFilesAreNamedAsSuch) {
 TEST_F(Cli, WorkersOutsideTheHeaderFailValidation) {
   TraceHeader h = testing::test_header(2);  // the events come from 3 workers
   const auto bytes = testing::write_trace_bytes(h, testing::fork_join_events({.workers = 3, .events = 3000}));
-  const CommandResult r = run_tool({"validate", write("workers.ltrace", bytes)});
+  const CommandResult r = run_tool({"validate", write("workers.trace", bytes)});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_TRUE(has(r.err, "workers the header does not have")) << r.err;
 }
@@ -214,21 +243,21 @@ TEST_F(Cli, WorkersAboveTheFormatsBoundFailValidation) {
         make_event(100 + i, 4500, StatePayload{WorkerState::idle, WorkerState::active, StateReason::found_work}));
   }
   TraceHeader many = testing::test_header(5000);
-  CommandResult r = run_tool({"validate", write("w5000.ltrace", testing::write_trace_bytes(many, events))});
+  CommandResult r = run_tool({"validate", write("w5000.trace", testing::write_trace_bytes(many, events))});
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_TRUE(has(r.err, "the header declares 5000 workers, more than a trace may have (4096)")) << r.err;
   EXPECT_TRUE(has(r.err, "4 events come from workers at or above the format's limit of 4096")) << r.err;
   TraceHeader unsaid = testing::test_header(0);  // 0: the writer did not say
-  r = run_tool({"validate", write("w0.ltrace", testing::write_trace_bytes(unsaid, events))});
+  r = run_tool({"validate", write("w0.trace", testing::write_trace_bytes(unsaid, events))});
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_TRUE(has(r.err, "4 events come from workers at or above the format's limit of 4096")) << r.err;
   // And what the others make of it: the same 4 events, rejected as damage.
-  r = run_tool({"info", write("w5000b.ltrace", testing::write_trace_bytes(many, events))});
+  r = run_tool({"info", write("w5000b.trace", testing::write_trace_bytes(many, events))});
   EXPECT_TRUE(has(r.out + r.err, "4 more events, as damage")) << r.out << r.err;
 }
 
 TEST_F(Cli, MissingFilesAndBadOptionsExitTwo) {
-  const std::string missing = (scratch_dir() / "no-such.ltrace").string();
+  const std::string missing = (scratch_dir() / "no-such.trace").string();
   for (const char* command : {"info", "stats", "validate"}) {
     const CommandResult r = run_tool({command, missing});
     EXPECT_EQ(r.exit_code, 2) << command;
@@ -298,7 +327,7 @@ TEST_F(Cli, PercentilesStayWithinTheSamples) {
       make_event(start + ns, 0, TaskEndPayload{task, false}),
       make_event(start + ns + 1, 0, StatePayload{WorkerState::active, WorkerState::idle, StateReason::stopping}),
   };
-  const std::string path = write("one_task.ltrace", testing::write_trace_bytes(header, events, {}, &names));
+  const std::string path = write("one_task.trace", testing::write_trace_bytes(header, events, {}, &names));
   CommandResult r = run_tool({"stats", path});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(has(r.out,
@@ -357,7 +386,7 @@ TEST_F(Cli, StatsAndDiffPrintOneShareForATraceThatStartsMidRun) {
     events.push_back(make_event(t, 3, PushPayload::into_lane(0x7f00'2000 + t, 1)));  // worker 3: pushes only
   }
   std::stable_sort(events.begin(), events.end(), [](const Event& a, const Event& b) { return a.worker < b.worker; });
-  const std::string path = write("mid_run.ltrace", testing::write_trace_bytes(testing::test_header(4), events));
+  const std::string path = write("mid_run.trace", testing::write_trace_bytes(testing::test_header(4), events));
 
   // stats --json: ticks per state and unknown; the share is of their sum (the span).
   CommandResult r = run_tool({"stats", "--json", path});
@@ -425,7 +454,7 @@ TEST_F(Cli, StatsAndDiffPrintOneShareForATraceThatStartsMidRun) {
 // ready wait comes from lane_pop events, recorded at level full only.
 TEST_F(Cli, NoSamplesSaysWhyFromTheHeadersLevel) {
   const auto events = level_events(Level::tasks, 9);
-  const std::string tasks = write_at_level("level_tasks.ltrace", events, Level::tasks);
+  const std::string tasks = write_at_level("level_tasks.trace", events, Level::tasks);
   CommandResult r = run_tool({"stats", tasks});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(has(r.out, "recorded at level tasks")) << r.out;
@@ -439,7 +468,7 @@ TEST_F(Cli, NoSamplesSaysWhyFromTheHeadersLevel) {
   EXPECT_TRUE(has(run_tool({"info", tasks}).out, "level       tasks (when recording started)"));
 
   // Recorded at level full, and still none: they did not happen.
-  const std::string full = write_at_level("level_full.ltrace", events, Level::full);
+  const std::string full = write_at_level("level_full.trace", events, Level::full);
   r = run_tool({"stats", full});
   EXPECT_TRUE(has(r.out,
                   "ready wait (lane_pop): no samples: none happened (the trace was recorded at level full, "
@@ -447,7 +476,7 @@ TEST_F(Cli, NoSamplesSaysWhyFromTheHeadersLevel) {
       << r.out;
 
   // A header that does not say its level (older traces) is not guessed at.
-  const std::string unsaid = write_at_level("level_unknown.ltrace", events, std::nullopt);
+  const std::string unsaid = write_at_level("level_unknown.trace", events, std::nullopt);
   r = run_tool({"stats", unsaid});
   EXPECT_TRUE(has(r.out,
                   "ready wait (lane_pop): no samples: no lane_pop events in the trace; they are recorded at level "
@@ -463,7 +492,7 @@ TEST_F(Cli, NoSamplesSaysWhyFromTheHeadersLevel) {
 // "0 tasks", where the Recorder's counters had thousands. Now: "-" with a line saying
 // from which level they are recorded (text), null (JSON), and diff the same.
 TEST_F(Cli, CountsTheLevelDoesNotRecordAreNotPrintedAsZero) {
-  const std::string states = write_at_level("level_states.ltrace", level_events(Level::states, 12), Level::states);
+  const std::string states = write_at_level("level_states.trace", level_events(Level::states, 12), Level::states);
   CommandResult r = run_tool({"stats", states});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::istringstream in(r.out.substr(r.out.find("time share by state")));
@@ -535,7 +564,7 @@ TEST_F(Cli, CountsTheLevelDoesNotRecordAreNotPrintedAsZero) {
 // An empty latency figure says why in diff too, as in stats: "-" in its cells and the
 // analysis' reason below the table (diff printed "0 ns" percentiles), a field in JSON.
 TEST_F(Cli, DiffSaysWhyAFigureIsEmpty) {
-  const std::string tasks = write_at_level("diff_level_tasks.ltrace", level_events(Level::tasks, 13), Level::tasks);
+  const std::string tasks = write_at_level("diff_level_tasks.trace", level_events(Level::tasks, 13), Level::tasks);
   CommandResult r = run_tool({"diff", tasks, good_});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::string table = r.out.substr(r.out.find("latency histograms"));
@@ -584,7 +613,7 @@ TEST_F(Cli, TasksPerLabelAreTheTasksBegunInEveryView) {
       make_event(10'000, 0, TaskBeginPayload{running, TaskSource::own_lane}),
       make_event(10'001, 0, TaskLabelPayload{running, 1}),  // never ends in the trace
   };
-  const std::string path = write("label_counts.ltrace", testing::write_trace_bytes(header, events, {}, &names));
+  const std::string path = write("label_counts.trace", testing::write_trace_bytes(header, events, {}, &names));
   CommandResult r = run_tool({"stats", "--json", path});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto stats = nlohmann::json::parse(r.out);
@@ -621,7 +650,7 @@ TEST_F(Cli, RejectedEventsAreCountedApartAndShown) {
   events.push_back(
       make_event(last + 2, 5000, StatePayload{WorkerState::idle, WorkerState::active, StateReason::woken}));
   TraceHeader header = testing::test_header(2);
-  const std::string path = write("rejected.ltrace", testing::write_trace_bytes(header, events));
+  const std::string path = write("rejected.trace", testing::write_trace_bytes(header, events));
   CommandResult r = run_tool({"stats", "--json", path});
   const auto stats = nlohmann::json::parse(r.out);
   const std::uint64_t kept = stats.at("events").get<std::uint64_t>();
@@ -646,13 +675,13 @@ TEST_F(Cli, ValidateChecksPayloadValues) {
   auto events = testing::fork_join_events({.workers = 2, .events = 2'000, .seed = 15});
   std::uint64_t last = 0;  // after every worker's last event: no clock runs backwards
   for (const Event& e : events) last = std::max(last, e.ticks);
-  const std::string clean = write("values_ok.ltrace", testing::write_trace_bytes(testing::test_header(2), events));
+  const std::string clean = write("values_ok.trace", testing::write_trace_bytes(testing::test_header(2), events));
   EXPECT_EQ(run_tool({"validate", clean}).exit_code, 0);
   events.push_back(
       make_event(last + 1, 1, StatePayload{WorkerState::idle, static_cast<WorkerState>(9), StateReason::woken}));
   events.push_back(make_event(last + 2, 0, StealPayload{1, static_cast<StealDistance>(77), TaskSource::stolen_deque}));
   events.push_back(make_event(last + 3, 0, WakePayload{1, static_cast<WakeCause>(5), 10}));
-  const std::string bad = write("values_bad.ltrace", testing::write_trace_bytes(testing::test_header(2), events));
+  const std::string bad = write("values_bad.trace", testing::write_trace_bytes(testing::test_header(2), events));
   const CommandResult r = run_tool({"validate", bad});
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_TRUE(has(r.err, "error: 3 events carry a value outside its table")) << r.err;

@@ -39,7 +39,7 @@ void expect_clean(const TraceContents& c) {
 
 TEST(RoundTrip, RandomEventsOfEveryTypeThroughAFile) {
   const std::vector<Event> events = random_events(200'000, 42);
-  const std::string path = temp_path("random.ltrace");
+  const std::string path = temp_path("random.trace");
   TraceWriter writer = TraceWriter::create(path, test_header(8));
   ASSERT_TRUE(writer.ok()) << writer.error()->message;
   // Odd batch sizes, so chunk boundaries fall anywhere relative to the batches.
@@ -264,11 +264,11 @@ TEST(Writer, InvalidTypesAreCountedNotWritten) {
 }
 
 TEST(Writer, ErrorsNameTheFileAndTheOsReason) {
-  TraceWriter w = TraceWriter::create("/nonexistent-dir/x.ltrace", test_header(1));
+  TraceWriter w = TraceWriter::create("/nonexistent-dir/x.trace", test_header(1));
   EXPECT_FALSE(w.ok());
   ASSERT_NE(w.error(), nullptr);
   EXPECT_EQ(w.error()->kind, TraceErrorKind::io);
-  EXPECT_NE(w.error()->message.find("/nonexistent-dir/x.ltrace"), std::string::npos);
+  EXPECT_NE(w.error()->message.find("/nonexistent-dir/x.trace"), std::string::npos);
   EXPECT_NE(w.error()->message.find("No such file or directory"), std::string::npos);
   EXPECT_FALSE(w.write(random_events(10, 1)));
   EXPECT_FALSE(w.flush());
@@ -322,10 +322,10 @@ TEST(Writer, SinkFailureIsStickyAndFlushCompletesAChunk) {
 }
 
 TEST(Reader, MissingFileAndDirectoryAreIoErrors) {
-  TraceContents c = read_trace("/nonexistent/trace.ltrace");
+  TraceContents c = read_trace("/nonexistent/trace.trace");
   ASSERT_EQ(c.problems.size(), 1u);
   EXPECT_EQ(c.problems[0].kind, TraceErrorKind::io);
-  EXPECT_NE(c.problems[0].message.find("/nonexistent/trace.ltrace"), std::string::npos);
+  EXPECT_NE(c.problems[0].message.find("/nonexistent/trace.trace"), std::string::npos);
   c = read_trace("/tmp");
   ASSERT_EQ(c.problems.size(), 1u);
   EXPECT_NE(c.problems[0].message.find("directory"), std::string::npos);

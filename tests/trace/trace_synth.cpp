@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // trace_synth.cpp - writes synthetic traces and measures the format's speed and size.
 //
-//   trace_synth --events 10000000 --workers 8 --out big.ltrace [--random] [--bench]
+//   trace_synth --events 10000000 --workers 8 --out big.trace [--random] [--bench]
 //
 // --bench times encoding (events -> chunks in memory), writing the file, and reading it
 // back with TraceReader, and prints bytes/event and events/s for each.

@@ -27,11 +27,11 @@ bool has_kind(const Model& m, trace::TraceErrorKind kind) {
 }
 
 TEST(BadInput, MissingFileNamesTheFileAndTheReason) {
-  auto s = Session::open_file("/nonexistent/dir/run.ltrace");
+  auto s = Session::open_file("/nonexistent/dir/run.trace");
   s->wait_until_finished();
   const Model& m = s->model();
   ASSERT_TRUE(m.has_trace_errors());
-  EXPECT_NE(m.trace_problems().front().message.find("/nonexistent/dir/run.ltrace"), std::string::npos);
+  EXPECT_NE(m.trace_problems().front().message.find("/nonexistent/dir/run.trace"), std::string::npos);
   EXPECT_NE(m.trace_problems().front().message.find("No such file"), std::string::npos);
   EXPECT_EQ(m.status().phase, SourceStatus::Phase::failed);
   EXPECT_TRUE(m.empty());

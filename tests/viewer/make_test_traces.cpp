@@ -1,23 +1,23 @@
 // SPDX-License-Identifier: Apache-2.0
 // make_test_traces.cpp - writes the traces the screenshot tests look at, into DIR:
-//   states.ltrace      3 workers with scripted states (each worker a different mix)
-//   steals.ltrace      the synthetic simulation, 4 workers on 2 sockets: steals everywhere
-//   one_worker.ltrace  the simulation with a single worker: nobody to steal from
-//   real.ltrace        a real Scheduler + Recorder run (fork-join, bursts) at level full
-//   real_default.ltrace the same (one round) at the Recorder's default level (default_level)
-//   real_states.ltrace  the same (one round) at level states: no task, steal or help events
-//   labels.ltrace      3 workers running labelled tasks (3 labels, some tasks unlabelled),
+//   states.trace      3 workers with scripted states (each worker a different mix)
+//   steals.trace      the synthetic simulation, 4 workers on 2 sockets: steals everywhere
+//   one_worker.trace  the simulation with a single worker: nobody to steal from
+//   real.trace        a real Scheduler + Recorder run (fork-join, bursts) at level full
+//   real_default.trace the same (one round) at the Recorder's default level (default_level)
+//   real_states.trace  the same (one round) at level states: no task, steal or help events
+//   labels.trace      3 workers running labelled tasks (3 labels, some tasks unlabelled),
 //                      with releases from task to task and IO submissions and completions
-//   truncated.ltrace   steals.ltrace cut in the middle of a chunk
-//   corrupt.ltrace     steals.ltrace with damaged bytes in a middle chunk
-//   newer.ltrace       steals.ltrace as written by a future format version (valid CRC)
-//   not_a_trace.ltrace a text file
-//   labels_b.ltrace    labels.ltrace changed: "render" 2.5x the others (which are shorter), worker 2
+//   truncated.trace   steals.trace cut in the middle of a chunk
+//   corrupt.trace     steals.trace with damaged bytes in a middle chunk
+//   newer.trace       steals.trace as written by a future format version (valid CRC)
+//   not_a_trace.trace a text file
+//   labels_b.trace    labels.trace changed: "render" 2.5x the others (which are shorter), worker 2
 //                      idle between tasks (the compare and diff tests' B)
-//   flood.ltrace       short tasks in clusters around one 4.07 ms task per worker (wide_slices)
-//   bursts.ltrace      2 s; worker 0 asleep but active 0.7% of the time in short bursts (state_mix)
-//   health.ltrace      long tasks: three on worker 0, one (the longest) on worker 1 (health_lists)
-//   lost_end.ltrace    a task whose end is in a damaged chunk, later tasks after it (damaged)
+//   flood.trace       short tasks in clusters around one 4.07 ms task per worker (wide_slices)
+//   bursts.trace      2 s; worker 0 asleep but active 0.7% of the time in short bursts (state_mix)
+//   health.trace      long tasks: three on worker 0, one (the longest) on worker 1 (health_lists)
+//   lost_end.trace    a task whose end is in a damaged chunk, later tasks after it (damaged)
 #include <lantern/instrumentation/collector.hpp>
 #include <lantern/instrumentation/recorder.hpp>
 #include <lantern/instrumentation/trace_sinks.hpp>
@@ -375,17 +375,17 @@ int main(int argc, char** argv) {
   const auto newer = as_newer_version(good);
   const std::string text = "this is not a trace\n";
   const bool ok =
-      write_bytes(dir + "/states.ltrace", states_trace()) && write_bytes(dir + "/steals.ltrace", good) &&
-      write_bytes(dir + "/one_worker.ltrace", viewer::synthetic_trace_bytes(one)) &&
-      write_bytes(dir + "/truncated.ltrace", truncated) && write_bytes(dir + "/corrupt.ltrace", corrupt) &&
-      write_bytes(dir + "/newer.ltrace", newer) && write_bytes(dir + "/labels.ltrace", labels_trace()) &&
-      write_bytes(dir + "/labels_b.ltrace", labels_trace(true)) && write_bytes(dir + "/flood.ltrace", flood_trace()) &&
-      write_bytes(dir + "/bursts.ltrace", bursts_trace()) && write_bytes(dir + "/lost_end.ltrace", lost_end_trace()) &&
-      write_bytes(dir + "/health.ltrace", health_trace()) &&
-      write_bytes(dir + "/not_a_trace.ltrace", std::vector<std::uint8_t>(text.begin(), text.end())) &&
-      real_trace(dir + "/real.ltrace") &&
-      real_trace(dir + "/real_default.ltrace", instrumentation::RecorderOptions{}.level, 1) &&
-      real_trace(dir + "/real_states.ltrace", trace::Level::states, 1);
+      write_bytes(dir + "/states.trace", states_trace()) && write_bytes(dir + "/steals.trace", good) &&
+      write_bytes(dir + "/one_worker.trace", viewer::synthetic_trace_bytes(one)) &&
+      write_bytes(dir + "/truncated.trace", truncated) && write_bytes(dir + "/corrupt.trace", corrupt) &&
+      write_bytes(dir + "/newer.trace", newer) && write_bytes(dir + "/labels.trace", labels_trace()) &&
+      write_bytes(dir + "/labels_b.trace", labels_trace(true)) && write_bytes(dir + "/flood.trace", flood_trace()) &&
+      write_bytes(dir + "/bursts.trace", bursts_trace()) && write_bytes(dir + "/lost_end.trace", lost_end_trace()) &&
+      write_bytes(dir + "/health.trace", health_trace()) &&
+      write_bytes(dir + "/not_a_trace.trace", std::vector<std::uint8_t>(text.begin(), text.end())) &&
+      real_trace(dir + "/real.trace") &&
+      real_trace(dir + "/real_default.trace", instrumentation::RecorderOptions{}.level, 1) &&
+      real_trace(dir + "/real_states.trace", trace::Level::states, 1);
   if (!ok) {
     std::fprintf(stderr, "make_test_traces: cannot write the traces into %s\n", dir.c_str());
     return 1;

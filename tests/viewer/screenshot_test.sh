@@ -53,9 +53,9 @@ expect_ok() {
 
 case "$scenario" in
   lanes_scripted | lanes_synthetic | lanes_real)
-    trace="$traces/${scenario#lanes_}.ltrace"
-    [ "$scenario" = lanes_scripted ] && trace="$traces/states.ltrace"
-    [ "$scenario" = lanes_synthetic ] && trace="$traces/steals.ltrace"
+    trace="$traces/${scenario#lanes_}.trace"
+    [ "$scenario" = lanes_scripted ] && trace="$traces/states.trace"
+    [ "$scenario" = lanes_synthetic ] && trace="$traces/steals.trace"
     shot "$scenario" "$trace" --view timeline --size 1400x700
     expect_ok "$scenario"
     "$check" lanes "$work/$scenario.png" "$work/$scenario.layout" "$trace"
@@ -65,32 +65,32 @@ case "$scenario" in
     "$check" lanes "$work/$scenario-zoom.png" "$work/$scenario-zoom.layout" "$trace"
     ;;
   matrix_steals)
-    shot matrix_steals "$traces/steals.ltrace" --view steals --size 1000x600
+    shot matrix_steals "$traces/steals.trace" --view steals --size 1000x600
     expect_ok matrix_steals
-    "$check" matrix "$work/matrix_steals.png" "$work/matrix_steals.layout" "$traces/steals.ltrace" nonempty
+    "$check" matrix "$work/matrix_steals.png" "$work/matrix_steals.layout" "$traces/steals.trace" nonempty
     ;;
   matrix_one_worker)
-    shot matrix_one_worker "$traces/one_worker.ltrace" --view steals --size 1000x600
+    shot matrix_one_worker "$traces/one_worker.trace" --view steals --size 1000x600
     expect_ok matrix_one_worker
-    "$check" matrix "$work/matrix_one_worker.png" "$work/matrix_one_worker.layout" "$traces/one_worker.ltrace" empty
+    "$check" matrix "$work/matrix_one_worker.png" "$work/matrix_one_worker.layout" "$traces/one_worker.trace" empty
     ;;
   labels)
     # Labelled tasks: legend swatches in each label's colour, task rows in those colours,
     # release arrows; whole trace and zoomed in (names drawn on the slices).
-    shot labels "$traces/labels.ltrace" --view timeline --size 1400x600
+    shot labels "$traces/labels.trace" --view timeline --size 1400x600
     expect_ok labels
-    "$check" labels "$work/labels.png" "$work/labels.layout" "$traces/labels.ltrace"
-    shot labels-zoom "$traces/labels.ltrace" --view timeline --size 1400x600 --at 4ms --window 2ms
+    "$check" labels "$work/labels.png" "$work/labels.layout" "$traces/labels.trace"
+    shot labels-zoom "$traces/labels.trace" --view timeline --size 1400x600 --at 4ms --window 2ms
     expect_ok labels-zoom
-    "$check" labels "$work/labels-zoom.png" "$work/labels-zoom.layout" "$traces/labels.ltrace"
+    "$check" labels "$work/labels-zoom.png" "$work/labels-zoom.layout" "$traces/labels.trace"
     # Every view renders with labels, releases and IO (the plots gain "releases / s").
-    shot labels-all "$traces/labels.ltrace" --size 1600x1000
+    shot labels-all "$traces/labels.trace" --size 1600x1000
     expect_ok labels-all
     ;;
   bad_input)
     # Every bad input: a picture with the message, exit status 3, never a crash.
     # A file that cannot be opened: the error on stderr, exit 3, no window.
-    for missing in "$traces/missing.ltrace" "$traces"; do
+    for missing in "$traces/missing.trace" "$traces"; do
       set +e
       "$view" "$missing" > "$work/unreadable.out" 2> "$work/unreadable.err" < /dev/null
       status=$?
@@ -102,23 +102,23 @@ case "$scenario" in
     grep -q "No such file" "$work/unreadable.err" && { echo "FAIL: a directory reported as missing"; exit 1; }
     # --window 0 and --at past the end are refused with a message (exit 2).
     for args in "--window 0" "--window 0ms" "--at 5s"; do
-      shot refused "$traces/states.ltrace" $args
+      shot refused "$traces/states.trace" $args
       [ "$status" -eq 2 ] || { echo "FAIL: $args: exit status $status, expected 2"; exit 1; }
       grep -q "lantern-view: --" "$work/refused.log" || { echo "FAIL: $args refused without a message"; exit 1; }
     done
     for bad in truncated corrupt newer not_a_trace; do
-      shot "bad_$bad" "$traces/$bad.ltrace"
+      shot "bad_$bad" "$traces/$bad.trace"
       if [ "$status" -ne 3 ]; then
-        echo "FAIL: $bad.ltrace: exit status $status, expected 3 (trace problems)"
+        echo "FAIL: $bad.trace: exit status $status, expected 3 (trace problems)"
         exit 1
       fi
-      [ -s "$work/bad_$bad.png" ] || { echo "FAIL: no picture for $bad.ltrace"; exit 1; }
+      [ -s "$work/bad_$bad.png" ] || { echo "FAIL: no picture for $bad.trace"; exit 1; }
     done
     grep -q "newer" "$work/bad_newer.log" || grep -qi "version" "$work/bad_newer.log" ||
       { echo "FAIL: the newer-version message does not mention the version"; exit 1; }
     grep -qi "truncat\|ends inside" "$work/bad_truncated.log" || { echo "FAIL: truncation not reported"; exit 1; }
-    shot bad_missing "$traces/missing.ltrace"
-    [ "$status" -eq 3 ] || { echo "FAIL: missing.ltrace: exit status $status, expected 3"; exit 1; }
+    shot bad_missing "$traces/missing.trace"
+    [ "$status" -eq 3 ] || { echo "FAIL: missing.trace: exit status $status, expected 3"; exit 1; }
     grep -q "No such file" "$work/bad_missing.log" || { echo "FAIL: a missing file is not named as such"; exit 1; }
     # What could be read is still shown: the truncated trace has events.
     grep -Eq ": [1-9][0-9,]* events" "$work/bad_truncated.log" || { echo "FAIL: the truncated trace shows no events"; exit 1; }
@@ -159,39 +159,39 @@ case "$scenario" in
   wide_slices)
     # A 4.07 ms task right after a cluster of 1 us tasks is drawn by itself, in its
     # own colour, with its name; zoomed out (whole trace) and at --at/--window.
-    shot wide "$traces/flood.ltrace" --view timeline --size 1400x500
+    shot wide "$traces/flood.trace" --view timeline --size 1400x500
     expect_ok wide
-    "$check" wide "$work/wide.png" "$work/wide.layout" "$traces/flood.ltrace"
-    shot wide-zoom "$traces/flood.ltrace" --view timeline --size 1400x500 --at 6.5ms --window 6ms
+    "$check" wide "$work/wide.png" "$work/wide.layout" "$traces/flood.trace"
+    shot wide-zoom "$traces/flood.trace" --view timeline --size 1400x500 --at 6.5ms --window 6ms
     expect_ok wide-zoom
-    "$check" wide "$work/wide-zoom.png" "$work/wide-zoom.layout" "$traces/flood.ltrace"
+    "$check" wide "$work/wide-zoom.png" "$work/wide-zoom.layout" "$traces/flood.trace"
     ;;
   state_mix)
     # 2 s zoomed out: a worker active 0.7% of the time in short bursts shows them.
     for size in 1400x500 1024x640; do
-      shot "mix-$size" "$traces/bursts.ltrace" --view timeline --size "$size"
+      shot "mix-$size" "$traces/bursts.trace" --view timeline --size "$size"
       expect_ok "mix-$size"
-      "$check" mix "$work/mix-$size.png" "$work/mix-$size.layout" "$traces/bursts.ltrace"
-      "$check" lanes "$work/mix-$size.png" "$work/mix-$size.layout" "$traces/bursts.ltrace"
+      "$check" mix "$work/mix-$size.png" "$work/mix-$size.layout" "$traces/bursts.trace"
+      "$check" lanes "$work/mix-$size.png" "$work/mix-$size.layout" "$traces/bursts.trace"
     done
     ;;
   damaged)
     # A damaged trace is not called fine in green; a task whose end was in the
     # damaged chunk stops where the record does, drawn open-ended.
-    shot damaged_health "$traces/lost_end.ltrace" --view health --size 1024x640
+    shot damaged_health "$traces/lost_end.trace" --view health --size 1024x640
     [ "$status" -eq 3 ] || { echo "FAIL: exit status $status, expected 3"; exit 1; }
-    "$check" damaged "$work/damaged_health.png" "$work/damaged_health.layout" "$traces/lost_end.ltrace"
-    shot damaged_all "$traces/corrupt.ltrace" --size 1600x900
+    "$check" damaged "$work/damaged_health.png" "$work/damaged_health.layout" "$traces/lost_end.trace"
+    shot damaged_all "$traces/corrupt.trace" --size 1600x900
     [ "$status" -eq 3 ] || { echo "FAIL: exit status $status, expected 3"; exit 1; }
-    shot lost_end "$traces/lost_end.ltrace" --view timeline --size 1400x500
+    shot lost_end "$traces/lost_end.trace" --view timeline --size 1400x500
     [ "$status" -eq 3 ] || { echo "FAIL: exit status $status, expected 3"; exit 1; }
-    "$check" lost_end "$work/lost_end.png" "$work/lost_end.layout" "$traces/lost_end.ltrace"
+    "$check" lost_end "$work/lost_end.png" "$work/lost_end.layout" "$traces/lost_end.trace"
     ;;
   loading)
     # The trace arrives through a pipe in two parts; the viewer draws frames while
     # it loads (a picture of the first one with data: progress shown), and when loading
     # ends it shows the whole trace, not what had arrived by the first frame.
-    trace="$traces/steals.ltrace"
+    trace="$traces/steals.trace"
     fifo="$work/loading.fifo"
     rm -f "$fifo" "$work/loading-first.png" "$work/loading.status"
     mkfifo "$fifo"
@@ -226,14 +226,14 @@ case "$scenario" in
     # its panel, distinct legend colours; toggling the task colouring moves no lane.
     for size in 1600x900 1024x640; do
       for v in latency steals; do
-        shot "layout-$v-$size" "$traces/real.ltrace" --view "$v" --size "$size"
+        shot "layout-$v-$size" "$traces/real.trace" --view "$v" --size "$size"
         expect_ok "layout-$v-$size"
-        "$check" layout "$work/layout-$v-$size.png" "$work/layout-$v-$size.layout" "$traces/real.ltrace"
+        "$check" layout "$work/layout-$v-$size.png" "$work/layout-$v-$size.layout" "$traces/real.trace"
       done
       for how in label source; do
-        shot "layout-$how-$size" "$traces/labels.ltrace" --size "$size" --task-colours "$how"
+        shot "layout-$how-$size" "$traces/labels.trace" --size "$size" --task-colours "$how"
         expect_ok "layout-$how-$size"
-        "$check" layout "$work/layout-$how-$size.png" "$work/layout-$how-$size.layout" "$traces/labels.ltrace"
+        "$check" layout "$work/layout-$how-$size.png" "$work/layout-$how-$size.layout" "$traces/labels.trace"
         grep '^lane_band' "$work/layout-$how-$size.layout" > "$work/layout-$how-$size.lanes"
       done
       cmp -s "$work/layout-label-$size.lanes" "$work/layout-source-$size.lanes" ||
@@ -244,9 +244,9 @@ case "$scenario" in
   health_lists)
     # Findings grouped per worker with a count, sorted by time (default) or by
     # duration; long tasks named by label and id.
-    shot health_time "$traces/health.ltrace" --view health --size 1024x640
+    shot health_time "$traces/health.trace" --view health --size 1024x640
     expect_ok health_time
-    shot health_duration "$traces/health.ltrace" --view health --size 1024x640 --health-sort duration
+    shot health_duration "$traces/health.trace" --view health --size 1024x640 --health-sort duration
     expect_ok health_duration
     rows() { awk '$1 == "health_row" && $2 == 0 {printf "w%s@%.0fms/%.0fms ", $3, $4 / 1000, $5 / 1000}' "$work/$1.layout"; }
     groups() { awk '$1 == "health_group" && $2 == 0 {printf "w%s(%s) ", $3, $4}' "$work/$1.layout"; }
@@ -259,7 +259,7 @@ case "$scenario" in
       { echo "FAIL: not sorted by duration"; exit 1; }
     # The playhead hides what comes after it here too: at 30 ms only worker 0's first long
     # task had ended; worker 1's is going on (20 ms so far). The whole trace has 4.
-    shot health_at "$traces/health.ltrace" --view health --size 1024x640 --at 30ms
+    shot health_at "$traces/health.trace" --view health --size 1024x640 --at 30ms
     expect_ok health_at
     total() { awk '$1 == "health_total" {print $2 "/" $3}' "$work/$1.layout" | tail -1; }
     echo "at 30 ms: rows $(rows health_at) total $(total health_at); whole trace: total $(total health_time)"
@@ -270,7 +270,7 @@ case "$scenario" in
   default_level)
     # At the Recorder's default level every panel has data, or says which level
     # it needs and how to ask for it (queue depth and ready wait: lane pops, 'full').
-    trace="$traces/real_default.ltrace"
+    trace="$traces/real_default.trace"
     shot default_all "$trace" --size 1600x900
     expect_ok default_all
     shot default_latency "$trace" --view latency --size 1024x640
@@ -284,7 +284,7 @@ case "$scenario" in
     # task, steal or help events) the steal panel, the rate plots and the Compare view say
     # "not recorded" and why (Analysis::counted, no_samples_reason); an empty latency
     # figure in the Compare view says why too. B (level full) has every count.
-    states="$traces/real_states.ltrace" full="$traces/real.ltrace"
+    states="$traces/real_states.trace" full="$traces/real.trace"
     shot nr_steals "$states" --view steals --size 1000x600
     expect_ok nr_steals
     grep -q '^not_recorded 1 1 ' "$work/nr_steals.layout" || { echo "FAIL: the steal panel shows steals and helps as counts"; exit 1; }
@@ -308,7 +308,7 @@ case "$scenario" in
     ;;
   numbers)
     # The badge, the stdout summary and the Health panel count the same warnings.
-    shot numbers "$traces/steals.ltrace" --size 1600x900
+    shot numbers "$traces/steals.trace" --size 1600x900
     expect_ok numbers
     badge=$(awk '$1 == "badge_warnings" {print $2}' "$work/numbers.layout" | tail -1)
     health=$(awk '$1 == "health_warnings" {print $3}' "$work/numbers.layout" | tail -1)
@@ -321,7 +321,7 @@ case "$scenario" in
   compare)
     # lantern-trace diff (table and JSON) and lantern-view --compare show the one
     # comparison: the same notable differences, the ones the trace pair was built with.
-    a="$traces/labels.ltrace" b="$traces/labels_b.ltrace"
+    a="$traces/labels.trace" b="$traces/labels_b.trace"
     "$lantern_trace" diff "$a" "$b" > "$work/diff.txt"
     cat "$work/diff.txt"
     "$lantern_trace" diff --json "$a" "$b" > "$work/diff.json"
@@ -347,14 +347,14 @@ print(n + 2 * lat)  # the viewer shows a latency row per run
     expect_ok compare-small
     # Bad input to diff: a missing file is an error on stderr, exit 2.
     set +e
-    "$lantern_trace" diff "$a" "$traces/missing.ltrace" > /dev/null 2> "$work/diff.err"
+    "$lantern_trace" diff "$a" "$traces/missing.trace" > /dev/null 2> "$work/diff.err"
     status=$?
     set -e
-    [ "$status" -eq 2 ] && grep -q "missing.ltrace" "$work/diff.err" || { echo "FAIL: diff of a missing file: exit $status"; exit 1; }
+    [ "$status" -eq 2 ] && grep -q "missing.trace" "$work/diff.err" || { echo "FAIL: diff of a missing file: exit $status"; exit 1; }
     ;;
   all_views)
     for v in all timeline steals plots latency health; do
-      shot "view_$v" "$traces/real.ltrace" --view "$v"
+      shot "view_$v" "$traces/real.trace" --view "$v"
       expect_ok "view_$v"
     done
     ;;

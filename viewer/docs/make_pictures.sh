@@ -20,7 +20,7 @@ command -v xvfb-run > /dev/null || { echo "make_pictures: needs xvfb-run (apt-ge
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-trace=$work/run.ltrace
+trace=$work/run.trace
 # Four workers on a synthetic two-socket layout (so steals have distances), every event
 # recorded (full level, rings large enough that nothing is dropped): fib(27), bursts of
 # submitted tasks with idle gaps, and a flooded worker.
@@ -36,7 +36,7 @@ shot() {  # shot NAME TRACE [lantern-view options...]
   xvfb-run -a -f "$work/xauth" "$view" --screenshot "$out/$name.png" "$@" "$file"
 }
 shot overview "$trace" --at 20ms --window 20ms
-shot timeline_steals "$work/steals.ltrace" --view timeline --size 1400x560 --at 22.1ms --window 150us
+shot timeline_steals "$work/steals.trace" --view timeline --size 1400x560 --at 22.1ms --window 150us
 shot steal_matrix "$trace" --view steals --size 1000x480
 shot latency "$trace" --view latency --size 1000x560
 # Task labels and releases: the lantern_demo's pipelines (parse -> render -> compress,
@@ -45,17 +45,17 @@ shot latency "$trace" --view latency --size 1000x560
 demo_full=$build/examples/lantern_demo
 trace_tool=$build/instrumentation/tools/lantern_trace/lantern-trace
 if [ -x "$demo_full" ] && [ -x "$trace_tool" ]; then
-  (cd "$work" && "$demo_full" --quick --no-view --no-metrics --trace "$work/demo.ltrace" --level full > /dev/null)
-  "$trace_tool" export --chrome "$work/demo.ltrace" -o "$work/demo.json" > /dev/null
+  (cd "$work" && "$demo_full" --quick --no-view --no-metrics --trace "$work/demo.trace" --level full > /dev/null)
+  "$trace_tool" export --chrome "$work/demo.trace" -o "$work/demo.json" > /dev/null
   at=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); e=d["traceEvents"] if isinstance(d,dict) else d; t=[x["ts"] for x in e if x.get("name")=="compress"]; print("%.1fus" % max(t))' "$work/demo.json")
-  shot labels "$work/demo.ltrace" --view timeline --size 1400x300 --at "$at" --window 3.4ms
+  shot labels "$work/demo.trace" --view timeline --size 1400x300 --at "$at" --window 3.4ms
   # Two runs compared: the same demo under the two sleep strategies (lantern-view A
   # --compare B; lantern-trace diff A B prints the same comparison).
   (cd "$work" && "$demo_full" --quick --no-view --no-metrics --workers 4 --topology "2 sockets x 2 cores" \
-     --trace "$work/io_uring.ltrace" --sleep io_uring > /dev/null)
+     --trace "$work/io_uring.trace" --sleep io_uring > /dev/null)
   (cd "$work" && "$demo_full" --quick --no-view --no-metrics --workers 4 --topology "2 sockets x 2 cores" \
-     --trace "$work/condvar.ltrace" --sleep condvar > /dev/null)
-  shot compare "$work/io_uring.ltrace" --compare "$work/condvar.ltrace" --size 1600x900
-  "$trace_tool" diff --notable "$work/io_uring.ltrace" "$work/condvar.ltrace" > "$out/compare.txt" || true
+     --trace "$work/condvar.trace" --sleep condvar > /dev/null)
+  shot compare "$work/io_uring.trace" --compare "$work/condvar.trace" --size 1600x900
+  "$trace_tool" diff --notable "$work/io_uring.trace" "$work/condvar.trace" > "$out/compare.txt" || true
 fi
 echo "make_pictures: wrote $out/{overview,timeline_steals,steal_matrix,latency,labels,compare}.png"

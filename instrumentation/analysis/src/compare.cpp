@@ -2,6 +2,8 @@
 // compare.cpp - the one comparison of two runs (see compare.hpp).
 #include "lantern/analysis/compare.hpp"
 
+#include "lantern/analysis/json_out.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -176,44 +178,30 @@ std::string ratio_text(double r) {
   return buf;
 }
 
-void json_string(std::FILE* out, const std::string& s) {
-  std::fputc('"', out);
-  for (const char ch : s) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (c == '"' || c == '\\')
-      std::fprintf(out, "\\%c", ch);
-    else if (c < 0x20)
-      std::fprintf(out, "\\u%04x", c);
-    else
-      std::fputc(ch, out);
-  }
-  std::fputc('"', out);
-}
-
-void json_count(std::FILE* out, const Count& n) {
+void json_count(JsonOut& j, const Count& n) {
   if (n)
-    std::fprintf(out, "%llu", static_cast<unsigned long long>(*n));
+    j.u64(*n);
   else
-    std::fputs("null", out);
+    j.raw("null");
 }
 
 // json_figures: a side's figures; `tasks` (label rows): the tasks begun (null: not
 // recorded); no_samples: why a side has none.
-void json_figures(std::FILE* out, const SideFigures& f, const Count* tasks = nullptr) {
-  std::fputc('{', out);
+void json_figures(JsonOut& j, const SideFigures& f, const Count* tasks = nullptr) {
+  j.raw("{");
   if (tasks) {
-    std::fputs("\"tasks\": ", out);
-    json_count(out, *tasks);
-    std::fputs(", ", out);
+    j.raw("\"tasks\": ");
+    json_count(j, *tasks);
+    j.raw(", ");
   }
-  std::fprintf(
-      out, "\"count\": %llu, \"mean_ns\": %.1f, \"p50_ns\": %.1f, \"p90_ns\": %.1f, \"p99_ns\": %.1f, \"max_ns\": %.1f",
-      static_cast<unsigned long long>(f.count), f.mean_ns, f.p50_ns, f.p90_ns, f.p99_ns, f.max_ns);
-  if (f.count == 0 && !f.no_samples.empty()) {
-    std::fputs(", \"no_samples\": ", out);
-    json_string(out, f.no_samples);
-  }
-  std::fputc('}', out);
+  j.raw("\"count\": ").u64(f.count);
+  j.raw(", \"mean_ns\": ").fixed(f.mean_ns, 1);
+  j.raw(", \"p50_ns\": ").fixed(f.p50_ns, 1);
+  j.raw(", \"p90_ns\": ").fixed(f.p90_ns, 1);
+  j.raw(", \"p99_ns\": ").fixed(f.p99_ns, 1);
+  j.raw(", \"max_ns\": ").fixed(f.max_ns, 1);
+  if (f.count == 0 && !f.no_samples.empty()) j.raw(", \"no_samples\": ").string(f.no_samples);
+  j.raw("}");
 }
 
 void write_run(std::FILE* out, const char* side, const Comparison::Run& r) {
@@ -281,73 +269,67 @@ void write_table(std::FILE* out, const Comparison& c, bool notable_only) {
 }
 
 void write_json(std::FILE* out, const Comparison& c) {
+  JsonOut j(out);
   auto run = [&](const char* key, const Comparison::Run& r) {
-    std::fprintf(out, "  \"%s\": {\"name\": ", key);
-    json_string(out, r.name);
-    std::fprintf(out, ", \"workers\": %u, \"events\": %llu, \"duration_ns\": %.1f, \"tasks\": ", r.workers,
-                 static_cast<unsigned long long>(r.events), r.duration_ns);
-    json_count(out, r.tasks);
-    std::fputs(", \"steals\": ", out);
-    json_count(out, r.steals);
-    if (!r.tasks) {
-      std::fputs(", \"tasks_not_recorded\": ", out);
-      json_string(out, r.tasks_not_recorded);
-    }
-    if (!r.steals) {
-      std::fputs(", \"steals_not_recorded\": ", out);
-      json_string(out, r.steals_not_recorded);
-    }
-    std::fputs("},\n", out);
+    j.raw("  \"").raw(key).raw("\": {\"name\": ").string(r.name);
+    j.raw(", \"workers\": ").u64(r.workers).raw(", \"events\": ").u64(r.events);
+    j.raw(", \"duration_ns\": ").fixed(r.duration_ns, 1).raw(", \"tasks\": ");
+    json_count(j, r.tasks);
+    j.raw(", \"steals\": ");
+    json_count(j, r.steals);
+    if (!r.tasks) j.raw(", \"tasks_not_recorded\": ").string(r.tasks_not_recorded);
+    if (!r.steals) j.raw(", \"steals_not_recorded\": ").string(r.steals_not_recorded);
+    j.raw("},\n");
   };
-  std::fprintf(out, "{\n");
+  // row: the separator before the i-th row of an array.
+  auto row = [&](std::size_t i) -> JsonOut& { return j.raw(i ? ",\n    {" : "\n    {"); };
+  j.raw("{\n");
   run("a", c.a);
   run("b", c.b);
-  std::fprintf(out, "  \"notable\": %zu,\n  \"state_shares\": [", c.notable_count());
+  j.raw("  \"notable\": ").u64(c.notable_count()).raw(",\n  \"state_shares\": [");
   for (std::size_t i = 0; i < c.state_shares.size(); ++i) {
     const auto& r = c.state_shares[i];
-    std::fprintf(out, "%s\n    {\"worker\": %u, \"state\": \"%s\", \"a\": %.6f, \"b\": %.6f, \"notable\": %s}",
-                 i ? "," : "", r.worker, std::string(state_slot_name(r.state)).c_str(), r.a, r.b,
-                 r.notable ? "true" : "false");
+    row(i).raw("\"worker\": ").u64(r.worker).raw(", \"state\": ").string(state_slot_name(r.state));
+    j.raw(", \"a\": ").fixed(r.a, 6).raw(", \"b\": ").fixed(r.b, 6);
+    j.raw(", \"notable\": ").boolean(r.notable).raw("}");
   }
-  std::fprintf(out, "\n  ],\n  \"task_durations\": [");
+  j.raw("\n  ],\n  \"task_durations\": [");
   for (std::size_t i = 0; i < c.durations.size(); ++i) {
     const auto& r = c.durations[i];
-    std::fprintf(out, "%s\n    {\"label\": ", i ? "," : "");
-    json_string(out, r.name);
-    std::fprintf(out, ", \"a\": ");
-    json_figures(out, r.a, &r.tasks_a);
-    std::fprintf(out, ", \"b\": ");
-    json_figures(out, r.b, &r.tasks_b);
-    std::fprintf(out, ", \"ratio\": %.4f, \"notable\": %s}", r.ratio, r.notable ? "true" : "false");
+    row(i).raw("\"label\": ").string(r.name).raw(", \"a\": ");
+    json_figures(j, r.a, &r.tasks_a);
+    j.raw(", \"b\": ");
+    json_figures(j, r.b, &r.tasks_b);
+    j.raw(", \"ratio\": ").fixed(r.ratio, 4).raw(", \"notable\": ").boolean(r.notable).raw("}");
   }
-  std::fprintf(out, "\n  ],\n  \"steals_by_distance\": [");
+  j.raw("\n  ],\n  \"steals_by_distance\": [");
   for (std::size_t i = 0; i < c.steals_by_distance.size(); ++i) {
     const auto& r = c.steals_by_distance[i];
-    std::fprintf(out, "%s\n    {\"distance\": \"%s\", \"a\": ", i ? "," : "", trace::kDistanceNames[r.distance].data());
-    json_count(out, r.a);
-    std::fputs(", \"b\": ", out);
-    json_count(out, r.b);
-    std::fprintf(out, ", \"notable\": %s}", r.notable ? "true" : "false");
+    row(i).raw("\"distance\": ").string(trace::kDistanceNames[r.distance]).raw(", \"a\": ");
+    json_count(j, r.a);
+    j.raw(", \"b\": ");
+    json_count(j, r.b);
+    j.raw(", \"notable\": ").boolean(r.notable).raw("}");
   }
-  std::fprintf(out, "\n  ],\n  \"steal_matrix\": [");
+  j.raw("\n  ],\n  \"steal_matrix\": [");
   for (std::size_t i = 0; i < c.steal_cells.size(); ++i) {
     const auto& r = c.steal_cells[i];
-    std::fprintf(out, "%s\n    {\"thief\": %u, \"victim\": %u, \"a\": ", i ? "," : "", r.thief, r.victim);
-    json_count(out, r.a);
-    std::fputs(", \"b\": ", out);
-    json_count(out, r.b);
-    std::fprintf(out, ", \"notable\": %s}", r.notable ? "true" : "false");
+    row(i).raw("\"thief\": ").u64(r.thief).raw(", \"victim\": ").u64(r.victim).raw(", \"a\": ");
+    json_count(j, r.a);
+    j.raw(", \"b\": ");
+    json_count(j, r.b);
+    j.raw(", \"notable\": ").boolean(r.notable).raw("}");
   }
-  std::fprintf(out, "\n  ],\n  \"latency\": [");
+  j.raw("\n  ],\n  \"latency\": [");
   for (std::size_t i = 0; i < c.latencies.size(); ++i) {
     const auto& r = c.latencies[i];
-    std::fprintf(out, "%s\n    {\"what\": \"%s\", \"a\": ", i ? "," : "", r.what.c_str());
-    json_figures(out, r.a);
-    std::fprintf(out, ", \"b\": ");
-    json_figures(out, r.b);
-    std::fprintf(out, ", \"ratio\": %.4f, \"notable\": %s}", r.ratio, r.notable ? "true" : "false");
+    row(i).raw("\"what\": ").string(r.what).raw(", \"a\": ");
+    json_figures(j, r.a);
+    j.raw(", \"b\": ");
+    json_figures(j, r.b);
+    j.raw(", \"ratio\": ").fixed(r.ratio, 4).raw(", \"notable\": ").boolean(r.notable).raw("}");
   }
-  std::fprintf(out, "\n  ]\n}\n");
+  j.raw("\n  ]\n}\n");
 }
 
 }  // namespace lantern::analysis

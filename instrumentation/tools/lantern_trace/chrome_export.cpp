@@ -8,12 +8,13 @@
 #include <string>
 #include <vector>
 
-#include "json_out.hpp"
+#include "lantern/analysis/json_out.hpp"
 
 namespace lantern::trace::cli {
 namespace {
 
 using analysis::Analysis;
+using analysis::JsonOut;
 using analysis::Tick;
 constexpr int kPid = 1;
 

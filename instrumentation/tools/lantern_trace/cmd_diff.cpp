@@ -18,7 +18,7 @@ namespace lantern::trace::cli {
 namespace {
 
 constexpr const char* kHelp =
-    "usage: lantern-trace diff [--no-progress] [--json] [--notable] A.ltrace B.ltrace\n"
+    "usage: lantern-trace diff [--no-progress] [--json] [--notable] A.trace B.trace\n"
     "\n"
     "Compares two runs (B against A) - the same program before and after a change, or\n"
     "under two sleep strategies: per-worker state shares, task durations per label,\n"

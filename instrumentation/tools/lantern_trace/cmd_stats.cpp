@@ -8,12 +8,13 @@
 
 #include "cli.hpp"
 #include "commands.hpp"
-#include "json_out.hpp"
+#include "lantern/analysis/json_out.hpp"
 #include "lantern/tools/program_cli.hpp"
 
 namespace lantern::trace::cli {
 namespace {
 
+using analysis::JsonOut;
 using analysis::Percentiles;
 using analysis::Summary;
 using analysis::WorkerFigures;

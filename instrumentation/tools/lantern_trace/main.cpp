@@ -16,7 +16,7 @@ namespace {
 constexpr const char* kHelp =
     "usage: lantern-trace COMMAND [options] FILE\n"
     "\n"
-    "Inspect, check and convert Lantern trace files (.ltrace).\n"
+    "Inspect, check and convert Lantern trace files (.trace).\n"
     "\n"
     "commands:\n"
     "  info FILE                      header, duration, chunks, events by type, drops\n"

@@ -59,7 +59,10 @@ inline CommandResult run_tool(const std::vector<std::string>& args) {
   static int counter = 0;
   const auto base = scratch_dir() / ("cmd" + std::to_string(++counter));
   std::string cmd = quote(LANTERN_TRACE_BIN);
-  for (const std::string& a : args) cmd += " " + quote(a);
+  for (const std::string& a : args) {
+    cmd += ' ';
+    cmd += quote(a);
+  }
   cmd += " > " + quote(base.string() + ".out") + " 2> " + quote(base.string() + ".err") + " < /dev/null";
   const int status = std::system(cmd.c_str());
   CommandResult r;

@@ -93,6 +93,8 @@ struct Comparison {
 Comparison compare(const Analysis& a, const std::string& a_name, const Analysis& b, const std::string& b_name);
 
 // The two renderings of one Comparison. `notable_only` keeps the rows marked notable.
+// write_json writes through JsonOut (json_out.hpp), so a label that is not UTF-8 still
+// makes valid JSON.
 void write_table(std::FILE* out, const Comparison& c, bool notable_only = false);
 void write_json(std::FILE* out, const Comparison& c);
 

@@ -6,7 +6,7 @@
 // Reading never throws and never stops early on damage it can read past (see
 // TraceDecoder); it stops only when nothing more can be read.
 //
-//   auto reader = TraceReader::open("run.ltrace");
+//   auto reader = TraceReader::open("run.trace");
 //   while (reader.next_chunk())
 //     for (const Event& e : reader.chunk().events) use(e);
 //   for (const TraceError& p : reader.problems()) print(describe(p));

@@ -1,11 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
-// json_out.hpp - a minimal buffered JSON emitter for large exports.
+// json_out.hpp - Lantern's one JSON writer: every JSON that lantern-trace prints (stats
+// --json, export --chrome, diff --json through write_json in compare.hpp) goes through it.
 //
 // An export of ten million events is a gigabyte of JSON, so this writes through a large
-// buffer with std::to_chars, never building a document in memory. It does only what the
-// Chrome export needs: raw punctuation, escaped strings, integers, and timestamps in
-// microseconds with exactly three decimals (integer arithmetic, so no float rounding can
-// print "1.9999999" or lose ordering).
+// buffer with std::to_chars, never building a document in memory. It does what those
+// outputs need: raw punctuation, escaped strings, integers, doubles (shortest or with a
+// fixed number of decimals), and timestamps in microseconds with exactly three decimals
+// (integer arithmetic, so no float rounding can print "1.9999999" or lose ordering).
+//
+// No Debian JSON library fits. nlohmann-json3-dev (the tests' parser) writes by dumping
+// json values built in memory (for the export: a value for each of millions of events). libsimdjson-dev 3.0 parses
+// only. rapidjson-dev 1.1.0's Writer streams, but it copies invalid UTF-8 through or, when told to validate, stops at
+// it, so the escaping below would still be needed, and the export's exact times would go in as raw text. Strings are
+// where a JSON writer goes wrong; here they always come out valid UTF-8 (see string()).
 #pragma once
 
 #include <charconv>
@@ -14,8 +21,10 @@
 #include <string>
 #include <string_view>
 
-namespace lantern::trace::cli {
+namespace lantern::analysis {
 
+// JsonOut writes one JSON text to `file` through a 1 MiB buffer; the caller writes the
+// punctuation (raw) between the values. flush() and failed() say whether `file` took it all.
 class JsonOut {
  public:
   explicit JsonOut(std::FILE* file) : file_(file) { buffer_.reserve(kFlushAt + 4096); }
@@ -26,11 +35,18 @@ class JsonOut {
     maybe_flush();
     return *this;
   }
-  // string writes a quoted, escaped JSON string; bytes that are not valid UTF-8 become '?'.
+  // string writes a quoted, escaped JSON string: '"', '\\' and control characters are
+  // escaped, valid UTF-8 is copied as it is, and each byte that is not part of valid
+  // UTF-8 (a label with byte 0xff) becomes \ufffd, the replacement character, as a
+  // decoder with errors="replace" would read it. The output is always valid UTF-8 JSON.
   JsonOut& string(std::string_view text);
   JsonOut& u64(std::uint64_t v) { return number(v); }
   JsonOut& i64(std::int64_t v) { return number(v); }
+  JsonOut& boolean(bool v) { return raw(v ? "true" : "false"); }
+  // f64 writes the shortest text that reads back as v; fixed writes `decimals` digits
+  // after the point. JSON has no NaN or infinity: both write null for those.
   JsonOut& f64(double v);
+  JsonOut& fixed(double v, int decimals);
   // binary_micros writes q/1024 microseconds exactly (q: a count of 1/1024 us, which is
   // what the Chrome export's times are): the decimal text has at most 10 fraction digits
   // and parses back to exactly q/1024, so ts + dur of two such values is exact too.
@@ -68,7 +84,9 @@ class JsonOut {
   JsonOut& number(T v) {
     char tmp[32];
     const auto result = std::to_chars(tmp, tmp + sizeof tmp, v);
-    buffer_.append(tmp, result.ptr);
+    // (pointer, length), not append(first, last): GCC 12 misreads the iterator form's
+    // inlined replace() as an overlapping memcpy (-Wrestrict) in Release builds.
+    buffer_.append(tmp, static_cast<std::size_t>(result.ptr - tmp));
     maybe_flush();
     return *this;
   }
@@ -81,4 +99,4 @@ class JsonOut {
   bool failed_ = false;
 };
 
-}  // namespace lantern::trace::cli
+}  // namespace lantern::analysis

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // json_out.cpp - string escaping (with UTF-8 validation) and doubles.
-#include "json_out.hpp"
+#include "lantern/analysis/json_out.hpp"
 
 #include <cmath>
 
-namespace lantern::trace::cli {
+namespace lantern::analysis {
 namespace {
 
 // utf8_length: the length of the valid UTF-8 sequence starting at s[i], or 0.
@@ -40,8 +40,8 @@ JsonOut& JsonOut::string(std::string_view text) {
   for (std::size_t i = 0; i < text.size();) {
     const char c = text[i];
     const std::size_t n = utf8_length(text, i);
-    if (n == 0) {
-      buffer_.push_back('?');
+    if (n == 0) {  // not UTF-8: U+FFFD, escaped so that the output stays plain ASCII here
+      buffer_.append("\\ufffd");
       ++i;
       continue;
     }
@@ -76,4 +76,14 @@ JsonOut& JsonOut::f64(double v) {
   return number(v);
 }
 
-}  // namespace lantern::trace::cli
+JsonOut& JsonOut::fixed(double v, int decimals) {
+  if (!std::isfinite(v)) return raw("null");
+  char tmp[400];  // the largest double with decimals: 309 integer digits and the fraction
+  const auto result = std::to_chars(tmp, tmp + sizeof tmp, v, std::chars_format::fixed, decimals);
+  if (result.ec != std::errc{}) return f64(v);  // more decimals than fit: shortest form
+  buffer_.append(tmp, static_cast<std::size_t>(result.ptr - tmp));
+  maybe_flush();
+  return *this;
+}
+
+}  // namespace lantern::analysis
