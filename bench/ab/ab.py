@@ -5,7 +5,7 @@
 usage: bench/ab/ab.py [options] OLD [NEW]
 
 Builds the core of OLD and of NEW (default: the working tree, tracked and untracked
-files as they are) in Release, each with the kernels of bench/ab/ab_kernels.cpp (taken
+files as they are) in Release (or --build-type), each with the kernels of bench/ab/ab_kernels.cpp (taken
 from this tree, so both sides run the same kernel source), then runs both sides'
 kernels alternately: pair i runs OLD then NEW (NEW then OLD in even pairs), each run a
 fresh process with pinned workers that times one warm-up and --reps repetitions and
@@ -25,6 +25,8 @@ options:
                    inside its task (1 worker only), which other processes on a loaded
                    machine do not inflate by preempting it
   --kernels LIST   some of: KERNELS (default all)
+  --build-type T   CMAKE_BUILD_TYPE of both sides: Release (default, -O3) or
+                   RelWithDebInfo (-O2, as most packages and applications build)
   --work DIR       where trees and builds go (default build/ab)
   --dry-run        print what would be built and run, build and run nothing
   --self-check     test this script's argument parsing and statistics, run nothing
@@ -71,6 +73,7 @@ def parse_args(argv):
     parser.add_argument("--workers", default="1")
     parser.add_argument("--kernels", default=",".join(KERNELS))
     parser.add_argument("--clock", default="wall")
+    parser.add_argument("--build-type", default="Release")
     parser.add_argument("--work", default=os.path.join(REPO, "build", "ab"))
     parser.add_argument("--dry-run", action="store_true")
     parser.add_argument("--self-check", action="store_true")
@@ -92,6 +95,8 @@ def parse_args(argv):
     args.pairs = positive(args.pairs, "--pairs", 100)
     args.reps = positive(args.reps, "--reps", 1000)
     args.workers = [positive(w, "--workers", 1024) for w in args.workers.split(",")]
+    if args.build_type not in ("Release", "RelWithDebInfo"):
+        raise UsageError(f"--build-type is Release or RelWithDebInfo, not '{args.build_type}'")
     if args.clock not in ("wall", "thread"):
         raise UsageError(f"--clock is wall or thread, not '{args.clock}'")
     if args.clock == "thread" and args.workers != [1]:
@@ -150,6 +155,7 @@ def self_check():
     expect_usage(["--kernels", "fib", "a"], "unknown kernel 'fib'")
     expect_usage(["--bogus", "a"], "unrecognized arguments")
     expect_usage(["--clock", "cpu", "a"], "--clock is wall or thread")
+    expect_usage(["--build-type", "Debug", "a"], "--build-type is Release or RelWithDebInfo")
     expect_usage(["--clock", "thread", "--workers", "2", "a"], "needs --workers 1")
     assert spread([3.0, 1.0, 2.0]) == "2 (1-3)"
     assert row("k", 1, "ms", [10.0, 10.0, 10.0], [11.0, 9.0, 10.0], None) == (
@@ -175,10 +181,10 @@ def resolve(commit, dry_run):
     return done.stdout.strip()[:12], None
 
 
-def prepare(name, source, work, dry_run):
+def prepare(name, source, work, build_type, dry_run):
     """Builds side `name` (a short hash, or the working tree at `source`); returns its build
     folder and the kernels that built."""
-    build = os.path.join(work, "build-" + name)
+    build = os.path.join(work, "build-" + name + ("" if build_type == "Release" else "-" + build_type))
     if source is None:  # a commit: its tree, exported once
         source = os.path.join(work, "src-" + name)
         if not os.path.isdir(source):
@@ -192,12 +198,12 @@ def prepare(name, source, work, dry_run):
                 os.rename(source + ".tmp", source)
             else:
                 print(f"  git archive {name} | tar -x -C {source}")
-    configure = ["cmake", "-S", HERE, "-B", build, "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release",
+    configure = ["cmake", "-S", HERE, "-B", build, "-G", "Ninja", f"-DCMAKE_BUILD_TYPE={build_type}",
                  f"-DLANTERN_SOURCE_DIR={source}"]
     if shutil.which("ccache"):
         configure.append("-DCMAKE_CXX_COMPILER_LAUNCHER=ccache")
     print(f"{PROGRAM}: building {name}'s core and kernels in {build}", file=sys.stderr)
-    log = os.path.join(work, f"build-{name}.log")
+    log = build + ".log"
     if not dry_run:
         os.makedirs(work, exist_ok=True)
     env = dict(os.environ, CCACHE_BASEDIR=source)
@@ -237,8 +243,8 @@ def main(argv):
             return 0
         old_name, old_source = resolve(args.old, args.dry_run)
         new_name, new_source = resolve(args.new, args.dry_run)
-        old_build, old_built = prepare(old_name, old_source, args.work, args.dry_run)
-        new_build, new_built = prepare(new_name, new_source, args.work, args.dry_run)
+        old_build, old_built = prepare(old_name, old_source, args.work, args.build_type, args.dry_run)
+        new_build, new_built = prepare(new_name, new_source, args.work, args.build_type, args.dry_run)
         figures = {}  # (kernel, workers) -> (unit, old figures, new figures)
         for pair in range(args.pairs):
             for kernel in args.kernels:
@@ -258,7 +264,7 @@ def main(argv):
         if args.dry_run:
             return 0
         print(f"OLD {old_name}, NEW {new_name}: {args.pairs} alternating pairs, each run the median of "
-              f"{args.reps} repetitions after a warm-up, workers pinned, {args.clock} clock; figures: median of the pairs "
+              f"{args.reps} repetitions after a warm-up, workers pinned, {args.clock} clock, {args.build_type} builds; figures: median of the pairs "
               f"(min-max); NEW/OLD: median of the pairs' ratios (min-max). Lower is better.\n")
         print("| kernel | workers | unit | OLD " + old_name + " | NEW " + new_name + " | NEW/OLD |")
         print("| --- | --: | --- | --: | --: | --: |")

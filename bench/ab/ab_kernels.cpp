@@ -33,18 +33,6 @@ namespace {
 
 using namespace bench::workloads;
 
-// parallel_for's row: the sum of 10,000,000 int64 with grain 1024, each chunk adding its
-// partial sum to one atomic (lantern_bench's parallel_for row).
-constexpr std::size_t kSumN = 10'000'000;
-constexpr std::size_t kSumGrain = 1024;
-constexpr long long kSumValue = static_cast<long long>(kSumN) * (kSumN - 1) / 2;
-
-[[gnu::noinline]] std::int64_t sum_chunk(const std::vector<std::int64_t>& data, std::size_t begin, std::size_t end) {
-  std::int64_t sum = 0;
-  for (std::size_t i = begin; i < end; ++i) sum += data[i];
-  return sum;
-}
-
 // thread_seconds: this thread's CPU time.
 double thread_seconds() {
   timespec t{};

@@ -13,26 +13,12 @@
 #include <tbb/partitioner.h>
 
 #include "lantern_bench.hpp"
+#include "workloads.hpp"
 
 namespace bench::scheduler {
-namespace {
-
-constexpr std::size_t kSumN = 10'000'000;
-constexpr std::size_t kSumGrain = 1024;
-constexpr long long kSumValue = static_cast<long long>(kSumN) * (kSumN - 1) / 2;
-
-// Out of line, so both sides run the very same machine code: inlined, each side gets its
-// own copy of this loop, and where the copies land moves the row by 0.75-1.1 between two
-// builds with the same instruction count.
-[[gnu::noinline]] std::int64_t sum_chunk(const std::vector<std::int64_t>& data, std::size_t begin, std::size_t end) {
-  std::int64_t sum = 0;
-  for (std::size_t i = begin; i < end; ++i) sum += data[i];
-  return sum;
-}
-
-}  // namespace
 
 void bench_parallel_for(Context& ctx, Pools& pools) {
+  using namespace bench::workloads;
   std::vector<std::int64_t> data(kSumN);
   std::iota(data.begin(), data.end(), std::int64_t{0});
   std::atomic<std::int64_t> total{0};
