@@ -5,12 +5,16 @@
 // and skynet 1M by join; lantern_instr_bench (instr/) times them with and without an
 // observer, and also the spawn-heavy ones below (skynet by TaskGroup, nqueens(12) with a
 // TaskGroup at every row, spawn chains; lantern_bench's taskgroup_chain row runs the
-// chains too). oneTBB's sides are in tbb_workloads.hpp. Every function checks nothing
-// itself: compare with the constants.
+// chains too), and parallel_for's chunk sum (lantern_bench and bench/ab). oneTBB's sides
+// are in tbb_workloads.hpp. Every function checks nothing itself: compare with the
+// constants.
 #pragma once
 
 #include <array>
+#include <cstddef>
+#include <cstdint>
 #include <numeric>
+#include <vector>
 
 #include "lantern/join.hpp"
 #include "lantern/task_group.hpp"
@@ -93,6 +97,22 @@ constexpr unsigned kQueensAll = (1u << kQueensN) - 1;
   }
   group.wait();
   return std::accumulate(counts.begin(), counts.end(), 0LL);
+}
+
+// ------------------- parallel_for: the sum of 10,000,000 int64 with grain 1024
+
+constexpr std::size_t kSumN = 10'000'000;
+constexpr std::size_t kSumGrain = 1024;
+constexpr long long kSumValue = static_cast<long long>(kSumN) * (kSumN - 1) / 2;
+
+// Out of line, so both sides of lantern_bench's row run the very same machine code:
+// inlined, each side gets its own copy of this loop, and where the copies land moves the
+// row by 0.75-1.1 between two builds with the same instruction count.
+[[maybe_unused, gnu::noinline]] std::int64_t sum_chunk(const std::vector<std::int64_t>& data, std::size_t begin,
+                                                       std::size_t end) {
+  std::int64_t sum = 0;
+  for (std::size_t i = begin; i < end; ++i) sum += data[i];
+  return sum;
 }
 
 // ----------------------------------------------- spawn chains through a TaskGroup

@@ -13,6 +13,7 @@
 #include "harness.hpp"
 #include "lantern/lantern.hpp"
 #include "pools.hpp"
+#include "workloads.hpp"
 
 namespace bench::scheduler {
 
@@ -74,10 +75,11 @@ Samples race(const Context& ctx, const std::string& label, long long expected, L
       ctx, [&] { return timed("Lantern", lantern_answer); }, [&] { return timed("TBB", tbb_answer); });
 }
 
-// parallel_for's problem: the sum of kSumN int64 (0, 1, ...) in chunks of kSumGrain.
-constexpr std::size_t kSumN = 10'000'000;
-constexpr std::size_t kSumGrain = 1024;
-constexpr long long kSumValue = static_cast<long long>(kSumN) * (kSumN - 1) / 2;
+// parallel_for's problem: the sum of kSumN int64 (0, 1, ...) in chunks of kSumGrain
+// (workloads.hpp, shared with the A/B kernels).
+using bench::workloads::kSumGrain;
+using bench::workloads::kSumN;
+using bench::workloads::kSumValue;
 
 // The Lantern side of the kernels the rayon peer runs too (rayon.cpp): one repetition on
 // pools.lantern, run() included, returning its answer; the very code of the rows against

@@ -13,20 +13,11 @@
 #include <tbb/partitioner.h>
 
 #include "lantern_bench.hpp"
+#include "workloads.hpp"
 
 namespace bench::scheduler {
-namespace {
 
-// Out of line, so both sides run the very same machine code: inlined, each side gets its
-// own copy of this loop, and where the copies land moves the row by 0.75-1.1 between two
-// builds with the same instruction count.
-[[gnu::noinline]] std::int64_t sum_chunk(const std::vector<std::int64_t>& data, std::size_t begin, std::size_t end) {
-  std::int64_t sum = 0;
-  for (std::size_t i = begin; i < end; ++i) sum += data[i];
-  return sum;
-}
-
-}  // namespace
+using bench::workloads::sum_chunk;
 
 std::int64_t lantern_parallel_sum(Pools& pools, const std::vector<std::int64_t>& data) {
   std::atomic<std::int64_t> total{0};

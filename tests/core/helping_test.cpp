@@ -88,13 +88,12 @@ FloodResult run_flood(bool helping) {
 // The help check lives in find_work, which a fork-join computation whose tasks are not
 // stolen never calls; join runs it too, every kJoinHelpInterval joins
 // (Worker::help_from_join), and so does TaskGroup::wait, every kJoinHelpInterval tasks it
-// runs from its own deque. lane_task_runs_during runs `round` (one round of such a
-// computation, on a worker) over and over until a lane task submitted from outside
-// meanwhile has run, and says whether it ran before the rounds ended (bounded: 200 rounds
-// after the submission). Rounds before the submission do not count: the outside thread may
-// not get a CPU for a while on a loaded machine (or under TSan), and 200 rounds counted
-// from the start could end before it submitted - a failure with a correct scheduler. The
-// watchdog bounds the wait for the submission.
+// runs from its own deque (counted once a wait while the countdown covers the group).
+// lane_task_runs_during runs `round` (one round of such a computation, on a worker) over
+// and over until a lane task submitted from outside meanwhile has run, and says whether it ran before the rounds ended
+// (bounded: 200 rounds after the submission). Rounds before the submission do not count: the outside thread may not get
+// a CPU for a while on a loaded machine (or under TSan), and 200 rounds counted from the start could end before it
+// submitted - a failure with a correct scheduler. The watchdog bounds the wait for the submission.
 template <class Round>
 void expect_lane_served_during(Scheduler& pool, const char* what, std::uint32_t workers, Round round) {
   Watchdog dog(std::string("lane task during ") + what, 120s, dump(pool));
@@ -161,6 +160,21 @@ TEST_P(Strategy, LanesAreHelpedDuringTaskGroupForkJoin) {
   for (std::uint32_t workers : {1u, 2u}) {
     Scheduler pool(options(workers));
     expect_lane_served_during(pool, "fib by TaskGroup", workers, [] { fib_task_group(23); });
+  }
+}
+
+// One wide group: thousands of leaf tasks spawned, then one wait, which runs them all
+// from its own deque (more than the countdown covers at once, so the wait counts them
+// down one by one). Without that the lane task starts after the rounds on 1 worker.
+TEST_P(Strategy, LanesAreHelpedDuringAWideTaskGroup) {
+  for (std::uint32_t workers : {1u, 2u}) {
+    Scheduler pool(options(workers));
+    std::vector<std::uint64_t> out(3 * lantern::detail::Worker::kJoinHelpInterval);
+    expect_lane_served_during(pool, "a wide TaskGroup", workers, [&out] {
+      lantern::TaskGroup group;
+      for (std::size_t i = 0; i < out.size(); ++i) group.spawn([&out, i] { out[i] = i * i; });
+      group.wait();
+    });
   }
 }
 

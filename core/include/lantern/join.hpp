@@ -52,7 +52,7 @@ void join(A&& a, B&& b) {
     return;
   }
   detail::StackJob<std::remove_reference_t<B>> job_b(b, &worker->sleep(), /*external_waiter=*/false);
-  worker->push(&job_b);
+  worker->push_inline(&job_b);
   // Helping on the join path: a computation whose halves are never stolen never reaches
   // find_work's help check, so every kJoinHelpInterval joins this one serves a lane task
   // that waited too long (core/helping/README.md, "On the join path"); job_b stays

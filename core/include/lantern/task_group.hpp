@@ -99,19 +99,21 @@ class TaskGroup {
       // The owner's own tasks first, straight from its deque: they finish with a plain
       // decrement of local_ (finish_one on the owner while not folded). They run nested
       // on this stack, so they count as a wait for max_wait_depth.
-      // Every kJoinHelpInterval tasks run here, the help check of the join path: a
-      // TaskGroup fork-join whose tasks nobody steals never reaches find_work and its
-      // check (core/helping/README.md, "On the join path"). The overdue lane task runs
-      // here and may finish tasks of ours: test again.
+      // They count towards the join path's help check too: a TaskGroup fork-join whose
+      // tasks nobody steals never reaches find_work and its check (core/helping/README.md,
+      // "On the join path"). The check costs one subtraction and one branch per wait, not
+      // per task: while the countdown covers every task of ours at once (join_help_covers
+      // takes them off it), the loop runs them without looking; a group too big for what
+      // is left runs them in run_own_helping, which counts down per task.
       detail::Worker::WaitDepthScope nested(*w);
-      while (pending_unfolded() != 0) {
-        if (w->join_help_due()) [[unlikely]] {
-          w->help_from_join();
-          continue;
+      if (w->join_help_covers(local_)) [[likely]] {
+        while (pending_unfolded() != 0) {
+          detail::Job* job = w->pop();
+          if (!job) break;
+          w->execute(job, TaskSource::own_deque);
         }
-        detail::Job* job = w->pop();
-        if (!job) break;
-        w->execute(job, TaskSource::own_deque);
+      } else {
+        run_own_helping(*w);
       }
     }
     if (pending_unfolded() != 0) {
@@ -146,6 +148,21 @@ class TaskGroup {
     }
   }
 
+  // run_own_helping: wait's own-deque loop with the help check per task run: every
+  // kJoinHelpInterval tasks an overdue lane task runs here, and it may finish tasks of
+  // ours, so the count is tested again after it. Out of line: only a wait whose group
+  // outgrows the countdown comes here.
+  [[gnu::noinline]] void run_own_helping(detail::Worker& w) {
+    while (pending_unfolded() != 0) {
+      if (w.join_help_due()) [[unlikely]] {
+        w.help_from_join();
+        continue;
+      }
+      detail::Job* job = w.pop();
+      if (!job) break;
+      w.execute(job, TaskSource::own_deque);
+    }
+  }
   // task: the job's closure: runs fn, records its exception, counts it finished; returns
   // detail::Caught, so the task still counts as one that threw (task_end's `threw`).
   template <class F>

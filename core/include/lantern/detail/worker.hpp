@@ -71,12 +71,13 @@ class alignas(64) Worker final : public SleepSink {
   // in the worker to the next sampled push, which costs more than the load and test (a
   // memory read-modify-write per push).
   //
-  // In a translation unit with many spawn and join sites (the fork-join benchmarks of bench/scheduler/) g++ 12
-  // makes one out-of-line clone of push and calls it. For join that is the better
-  // shape: join itself is then inlined into the recursion; forcing push inline makes
-  // join too big to inline, and skynet by join takes 4 % more instructions (callgrind,
-  // lantern_bench --only skynet). A TaskGroup spawn is the other way round (6 % fewer with push
-  // inlined), so it calls push_inline, which always inlines the same body.
+  // join and a TaskGroup spawn call push_inline, which always inlines the same body. Left
+  // to itself g++ 12 makes one out-of-line clone of push and calls it: at -O2 (CMake's
+  // RelWithDebInfo, most distributions' packages) in every translation unit, and at -O3
+  // in one with many spawn and join sites. That call costs fib by join 6-10 % at -O2;
+  // inlined, fib by join costs the same at -O3 and skynet by join 1-2 % more there (a
+  // bigger join). Measured with bench/ab/ab.py (bench/RESULTS.md, "Against an older
+  // commit").
   //
   // push never throws and never loses the job: a deque that is full and cannot grow
   // (no memory) leaves it to spill_to_lane, and the job waits in this worker's lane
@@ -108,6 +109,19 @@ class alignas(64) Worker final : public SleepSink {
       return false;
     } else {
       return --join_help_countdown_ == 0;
+    }
+  }
+  // join_help_covers: whether the countdown covers `tasks` more tasks before its next
+  // help check; if so it takes them off it (one subtraction and one branch for a whole
+  // TaskGroup wait). A negative count (a group whose owner finished others' spawns) is
+  // never covered.
+  bool join_help_covers(std::int64_t tasks) noexcept {
+    if constexpr (kJoinHelpInterval == 0) {
+      return true;
+    } else {
+      if (static_cast<std::uint64_t>(tasks) >= join_help_countdown_) return false;
+      join_help_countdown_ -= static_cast<std::uint32_t>(tasks);
+      return true;
     }
   }
   // help_from_join: the help check on the join path; runs an overdue lane task here.
