@@ -12,18 +12,9 @@
 # an event); every wait fails loudly with the program's output after its deadline.
 set -uo pipefail
 kind=$1 program=$2 trace_tool=$3
-work=$(mktemp -d)
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill -KILL "$p" 2> /dev/null; done
-  rm -rf "$work"
-}
-trap cleanup EXIT
-fail() {
-  echo "FAIL ($kind): $*" >&2
-  for f in "$work"/*.out "$work"/*.err; do [ -f "$f" ] && { echo "--- $f" >&2; cat "$f" >&2; }; done
-  exit 1
-}
+label=$kind
+# shellcheck source=program_test_lib.sh
+. "$(dirname "$0")/program_test_lib.sh"
 # wait_for FILE PATTERN COUNT SECONDS: until FILE has COUNT lines matching PATTERN.
 wait_for() {
   local deadline=$((SECONDS + $4))
