@@ -141,7 +141,7 @@ bool Recorder::read_sched(PerWorker& p, std::uint64_t now) noexcept {
 
 std::uint64_t Recorder::off_cpu_ticks(PerWorker& p, std::uint64_t begin, std::uint64_t now) noexcept {
   const PerWorker::SchedReading start = p.begin_sched[p.depth - 1];
-  if (start.ticks == 0 || !read_sched(p, now)) return 0;
+  if (start.ticks == 0 || !read_sched(p, now) || p.sched.delay_ns < start.delay_ns) return 0;
   const double delay_ns = static_cast<double>(p.sched.delay_ns - start.delay_ns);
   // The delay since the reading, less the time from the reading to the task's begin (it
   // may have been spent waiting too): a lower bound, never more than the task's length.
