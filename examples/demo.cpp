@@ -31,6 +31,7 @@
 #include "echo_server/echo_load.hpp"
 #include "echo_server/echo_server.hpp"
 
+#include <signal.h>
 #include <unistd.h>
 #include <array>
 #include <atomic>
@@ -44,6 +45,20 @@
 #include <vector>
 
 namespace {
+
+// SIGINT and SIGTERM stop the demo early, alike: the workload running finishes, the rest
+// are skipped, and the run ends as usual (trace written, figures printed). The handler
+// only stores the signal; SA_RESETHAND makes a second one act as if there were none.
+std::atomic<int> g_stop_signal{0};
+extern "C" void on_stop_signal(int signo) { g_stop_signal.store(signo, std::memory_order_relaxed); }
+void stop_on_signals() {
+  struct sigaction action {};
+  action.sa_handler = on_stop_signal;
+  action.sa_flags = SA_RESETHAND;
+  sigemptyset(&action.sa_mask);
+  for (const int signo : {SIGINT, SIGTERM}) sigaction(signo, &action, nullptr);
+}
+bool stop_requested() { return g_stop_signal.load(std::memory_order_relaxed) != 0; }
 
 // print_figures: the recorder's exact per-worker counters and histograms.
 void print_figures(const lantern::instrumentation::Recorder& recorder, const lantern::Topology& topology) {
@@ -148,6 +163,9 @@ constexpr const char* kUsage =
     "  --version        the version and the trace format version\n"
     "  -h, --help       this text\n"
     "\n"
+    "Ctrl-C (SIGINT) or SIGTERM stops it early: the workload running finishes, the rest are\n"
+    "skipped, and the trace and the figures are written as at a normal end (exit 0); a\n"
+    "second one ends it at once.\n"
     "The flight recorder keeps the last 30 s ($LANTERN_FLIGHT changes it): `kill -USR2 PID`\n"
     "dumps it to lantern_demo-flight-<UTC time>-<n>.trace ($LANTERN_FLIGHT_DIR: where;\n"
     "$LANTERN_FLIGHT_SIGNAL: another signal, or none).\n"
@@ -239,6 +257,7 @@ int main(int argc, char** argv) {
       }
     }
 
+    stop_on_signals();
     // 1. fork-join
     const int n = quick ? 27 : 32;
     auto t0 = std::chrono::steady_clock::now();
@@ -249,122 +268,133 @@ int main(int argc, char** argv) {
     auto ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     std::printf("1. fork-join   fib(%d) = %ld through join, %.1f ms\n", n, r, ms);
 
-    // 2. bursts of submitted work with idle gaps
-    const int bursts = quick ? 5 : 20;
-    std::atomic<long> burst_tasks{0};
-    t0 = std::chrono::steady_clock::now();
-    for (int b = 0; b < bursts; ++b) {
-      lantern::TaskGroup group(pool);
-      for (int i = 0; i < 200; ++i) {
-        group.spawn([&] {
-          lantern::label_task(kBurst);
-          spin_for(std::chrono::microseconds(5));
-          burst_tasks.fetch_add(1, std::memory_order_relaxed);
-        });
+    if (!stop_requested()) {
+      // 2. bursts of submitted work with idle gaps
+      const int bursts = quick ? 5 : 20;
+      std::atomic<long> burst_tasks{0};
+      t0 = std::chrono::steady_clock::now();
+      for (int b = 0; b < bursts; ++b) {
+        lantern::TaskGroup group(pool);
+        for (int i = 0; i < 200; ++i) {
+          group.spawn([&] {
+            lantern::label_task(kBurst);
+            spin_for(std::chrono::microseconds(5));
+            burst_tasks.fetch_add(1, std::memory_order_relaxed);
+          });
+        }
+        group.wait();
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));  // idle gap: workers fall asleep
       }
-      group.wait();
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));  // idle gap: workers fall asleep
+      ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      std::printf("2. bursts      %d bursts of 200 submitted tasks with 20 ms idle gaps, %ld tasks, %.1f ms\n", bursts,
+                  burst_tasks.load(), ms);
     }
-    ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    std::printf("2. bursts      %d bursts of 200 submitted tasks with 20 ms idle gaps, %ld tasks, %.1f ms\n", bursts,
-                burst_tasks.load(), ms);
-
-    // 3. one flooded worker: worker 0 floods itself while tasks wait in its lane
-    const long flood_total = quick ? 5000 : 40000;
-    std::atomic<long> flooded{0};
-    struct Flood {
-      lantern::Scheduler* pool;
-      std::atomic<long>* done;
-      long total;
-      lantern::Label label;
-      void operator()() const {
-        lantern::label_task(label);
-        spin_for(std::chrono::microseconds(2));
-        if (done->fetch_add(1) + 1 < total) pool->spawn(*this);
-      }
-    };
-    // The lane tasks are submitted from inside the pool, right after the flood starts:
-    // on a small machine the flooded workers would otherwise keep this thread from
-    // submitting them at all, and the demo would measure the OS, not the scheduler.
-    // Each lane task records how long it waited between its submission and its start.
-    constexpr int kLaneTasks = 50;
-    std::array<std::atomic<long>, kLaneTasks> waited_ns{};
-    t0 = std::chrono::steady_clock::now();
-    std::vector<lantern::Future<void>> lane_tasks = pool.run([&] {
-      for (int i = 0; i < 2; ++i) pool.spawn(Flood{&pool, &flooded, flood_total, kFlood});
-      std::vector<lantern::Future<void>> futures;
-      for (int i = 0; i < kLaneTasks; ++i) {
-        const auto submitted = std::chrono::steady_clock::now();
-        futures.push_back(pool.submit_to_lane(0, [&waited_ns, i, submitted, kLaneTask] {
-          lantern::label_task(kLaneTask);
-          waited_ns[i] =
-              std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - submitted)
-                  .count();
-        }));
-      }
-      return futures;
-    });
-    for (auto& f : lane_tasks) f.get();
-    long worst_wait_ns = 0;
-    for (auto& w : waited_ns) worst_wait_ns = std::max(worst_wait_ns, w.load());
-    while (flooded.load() < flood_total) std::this_thread::yield();
-    ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    std::printf(
-        "3. flood       %ld self-spawning tasks in %.1f ms; %d tasks in worker 0's lane waited at most %.2f ms\n",
-        flooded.load(), ms, kLaneTasks, static_cast<double>(worst_wait_ns) / 1e6);
-
-    // 4. pipelines: each item is parsed, then rendered, then compressed; each stage is
-    // spawned after the one before (spawn_after), so its release is what starts it.
-    const int items = quick ? 50 : 200;
-    t0 = std::chrono::steady_clock::now();
-    {
-      std::vector<lantern::TaskHandle> last;
-      last.reserve(static_cast<std::size_t>(items));
-      for (int i = 0; i < items; ++i) {
-        auto stage = [](lantern::Label label, std::chrono::microseconds work) {
-          return [label, work] {
-            lantern::label_task(label);
-            spin_for(work);
-          };
-        };
-        lantern::TaskHandle parse = pool.spawn_handle(stage(kParse, std::chrono::microseconds(30)));
-        lantern::TaskHandle render = pool.spawn_after({parse}, stage(kRender, std::chrono::microseconds(60)));
-        last.push_back(pool.spawn_after({render}, stage(kCompress, std::chrono::microseconds(20))));
-      }
-      for (auto& h : last) h.wait();
-    }
-    ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    std::printf("4. pipelines   %d items through parse -> render -> compress (spawn_after), %.1f ms\n", items, ms);
-
-    // 5. IO: an echo server on this pool and a load client on this thread.
-    {
-      lantern::examples::EchoServer server(pool);
-      server.start();
-      lantern::examples::LoadOptions load;
-      load.port = server.port();
-      load.connections = 8;
-      load.seconds = 0;
-      load.messages_per_connection = quick ? 200 : 2000;
-      load.min_bytes = 64;
-      load.max_bytes = 4096;
-      const lantern::examples::LoadResult res = lantern::examples::run_load(load);
+    if (!stop_requested()) {
+      // 3. one flooded worker: worker 0 floods itself while tasks wait in its lane
+      const long flood_total = quick ? 5000 : 40000;
+      std::atomic<long> flooded{0};
+      // Two chains of self-spawning tasks; each task claims the next task's place before
+      // spawning it, so exactly flood_total tasks run, whichever chain gets there first.
+      // (Counting after the work instead lets both chains pass the check at flood_total - 1.)
+      constexpr long kChains = 2;
+      std::atomic<long> claimed{kChains};
+      struct Flood {
+        lantern::Scheduler* pool;
+        std::atomic<long>* done;
+        std::atomic<long>* claimed;
+        long total;
+        lantern::Label label;
+        void operator()() const {
+          lantern::label_task(label);
+          spin_for(std::chrono::microseconds(2));
+          done->fetch_add(1);
+          if (claimed->fetch_add(1) < total) pool->spawn(*this);
+        }
+      };
+      // The lane tasks are submitted from inside the pool, right after the flood starts:
+      // on a small machine the flooded workers would otherwise keep this thread from
+      // submitting them at all, and the demo would measure the OS, not the scheduler.
+      // Each lane task records how long it waited between its submission and its start.
+      constexpr int kLaneTasks = 50;
+      std::array<std::atomic<long>, kLaneTasks> waited_ns{};
+      t0 = std::chrono::steady_clock::now();
+      std::vector<lantern::Future<void>> lane_tasks = pool.run([&] {
+        for (long i = 0; i < kChains; ++i) pool.spawn(Flood{&pool, &flooded, &claimed, flood_total, kFlood});
+        std::vector<lantern::Future<void>> futures;
+        for (int i = 0; i < kLaneTasks; ++i) {
+          const auto submitted = std::chrono::steady_clock::now();
+          futures.push_back(pool.submit_to_lane(0, [&waited_ns, i, submitted, kLaneTask] {
+            lantern::label_task(kLaneTask);
+            waited_ns[i] =
+                std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - submitted)
+                    .count();
+          }));
+        }
+        return futures;
+      });
+      for (auto& f : lane_tasks) f.get();
+      long worst_wait_ns = 0;
+      for (auto& w : waited_ns) worst_wait_ns = std::max(worst_wait_ns, w.load());
+      while (flooded.load() < flood_total) std::this_thread::yield();
+      ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
       std::printf(
-          "5. echo        %llu requests over %d loopback connections (%s sleep strategy): %.0f/s, "
-          "p99 %.0f us, %s\n",
-          static_cast<unsigned long long>(res.requests), load.connections,
-          lantern::strategy_name(pool.sleep_strategy()), res.requests_per_second(), res.p99_us,
-          res.mismatches == 0 && res.errors == 0
-              ? "every byte came back unchanged"
-              : ("PROBLEM: " + std::to_string(res.mismatches) + " bytes differ, " + std::to_string(res.errors) +
-                 " connections failed " + res.first_error)
-                    .c_str());
+          "3. flood       %ld self-spawning tasks in %.1f ms; %d tasks in worker 0's lane waited at most %.2f ms\n",
+          flooded.load(), ms, kLaneTasks, static_cast<double>(worst_wait_ns) / 1e6);
     }
-
-    if (linger_seconds > 0) {
+    if (!stop_requested()) {
+      // 4. pipelines: each item is parsed, then rendered, then compressed; each stage is
+      // spawned after the one before (spawn_after), so its release is what starts it.
+      const int items = quick ? 50 : 200;
+      t0 = std::chrono::steady_clock::now();
+      {
+        std::vector<lantern::TaskHandle> last;
+        last.reserve(static_cast<std::size_t>(items));
+        for (int i = 0; i < items; ++i) {
+          auto stage = [](lantern::Label label, std::chrono::microseconds work) {
+            return [label, work] {
+              lantern::label_task(label);
+              spin_for(work);
+            };
+          };
+          lantern::TaskHandle parse = pool.spawn_handle(stage(kParse, std::chrono::microseconds(30)));
+          lantern::TaskHandle render = pool.spawn_after({parse}, stage(kRender, std::chrono::microseconds(60)));
+          last.push_back(pool.spawn_after({render}, stage(kCompress, std::chrono::microseconds(20))));
+        }
+        for (auto& h : last) h.wait();
+      }
+      ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      std::printf("4. pipelines   %d items through parse -> render -> compress (spawn_after), %.1f ms\n", items, ms);
+    }
+    if (!stop_requested()) {
+      // 5. IO: an echo server on this pool and a load client on this thread.
+      {
+        lantern::examples::EchoServer server(pool);
+        server.start();
+        lantern::examples::LoadOptions load;
+        load.port = server.port();
+        load.connections = 8;
+        load.seconds = 0;
+        load.messages_per_connection = quick ? 200 : 2000;
+        load.min_bytes = 64;
+        load.max_bytes = 4096;
+        const lantern::examples::LoadResult res = lantern::examples::run_load(load);
+        std::printf(
+            "5. echo        %llu requests over %d loopback connections (%s sleep strategy): %.0f/s, "
+            "p99 %.0f us, %s\n",
+            static_cast<unsigned long long>(res.requests), load.connections,
+            lantern::strategy_name(pool.sleep_strategy()), res.requests_per_second(), res.p99_us,
+            res.mismatches == 0 && res.errors == 0
+                ? "every byte came back unchanged"
+                : ("PROBLEM: " + std::to_string(res.mismatches) + " bytes differ, " + std::to_string(res.errors) +
+                   " connections failed " + res.first_error)
+                      .c_str());
+      }
+    }
+    if (linger_seconds > 0 && !stop_requested()) {
       std::printf("6. lingering   %.0f s of light bursts (metrics stay up; Ctrl-C to stop early)\n", linger_seconds);
       lantern::tools::flush_stdout();
       const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(linger_seconds);
-      while (std::chrono::steady_clock::now() < until) {
+      while (std::chrono::steady_clock::now() < until && !stop_requested()) {
         lantern::TaskGroup group(pool);
         for (int i = 0; i < 50; ++i) {
           group.spawn([kBurst] {
@@ -379,6 +409,10 @@ int main(int argc, char** argv) {
         });
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
       }
+    }
+    if (const int signo = g_stop_signal.load(std::memory_order_relaxed)) {
+      std::printf("stopped early by %s: the workloads after the one running were skipped\n",
+                  signo == SIGINT ? "SIGINT" : "SIGTERM");
     }
     // Stops serving metrics, shuts the pool down, drains the last events into the trace
     // and the stream; non-zero when anything observing the run failed.

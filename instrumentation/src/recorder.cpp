@@ -6,6 +6,11 @@
 #include "lantern/io.hpp"
 #include "lantern/topology.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
 #include <type_traits>
 
 namespace lantern::instrumentation {
@@ -47,6 +52,7 @@ WorkerCountersSnapshot snapshot(const WorkerCounters& c, std::uint64_t now_ticks
 
 Recorder::Recorder(std::uint32_t workers, RecorderOptions options)
     : ns_per_tick_(calibration().ns_per_tick),
+      long_task_ticks_(static_cast<std::uint64_t>(1e6 / (ns_per_tick_ > 0 ? ns_per_tick_ : 1.0))),
       time_tasks_(options.time_tasks ? 1 : 0),
       level_(static_cast<std::uint8_t>(options.level)) {
   set_level(options.level);
@@ -87,16 +93,71 @@ void Recorder::on_event(std::uint32_t worker, EventId hook, std::uint64_t a, std
       record_it || hook == EventId::state || hook == EventId::task_begin || hook == EventId::task_end;
   const std::uint64_t now = needs_clock ? ticks_now() : 0;
   // A new thread of this worker: drops its previous one handed off unmarked are marked
-  // here, before its `started`, unless the consumer marked them already.
-  if (hook == EventId::state && StatePayload::decode(a, b).reason == StateReason::started) take_back(p);
+  // here, before its `started`, unless the consumer marked them already. Its schedstat
+  // is its own (the previous thread's file stays open until then).
+  if (hook == EventId::state && StatePayload::decode(a, b).reason == StateReason::started) {
+    take_back(p);
+    close_sched(p);
+  }
+  if (record_it && hook == EventId::task_begin && p.depth < PerWorker::kMaxDepth) {
+    // The reading this task starts with: refreshed when older than 1 ms (off-CPU time above).
+    if (now - p.sched.ticks > long_task_ticks_) read_sched(p, now);
+    p.begin_sched[p.depth] = p.sched;
+  } else if (record_it && hook == EventId::task_end && p.depth > 0 && p.depth <= PerWorker::kMaxDepth) {
+    const std::uint64_t begin = p.task_begin_ticks[p.depth - 1];
+    if (now - begin >= long_task_ticks_) [[unlikely]] {
+      TaskEndPayload end = TaskEndPayload::decode(a, b);
+      end.off_cpu_ticks = off_cpu_ticks(p, begin, now);
+      b = end.encode().b;
+    }
+  }
   count(p, hook, a, b, now);
   if (record_it) record(p, trace::Event{now, worker, static_cast<EventId>(h), {0, 0, 0}, a, b});
   // The thread's last event, and drops still unmarked (its ring was full to the end):
   // the consumer marks them (drain).
+  if (hook == EventId::state && StatePayload::decode(a, b).reason == StateReason::stopping) close_sched(p);
   if (p.pending_dropped != 0 && hook == EventId::state && StatePayload::decode(a, b).reason == StateReason::stopping)
       [[unlikely]] {
     hand_off(p, now);
   }
+}
+
+bool Recorder::read_sched(PerWorker& p, std::uint64_t now) noexcept {
+  if (p.schedstat_fd == -2) p.schedstat_fd = ::open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+  if (p.schedstat_fd < 0) return false;
+  // "exec_runtime_ns run_delay_ns timeslices\n"
+  char buf[96];
+  const ssize_t n = ::pread(p.schedstat_fd, buf, sizeof buf - 1, 0);
+  if (n <= 0) return false;
+  buf[n] = '\0';
+  char* end = nullptr;
+  std::strtoull(buf, &end, 10);
+  char* delay_end = nullptr;
+  const unsigned long long delay = std::strtoull(end, &delay_end, 10);
+  if (delay_end == end) return false;
+  p.sched = {now, delay};
+  return true;
+}
+
+std::uint64_t Recorder::off_cpu_ticks(PerWorker& p, std::uint64_t begin, std::uint64_t now) noexcept {
+  const PerWorker::SchedReading start = p.begin_sched[p.depth - 1];
+  if (start.ticks == 0 || !read_sched(p, now) || p.sched.delay_ns < start.delay_ns) return 0;
+  const double delay_ns = static_cast<double>(p.sched.delay_ns - start.delay_ns);
+  // The delay since the reading, less the time from the reading to the task's begin (it
+  // may have been spent waiting too): a lower bound, never more than the task's length.
+  const double lead_ns = static_cast<double>(begin > start.ticks ? begin - start.ticks : 0) * ns_per_tick_;
+  const double off_ns = std::min(delay_ns - lead_ns, static_cast<double>(now - begin) * ns_per_tick_);
+  return off_ns > 0 ? static_cast<std::uint64_t>(off_ns / ns_per_tick_) : 0;
+}
+
+Recorder::PerWorker::~PerWorker() {
+  if (schedstat_fd >= 0) ::close(schedstat_fd);
+}
+
+void Recorder::close_sched(PerWorker& p) noexcept {
+  if (p.schedstat_fd >= 0) ::close(p.schedstat_fd);
+  p.schedstat_fd = -2;
+  p.sched = {};
 }
 
 void Recorder::hand_off(PerWorker& p, std::uint64_t now) noexcept {

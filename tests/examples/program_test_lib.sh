@@ -12,7 +12,7 @@ cleanup() {
 }
 trap cleanup EXIT
 fail() {
-  echo "FAIL ($label): $*" >&2
+  echo "FAIL${label:+ ($label)}: $*" >&2
   for f in "$work"/*.out "$work"/*.err; do [ -f "$f" ] && { echo "--- $f" >&2; cat "$f" >&2; }; done
   exit 1
 }

@@ -2,9 +2,12 @@
 // Recorder and collector: exact accounting under a stalled collector, levels, counters.
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
+#include <cstdio>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -535,4 +538,96 @@ TEST(Recorder, CountsAThrowOfEveryKindOfJobOnceAtEveryLevel) {
     EXPECT_EQ(recorder.snapshot(0).tasks_threw, expected) << "level " << static_cast<int>(level);
     EXPECT_EQ(unhandled.load(), 1) << "only the IO callback's exception has nobody to go to";
   }
+}
+
+namespace {
+
+// pin: the calling thread onto one CPU.
+bool pin_to(int cpu) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  return sched_setaffinity(0, sizeof set, &set) == 0;
+}
+
+// run_task: one task of at least `length` wall time on "worker" 0's hooks, spinning on the
+// clock; returns its recorded task_end, and *begin_ticks its task_begin's time.
+Event run_task(Recorder& recorder, std::uint64_t id, std::chrono::nanoseconds length, std::uint64_t* begin_ticks) {
+  using lantern::TaskBeginPayload;
+  using lantern::TaskEndPayload;
+  const auto b = TaskBeginPayload{id, lantern::TaskSource::own_deque}.encode();
+  recorder.on_event(0, EventId::task_begin, b.a, b.b);
+  const auto until = std::chrono::steady_clock::now() + length;
+  while (std::chrono::steady_clock::now() < until) {
+  }
+  const auto e = TaskEndPayload{id, false}.encode();
+  recorder.on_event(0, EventId::task_end, e.a, e.b);
+  Event out[8];
+  Event end{};
+  for (std::size_t n; (n = recorder.drain(0, out, 8, true)) > 0;)
+    for (std::size_t i = 0; i < n; ++i)
+      if (out[i].type == EventId::task_end)
+        end = out[i];
+      else if (out[i].type == EventId::task_begin)
+        *begin_ticks = out[i].ticks;
+  return end;
+}
+
+}  // namespace
+
+// A long task whose thread the kernel preempted: its task_end says for how long it waited
+// for a CPU (off_cpu_ticks), so Health can say "preempted" instead of blaming the code.
+// The task's thread shares one CPU with two busy threads (sched_setaffinity), so it runs
+// about a third of its 30 ms; a short task carries nothing, and a task never carries more
+// than its own length.
+TEST(Recorder, ALongTaskRecordsTheTimeItsThreadWaitedForACpu) {
+  if (::access("/proc/thread-self/schedstat", R_OK) != 0)
+    GTEST_SKIP() << "the kernel has no schedstats (/proc/thread-self/schedstat): nothing to measure";
+  lantern::testing::Watchdog watchdog("a preempted task", 30s);
+  Recorder recorder(1, {.level = Level::tasks});
+  const double ns_per_tick = recorder.ns_per_tick();
+  std::atomic<bool> stop{false};
+  Event short_end{}, long_end{};
+  std::uint64_t short_begin = 0, long_begin = 0;
+  std::thread worker([&] {
+    ASSERT_TRUE(pin_to(0));
+    const auto s =
+        lantern::StatePayload{lantern::WorkerState::idle, lantern::WorkerState::active, lantern::StateReason::started}
+            .encode();
+    recorder.on_event(0, EventId::state, s.a, s.b);
+    short_end = run_task(recorder, 1, 100us, &short_begin);
+    // Competitors on the same CPU, each bounded by the flag and by 5 s.
+    std::vector<std::thread> busy;
+    std::atomic<int> running{0};
+    for (int i = 0; i < 2; ++i) {
+      busy.emplace_back([&] {
+        pin_to(0);
+        running.fetch_add(1);
+        const auto until = std::chrono::steady_clock::now() + 5s;
+        while (!stop.load(std::memory_order_relaxed) && std::chrono::steady_clock::now() < until) {
+        }
+      });
+    }
+    while (running.load() < 2) std::this_thread::yield();
+    long_end = run_task(recorder, 2, 30ms, &long_begin);
+    stop = true;
+    for (auto& t : busy) t.join();
+  });
+  worker.join();
+  ASSERT_EQ(short_end.type, EventId::task_end);
+  ASSERT_EQ(long_end.type, EventId::task_end);
+  // A task under 1 ms is not measured (this one may take longer on a busy machine).
+  if (static_cast<double>(short_end.ticks - short_begin) * ns_per_tick < 1e6)
+    EXPECT_EQ(lantern::TaskEndPayload::decode(short_end.a, short_end.b).off_cpu_ticks, 0u);
+  const auto end = lantern::TaskEndPayload::decode(long_end.a, long_end.b);
+  EXPECT_FALSE(end.threw);
+  // The task spun until 30 ms had passed on the clock; its thread ran about a third of
+  // the time it took (the kernel shares the CPU with the two busy threads), so it waited
+  // for the CPU for most of it: at least 30 % here, leaving room for the 1 ms lower bound.
+  const double off_ms = static_cast<double>(end.off_cpu_ticks) * ns_per_tick / 1e6;
+  const double length_ms = static_cast<double>(long_end.ticks - long_begin) * ns_per_tick / 1e6;
+  std::printf("the task took %.2f ms and waited %.2f ms of them for a CPU\n", length_ms, off_ms);
+  EXPECT_GE(length_ms, 30.0);
+  EXPECT_GE(off_ms, 0.3 * length_ms) << "sharing a CPU with two busy threads, it waited most of the time";
+  EXPECT_LE(off_ms, length_ms) << "never more than its length";
 }

@@ -7,7 +7,9 @@
 // that never overlap, properly nested task slices, and counters never below 0.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -239,6 +241,9 @@ TEST(ChromeExport, TasksAreNamedByTheirLabelsAndIoOperationsAreAsyncSlices) {
   ASSERT_EQ(by_op[78].size(), 2u);
   EXPECT_EQ(by_op[78][0].at("name"), "timeout");
   EXPECT_TRUE(by_op[78][1].at("args").contains("note"));  // still in flight at the end
+  // Each IO slice sits under the worker that submitted it (its tasks track, tid 2N+2), so
+  // Perfetto draws it there rather than on a process track.
+  for (const json& ev : io) EXPECT_EQ(ev.at("tid"), 2u) << ev;
 }
 
 // A wake's arrow runs from the waker (at the wake call: wake time - latency) to the woken
@@ -337,6 +342,165 @@ TEST(ChromeExport, RandomAndTruncatedTracesStillExportValidJson) {
   auto cut = testing::write_trace_bytes(testing::test_header(4), testing::fork_join_events({.events = 20'000}));
   cut.resize(cut.size() - 100);
   check_document(export_trace(cut, "truncated", 1));
+}
+
+// counter_times: each counter's sample times, in file order; and every counter sample's.
+std::map<std::string, std::vector<Ns>> counter_times(const json& doc, std::vector<Ns>* all = nullptr) {
+  std::map<std::string, std::vector<Ns>> out;
+  for (const json& ev : doc.at("traceEvents")) {
+    if (ev.at("ph") != "C") continue;
+    out[ev.at("name").get<std::string>()].push_back(to_ns(ev.at("ts")));
+    if (all) all->push_back(to_ns(ev.at("ts")));
+  }
+  return out;
+}
+
+// The pool's not-ready tasks are sampled by each worker; a file holds a worker's batch
+// after another's that covers later times. The counter is still written in time order
+// (so are all counters together), and export --help names it.
+TEST(ChromeExport, TheNotReadyCounterIsInTimeOrderAndDocumented) {
+  TraceHeader h = testing::test_header(2);
+  h.clock = ClockCalibration{false, 1.0, 0, 0};
+  std::vector<Event> events = {
+      make_event(1000, 0, StatePayload{WorkerState::idle, WorkerState::active, StateReason::started}),
+      make_event(1000, 1, StatePayload{WorkerState::idle, WorkerState::active, StateReason::started}),
+  };
+  // Worker 1's samples first in the file (later times), then worker 0's (earlier and later).
+  for (std::uint64_t t : {5000, 6000, 7000}) events.push_back(make_event(t, 1, NotReadyPayload{t / 100}));
+  for (std::uint64_t t : {2000, 3000, 6500}) events.push_back(make_event(t, 0, NotReadyPayload{t / 100}));
+  events.push_back(make_event(2500, 0, LanePopPayload{0, 400}));
+  events.push_back(make_event(5500, 1, LanePopPayload{1, 300}));
+  const Exported e = export_trace(testing::write_trace_bytes(h, events), "not_ready_order", 0);
+  std::vector<Ns> all;
+  const auto counters = counter_times(e.doc, &all);
+  ASSERT_TRUE(counters.count("not-ready tasks"));
+  // Samples at 2000, 3000, 5000, 6000, 6500 and 7000 ticks; the first event is at 1000.
+  EXPECT_EQ(counters.at("not-ready tasks"), (std::vector<Ns>{1000, 2000, 4000, 5000, 5500, 6000}));
+  EXPECT_TRUE(std::is_sorted(all.begin(), all.end())) << "counter samples go back in time in file order";
+  const auto help = run_tool({"export", "--help"});
+  EXPECT_NE(help.out.find("not-ready tasks"), std::string::npos) << help.out;
+}
+
+// export --from/--to: only the window, slices and IO cut at its edges, counters starting
+// with their value at --from; times stay the whole trace's.
+TEST(ChromeExport, AWindowExportsOnlyWhatOverlapsIt) {
+  TraceHeader h = testing::test_header(1);
+  h.clock = ClockCalibration{false, 1.0, 0, 0};  // 1 tick = 1 ns; the first event at 0 us
+  const std::vector<Event> events = {
+      make_event(0, 0, StatePayload{WorkerState::idle, WorkerState::active, StateReason::started}),
+      make_event(1'000, 0, TaskBeginPayload{0xA, TaskSource::own_lane}),
+      make_event(2'000, 0, TaskEndPayload{0xA, false}),  // before the window
+      make_event(3'000, 0, TaskBeginPayload{0xB, TaskSource::own_lane}),
+      make_event(3'500, 0, IoSubmitPayload{9, IoKind::read, 4}),
+      make_event(4'000, 0, LanePopPayload{0, 3'000}),    // lane 0 held it from 1,000 to 4,000
+      make_event(6'000, 0, TaskEndPayload{0xB, false}),  // crosses the window's start
+      make_event(6'500, 0, IoCompletePayload{9, 10}),
+      make_event(7'000, 0, TaskBeginPayload{0xC, TaskSource::own_deque}),
+      make_event(8'000, 0, TaskEndPayload{0xC, false}),  // inside
+      make_event(20'000, 0, TaskBeginPayload{0xD, TaskSource::own_deque}),
+      make_event(21'000, 0, TaskEndPayload{0xD, false}),  // after
+      make_event(30'000, 0, StatePayload{WorkerState::active, WorkerState::idle, StateReason::stopping}),
+  };
+  const auto in = scratch_dir() / "window.trace";
+  const auto out = scratch_dir() / "window.json";
+  testing::spit(in, [&] {
+    const auto b = testing::write_trace_bytes(h, events);
+    return std::string(b.begin(), b.end());
+  }());
+  auto r = run_tool(
+      {"export", "--chrome", "--no-progress", "--from", "3.8us", "--to", "10us", in.string(), "-o", out.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json doc = json::parse(testing::slurp(out));
+  std::map<std::string, std::pair<Ns, Ns>> tasks;
+  Ns first_state = 1e30L, last_state = 0;
+  bool clipped_io = false;
+  for (const json& ev : doc.at("traceEvents")) {
+    if (ev.at("ph") == "X") {
+      const Ns b = to_ns(ev.at("ts")), d = to_ns(ev.at("dur"));
+      EXPECT_GE(b, 3800) << ev;
+      EXPECT_LE(b + d, 10000) << ev;
+      if (ev.at("cat") == "task") tasks[ev.at("args").at("task").get<std::string>()] = {b, b + d};
+      if (ev.at("cat") == "state") first_state = std::min(first_state, b), last_state = std::max(last_state, b + d);
+    }
+    if (ev.value("cat", "") == "io") {
+      const Ns t = to_ns(ev.at("ts"));
+      EXPECT_GE(t, 3800);
+      if (ev.at("ph") == "e") EXPECT_EQ(t, 6500);
+      if (ev.at("ph") == "b") clipped_io = t == 3800;
+    }
+  }
+  EXPECT_EQ(tasks, (std::map<std::string, std::pair<Ns, Ns>>{{"0xb", {3800, 6000}}, {"0xc", {7000, 8000}}}));
+  EXPECT_EQ(first_state, 3800);
+  EXPECT_EQ(last_state, 10000);
+  EXPECT_TRUE(clipped_io) << "the IO submitted before the window starts at its edge";
+  // Lane 0 held one task from 1 us to 4 us: the counter opens at 3.8 us with depth 1.
+  const json* lane = nullptr;
+  for (const json& ev : doc.at("traceEvents"))
+    if (ev.at("ph") == "C" && ev.at("name") == "lane 0" && !lane) lane = &ev;
+  ASSERT_NE(lane, nullptr);
+  EXPECT_EQ(to_ns(lane->at("ts")), 3800);
+  EXPECT_EQ(lane->at("args").at("depth"), 1);
+
+  // Bad windows are usage errors; so is a --from after the end.
+  for (const std::vector<std::string>& bad : {std::vector<std::string>{"--from", "soon"},
+                                              {"--from", "5us", "--to", "1us"},
+                                              {"--from", "1s"},
+                                              {"--around-warning", "0"},
+                                              {"--around-warning", "1", "--from", "1us"}}) {
+    std::vector<std::string> args = {"export", "--chrome", "--no-progress"};
+    args.insert(args.end(), bad.begin(), bad.end());
+    args.insert(args.end(), {in.string(), "-o", (scratch_dir() / "bad_window.json").string()});
+    r = run_tool(args);
+    EXPECT_EQ(r.exit_code, 2) << bad.at(0) << " " << bad.at(1);
+    EXPECT_NE(r.err.find("lantern-trace export: "), std::string::npos) << r.err;
+  }
+}
+
+// --around-warning N: the window around the N-th health warning (a long task here).
+TEST(ChromeExport, AroundAWarningExportsItsNeighbourhood) {
+  TraceHeader h = testing::test_header(1);
+  h.clock = ClockCalibration{false, 1.0, 0, 0};
+  const std::vector<Event> events = {
+      make_event(0, 0, StatePayload{WorkerState::idle, WorkerState::active, StateReason::started}),
+      make_event(1'000'000, 0, TaskBeginPayload{0xA, TaskSource::own_deque}),
+      make_event(1'100'000, 0, TaskEndPayload{0xA, false}),
+      make_event(100'000'000, 0, TaskBeginPayload{0xB, TaskSource::own_deque}),
+      make_event(125'000'000, 0, TaskEndPayload{0xB, false}),  // 25 ms: a long task
+      make_event(300'000'000, 0, StatePayload{WorkerState::active, WorkerState::idle, StateReason::stopping}),
+  };
+  const auto in = scratch_dir() / "warning.trace";
+  const auto out = scratch_dir() / "warning.json";
+  const auto bytes = testing::write_trace_bytes(h, events);
+  testing::spit(in, std::string(bytes.begin(), bytes.end()));
+  auto r = run_tool({"export", "--chrome", "--no-progress", "--around-warning", "1", "--margin", "5ms", in.string(),
+                     "-o", out.string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("warning 1 of 1: long task on worker 0 at 100.00 ms"), std::string::npos) << r.out;
+  const json doc = json::parse(testing::slurp(out));
+  std::set<std::string> tasks;
+  for (const json& ev : doc.at("traceEvents")) {
+    if (ev.at("ph") != "X") continue;
+    EXPECT_GE(to_ns(ev.at("ts")), 95'000'000) << ev;
+    EXPECT_LE(to_ns(ev.at("ts")) + to_ns(ev.at("dur")), 130'000'000) << ev;
+    if (ev.at("cat") == "task") tasks.insert(ev.at("args").at("task").get<std::string>());
+  }
+  EXPECT_EQ(tasks, std::set<std::string>{"0xb"});
+  r = run_tool({"export", "--chrome", "--no-progress", "--around-warning", "2", in.string(), "-o", out.string()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("there is no warning 2"), std::string::npos) << r.err;
+}
+
+// A file that is not a trace at all: an error, and no JSON written (not even "wrote").
+TEST(ChromeExport, ANonTraceWritesNoOutput) {
+  const auto in = scratch_dir() / "garbage.trace";
+  const auto out = scratch_dir() / "garbage.json";
+  testing::spit(in, std::string(4096, 'x'));
+  std::filesystem::remove(out);
+  const auto r = run_tool({"export", "--chrome", "--no-progress", in.string(), "-o", out.string()});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(out)) << "a JSON file was written for a non-trace";
+  EXPECT_EQ(r.out.find("wrote"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("nothing could be read from it"), std::string::npos) << r.err;
 }
 
 }  // namespace

@@ -291,7 +291,8 @@ std::vector<std::uint8_t> lost_end_trace() {
 }
 
 // health_trace (scenario health_lists): long tasks (over the 10 ms threshold): worker 0 at 0, 20 and
-// 60 ms lasting 12, 25 and 15 ms; worker 1 at 10 ms lasting 30 ms. Labelled "solve".
+// 60 ms lasting 12, 25 and 15 ms; worker 1 at 10 ms lasting 30 ms, 25 ms of which its thread
+// waited for a CPU (preempted). Labelled "solve".
 std::vector<std::uint8_t> health_trace() {
   trace::LabelTable names;
   names.define(1, "solve");
@@ -309,7 +310,8 @@ std::vector<std::uint8_t> health_trace() {
   for (const auto& t : tasks) {
     add(t.w, t.at_ms * 1'000'000 + 1'000, EventId::task_begin, id, 0);
     add(t.w, t.at_ms * 1'000'000 + 2'000, EventId::task_label, id, 1);
-    add(t.w, (t.at_ms + t.ms) * 1'000'000, EventId::task_end, id, 0);
+    const std::uint64_t off_cpu = t.w == 1 ? 25'000'000 : 0;
+    add(t.w, (t.at_ms + t.ms) * 1'000'000, EventId::task_end, id, TaskEndPayload{id, false, off_cpu}.encode().b);
     id += 64;
   }
   add(0, 80'000'000, EventId::state, 0 << 8 | 3, 2);

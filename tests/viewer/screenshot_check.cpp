@@ -424,9 +424,11 @@ int check_highlight(const Image& img, const std::vector<Rect>& notable, const st
     // Along the row from its first cell: mostly warm pixels (the highlight's orange over
     // the dark table; text glyphs aside) on a highlighted row, almost none on a plain one.
     int warm = 0, n = 0;
+    const int y = static_cast<int>((r.y0 + r.y1) / 2);
+    if (y < 0 || y >= img.h || r.x0 < 0) return false;  // scrolled out of the picture: not shown lit
     for (int x = static_cast<int>(r.x0); x < static_cast<int>(r.x0) + 120 && x < img.w; ++x, ++n) {
       int cr, cg, cb;
-      img.at(x, static_cast<int>((r.y0 + r.y1) / 2), &cr, &cg, &cb);
+      img.at(x, y, &cr, &cg, &cb);
       warm += cr > cb + 25 && cg > cb + 10;
     }
     return warm * 2 > n;
@@ -477,6 +479,14 @@ int check_layout(const Image& img, const std::map<std::string, std::vector<Rect>
       }
     }
   }
+  // Percentile labels (p50, p90, p99) above the bars, never over them.
+  for (const Rect& t : texts) {
+    if (t.a != 1) continue;
+    for (const Rect& b : get("latency_bars")) {
+      if (t.x0 < b.x1 && b.x0 < t.x1 && t.y0 < b.y1 && b.y0 < t.y1 - 1)
+        std::printf("FAIL: a percentile label at %.0f,%.0f is over the bars\n", t.x0, t.y0), ++failures;
+    }
+  }
   std::printf("latency: %zu panels, %zu labels\n", panels.size(), texts.size());
   // Ruler labels inside the ruler.
   const auto rulers = get("ruler"), ruler_labels = get("ruler_label");
@@ -484,6 +494,13 @@ int check_layout(const Image& img, const std::map<std::string, std::vector<Rect>
     bool ok = false;
     for (const Rect& r : rulers) ok |= t.x0 >= r.x0 && t.x1 <= r.x1 + 1;
     if (!ok) std::printf("FAIL: a ruler label at x %.0f-%.0f is clipped\n", t.x0, t.x1), ++failures;
+  }
+  for (std::size_t i = 0; i < ruler_labels.size(); ++i) {  // apart, never "249.95 ms250.00 ms"
+    for (std::size_t j = i + 1; j < ruler_labels.size(); ++j) {
+      const Rect &t = ruler_labels[i], &u = ruler_labels[j];
+      if (t.y0 == u.y0 && t.x0 < u.x1 + 4 && u.x0 < t.x1 + 4)
+        std::printf("FAIL: ruler labels at x %.0f and %.0f run together\n", t.x0, u.x0), ++failures;
+    }
   }
   std::printf("ruler: %zu labels\n", ruler_labels.size());
   // Steal matrix totals inside the panel.
@@ -503,7 +520,48 @@ int check_layout(const Image& img, const std::map<std::string, std::vector<Rect>
     }
   }
   std::printf("legend: %zu keys\n", keys.size());
-  if (texts.empty() && ruler_labels.empty() && mt.empty())
+  // The legend's arrow keys and the plots' lines read one colour table (palette::event):
+  // a wake, help or release is one colour wherever it is drawn.
+  const std::map<std::string, lantern::EventId> arrow_keys = {{"wake", lantern::EventId::wake},
+                                                              {"help", lantern::EventId::help},
+                                                              {"release", lantern::EventId::release},
+                                                              {"IO done", lantern::EventId::io_complete}};
+  auto same = [](int r, int g, int b, ImU32 c) {
+    return r == static_cast<int>(c & 0xFF) && g == static_cast<int>((c >> 8) & 0xFF) &&
+           b == static_cast<int>((c >> 16) & 0xFF);
+  };
+  for (const Key& k : keys) {
+    const auto it = arrow_keys.find(k.name);
+    if (k.group == 1 && it != arrow_keys.end() && !same(k.r, k.g, k.b, lantern::viewer::palette::event(it->second)))
+      std::printf("FAIL: the legend's '%s' is not the %s colour of the palette\n", k.name.c_str(), k.name.c_str()),
+          ++failures;
+  }
+  using namespace lantern::viewer;
+  const std::map<int, lantern::EventId> series_event = {{kSeriesTasks, lantern::EventId::task_begin},
+                                                        {kSeriesSteals, lantern::EventId::steal},
+                                                        {kSeriesHelps, lantern::EventId::help},
+                                                        {kSeriesWakes, lantern::EventId::wake},
+                                                        {kSeriesReleases, lantern::EventId::release},
+                                                        {kSeriesIoSubmits, lantern::EventId::io_submit},
+                                                        {kSeriesIoCompletions, lantern::EventId::io_complete},
+                                                        {kSeriesNotReady, lantern::EventId::not_ready},
+                                                        {kSeriesQueuedAll, lantern::EventId::lane_pop}};
+  const auto plot_keys = get("plot_key");
+  for (std::size_t i = 0; i < plot_keys.size(); ++i) {
+    const Rect& k = plot_keys[i];
+    const auto it = series_event.find(k.a);
+    const ImU32 c = static_cast<ImU32>(k.b);
+    if (it != series_event.end() && c != (palette::event(it->second) & 0x00FFFFFFu))
+      std::printf("FAIL: plot line %d is not drawn in its event's colour\n", k.a), ++failures;
+    if (k.x0 < 0 || k.x1 > img.w) std::printf("FAIL: plot key %d is cut by the picture's edge\n", k.a), ++failures;
+    for (std::size_t j = i + 1; j < plot_keys.size(); ++j) {
+      const Rect& u = plot_keys[j];
+      if (k.x0 < u.x1 && u.x0 < k.x1 && k.y0 < u.y1 && u.y0 < k.y1)
+        std::printf("FAIL: plot keys %d and %d overlap\n", k.a, u.a), ++failures;
+    }
+  }
+  std::printf("plots: %zu keys\n", plot_keys.size());
+  if (texts.empty() && ruler_labels.empty() && mt.empty() && plot_keys.empty())
     std::printf("FAIL: nothing to check in the layout\n"), ++failures;
   return failures;
 }
@@ -552,8 +610,16 @@ int main(int argc, char** argv) {
       }
     }
     for (const char* generic :
-         {"latency_panel", "latency_text", "ruler", "ruler_label", "matrix_panel", "matrix_totals"}) {
+         {"latency_panel", "latency_text", "latency_bars", "ruler", "ruler_label", "matrix_panel", "matrix_totals"}) {
       if (what == generic && in >> r.a >> r.b >> r.x0 >> r.y0 >> r.x1 >> r.y1) items[what].push_back(r);
+    }
+    if (what == "plot_key") {  // id r g b x0 y0 x1 y1 name: b holds the colour as 0xBBGGRR
+      int id, cr, cg, cb;
+      if (in >> id >> cr >> cg >> cb >> r.x0 >> r.y0 >> r.x1 >> r.y1) {
+        r.a = id;
+        r.b = cr | cg << 8 | cb << 16;
+        items[what].push_back(r);
+      }
     }
     if (what == "compare_notable" && in >> r.a >> r.b >> r.x0 >> r.y0 >> r.x1 >> r.y1) notable.push_back(r);
     if (what == "compare_row" && in >> r.a >> r.b >> r.x0 >> r.y0 >> r.x1 >> r.y1) plain.push_back(r);

@@ -225,7 +225,7 @@ case "$scenario" in
     # At 1600x900 and 1024x640: labels unclipped and apart, steal-matrix text in
     # its panel, distinct legend colours; toggling the task colouring moves no lane.
     for size in 1600x900 1024x640; do
-      for v in latency steals; do
+      for v in latency steals plots; do
         shot "layout-$v-$size" "$traces/real.trace" --view "$v" --size "$size"
         expect_ok "layout-$v-$size"
         "$check" layout "$work/layout-$v-$size.png" "$work/layout-$v-$size.layout" "$traces/real.trace"
@@ -266,6 +266,26 @@ case "$scenario" in
     [ "$(rows health_at)" = "w0@0ms/12ms " ] || { echo "FAIL: the Health list shows findings after the playhead"; exit 1; }
     [ "$(total health_at)" = "2/4" ] || { echo "FAIL: the warnings by the playhead are not 1 ended + 1 ongoing (of 4)"; exit 1; }
     [ "$(total health_time)" = "4/4" ] || { echo "FAIL: the whole trace's warnings are not 4"; exit 1; }
+    # What a reader reads: worker 1's long task was preempted (its thread waited 25 of its
+    # 30 ms for a CPU), so the row says so; counts are worded in the singular for 1; no
+    # group header, time or sort control is cut.
+    grep -h '^health_preempted\|^health_header\|^health_clipped' "$work/health_time.layout" | sort -u || true
+    grep -q '^health_preempted 1 preempted for 25.00 ms of its 30.00 ms$' "$work/health_time.layout" ||
+      { echo "FAIL: the preempted long task does not say so"; exit 1; }
+    if grep -q '^health_preempted 0 ' "$work/health_time.layout"; then echo "FAIL: worker 0's tasks were not preempted"; exit 1; fi
+    grep -q '^health_header long task: 4 warnings, 4 occurrences' "$work/health_time.layout" ||
+      { echo "FAIL: the long-task header does not count 4 warnings, 4 occurrences"; exit 1; }
+    for f in health_time health_duration health_at; do
+      if grep -Eq '^health_header .*[^0-9,]1 (warnings|occurrences)' "$work/$f.layout"; then echo "FAIL: '1 warnings' in $f"; exit 1; fi
+      if grep -q '^health_clipped' "$work/$f.layout"; then echo "FAIL: text cut in $f: $(grep '^health_clipped' "$work/$f.layout")"; exit 1; fi
+    done
+    grep -q '^health_header long task: 1 warning, 1 occurrence###' "$work/health_at.layout" ||
+      { echo "FAIL: at 30 ms the header does not read '1 warning, 1 occurrence'"; exit 1; }
+    # The timeline shows the wait inside worker 1's slice, and no wait in worker 0's.
+    shot health_timeline "$traces/health.trace" --view timeline --size 1600x900
+    expect_ok health_timeline
+    grep -q '^off_cpu 1 0 ' "$work/health_timeline.layout" || { echo "FAIL: no off-CPU bar in worker 1's slice"; exit 1; }
+    if grep -q '^off_cpu 0 ' "$work/health_timeline.layout"; then echo "FAIL: an off-CPU bar on worker 0"; exit 1; fi
     ;;
   default_level)
     # At the Recorder's default level every panel has data, or says which level
@@ -331,7 +351,7 @@ case "$scenario" in
     expected=$(python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
-n = sum(r["notable"] for k in ("state_shares", "task_durations", "steals_by_distance", "steal_matrix") for r in d[k])
+n = sum(r["notable"] for k in ("state_shares", "task_durations", "steals_by_distance", "steal_matrix", "counts") for r in d[k])
 lat = sum(r["notable"] for r in d["latency"])
 assert d["notable"] == n + lat, "notable total"
 assert any(r["label"] == "parse" and r["notable"] and abs(r["b"]["mean_ns"] / r["a"]["mean_ns"] - 0.68) < 0.05 for r in d["task_durations"])

@@ -73,6 +73,11 @@ TEST(Vocabulary, CodecsRoundTrip) {
     expect_round_trip(TaskBeginPayload{0xdead'beef'0000ull, static_cast<TaskSource>(s)});
   expect_round_trip(TaskEndPayload{42, true});
   expect_round_trip(TaskEndPayload{~0ull, false});
+  expect_round_trip(TaskEndPayload{7, false, 123'456});  // a long task that waited for a CPU
+  expect_round_trip(TaskEndPayload{7, true, (~0ull) >> 1});
+  // A trace written before the off-CPU time: b = 1 is "threw", b = 0 nothing.
+  EXPECT_EQ(TaskEndPayload::decode(5, 1), (TaskEndPayload{5, true, 0}));
+  EXPECT_EQ(TaskEndPayload::decode(5, 0), (TaskEndPayload{5, false, 0}));
   expect_round_trip(PushPayload::own_deque(7, 12345));
   expect_round_trip(PushPayload::into_lane(7, 0));
   expect_round_trip(PushPayload::into_lane(7, 4094));

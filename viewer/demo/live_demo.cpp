@@ -152,7 +152,8 @@ int main(int argc, char** argv) {
     const auto t0 = Clock::now();
     const long r = pool.run([fib_n] { return fib(fib_n); });
     const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-    std::fprintf(stderr, "fib(%d) = %ld in %.1f ms\n", fib_n, r, ms);
+    std::printf("fib(%d) = %ld in %.1f ms\n", fib_n, r, ms);  // a result: stdout, as the summary below
+    lantern::tools::flush_stdout();
     if (once) break;
     bursts(pool, 10);
     flood(pool);

@@ -143,11 +143,26 @@ void CompareView::tables(const Comparison& c, ImVec2 size, LayoutRecord* layout)
     }
     ImGui::EndTable();
   }
-  ImGui::TextDisabled("steals by distance, and cells of the matrices below that changed");
+  ImGui::TextDisabled("counts (as lantern-trace stats prints them), steals, changed matrix cells");
   if (ImGui::BeginTable("##steals", 3, flags, ImVec2(0, table_h))) {
     ImGui::TableSetupScrollFreeze(0, 1);
-    for (const char* h : {"steals", "A", "B"}) ImGui::TableSetupColumn(h);
+    for (const char* h : {"count", "A", "B"}) ImGui::TableSetupColumn(h);
     ImGui::TableHeadersRow();
+    // Notable counts first (helps 137 -> 1,013 is what an A/B of sleep strategies shows),
+    // then the rest, in the comparison's order.
+    for (const bool notable : {true, false}) {
+      for (std::size_t i = 0; i < c.counts.size(); ++i) {
+        const auto& r = c.counts[i];
+        if (r.notable != notable) continue;
+        row_start(r.notable, layout, 5, static_cast<int>(i));
+        ImGui::TextUnformatted(r.what.c_str());
+        ImGui::TableNextColumn();
+        static const std::string kWhy = "not recorded at this run's recording level";
+        count_cell(r.a, kRunA, kWhy, layout, 5, static_cast<int>(2 * i));
+        ImGui::TableNextColumn();
+        count_cell(r.b, kRunB, kWhy, layout, 5, static_cast<int>(2 * i + 1));
+      }
+    }
     for (std::size_t i = 0; i < c.steals_by_distance.size(); ++i) {
       const auto& r = c.steals_by_distance[i];
       row_start(r.notable, layout, 3, static_cast<int>(i));

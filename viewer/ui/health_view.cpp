@@ -139,10 +139,14 @@ void HealthView::problem_rows(const Model& model, ViewState& view, ProblemKind k
     it->second.push_back(i);
   }
   if (!ImGui::BeginTable("##problems", 4, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp)) return;
-  ImGui::TableSetupColumn("where", ImGuiTableColumnFlags_WidthStretch, 0.9f);
-  ImGui::TableSetupColumn("at", ImGuiTableColumnFlags_WidthStretch, 0.8f);
-  ImGui::TableSetupColumn("how long / how many", ImGuiTableColumnFlags_WidthStretch, 2.0f);
-  ImGui::TableSetupColumn("times", ImGuiTableColumnFlags_WidthStretch, 0.45f);
+  // "where" and "at" are as wide as their widest text (a group's "worker 12 (137)" after
+  // its tree arrow, "from 1.234 s"), never cut; the description takes the rest.
+  const float indent = ImGui::GetTreeNodeToLabelSpacing() + ImGui::GetStyle().CellPadding.x * 2;
+  ImGui::TableSetupColumn("where", ImGuiTableColumnFlags_WidthFixed,
+                          ImGui::CalcTextSize("worker 0000 (0000)").x + indent);
+  ImGui::TableSetupColumn("at", ImGuiTableColumnFlags_WidthFixed, ImGui::CalcTextSize("from 000.00 ms").x + 8);
+  ImGui::TableSetupColumn("how long / how many", ImGuiTableColumnFlags_WidthStretch, 1.0f);
+  ImGui::TableSetupColumn("times", ImGuiTableColumnFlags_WidthFixed, ImGui::CalcTextSize("times ").x + 8);
   ImGui::TableHeadersRow();
   const bool lane = kind == ProblemKind::lane_wait || kind == ProblemKind::queued_while_asleep;
   std::size_t shown = 0;
@@ -163,6 +167,17 @@ void HealthView::problem_rows(const Model& model, ViewState& view, ProblemKind k
     switch (kind) {
       case ProblemKind::long_task:
         ImGui::Text("%s  %s", v.c_str(), task_name(model, p.worker, p.detail, p.start).c_str());
+        if (p.off_cpu > 0) {
+          // What the kernel did meanwhile: the task's thread waited for a CPU this long.
+          const std::string off = format_duration(model.ticks_to_ns(static_cast<double>(p.off_cpu)));
+          const std::string all = format_duration(model.ticks_to_ns(static_cast<double>(p.task_ticks)));
+          ImGui::TextColored(palette::vec(preempted(p) ? palette::kWarning : palette::kDimText),
+                             "preempted for %s of its %s", off.c_str(), all.c_str());
+          if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", problem_advice(p));
+          if (view.layout)
+            view.layout->lines.push_back("health_preempted " + std::to_string(p.worker) + " preempted for " + off +
+                                         " of its " + all);
+        }
         break;
       case ProblemKind::lane_wait:
         ImGui::Text("%s  (lane avg %s)", v.c_str(),
@@ -207,10 +222,18 @@ void HealthView::problem_rows(const Model& model, ViewState& view, ProblemKind k
     ImGui::TableNextRow();
     ImGui::TableNextColumn();
     std::snprintf(label, sizeof label, "%s %u (%zu)###g%u", lane ? "lane" : "worker", worker, rows.size(), worker);
+    // clipped: what a reader would see cut (tests check none is): `text` wider than its cell.
+    auto check_fits = [&](const char* text, float before) {
+      if (view.layout && ImGui::CalcTextSize(text, nullptr, true).x + before > ImGui::GetContentRegionAvail().x + 1)
+        view.layout->lines.push_back(std::string("health_clipped ") + text);
+    };
+    check_fits(label, ImGui::GetTreeNodeToLabelSpacing());
     const bool open = ImGui::TreeNodeEx(label, ImGuiTreeNodeFlags_SpanFullWidth | ImGuiTreeNodeFlags_DefaultOpen);
     ImGui::TableNextColumn();
-    ImGui::TextDisabled("from %s",
-                        format_duration(model.ticks_to_ns(model.rel(first) - model.rel(model.first_tick()))).c_str());
+    const std::string from =
+        "from " + format_duration(model.ticks_to_ns(model.rel(first) - model.rel(model.first_tick())));
+    check_fits(from.c_str(), 0);
+    ImGui::TextDisabled("%s", from.c_str());
     ImGui::TableNextColumn();
     if (kind == ProblemKind::events_dropped) {
       ImGui::TextDisabled("%zu findings", rows.size());
@@ -235,8 +258,8 @@ void HealthView::problem_rows(const Model& model, ViewState& view, ProblemKind k
   std::uint64_t occurrences = 0;
   for (const std::size_t i : items) occurrences += list[i].occurrences;
   if (occurrences > shown) {
-    ImGui::TextDisabled("(%s occurrences in all, merged where close together; %zu rows shown)",
-                        format_count(occurrences).c_str(), shown);
+    ImGui::TextDisabled("(%s in all, merged where close together; %s shown)",
+                        count_of(occurrences, "occurrence").c_str(), count_of(shown, "row").c_str());
   }
 }
 
@@ -293,18 +316,20 @@ void HealthView::draw(Model& model, ViewState& view, ImVec2 size) {
   bool any = false;
   if (total > 0) {
     if (at_playhead) {
-      ImGui::TextColored(palette::vec(palette::kWarning), "%s warnings by the playhead", format_count(total).c_str());
+      ImGui::TextColored(palette::vec(palette::kWarning), "%s by the playhead", count_of(total, "warning").c_str());
       ImGui::SameLine();
       ImGui::TextDisabled("(%s in the whole trace)", format_count(whole).c_str());
     } else {
-      ImGui::TextColored(palette::vec(palette::kWarning), "%s warnings", format_count(total).c_str());
+      ImGui::TextColored(palette::vec(palette::kWarning), "%s", count_of(total, "warning").c_str());
     }
-    ImGui::SameLine();
-    ImGui::TextDisabled("by worker; sort:");
+    // The sort switch on a line of its own: beside the count it was cut at narrow widths.
+    ImGui::TextDisabled("grouped by worker; sort by");
     ImGui::SameLine();
     if (ImGui::RadioButton("time", !sort_by_duration_)) sort_by_duration_ = false;
     ImGui::SameLine();
     if (ImGui::RadioButton("duration", sort_by_duration_)) sort_by_duration_ = true;
+    if (view.layout && ImGui::GetItemRectMax().x > ImGui::GetWindowPos().x + ImGui::GetWindowWidth())
+      view.layout->lines.push_back("health_clipped sort control");
   }
   if (view.layout) {
     std::uint64_t listed = 0;
@@ -324,17 +349,33 @@ void HealthView::draw(Model& model, ViewState& view, ImVec2 size) {
     const auto rows = static_cast<std::uint64_t>(
         std::count_if(list.begin(), list.end(), [&](const Problem& p) { return p.kind == kind; }));
     char header[128];
-    std::snprintf(header, sizeof header, "%s: %s warnings, %s occurrences###kind%d", problem_kind_name(kind),
-                  format_count(rows).c_str(), format_count(count).c_str(), k);
+    std::snprintf(header, sizeof header, "%s: %s, %s###kind%d", problem_kind_name(kind),
+                  count_of(rows, "warning").c_str(), count_of(count, "occurrence").c_str(), k);
+    if (view.layout) view.layout->lines.push_back(std::string("health_header ") + header);
     ImGui::PushStyleColor(ImGuiCol_Text,
                           palette::vec(kind == ProblemKind::events_dropped ? palette::kError : palette::kWarning));
     const bool open = ImGui::CollapsingHeader(header, ImGuiTreeNodeFlags_DefaultOpen);
     ImGui::PopStyleColor();
     if (!open) continue;
     ImGui::PushID(k);
-    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-    ImGui::TextWrapped("%s", problem_kind_advice(kind));
-    ImGui::PopStyleColor();
+    // Long tasks the kernel made long (their threads waited for a CPU most of the time)
+    // get the advice about CPUs; the kind's advice is for the others, shown only if any.
+    const std::size_t preempted_rows = static_cast<std::size_t>(
+        std::count_if(list.begin(), list.end(), [&](const Problem& p) { return p.kind == kind && preempted(p); }));
+    if (preempted_rows < rows) {
+      ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+      ImGui::TextWrapped("%s", problem_kind_advice(kind));
+      ImGui::PopStyleColor();
+    }
+    if (preempted_rows > 0) {
+      const auto first = std::find_if(list.begin(), list.end(), [&](const Problem& p) { return preempted(p); });
+      ImGui::PushStyleColor(ImGuiCol_Text, palette::vec(palette::kWarning));
+      ImGui::TextWrapped("%s %s",
+                         preempted_rows == rows ? "All of them." : (format_count(preempted_rows) + " of them.").c_str(),
+                         problem_advice(*first));
+      ImGui::PopStyleColor();
+      if (view.layout) view.layout->lines.push_back("health_preempted_advice " + std::to_string(preempted_rows));
+    }
     problem_rows(model, view, kind, list);
     ImGui::PopID();
   }
@@ -348,7 +389,7 @@ void HealthView::draw(Model& model, ViewState& view, ImVec2 size) {
     }
   }
   if (model.health().suppressed()) {
-    ImGui::TextDisabled("%s further warnings not listed%s", format_count(model.health().suppressed()).c_str(),
+    ImGui::TextDisabled("%s not listed%s", count_of(model.health().suppressed(), "further warning").c_str(),
                         at_playhead ? " (anywhere in the trace: their times are not kept)" : "");
   }
   ImGui::Spacing();

@@ -165,6 +165,20 @@ void LanePainter::tasks(std::uint32_t worker, int depth, float y0, float y1) {
           draw_->AddRectFilled(ImVec2(a, y0), ImVec2(b, y1), fill);
           draw_->AddRect(ImVec2(a, y0), ImVec2(b, y1), palette::scale(fill, 0.55f));
         }
+        if (s.flags & kSliceOffCpu) {
+          // Time its thread waited for a CPU (preempted) while it ran: a bar along the
+          // slice's bottom, as long as that share of the slice. The trace says how long,
+          // not when, so the bar starts at the slice's start.
+          const double share =
+              static_cast<double>(track.off_cpu(s)) / static_cast<double>(std::max<Tick>(s_end - s.start, 1));
+          const float ox1 = std::min(b, x0 + static_cast<float>(share * (x1 - x0)));
+          if (ox1 > a) {
+            const float oy0 = y1 - std::max(3.0f, (y1 - y0) * 0.35f);
+            draw_->AddRectFilled(ImVec2(a, oy0), ImVec2(ox1, y1), palette::kOffCpu);
+            draw_->AddLine(ImVec2(a, oy0), ImVec2(ox1, oy0), palette::kOffCpuEdge);
+            if (view_layout_) view_layout_->add("off_cpu", static_cast<int>(worker), depth, a, oy0, ox1, y1);
+          }
+        }
         ++stats_.runs;
         if (b - a > 46) {
           // A task that named itself shows its label and its id; others their id, which

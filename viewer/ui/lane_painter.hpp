@@ -13,6 +13,7 @@
 #include <cstdint>
 
 #include "lantern/viewer/model.hpp"
+#include "view_state.hpp"
 
 namespace lantern::viewer {
 
@@ -46,6 +47,8 @@ class LanePainter {
   int dominant_state(std::uint32_t worker, double a, double b) const;
 
   const PaintStats& stats() const noexcept { return stats_; }
+  // set_layout: record what tests read (off-CPU bars: "off_cpu worker depth x0 y0 x1 y1").
+  void set_layout(LayoutRecord* layout) noexcept { view_layout_ = layout; }
 
  private:
   Tick open_end() const noexcept;  // where the open interval / running task is drawn to
@@ -56,6 +59,7 @@ class LanePainter {
   double limit_;
   ImDrawList* draw_;
   bool by_label_;
+  LayoutRecord* view_layout_ = nullptr;
   PaintStats stats_;
   // The pending run of one colour (merged across pixels before it becomes a rectangle).
   float run_x0_ = 0, run_x1_ = 0;

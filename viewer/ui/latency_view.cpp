@@ -61,10 +61,15 @@ void LatencyView::histogram(const char* title, const Model& model, EventId sourc
   };
   double peak = 1e-300;
   for (int i = h.first_used(); i <= h.last_used(); ++i) peak = std::max(peak, density(i));
+  // The bars stay below the percentile labels' rows (up to three: close percentiles stack),
+  // so no label is drawn over a bar.
+  const float labels_h = std::min(3 * (text_h + 2) + 2, height * 0.6f);
+  const float bars_h = height - labels_h;
   auto y_of = [&](double d) {
     const double k = log_counts_ ? std::log1p(d) / std::log1p(peak) : d / peak;
-    return p1.y - height * static_cast<float>(k);
+    return p1.y - bars_h * static_cast<float>(k);
   };
+  if (layout_) layout_->add("latency_bars", 0, 0, p0.x, p1.y - bars_h, p1.x, p1.y);
   for (int i = h.first_used(); i <= h.last_used(); ++i) {
     if (h.bucket(i) == 0) continue;
     const float x0 = x_of(lower_edge(i)), x1 = std::max(x_of(upper_edge(i)), x0 + 1);

@@ -41,19 +41,55 @@ inline constexpr ImU32 kDistance[] = {rgb(175, 232, 238), rgb(60, 120, 255), rgb
 static_assert(sizeof(kDistance) / sizeof(kDistance[0]) == static_cast<std::size_t>(trace::kDistanceCount),
               "one colour per topology distance in event_table.hpp");
 
-// Tasks coloured by label. The first twelve labels get hand-picked light colours, none
-// near a state colour (the band just above the task rows), the release arrows or the IO
-// marks; later ones golden-angle hues. Tasks that named themselves nothing are a dark
-// slate, so labelled work stands out.
+// Tasks coloured by label: ten light fills (dark text reads on each) that are far apart
+// in CIELAB (CIE76 distance 20 or more between any two, checked by tests/viewer/palette_test.cpp),
+// also for deuteranopes and protanopes (simulated there), and none near a state colour
+// (the band just above the task rows). After Paul Tol's "light" scheme (colour-blind
+// safe), widened to ten hues. Label ids are dense from 1 (lantern::label interns in
+// order), so a program's first ten labels get ten different colours; an eleventh shares
+// the first's. Tasks that named themselves nothing are a dark slate, so labelled work
+// stands out.
 inline constexpr ImU32 kUnlabelled = rgb(84, 92, 110);
-inline constexpr ImU32 kLabel[] = {rgb(110, 190, 255), rgb(250, 150, 120), rgb(190, 150, 250), rgb(215, 225, 110),
-                                   rgb(120, 225, 205), rgb(255, 205, 150), rgb(150, 160, 255), rgb(225, 175, 175),
-                                   rgb(185, 240, 170), rgb(200, 190, 135), rgb(160, 220, 250), rgb(220, 165, 235)};
-inline constexpr ImU32 kRelease = rgb(255, 70, 150, 230);  // releasing task -> released task
-inline constexpr ImU32 kIoCompletion = rgb(80, 230, 255);
+inline constexpr ImU32 kLabel[] = {rgb(119, 170, 221), rgb(238, 136, 102), rgb(170, 140, 110), rgb(190, 160, 255),
+                                   rgb(187, 204, 51),  rgb(255, 170, 187), rgb(204, 121, 167), rgb(170, 230, 120),
+                                   rgb(255, 200, 150), rgb(221, 221, 221)};
 
-inline constexpr ImU32 kWake = rgb(250, 250, 250, 200);
-inline constexpr ImU32 kHelp = kSource[4];
+// What the timeline draws over the lanes and the plots draw as lines, one colour per
+// event of the vocabulary (lantern/vocabulary.hpp's LANTERN_EVENTS), so a help is the
+// same teal as an arrow, a plot line and a legend key. Red is the far end of the
+// distance scale (remote steals) and nothing else: no plot line is red.
+inline constexpr ImU32 kEvent[] = {
+    rgb(225, 228, 235),       // state (the workers-by-state plot uses the state colours)
+    rgb(225, 228, 235),       // task_begin: tasks per second, the plot's white total
+    rgb(225, 228, 235),       // task_end
+    rgb(150, 156, 172),       // push
+    rgb(206, 150, 236),       // steal: the stolen tasks' violet (arrows: by distance)
+    rgb(150, 156, 172),       // steal_round_failed
+    rgb(60, 200, 160),        // help: teal (help arrows and the help source)
+    rgb(250, 250, 250, 200),  // wake: white arrows from the waker
+    rgb(225, 228, 235),       // lane_pop: queue depth, the plot's white total
+    rgb(255, 70, 150, 230),   // release: pink arrows, releasing task -> released task
+    rgb(150, 156, 172),       // task_label
+    rgb(40, 150, 200),        // io_submit: deep cyan
+    rgb(80, 230, 255),        // io_complete: light cyan diamonds
+    rgb(240, 228, 66),        // not_ready: yellow
+    rgb(255, 40, 40),         // dropped: red triangles, the gap shaded
+    rgb(255, 170, 40),        // deadlock: the warning colour
+};
+static_assert(std::size(kEvent) == static_cast<std::size_t>(kEventCount), "one colour per event in vocabulary.hpp");
+constexpr ImU32 event(EventId e) { return kEvent[static_cast<int>(e)]; }
+inline constexpr ImU32 kRelease = event(EventId::release);
+inline constexpr ImU32 kIoCompletion = event(EventId::io_complete);
+
+// Time a task's thread waited for a CPU (preempted): a near-black bar along the slice's
+// bottom with a light edge (kOffCpuEdge), so it shows on every label colour and, in the
+// legend, on the dark background.
+inline constexpr ImU32 kOffCpu = rgb(12, 12, 16, 235);
+inline constexpr ImU32 kOffCpuEdge = rgb(225, 228, 235, 200);
+
+inline constexpr ImU32 kWake = event(EventId::wake);
+inline constexpr ImU32 kHelp = event(EventId::help);
+static_assert(kHelp == kSource[static_cast<int>(TaskSource::help)], "helps are one teal: arrows, plots, sources");
 inline constexpr ImU32 kDrop = rgb(255, 40, 40);
 inline constexpr ImU32 kWarning = rgb(255, 170, 40);
 inline constexpr ImU32 kError = rgb(255, 85, 85);
@@ -77,21 +113,11 @@ inline ImU32 scale(ImU32 c, float k) {
   return ImGui::ColorConvertFloat4ToU32(ImVec4(v.x * k, v.y * k, v.z * k, v.w));
 }
 // label: the colour of task label `id` (0: none).
-inline ImU32 label(std::uint32_t id) {
-  if (id == 0) return kUnlabelled;
-  if (id <= std::size(kLabel)) return kLabel[id - 1];
-  const float h = static_cast<float>(id) * 0.618034f + 0.08f;
-  float r, g, b;
-  ImGui::ColorConvertHSVtoRGB(h - static_cast<float>(static_cast<int>(h)), 0.45f, 0.92f, r, g, b);
-  return ImGui::ColorConvertFloat4ToU32(ImVec4(r, g, b, 1.0f));
-}
-// series: a distinct colour for the i-th line of a plot (lanes): golden-angle hues.
-inline ImU32 series(int i) {
-  float r, g, b;
-  ImGui::ColorConvertHSVtoRGB(
-      static_cast<float>(i) * 0.618034f - static_cast<float>(static_cast<int>(static_cast<float>(i) * 0.618034f)),
-      0.55f, 0.95f, r, g, b);
-  return ImGui::ColorConvertFloat4ToU32(ImVec4(r, g, b, 1.0f));
-}
+inline ImU32 label(std::uint32_t id) { return id == 0 ? kUnlabelled : kLabel[(id - 1) % std::size(kLabel)]; }
+// lane: the colour of lane i's line in the queue-depth plot: muted hues of their own
+// (lines of one kind, told apart by hovering), none red, none an event's colour.
+inline constexpr ImU32 kLane[] = {rgb(136, 204, 238), rgb(180, 160, 220), rgb(150, 190, 130), rgb(200, 160, 110),
+                                  rgb(120, 140, 220), rgb(220, 160, 200), rgb(170, 170, 170), rgb(110, 180, 180)};
+inline ImU32 lane(int i) { return kLane[static_cast<std::size_t>(i) % std::size(kLane)]; }
 
 }  // namespace lantern::viewer::palette

@@ -39,10 +39,14 @@ std::string short_number(double v) {
 
 }  // namespace
 
-PlotsView::Frame PlotsView::frame(const char* title, const char* unit, double max, ImVec2 origin, ImVec2 size) {
+PlotsView::Frame PlotsView::frame(const char* title, const char* unit, double max, ImVec2 origin, ImVec2 size,
+                                  float strip) {
   ImDrawList* draw = ImGui::GetWindowDrawList();
   Frame f;
-  f.p0 = ImVec2(origin.x + TimelineView::kLabelWidth, origin.y + 2);
+  // The plot area starts below a strip (one text line, or `strip` px): the keys of the
+  // lines and the notes on what is not recorded go there, never over a line.
+  f.p0 = ImVec2(origin.x + TimelineView::kLabelWidth, origin.y + 4 + std::max(strip, ImGui::GetTextLineHeight()));
+  f.p0.y = std::min(f.p0.y, origin.y + size.y - 24);
   f.p1 = ImVec2(origin.x + size.x - 14, origin.y + size.y - 4);
   f.max = std::strcmp(unit, "workers") == 0 ? std::max(max, 1.0) : nice_max(max);  // whole workers stay exact
   draw->AddRectFilled(f.p0, f.p1, IM_COL32(26, 28, 33, 255));
@@ -106,19 +110,23 @@ void PlotsView::draw_states(const Model& model, const ViewState& view, const Tim
 }
 
 void PlotsView::draw_lines(const Model& model, const ViewState& view, const TimeMapping& map, const char* title,
-                           const std::vector<std::pair<int, const char*>>& series, bool rate, ImVec2 origin,
-                           ImVec2 size, int second_axis) {
+                           const std::vector<Series>& series, bool rate, ImVec2 origin, ImVec2 size, int second_axis) {
   const TimeSeries* ts = model.series();
   const float step = 2.0f;
   const double hi = std::min({map.end, view.limit, model.rel(model.last_tick())});
   const float x0 = map.x0, x_end = std::min(map.x0 + map.width, map.x(hi));
   std::vector<Line> lines;
+  std::vector<bool> recorded;
   double max = 0, max_second = 0;  // the left axis; the right axis (series from second_axis on)
   for (std::size_t k = 0; k < series.size(); ++k) {
-    const int id = series[k].first;
-    Line line{
-        {}, k == 0 ? palette::kText : palette::series(static_cast<int>(k) - 1), k == 0 ? 2.0f : 1.2f, series[k].second};
-    for (float x = x0; ts && x < x_end; x += step) {
+    const int id = series[k].id;
+    Line line{{}, series[k].colour, k == 0 ? 2.0f : 1.2f, series[k].name};
+    // Not recorded at the trace's level (or no lane pops to build queue depth from): no
+    // line, which would read as none happening; a note says why.
+    recorded.push_back(model.empty() ||
+                       (model.analysis().counted(series[k].source) &&
+                        (series[k].source != EventId::lane_pop || model.events_of(EventId::lane_pop) > 0)));
+    for (float x = x0; ts && recorded.back() && x < x_end; x += step) {
       const double a = map.t(x), b = map.t(std::min(x + step, x_end));
       const double sum = ts->sum(id, a, b);
       const double v = rate ? sum / (model.ticks_to_ns(b - a) * 1e-9) : sum / (b - a);
@@ -129,7 +137,28 @@ void PlotsView::draw_lines(const Model& model, const ViewState& view, const Time
     }
     lines.push_back(std::move(line));
   }
-  const Frame f = frame(title, rate ? "/s" : "tasks", max, origin, size);
+  // Why a series is not drawn: the analysis' sentence (from the trace header's level), the
+  // one lantern-trace stats prints, in the strip above the plot area.
+  std::vector<std::string> notes;
+  for (std::size_t k = 0; k < series.size(); ++k) {
+    const EventId source = series[k].source;
+    if (recorded[k] || model.empty()) continue;
+    bool seen = false;
+    for (std::size_t j = 0; j < k; ++j) seen = seen || (!recorded[j] && series[j].source == source);
+    if (seen) continue;
+    if (source == EventId::lane_pop) {
+      if (view.layout) view.layout->add("needs_level", 0, 0, 0, 0, 0, 0);
+      notes.push_back("queue depth: no lane pops: " + model.analysis().no_samples_reason(source));
+    } else {
+      if (view.layout) view.layout->add("not_recorded_plot", static_cast<int>(source), 0, 0, 0, 0, 0);
+      notes.push_back(std::string(series[k].name) + (rate ? " / s: " : ": ") +
+                      model.analysis().no_samples_reason(source));
+    }
+  }
+  const float wrap = std::max(1.0f, size.x - TimelineView::kLabelWidth - 16);
+  float strip = ImGui::GetTextLineHeight();
+  for (const std::string& n : notes) strip += ImGui::CalcTextSize(n.c_str(), nullptr, false, wrap).y;
+  const Frame f = frame(title, rate ? "/s" : "tasks", max, origin, size, strip);
   ImDrawList* draw = ImGui::GetWindowDrawList();
   const float height = f.p1.y - f.p0.y;
   draw->PushClipRect(f.p0, f.p1, true);
@@ -145,18 +174,42 @@ void PlotsView::draw_lines(const Model& model, const ViewState& view, const Time
       draw->AddPolyline(pts.data(), static_cast<int>(pts.size()), lines[k].colour, 0, lines[k].thickness);
   }
   draw->PopClipRect();
-  // Legend, right-aligned in the plot's top-right corner.
-  float lx = f.p1.x - 6;
-  for (std::size_t k = std::min<std::size_t>(lines.size(), 9); k-- > 0;) {
-    const ImVec2 ts_size = ImGui::CalcTextSize(lines[k].name);
-    lx -= ts_size.x + 14;
-    draw->AddText(ImVec2(lx, f.p0.y + 2), lines[k].colour, lines[k].name);
+  // Notes, then the keys, right-aligned (a short line of its colour, then its name; the
+  // right axis' top value leads them, in its series' colour), in the strip above the plot.
+  float note_y = origin.y + 2 + ImGui::GetTextLineHeight();
+  for (const std::string& n : notes) {
+    draw->AddText(ImGui::GetFont(), ImGui::GetFontSize(), ImVec2(f.p0.x + 8, note_y), palette::kDimText, n.c_str(),
+                  nullptr, wrap);
+    note_y += ImGui::CalcTextSize(n.c_str(), nullptr, false, wrap).y;
   }
-  if (second_axis < static_cast<int>(lines.size())) {
-    const std::string right = short_number(second_max) + (rate ? " /s" : "");
-    const ImVec2 rs = ImGui::CalcTextSize(right.c_str());
-    draw->AddText(ImVec2(f.p1.x - rs.x - 6, f.p0.y + 4 + rs.y), lines[static_cast<std::size_t>(second_axis)].colour,
-                  right.c_str());
+  const float key_y = origin.y + 2;
+  float lx = f.p1.x;
+  auto key_text = [&](const std::string& text, ImU32 colour, bool line_mark, int k) {
+    const ImVec2 ts_size = ImGui::CalcTextSize(text.c_str());
+    lx -= ts_size.x + (line_mark ? 16 : 0) + 12;
+    if (lx < f.p0.x) return;  // no room: the cursor's tooltip names every line
+    if (line_mark) {
+      const float my = key_y + ts_size.y / 2;
+      draw->AddLine(ImVec2(lx, my), ImVec2(lx + 12, my), colour, 2.0f);
+    }
+    draw->AddText(ImVec2(lx + (line_mark ? 16 : 0), key_y), colour, text.c_str());
+    if (view.layout && k >= 0) {
+      char line[160];
+      // plot_key: a drawn line's key, in its colour; plot_key_note: a series not recorded.
+      std::snprintf(line, sizeof line, "%s %d %u %u %u %.0f %.0f %.0f %.0f %s",
+                    line_mark ? "plot_key" : "plot_key_note", series[static_cast<std::size_t>(k)].id, colour & 0xFF,
+                    (colour >> 8) & 0xFF, (colour >> 16) & 0xFF, lx, key_y, lx + (line_mark ? 16 : 0) + ts_size.x,
+                    key_y + ts_size.y, text.c_str());
+      view.layout->lines.emplace_back(line);
+    }
+  };
+  for (std::size_t k = std::min<std::size_t>(lines.size(), 10); k-- > 0;) {
+    key_text(std::string(lines[k].name) + (recorded[k] ? "" : ": not recorded"),
+             recorded[k] ? lines[k].colour : palette::kDimText, recorded[k], static_cast<int>(k));
+  }
+  if (second_axis < static_cast<int>(lines.size()) && recorded[static_cast<std::size_t>(second_axis)]) {
+    const std::string right = "right axis: " + short_number(second_max) + (rate ? " /s" : "");
+    key_text(right, lines[static_cast<std::size_t>(second_axis)].colour, false, -1);
   }
   cursor(view, map, f, lines);
 }
@@ -169,52 +222,30 @@ void PlotsView::draw(const Model& model, ViewState& view, ImVec2 size) {
                             model.events_of(EventId::io_complete) > 0;
   const float h = size.y / (dependencies ? 5 : 4);
   draw_states(model, view, map, origin, ImVec2(size.x, h));
-  std::vector<std::pair<int, const char*>> queues = {{kSeriesQueuedAll, "all lanes"}};
-  if (model.events_of(EventId::not_ready) > 0) queues.emplace_back(kSeriesNotReady, "not ready");
+  using palette::event;
+  std::vector<Series> queues = {{kSeriesQueuedAll, "all lanes", event(EventId::lane_pop), EventId::lane_pop}};
+  if (model.events_of(EventId::not_ready) > 0)
+    queues.push_back({kSeriesNotReady, "not ready", event(EventId::not_ready), EventId::not_ready});
   static const char* kLaneNames[] = {"lane 0", "lane 1", "lane 2", "lane 3", "lane 4", "lane 5", "lane 6", "lane 7"};
   for (std::uint32_t l = 0; l < std::min<std::uint32_t>(model.worker_count(), 8); ++l)
-    queues.emplace_back(kSeriesFirstLane + static_cast<int>(l), kLaneNames[l]);
+    queues.push_back(
+        {kSeriesFirstLane + static_cast<int>(l), kLaneNames[l], palette::lane(static_cast<int>(l)), EventId::lane_pop});
   draw_lines(model, view, map, "queue depth", queues, false, ImVec2(origin.x, origin.y + h), ImVec2(size.x, h));
-  draw_lines(model, view, map, "tasks / s", {{kSeriesTasks, "tasks"}, {kSeriesSteals, "steals (right axis)"}}, true,
-             ImVec2(origin.x, origin.y + 2 * h), ImVec2(size.x, h), 1);
-  draw_lines(model, view, map, "helps / s", {{kSeriesHelps, "helps"}, {kSeriesWakes, "wakes"}}, true,
-             ImVec2(origin.x, origin.y + 3 * h), ImVec2(size.x, h));
+  draw_lines(model, view, map, "tasks / s",
+             {{kSeriesTasks, "tasks", event(EventId::task_begin), EventId::task_begin},
+              {kSeriesSteals, "steals", event(EventId::steal), EventId::steal}},
+             true, ImVec2(origin.x, origin.y + 2 * h), ImVec2(size.x, h), 1);
+  draw_lines(model, view, map, "helps / s",
+             {{kSeriesHelps, "helps", event(EventId::help), EventId::help},
+              {kSeriesWakes, "wakes", event(EventId::wake), EventId::wake}},
+             true, ImVec2(origin.x, origin.y + 3 * h), ImVec2(size.x, h));
   if (dependencies) {
     // Shown once the trace has any: dependency releases, IO submitted and completed.
-    draw_lines(
-        model, view, map, "releases / s",
-        {{kSeriesReleases, "releases"}, {kSeriesIoSubmits, "IO submitted"}, {kSeriesIoCompletions, "IO completed"}},
-        true, ImVec2(origin.x, origin.y + 4 * h), ImVec2(size.x, h));
-  }
-  if (model.events_of(EventId::lane_pop) == 0 && !model.empty()) {
-    // Queue depth is built from lane pops; why there are none is the analysis' sentence
-    // (from the trace header's level), the one lantern-trace stats prints.
-    if (view.layout) view.layout->add("needs_level", 0, 0, 0, 0, 0, 0);
-    const std::string why = "queue depth: no lane pops: " + model.analysis().no_samples_reason(EventId::lane_pop);
-    ImGui::GetWindowDrawList()->AddText(
-        ImGui::GetFont(), ImGui::GetFontSize(), ImVec2(origin.x + TimelineView::kLabelWidth + 8, origin.y + h + 20),
-        palette::kDimText, why.c_str(), nullptr, std::max(1.0f, size.x - TimelineView::kLabelWidth - 16));
-  }
-  // Tasks, steals and helps per second are built from events the trace's level may not
-  // record (level states): a flat line there would read as none happening, so the plot
-  // says it is not recorded and why (Analysis::counted, no_samples_reason).
-  const struct {
-    EventId source;
-    const char* what;
-    int row;
-  } rates[] = {
-      {EventId::task_begin, "tasks / s", 2}, {EventId::steal, "steals / s", 2}, {EventId::help, "helps / s", 3}};
-  float line_y[4] = {};
-  for (const auto& r : rates) {
-    if (model.empty() || model.analysis().counted(r.source)) continue;
-    if (view.layout) view.layout->add("not_recorded_plot", static_cast<int>(r.source), r.row, 0, 0, 0, 0);
-    const std::string why = std::string(r.what) + ": " + model.analysis().no_samples_reason(r.source);
-    const float wrap = std::max(1.0f, size.x - TimelineView::kLabelWidth - 16);
-    const ImVec2 at(origin.x + TimelineView::kLabelWidth + 8,
-                    origin.y + static_cast<float>(r.row) * h + 20 + line_y[r.row]);
-    ImGui::GetWindowDrawList()->AddText(ImGui::GetFont(), ImGui::GetFontSize(), at, palette::kDimText, why.c_str(),
-                                        nullptr, wrap);
-    line_y[r.row] += ImGui::CalcTextSize(why.c_str(), nullptr, false, wrap).y;
+    draw_lines(model, view, map, "releases / s",
+               {{kSeriesReleases, "releases", event(EventId::release), EventId::release},
+                {kSeriesIoSubmits, "IO submitted", event(EventId::io_submit), EventId::io_submit},
+                {kSeriesIoCompletions, "IO completed", event(EventId::io_complete), EventId::io_complete}},
+               true, ImVec2(origin.x, origin.y + 4 * h), ImVec2(size.x, h));
   }
   ImGui::Dummy(size);
 }

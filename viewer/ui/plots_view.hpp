@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "lane_painter.hpp"
+#include "palette.hpp"
 #include "view_state.hpp"
 
 namespace lantern::viewer {
@@ -35,12 +36,22 @@ class PlotsView {
     ImVec2 p0, p1;  // the plot area
     double max = 1;
   };
-  Frame frame(const char* title, const char* unit, double max, ImVec2 origin, ImVec2 size);
+  Frame frame(const char* title, const char* unit, double max, ImVec2 origin, ImVec2 size, float strip = 0);
   void draw_states(const Model& model, const ViewState& view, const TimeMapping& map, ImVec2 origin, ImVec2 size);
+  // Series: one line of a plot: a TimeSeries id, its name, its colour (palette::event of
+  // the events it counts, or palette::lane), and those events (a series whose events the
+  // trace's level does not record is not drawn: the plot says why instead).
+  struct Series {
+    int id;
+    const char* name;
+    ImU32 colour;
+    EventId source;
+  };
   // draw_lines: per-second rates (rate=true) or averages (queue depth) of series ids.
+  // The first series is the plot's total (thick); series from second_axis on use the
+  // right axis. Keys are drawn in the strip above the plot area, never over a line.
   void draw_lines(const Model& model, const ViewState& view, const TimeMapping& map, const char* title,
-                  const std::vector<std::pair<int, const char*>>& series, bool rate, ImVec2 origin, ImVec2 size,
-                  int second_axis = 1 << 30);
+                  const std::vector<Series>& series, bool rate, ImVec2 origin, ImVec2 size, int second_axis = 1 << 30);
   void cursor(const ViewState& view, const TimeMapping& map, const Frame& f, const std::vector<Line>& lines) const;
 
   std::vector<double> column_values_;

@@ -113,16 +113,18 @@ void TimelineView::draw_arrows(const Model& model, const ViewState& view, const 
                                ImDrawList* draw) {
   const Tick a = model.abs(map.start);
   const Tick b = model.abs(std::isfinite(view.limit) ? std::min(map.end, view.limit) : map.end);
-  std::uint64_t count = 0;
+  std::array<std::uint64_t, 4> kinds{};  // steals, helps, wakes, releases
   for (std::uint32_t w = 0; w < model.worker_count(); ++w) {
     const auto s = in_window(model.steals(w), a, b);
     const auto h = in_window(model.helps(w), a, b);
     const auto k = in_window(model.wakes(w), a, b);
     const auto r = in_window(model.releases(w), a, b);
-    count += (s.second - s.first) + (h.second - h.first) + (k.second - k.first) + (r.second - r.first);
+    kinds[0] += s.second - s.first, kinds[1] += h.second - h.first;
+    kinds[2] += k.second - k.first, kinds[3] += r.second - r.first;
   }
+  const std::uint64_t count = kinds[0] + kinds[1] + kinds[2] + kinds[3];
   const auto max_arrows = static_cast<std::uint64_t>(std::max(50.0f, map.width / kPixelsPerArrow));
-  arrows_hidden_ = count > max_arrows ? count : 0;
+  arrows_hidden_ = count > max_arrows ? kinds : std::array<std::uint64_t, 4>{};
   if (count > max_arrows) return;
   const float band_mid = lanes.band / 2;
   const std::uint32_t n = model.worker_count();
@@ -258,6 +260,11 @@ void TimelineView::tooltip(const Model& model, const ViewState& view, const Time
       const Steal& st = model.steals(w)[static_cast<std::size_t>(s.steal)];
       ImGui::Text("stolen from worker %u (%s)", st.victim,
                   valid(st.steal_distance()) ? name_of(st.steal_distance()).data() : "?");
+    }
+    if (const Tick off = track.off_cpu(s)) {
+      ImGui::TextColored(palette::vec(palette::kOffCpu), "preempted: waited %s for a CPU of its %s",
+                         ns(static_cast<double>(off)).c_str(), ns(static_cast<double>(end - s.start)).c_str());
+      ImGui::TextDisabled("(the kernel ran other threads; the bar along the slice's bottom: how much, not when)");
     }
     if (s.flags & kSliceThrew) ImGui::TextColored(palette::vec(palette::kError), "threw an exception");
     if (s.flags & kSliceEndLost)

@@ -93,6 +93,7 @@ void TimelineView::draw_ruler(const Model& model, const TimeMapping& map, ImDraw
   const double step_ns = nice_step(ns_per_px * 110.0);
   const double start_ns = model.ticks_to_ns(map.start), end_ns = model.ticks_to_ns(map.end);
   char text[48];
+  float label_end = -1e30f;  // right edge of the last label drawn
   for (double t = std::floor(start_ns / step_ns) * step_ns; t <= end_ns; t += step_ns / 5) {
     const float x = map.x(model.ns_to_ticks(t));
     if (x < map.x0 || x > right) continue;
@@ -118,6 +119,10 @@ void TimelineView::draw_ruler(const Model& model, const TimeMapping& map, ImDraw
     // Right of its tick, or left of it at the right edge: never clipped.
     const float tw = ImGui::CalcTextSize(text).x;
     const float tx = x + 3 + tw <= right ? x + 3 : x - 3 - tw;
+    // A label flipped left of its tick at the right edge may reach the one before: then
+    // the tick stays unlabelled rather than the two running together.
+    if (tx < label_end + 8) continue;
+    label_end = tx + tw;
     draw->AddText(ImVec2(tx, y0 + 3), palette::kText, text);
     if (layout_ruler_)
       layout_ruler_->add("ruler_label", 0, 0, tx, y0 + 3, tx + tw, y0 + 3 + ImGui::GetTextLineHeight());
@@ -180,6 +185,7 @@ void TimelineView::draw(const Model& model, ViewState& view, ImVec2 size) {
   const float right = map.x0 + map.width;
   const bool by_label = view.colour_by_label(!model.label_uses().empty());
   LanePainter painter(model, map, view.limit, draw, by_label);
+  painter.set_layout(view.layout);
   if (view.layout) view.layout->add("task_colours", by_label ? 1 : 0, 0, 0, 0, 0, 0);
   char text[96];
   for (std::uint32_t w = 0; w < model.worker_count(); ++w) {
@@ -225,11 +231,20 @@ void TimelineView::draw(const Model& model, ViewState& view, ImVec2 size) {
   layout_ruler_ = view.layout;
   if (view.layout) view.layout->add("ruler", 0, 0, map.x0 - kLabelWidth, origin.y, right, origin.y + kRulerHeight);
   draw_ruler(model, map, ImGui::GetWindowDrawList(), origin.y, origin.y + kRulerHeight);
-  if (arrows_hidden_ > 0) {
-    std::snprintf(text, sizeof text, "zoom in to see %s steals/wakes as arrows", format_count(arrows_hidden_).c_str());
-    const ImVec2 ts = ImGui::CalcTextSize(text);
+  if (arrows_hidden_[0] + arrows_hidden_[1] + arrows_hidden_[2] + arrows_hidden_[3] > 0) {
+    // Each kind with its own count: "zoom in to see arrows: 4,215 steals, 294 wakes".
+    static constexpr const char* kKinds[] = {"steal", "help", "wake", "release"};
+    std::string note = "zoom in to see arrows:";
+    const char* sep = " ";
+    for (int k : {0, 2, 1, 3}) {
+      if (arrows_hidden_[static_cast<std::size_t>(k)] == 0) continue;
+      note += sep + count_of(arrows_hidden_[static_cast<std::size_t>(k)], kKinds[k]);
+      sep = ", ";
+    }
+    const ImVec2 ts = ImGui::CalcTextSize(note.c_str());
     ImGui::GetWindowDrawList()->AddText(ImVec2(right - ts.x - 4, origin.y + size.y - ts.y - 4), palette::kDimText,
-                                        text);
+                                        note.c_str());
+    if (view.layout) view.layout->lines.push_back("arrows_note " + note);
   }
 }
 

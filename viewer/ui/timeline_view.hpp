@@ -10,6 +10,7 @@
 
 #include <imgui.h>
 
+#include <array>
 #include <cstdint>
 
 #include "lane_painter.hpp"
@@ -57,7 +58,9 @@ class TimelineView {
   int max_rows_ = 6;
   bool dragging_ = false;
   PaintStats stats_;
-  std::uint64_t arrows_hidden_ = 0;               // steals/wakes/releases in view, too many to draw as arrows
+  // Steals, helps, wakes and releases in view, when there are too many to draw as arrows
+  // (all 0 when they are drawn): the ruler's note names each kind with its own count.
+  std::array<std::uint64_t, 4> arrows_hidden_{};
   mutable LayoutRecord* layout_ruler_ = nullptr;  // this frame's, when recording
 };
 

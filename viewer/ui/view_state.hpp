@@ -90,17 +90,11 @@ inline std::string format_count(unsigned long long v) {
   return std::string(out, static_cast<std::size_t>(o));
 }
 
-// parse_duration: "1.5ms", "200us", "3s", "120ns", "250000" (ns). Returns NaN when invalid.
-inline double parse_duration_ns(const std::string& text) {
-  char* end = nullptr;
-  const double v = std::strtod(text.c_str(), &end);
-  if (end == text.c_str() || !std::isfinite(v)) return std::numeric_limits<double>::quiet_NaN();
-  const std::string unit(end);
-  if (unit.empty() || unit == "ns") return v;
-  if (unit == "us") return v * 1e3;
-  if (unit == "ms") return v * 1e6;
-  if (unit == "s") return v * 1e9;
-  return std::numeric_limits<double>::quiet_NaN();
+// count_of: "1 warning", "5,116 steals": a count and its noun, plural when not one.
+inline std::string count_of(std::uint64_t n, const std::string& noun) {
+  return format_count(n) + " " + noun + (n == 1 ? "" : "s");
 }
+
+using analysis::parse_duration_ns;  // "1.5ms", "200us", "3s", "120ns", "250000" (ns); NaN when invalid
 
 }  // namespace lantern::viewer

@@ -35,12 +35,13 @@ ImU32 phase_colour(SourceStatus::Phase p) {
 
 // swatch draws a colour key and its name; `layout` (when recording) gets the key's box.
 void swatch(ImU32 colour, const char* name, LayoutRecord* layout = nullptr, const char* what = nullptr, int id = 0,
-            int group = 0) {
+            int group = 0, ImU32 edge = 0) {
   // Wrap to a new line rather than run off the window's edge.
   if (ImGui::GetContentRegionAvail().x < 15 + ImGui::CalcTextSize(name).x + 4) ImGui::NewLine();
   const ImVec2 p = ImGui::GetCursorScreenPos();
   const float h = ImGui::GetTextLineHeight();
   ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(p.x, p.y + 3), ImVec2(p.x + 12, p.y + h - 2), colour);
+  if (edge) ImGui::GetWindowDrawList()->AddRect(ImVec2(p.x, p.y + 3), ImVec2(p.x + 12, p.y + h - 2), edge);
   if (layout && what) layout->add(what, id, 0, p.x, p.y + 3, p.x + 12, p.y + h - 2);
   if (layout) {
     // Every key, with its group (0 lane fills, 1 arrows) and colour: no two may be alike.
@@ -129,12 +130,12 @@ void ViewerApp::legend(const Model& model) {
   const float row_h = ImGui::GetTextLineHeightWithSpacing();
   std::size_t more = 0;
   int group = 0;
-  auto key = [&](ImU32 colour, const char* name, const char* what = nullptr, int id = 0) {
+  auto key = [&](ImU32 colour, const char* name, const char* what = nullptr, int id = 0, ImU32 edge = 0) {
     if (more > 0 || ImGui::GetContentRegionAvail().x < 15 + ImGui::CalcTextSize(name).x + 70) {
       ++more;
       return;
     }
-    swatch(colour, name, view_.layout, what, id, group);
+    swatch(colour, name, view_.layout, what, id, group, edge);
   };
   auto end_row = [&](float y) {
     if (more > 0) {
@@ -180,9 +181,11 @@ void ViewerApp::legend(const Model& model) {
   ImGui::TextDisabled("arrows: steal by distance");
   ImGui::SameLine();
   for (int d = 0; d < trace::kDistanceCount; ++d) key(palette::distance(d), trace::kDistanceNames[d].data());
+  key(palette::kHelp, "help");
   key(palette::kWake, "wake");
   if (model.events_of(EventId::release) > 0) key(palette::kRelease, "release");
   if (model.events_of(EventId::io_complete) > 0) key(palette::kIoCompletion, "IO done");
+  if (model.analysis().off_cpu_tasks() > 0) key(palette::kOffCpu, "waited for a CPU", nullptr, 0, palette::kOffCpuEdge);
   end_row(line_y + row_h);
   ImGui::SetCursorPosY(line_y + 2 * row_h);
 }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <limits>
 
 namespace lantern::analysis {
@@ -18,6 +19,18 @@ Percentiles percentiles(const LatencyHistogram& h) {
   p.p99_ns = h.quantile_ns(0.99);
   p.max_ns = static_cast<double>(h.max_ns());
   return p;
+}
+
+double parse_duration_ns(const std::string& text) {
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (end == text.c_str() || !std::isfinite(v)) return std::numeric_limits<double>::quiet_NaN();
+  const std::string unit(end);
+  if (unit.empty() || unit == "ns") return v;
+  if (unit == "us") return v * 1e3;
+  if (unit == "ms") return v * 1e6;
+  if (unit == "s") return v * 1e9;
+  return std::numeric_limits<double>::quiet_NaN();
 }
 
 std::string format_duration_ns(double ns) {
@@ -137,7 +150,8 @@ bool Analysis::add(const trace::Event& e) {
     case EventId::task_end: {
       const auto p = trace::payload<TaskEndPayload>(e);
       const TaskSlice* closed = nullptr;
-      if (track.on_task_end(t, p.task, p.threw, &closed) && closed) {
+      if (track.on_task_end(t, p.task, p.threw, &closed, p.off_cpu_ticks) && closed) {
+        if (closed->flags & kSliceOffCpu) ++off_cpu_tasks_;
         const std::uint64_t ns = to_ns(closed->end - closed->start);
         task_duration_.record(ns);
         duration_by_label_[closed->label].record(ns);
@@ -448,6 +462,9 @@ Summary Analysis::summary() const {
     f.steals = steals(w).size();
     f.helps = helps(w).size();
     f.wakes = wakes(w).size();
+    for (std::size_t i = 0; i < t.interval_count(); ++i)
+      f.sleeps += t.interval_state(i) == state_slot(WorkerState::sleeping);
+    s.sleeps += f.sleeps;
     f.dropped = dropped(w);
     for (const Wake& k : wakes(w)) {
       ++s.wakes_by_cause[std::min<std::size_t>(k.why, kWakeCauseCount)];

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <map>
 
 namespace lantern::analysis {
@@ -57,6 +58,81 @@ Comparison::Run run_of(const Analysis& m, const std::string& name) {
 
 bool count_notable(const Count& a, const Count& b) { return a && b && count_notable(*a, *b); }
 
+// compare_counts: every count lantern-trace stats prints, from the two runs' Summary (the
+// figures stats reads), each unknown (nullopt) where a run's level does not record the
+// events it counts.
+void compare_counts(const Analysis& a, const Analysis& b, Comparison& c) {
+  const Summary sa = a.summary(), sb = b.summary();
+  auto row = [&](std::string what, EventId source, std::uint64_t va, std::uint64_t vb) {
+    const Count ca = sa.counts(source) ? Count(va) : std::nullopt;
+    const Count cb = sb.counts(source) ? Count(vb) : std::nullopt;
+    c.counts.push_back({std::move(what), ca, cb, count_notable(ca, cb)});
+  };
+  // Counts every level keeps (drops, warnings): the drop marker's level, `off`.
+  constexpr EventId kAlways = EventId::dropped;
+  row("events", kAlways, sa.events, sb.events);
+  // Events by type, but those a row below counts by its own name (tasks, steals...).
+  constexpr EventId kNamedBelow[] = {EventId::task_begin, EventId::steal,   EventId::help,     EventId::wake,
+                                     EventId::lane_pop,   EventId::release, EventId::io_submit};
+  for (int t = 0; t < kEventCount; ++t) {
+    const auto e = static_cast<EventId>(t);
+    if (std::find(std::begin(kNamedBelow), std::end(kNamedBelow), e) != std::end(kNamedBelow)) continue;
+    row("events: " + std::string(trace::kEventInfo[t].name), e, sa.events_by_type[static_cast<std::size_t>(t)],
+        sb.events_by_type[static_cast<std::size_t>(t)]);
+  }
+  row("tasks", EventId::task_begin, sa.tasks, sb.tasks);
+  row("unfinished tasks", EventId::task_begin, sa.unfinished_tasks, sb.unfinished_tasks);
+  row("task ends without a begin", EventId::task_end, sa.unmatched_task_ends, sb.unmatched_task_ends);
+  row("steals", EventId::steal, a.events_of(EventId::steal), b.events_of(EventId::steal));
+  auto total = [](const Summary& s, std::uint64_t WorkerFigures::*f) {
+    std::uint64_t n = 0;
+    for (const WorkerFigures& w : s.workers) n += w.*f;
+    return n;
+  };
+  row("helps", EventId::help, total(sa, &WorkerFigures::helps), total(sb, &WorkerFigures::helps));
+  row("wakes", EventId::wake, sa.wakes, sb.wakes);
+  for (int k = 0; k < kWakeCauseCount; ++k) {
+    row("wakes (" + std::string(kWakeCauseNames[k]) + ")", EventId::wake,
+        sa.wakes_by_cause[static_cast<std::size_t>(k)], sb.wakes_by_cause[static_cast<std::size_t>(k)]);
+  }
+  row("wakes by a worker of the pool", EventId::wake, sa.wake_arrows, sb.wake_arrows);
+  row("sleeps", EventId::state, sa.sleeps, sb.sleeps);
+  row("lane pops", EventId::lane_pop, sa.lane_pops, sb.lane_pops);
+  row("releases", EventId::release, sa.releases, sb.releases);
+  row("IO submitted", EventId::io_submit, sa.io_submitted, sb.io_submitted);
+  row("IO completed", EventId::io_complete, sa.io_completed, sb.io_completed);
+  row("IO failed", EventId::io_complete, sa.io_failed, sb.io_failed);
+  row("IO unpaired", EventId::io_complete, sa.io_unpaired, sb.io_unpaired);
+  row("events dropped", kAlways, sa.dropped_events, sb.dropped_events);
+  for (int r = 0; r < kDropReasonCount; ++r) {
+    row("events dropped (" + std::string(kDropReasonNames[r]) + ")", kAlways, sa.dropped_by_reason[r],
+        sb.dropped_by_reason[r]);
+  }
+  row("warnings", kAlways, sa.warnings, sb.warnings);
+  for (int k = 0; k < kProblemKindCount; ++k) {
+    row(std::string("warnings (") + problem_kind_name(static_cast<ProblemKind>(k)) + ")", kAlways,
+        sa.warnings_by_kind[static_cast<std::size_t>(k)], sb.warnings_by_kind[static_cast<std::size_t>(k)]);
+  }
+  // Per worker, the columns of stats' table (and sleeps).
+  const std::size_t workers = std::max(sa.workers.size(), sb.workers.size());
+  const struct {
+    const char* name;
+    EventId source;
+    std::uint64_t WorkerFigures::*value;
+  } kColumns[] = {{"tasks", EventId::task_begin, &WorkerFigures::tasks},
+                  {"steals", EventId::steal, &WorkerFigures::steals},
+                  {"helps", EventId::help, &WorkerFigures::helps},
+                  {"wakes", EventId::wake, &WorkerFigures::wakes},
+                  {"sleeps", EventId::state, &WorkerFigures::sleeps}};
+  for (std::size_t w = 0; w < workers; ++w) {
+    for (const auto& col : kColumns) {
+      const std::uint64_t va = w < sa.workers.size() ? sa.workers[w].*col.value : 0;
+      const std::uint64_t vb = w < sb.workers.size() ? sb.workers[w].*col.value : 0;
+      row("worker " + std::to_string(w) + ": " + col.name, col.source, va, vb);
+    }
+  }
+}
+
 }  // namespace
 
 std::size_t Comparison::notable_count() const {
@@ -66,6 +142,7 @@ std::size_t Comparison::notable_count() const {
   for (const auto& r : steal_cells) n += r.notable;
   for (const auto& r : steals_by_distance) n += r.notable;
   for (const auto& r : latencies) n += r.notable;
+  for (const auto& r : counts) n += r.notable;
   return n;
 }
 
@@ -152,7 +229,8 @@ Comparison compare(const Analysis& a, const std::string& a_name, const Analysis&
     EventId source;
   } kinds[] = {{"ready wait", &Analysis::ready_wait, EventId::lane_pop},
                {"task duration", &Analysis::task_duration, EventId::task_end},
-               {"wake latency", &Analysis::wake_latency, EventId::wake}};
+               {"wake latency", &Analysis::wake_latency, EventId::wake},
+               {"IO latency", &Analysis::io_latency, EventId::io_complete}};
   for (const auto& k : kinds) {
     Comparison::Latency r{k.what, figures((a.*k.get)(), a.no_samples_reason(k.source)),
                           figures((b.*k.get)(), b.no_samples_reason(k.source)), 0, false};
@@ -161,6 +239,7 @@ Comparison compare(const Analysis& a, const std::string& a_name, const Analysis&
                 ratio_notable(r.a.p90_ns, r.b.p90_ns, r.a.count, r.b.count);
     c.latencies.push_back(std::move(r));
   }
+  compare_counts(a, b, c);
   return c;
 }
 
@@ -266,6 +345,13 @@ void write_table(std::FILE* out, const Comparison& c, bool notable_only) {
     }
   }
   std::fputs(why.c_str(), out);
+  std::fprintf(out, "\ncounts (as lantern-trace stats prints them)\n  %-34s %12s %12s %9s\n", "what", "A", "B", "B/A");
+  for (const auto& r : c.counts) {
+    if (notable_only && !r.notable) continue;
+    const double ratio = r.a && r.b && *r.a > 0 ? static_cast<double>(*r.b) / static_cast<double>(*r.a) : 0;
+    std::fprintf(out, "%s %-34s %12s %12s %9s\n", mark[r.notable], r.what.c_str(), count_text(r.a).c_str(),
+                 count_text(r.b).c_str(), ratio_text(ratio).c_str());
+  }
 }
 
 void write_json(std::FILE* out, const Comparison& c) {
@@ -328,6 +414,15 @@ void write_json(std::FILE* out, const Comparison& c) {
     j.raw(", \"b\": ");
     json_figures(j, r.b);
     j.raw(", \"ratio\": ").fixed(r.ratio, 4).raw(", \"notable\": ").boolean(r.notable).raw("}");
+  }
+  j.raw("\n  ],\n  \"counts\": [");
+  for (std::size_t i = 0; i < c.counts.size(); ++i) {
+    const auto& r = c.counts[i];
+    row(i).raw("\"what\": ").string(r.what).raw(", \"a\": ");
+    json_count(j, r.a);
+    j.raw(", \"b\": ");
+    json_count(j, r.b);
+    j.raw(", \"notable\": ").boolean(r.notable).raw("}");
   }
   j.raw("\n  ]\n}\n");
 }

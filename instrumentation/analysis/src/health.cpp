@@ -51,6 +51,19 @@ const char* problem_kind_advice(ProblemKind kind) noexcept {
   return "";
 }
 
+bool preempted(const Problem& p) noexcept {
+  return p.kind == ProblemKind::long_task && p.task_ticks > 0 && p.off_cpu * 2 >= p.task_ticks;
+}
+
+const char* problem_advice(const Problem& p) noexcept {
+  if (preempted(p)) {
+    return "Preempted: the task's thread waited for a CPU for most of the task, so the kernel, not the task's "
+           "code, made it long. More threads were runnable than there were CPUs (another program, or more workers "
+           "than cores): give the pool fewer workers or CPUs of its own.";
+  }
+  return problem_kind_advice(p.kind);
+}
+
 void HealthChecker::reset() {
   const HealthThresholds keep = thresholds_;
   *this = HealthChecker();
@@ -73,8 +86,8 @@ void HealthChecker::report(const Analysis& m, Problem p, Tick merge_gap) {
     if (q.kind == p.kind && q.worker == p.worker && p.start <= q.end + merge_gap && q.start <= p.end + merge_gap) {
       q.start = std::min(q.start, p.start);
       q.end = std::max(q.end, p.end);
+      if (p.value >= q.value) q.detail = p.detail, q.task_ticks = p.task_ticks, q.off_cpu = p.off_cpu;
       q.value = p.kind == ProblemKind::events_dropped ? q.value + p.value : std::max(q.value, p.value);
-      if (p.value >= q.value) q.detail = p.detail;
       q.occurrences += p.occurrences;
       q.uncertain = q.uncertain || p.uncertain;
       return;
@@ -108,7 +121,12 @@ void HealthChecker::check_slices(const Analysis& m, std::uint32_t w, Cursor& c, 
         }
       }
       if (s.end > cursor && s.end - cursor > best) best = s.end - cursor, best_at = cursor;
-      if (best > threshold) report(m, Problem{ProblemKind::long_task, w, best_at, best_at + best, best, s.id, 1}, 0);
+      if (best > threshold) {
+        Problem p{ProblemKind::long_task, w, best_at, best_at + best, best, s.id, 1};
+        p.task_ticks = s.end - s.start;
+        p.off_cpu = track.off_cpu(s);
+        report(m, p, 0);
+      }
     }
   }
 }
@@ -307,6 +325,7 @@ std::vector<Problem> HealthChecker::ongoing(const Analysis& m, Tick now) const {
       }
       if (now > since && now - since > long_task) {
         out.push_back(Problem{ProblemKind::long_task, w, since, now, now - since, running->id, 1});
+        out.back().task_ticks = now - since;
       }
     }
     // The search going on at `now`: the run of idle/sleepy intervals holding it, from

@@ -99,7 +99,18 @@ std::optional<Tick> WorkerTrack::ready_wait(const TaskSlice& s) const noexcept {
   return long_waits_[i];
 }
 
-bool WorkerTrack::on_task_end(Tick t, std::uint64_t id, bool threw, const TaskSlice** closed) {
+Tick WorkerTrack::off_cpu(const TaskSlice& s) const noexcept {
+  if (!(s.flags & kSliceOffCpu)) return 0;
+  for (std::size_t d = 0; d < slices_.size(); ++d) {  // which row holds it
+    const auto& row = slices_[d];
+    if (row.empty() || &s < row.data() || &s >= row.data() + row.size()) continue;
+    const auto it = off_cpu_.find({static_cast<int>(d), static_cast<std::size_t>(&s - row.data())});
+    return it == off_cpu_.end() ? 0 : it->second;
+  }
+  return 0;
+}
+
+bool WorkerTrack::on_task_end(Tick t, std::uint64_t id, bool threw, const TaskSlice** closed, Tick off_cpu) {
   t = clamp(t);
   if (depth_overflow_ > 0) {
     --depth_overflow_;
@@ -122,6 +133,10 @@ bool WorkerTrack::on_task_end(Tick t, std::uint64_t id, bool threw, const TaskSl
   TaskSlice& s = slices_[static_cast<std::size_t>(open_.back().depth)][open_.back().index];
   s.end = t;
   if (threw) s.flags |= kSliceThrew;
+  if (off_cpu > 0) {
+    s.flags |= kSliceOffCpu;
+    off_cpu_[{open_.back().depth, open_.back().index}] = std::min(off_cpu, s.end - s.start);
+  }
   open_.pop_back();
   if (closed) *closed = &s;
   return true;

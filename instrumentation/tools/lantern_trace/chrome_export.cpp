@@ -24,12 +24,16 @@ std::string name_or_number(std::string_view name, std::uint64_t v) {
 
 class Exporter {
  public:
-  Exporter(JsonOut& json, const TraceHeader& header, const Analysis& a, ChromeExportCounts& counts)
+  Exporter(JsonOut& json, const TraceHeader& header, const Analysis& a, ChromeExportCounts& counts,
+           const ExportWindow& window)
       : json_(json),
         a_(a),
         counts_(counts),
         t0_(a.first_tick()),
         end_(a.last_tick()),
+        lo_(window.from),
+        hi_(window.to),
+        windowed_(!window.whole()),
         process_name_(header.hostname.empty() ? "lantern" : "lantern on " + header.hostname) {}
   void run();
 
@@ -47,10 +51,16 @@ class Exporter {
     first_ = false;
     return json_;
   }
-  void slice(const std::string& name, const char* cat, std::uint64_t tid, Tick from, Tick to) {
-    const std::uint64_t b = q(from), e = q(to);
+  // inside: t is in the window; overlaps: [from, to] meets it.
+  bool inside(Tick t) const { return t >= lo_ && t <= hi_; }
+  bool overlaps(Tick from, Tick to) const { return from <= hi_ && to >= lo_; }
+  // slice: a complete slice, cut at the window's edges; returns whether it was cut.
+  bool slice(const std::string& name, const char* cat, std::uint64_t tid, Tick from, Tick to) {
+    const bool clipped = from < lo_ || to > hi_;
+    const std::uint64_t b = q(std::max(from, lo_)), e = q(std::min(to, hi_));
     begin_event().raw("{\"name\":").string(name).raw(",\"cat\":\"").raw(cat).raw("\",\"ph\":\"X\",\"ts\":");
     json_.binary_micros(b).raw(",\"dur\":").binary_micros(e - b).raw(",\"pid\":").i64(kPid).raw(",\"tid\":").u64(tid);
+    return clipped;
   }
   void instant(const char* name, const char* cat, std::uint32_t w, Tick t) {
     begin_event()
@@ -75,6 +85,8 @@ class Exporter {
   const Analysis& a_;
   ChromeExportCounts& counts_;
   Tick t0_, end_;
+  Tick lo_, hi_;  // the window (ExportWindow)
+  bool windowed_;
   std::string process_name_;
   bool first_ = true;
   struct Flow {
@@ -104,7 +116,7 @@ bool Exporter::known_state_at(std::uint32_t w, Tick t) const {
 }
 
 bool Exporter::flow(const char* name, std::uint32_t from, Tick from_t, std::uint32_t to, Tick to_t) {
-  if (!known_state_at(from, from_t) || !known_state_at(to, to_t)) return false;
+  if (!known_state_at(from, from_t) || !known_state_at(to, to_t) || !inside(from_t) || !inside(to_t)) return false;
   flows_.push_back(Flow{name, states_tid(from), states_tid(to), q(from_t), q(to_t)});
   return true;
 }
@@ -117,14 +129,16 @@ void Exporter::states(std::uint32_t w) {
   for (std::size_t i = 0; i < track.interval_count(); ++i) {
     const int state = track.interval_state(i);
     const Tick from = track.interval_start(i), to = track.interval_end(i, span_end);
-    if (state == analysis::kUnknownState || to <= from) continue;
-    slice(std::string(kWorkerStateNames[state]), "state", states_tid(w), from, to);
+    if (state == analysis::kUnknownState || to <= from || !overlaps(from, to)) continue;
+    const bool clipped = slice(std::string(kWorkerStateNames[state]), "state", states_tid(w), from, to);
     json_.raw(",\"args\":{\"reason\":")
-        .string(name_or_number(name_of(track.interval_reason(i)), static_cast<std::uint64_t>(track.interval_reason(i))))
-        .raw("}}");
+        .string(
+            name_or_number(name_of(track.interval_reason(i)), static_cast<std::uint64_t>(track.interval_reason(i))));
+    json_.raw(clipped ? ",\"clipped\":true}}" : "}}");
     ++counts_.state_slices;
   }
   for (const analysis::Wake& k : a_.wakes(w)) {
+    if (!inside(k.t)) continue;
     instant("wake", "state", w, k.t);
     if (k.waker == kOutsideWaker)
       json_.raw("\"waker\":\"outside the pool\"");
@@ -148,16 +162,19 @@ void Exporter::states(std::uint32_t w) {
     }
   }
   for (const analysis::Steal& s : a_.steals(w)) {
+    if (!inside(s.t)) continue;
     if (flow("steal", s.victim, s.t, w, s.t))
       ++counts_.steal_flows;
     else
       ++counts_.steals_unbound;
   }
   for (const analysis::Help& h : a_.helps(w)) {
+    if (!inside(h.t)) continue;
     instant("help", "help", w, h.t);
     json_.raw("\"lane\":").u64(h.lane).raw(",\"head_age_ns\":").u64(a_.to_ns(h.head_age)).raw("}}");
   }
   for (const analysis::Drop& d : a_.drops(w)) {
+    if (!inside(d.t)) continue;
     instant("dropped", "loss", w, d.t);
     json_.raw("\"events_lost\":")
         .u64(d.count)
@@ -166,6 +183,7 @@ void Exporter::states(std::uint32_t w) {
     json_.raw("}}");
   }
   for (const analysis::Deadlock& d : a_.deadlocks(w)) {
+    if (!inside(d.t)) continue;
     instant("deadlock suspected", "health", w, d.t);
     json_.raw("\"blocked_workers\":")
         .u64(d.blocked_workers)
@@ -180,13 +198,17 @@ void Exporter::tasks(std::uint32_t w) {
   for (int d = 0; d < track.depth_count(); ++d) {
     for (const analysis::TaskSlice& s : track.slices(d)) {
       const Tick to = s.open() ? std::max(end_, s.start) : s.end;
-      slice(s.label ? a_.labels().display_name(s.label) : "task", "task", tasks_tid(w), s.start, to);
+      if (!overlaps(s.start, to)) continue;
+      const bool clipped =
+          slice(s.label ? a_.labels().display_name(s.label) : "task", "task", tasks_tid(w), s.start, to);
       char hex[24];
       std::snprintf(hex, sizeof hex, "0x%llx", static_cast<unsigned long long>(s.id));
       json_.raw(",\"args\":{\"task\":\"").raw(hex).raw("\",\"source\":");
       json_.string(name_or_number(name_of(s.task_source()), s.source));
       if (s.label) json_.raw(",\"label\":").string(a_.labels().display_name(s.label));
       if (s.flags & analysis::kSliceThrew) json_.raw(",\"threw\":true");
+      if (s.flags & analysis::kSliceOffCpu) json_.raw(",\"waited_for_cpu_ns\":").u64(a_.to_ns(track.off_cpu(s)));
+      if (clipped) json_.raw(",\"clipped\":true");
       if (s.open())
         json_.raw(",\"note\":\"still running at the end of the trace\"");
       else if (s.flags & analysis::kSliceEndLost)
@@ -199,41 +221,59 @@ void Exporter::tasks(std::uint32_t w) {
 }
 
 void Exporter::counters() {
-  // Lane depth from each pop's wait: +1 when the task entered the lane, -1 when it left.
-  std::map<std::uint32_t, std::vector<std::pair<Tick, int>>> lanes;
+  // Every counter's samples, merged in time order (so the file's counter events never go
+  // back in time): lane depths from each pop's wait (+1 when the task entered the lane,
+  // -1 when it left) and the pool's not-ready tasks, sampled by the workers.
+  struct Sample {
+    Tick t;
+    std::uint32_t lane;  // kNotReady: the not-ready counter
+    std::int64_t value;  // lanes: a step (+1/-1) until summed below; not-ready: the sample (as u64)
+  };
+  constexpr std::uint32_t kNotReady = ~0u;
+  std::vector<Sample> samples;
   for (std::uint32_t w = 0; w < a_.worker_count(); ++w) {
     for (const analysis::LanePop& p : a_.pops(w)) {
-      auto& steps = lanes[p.lane];
-      steps.emplace_back(p.wait < p.t ? p.t - p.wait : 0, +1);
-      steps.emplace_back(p.t, -1);
+      samples.push_back({p.wait < p.t ? p.t - p.wait : 0, p.lane, +1});
+      samples.push_back({p.t, p.lane, -1});
     }
   }
-  for (auto& [lane, steps] : lanes) {
-    std::stable_sort(steps.begin(), steps.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
-    std::int64_t depth = 0;
-    for (const auto& [t, delta] : steps) {
-      depth += delta;
+  for (const auto& [t, tasks] : a_.not_ready_samples())
+    samples.push_back({t, kNotReady, static_cast<std::int64_t>(tasks)});
+  std::stable_sort(samples.begin(), samples.end(), [](const Sample& x, const Sample& y) { return x.t < y.t; });
+  std::map<std::uint32_t, std::int64_t> value;  // each counter's value so far
+  auto write = [&](std::uint32_t lane, Tick t, std::int64_t v) {
+    if (lane == kNotReady) {
+      begin_event()
+          .raw("{\"name\":\"not-ready tasks\",\"cat\":\"dependencies\",\"ph\":\"C\",\"ts\":")
+          .binary_micros(q(t));
+      json_.raw(",\"pid\":").i64(kPid).raw(",\"args\":{\"tasks\":").u64(static_cast<std::uint64_t>(v)).raw("}}");
+    } else {
       begin_event()
           .raw("{\"name\":\"lane ")
           .u64(lane)
           .raw("\",\"cat\":\"queue\",\"ph\":\"C\",\"ts\":")
           .binary_micros(q(t));
-      json_.raw(",\"pid\":").i64(kPid).raw(",\"args\":{\"depth\":").i64(depth).raw("}}");
-      ++counts_.counter_samples;
+      json_.raw(",\"pid\":").i64(kPid).raw(",\"args\":{\"depth\":").i64(v).raw("}}");
     }
-  }
-  for (const auto& [t, tasks] : a_.not_ready_samples()) {
-    begin_event()
-        .raw("{\"name\":\"not-ready tasks\",\"cat\":\"dependencies\",\"ph\":\"C\",\"ts\":")
-        .binary_micros(q(t));
-    json_.raw(",\"pid\":").i64(kPid).raw(",\"args\":{\"tasks\":").u64(tasks).raw("}}");
     ++counts_.counter_samples;
+  };
+  auto step = [](std::int64_t& v, const Sample& x) { v = x.lane == kNotReady ? x.value : v + x.value; };
+  // Before the window: only each counter's value as the window opens, written at its start.
+  std::size_t i = 0;
+  for (; i < samples.size() && samples[i].t < lo_; ++i) step(value[samples[i].lane], samples[i]);
+  for (const auto& [lane, v] : value) write(lane, lo_, v);
+  for (; i < samples.size() && samples[i].t <= hi_; ++i) {
+    std::int64_t& v = value[samples[i].lane];
+    step(v, samples[i]);
+    write(samples[i].lane, samples[i].t, v);
   }
 }
 
 void Exporter::io() {
   std::uint64_t id = 0;
   auto emit = [&](const analysis::IoOp& op, Tick end, bool done) {
+    if (!overlaps(op.submitted, end)) return;
+    const bool clipped = op.submitted < lo_ || end > hi_;
     std::string name = name_or_number(name_of(op.kind), static_cast<std::uint64_t>(op.kind));
     if (op.fd >= 0) name += " fd " + std::to_string(op.fd);
     ++id;  // operation ids are addresses, reused: each slice gets its own
@@ -242,15 +282,18 @@ void Exporter::io() {
       json_.raw("\",\"id\":")
           .u64(id)
           .raw(",\"ts\":")
-          .binary_micros(q(begin ? op.submitted : end))
+          .binary_micros(q(begin ? std::max(op.submitted, lo_) : std::min(end, hi_)))
           .raw(",\"pid\":")
-          .i64(kPid);
+          .i64(kPid)
+          .raw(",\"tid\":")
+          .u64(tasks_tid(op.has_submit ? op.submit_worker : op.complete_worker));
       if (!begin) {
         json_.raw(",\"args\":{");
         if (done)
           json_.raw("\"result\":").i64(op.result);
         else
           json_.raw("\"note\":\"still in flight at the end of the trace\"");
+        if (clipped) json_.raw(",\"clipped\":true");
         json_.raw("}");
       }
       json_.raw("}");
@@ -297,10 +340,10 @@ void Exporter::run() {
 }  // namespace
 
 bool write_chrome_trace(std::FILE* out, const TraceHeader& header, const Analysis& analysis, std::size_t problem_count,
-                        ChromeExportCounts* counts) {
+                        ChromeExportCounts* counts, const ExportWindow& window) {
   JsonOut json(out);
   json.raw("{\"traceEvents\":[");
-  Exporter(json, header, analysis, *counts).run();
+  Exporter(json, header, analysis, *counts, window).run();
   counts->wake_arrows = analysis.summary().wake_arrows;
   json.raw("\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"producer\":").string(header.producer);
   json.raw(",\"hostname\":").string(header.hostname).raw(",\"cpu_model\":").string(header.cpu_model);

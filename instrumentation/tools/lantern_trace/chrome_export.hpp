@@ -12,7 +12,15 @@
 // pop's wait (the task sat in the lane from pop - wait to pop, as the viewer draws it), and the pool's not-ready tasks
 // a counter of its own. Helps, drops and deadlock reports are instant events; so is EVERY wake ("wake", on the woken
 // worker's states track, with waker, cause and latency). IO operations are async slices ("b"/"e", category "io") from
-// io_submit to io_complete, named by kind and fd ("read fd 7").
+// io_submit to io_complete, named by kind and fd ("read fd 7"), on the submitting worker's
+// tasks track (tid 2N+2, so Perfetto nests them under that worker). Counter samples of all
+// counters are written in time order.
+//
+// A window (ExportWindow, `export --from/--to` or `--around-warning`): only what overlaps
+// [from, to] is written, slices and IO cut at its edges (args "clipped": true), counters
+// starting with their value at `from`; an arrow only when both its ends are inside.
+// Timestamps stay those of the whole trace (the first event is 0), as the viewer and stats
+// give times.
 //
 // Arrows (flow events, category "state", bound to state slices at both ends so that the
 // flow's category is the category of the slices it binds to, which Chrome DevTools'
@@ -58,9 +66,16 @@ struct ChromeExportCounts {
   std::uint64_t unmatched_task_ends = 0;
 };
 
-// write_chrome_trace writes the analysed trace to `out`. Returns false if writing failed
-// (check errno).
+// ExportWindow: the part of the trace to write, in ticks (the analysis' clock).
+struct ExportWindow {
+  analysis::Tick from = 0;
+  analysis::Tick to = ~analysis::Tick{0};
+  bool whole() const noexcept { return from == 0 && to == ~analysis::Tick{0}; }
+};
+
+// write_chrome_trace writes the analysed trace (or the window of it) to `out`. Returns
+// false if writing failed (check errno).
 bool write_chrome_trace(std::FILE* out, const TraceHeader& header, const analysis::Analysis& analysis,
-                        std::size_t problem_count, ChromeExportCounts* counts);
+                        std::size_t problem_count, ChromeExportCounts* counts, const ExportWindow& window = {});
 
 }  // namespace lantern::trace::cli

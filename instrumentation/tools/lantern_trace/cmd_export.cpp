@@ -4,8 +4,12 @@
 
 #include <cerrno>
 #include <cinttypes>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <limits>
+#include <vector>
 
 #include "chrome_export.hpp"
 #include "cli.hpp"
@@ -16,7 +20,8 @@ namespace lantern::trace::cli {
 namespace {
 
 constexpr const char* kHelp =
-    "usage: lantern-trace export --chrome [--no-progress] FILE -o OUT.json\n"
+    "usage: lantern-trace export --chrome [--from TIME] [--to TIME] [--around-warning N [--margin TIME]]\n"
+    "                            [--no-progress] FILE -o OUT.json\n"
     "\n"
     "Writes the trace as Chrome trace-event JSON, which ui.perfetto.dev and\n"
     "chrome://tracing open. Each worker gets two tracks: its states (active, idle,\n"
@@ -28,7 +33,10 @@ constexpr const char* kHelp =
     "on the woken worker's states track; a wake whose waker is outside the pool, or an\n"
     "IO completion (no waker), has no arrow, and the export says how many (stdout and\n"
     "the JSON's otherData; its \"steals\" is null when the trace's level does not record\n"
-    "steals). Each lane's queue depth is a counter track. Times are in\n"
+    "steals). Each lane's queue depth is a counter track (\"lane N\", from lane pops: level\n"
+    "full), and so is the pool's not-ready tasks (\"not-ready tasks\": tasks waiting for a\n"
+    "dependency, as workers sampled it); counter samples are written in time order. IO\n"
+    "slices sit under the worker that submitted them. Times are in\n"
     "microseconds from the first event, exact in units of 1/1024 us (adjacent slices\n"
     "never overlap). A damaged trace is exported as far as it reads.\n"
     "\n"
@@ -37,18 +45,44 @@ constexpr const char* kHelp =
     "  -o, --output FILE    where to write the JSON ('-' for standard output); when it\n"
     "                       cannot be written completely (a full disk), the error says\n"
     "                       why and the incomplete file is removed\n"
+    "  --from TIME, --to TIME\n"
+    "                       export only that window (times from the first event, as\n"
+    "                       stats and lantern-view give them: 1.02s, 1020ms, 80us, or ns);\n"
+    "                       slices and IO crossing an edge are cut there (\"clipped\")\n"
+    "  --around-warning N   export the window around the N-th health warning (1 is the\n"
+    "                       earliest; lantern-view's Health panel sorted by time lists\n"
+    "                       them in this order), --margin (default 10ms) on each side\n"
     "  --no-progress        no progress bar (it is only drawn when stderr is a terminal)\n"
     "  -h, --help           this text\n"
     "\n"
     "exit status: 0 ok, 1 the trace has problems (printed on stderr; the export covers\n"
-    "             what could be read), 2 bad options, or a file cannot be read or written\n";
+    "             what could be read; nothing is written for a file that is not a trace),\n"
+    "             2 bad options, or a file cannot be read or written\n";
+
+// time_option: a --from/--to/--margin value in ns, or an error sentence.
+bool time_option(const ParsedArgs& parsed, const char* name, double* ns, std::string* error) {
+  if (!parsed.has(name)) return true;
+  *ns = analysis::parse_duration_ns(parsed.options.at(name));
+  if (std::isnan(*ns) || *ns < 0) {
+    *error = std::string(name) + " '" + parsed.options.at(name) + "' is not a time (e.g. 1.02s, 1020ms, 80us)";
+    return false;
+  }
+  return true;
+}
 
 }  // namespace
 
 int run_export(std::span<char* const> args) {
   std::string error;
-  auto parsed =
-      parse_args(args, {{"--chrome", "", false}, {"--output", "-o", true}, {"--no-progress", "", false}}, &error);
+  auto parsed = parse_args(args,
+                           {{"--chrome", "", false},
+                            {"--output", "-o", true},
+                            {"--no-progress", "", false},
+                            {"--from", "", true},
+                            {"--to", "", true},
+                            {"--around-warning", "", true},
+                            {"--margin", "", true}},
+                           &error);
   if (!parsed) return usage_error("export", error);
   if (const auto exit = answer_help(*parsed, kHelp)) return *exit;
   if (!parsed->has("--chrome")) return usage_error("export", "choose the output format: --chrome");
@@ -57,6 +91,23 @@ int run_export(std::span<char* const> args) {
     return usage_error("export", parsed->positional.empty() ? "missing FILE" : "expected one FILE");
   const std::string& path = parsed->positional[0];
   const std::string& output = parsed->options["--output"];
+  double from_ns = 0, to_ns = std::numeric_limits<double>::infinity(), margin_ns = 10e6;
+  if (!time_option(*parsed, "--from", &from_ns, &error) || !time_option(*parsed, "--to", &to_ns, &error) ||
+      !time_option(*parsed, "--margin", &margin_ns, &error))
+    return usage_error("export", error);
+  if (to_ns < from_ns) return usage_error("export", "--to is before --from");
+  std::uint64_t warning = 0;
+  if (parsed->has("--around-warning")) {
+    const std::string& v = parsed->options["--around-warning"];
+    char* end = nullptr;
+    warning = std::strtoull(v.c_str(), &end, 10);
+    if (v.empty() || *end != '\0' || warning == 0 || v[0] == '-')
+      return usage_error("export", "--around-warning '" + v + "' is not a warning number (1, 2, ...)");
+    if (parsed->has("--from") || parsed->has("--to"))
+      return usage_error("export", "--around-warning chooses the window: not with --from or --to");
+  } else if (parsed->has("--margin")) {
+    return usage_error("export", "--margin goes with --around-warning");
+  }
 
   analysis::Analysis analysis;
   const Scan scan = analyse_trace(path, !parsed->has("--no-progress"), analysis);
@@ -65,10 +116,51 @@ int run_export(std::span<char* const> args) {
       if (p.kind == TraceErrorKind::io) std::fprintf(stderr, "lantern-trace export: %s\n", p.message.c_str());
     return kExitUsage;
   }
+  // Not a trace at all (no header, no chunk): no JSON, not even an empty one.
+  if (nothing_to_report("export", path, scan)) return kExitProblems;
   if (!scan.problems.empty()) {
     std::fprintf(stderr, "lantern-trace export: %s has %zu problem(s) (exporting what could be read):\n", path.c_str(),
                  scan.problems.size());
     print_problems("lantern-trace export: " + path, scan.problems);
+  }
+  ExportWindow window;
+  if (!analysis.empty() && (parsed->has("--from") || parsed->has("--to") || warning)) {
+    const double first = static_cast<double>(analysis.first_tick());
+    auto at = [&](double ns) {  // ns from the first event -> a tick, saturated
+      const double t = first + analysis.ns_to_ticks(ns);
+      return t >= 1.8e19 ? ~analysis::Tick{0} : static_cast<analysis::Tick>(t);
+    };
+    if (warning) {
+      std::vector<analysis::Problem> all = analysis.health().problems();
+      for (const analysis::Problem& p : analysis.health().ongoing(analysis)) all.push_back(p);
+      std::stable_sort(all.begin(), all.end(), [](const auto& x, const auto& y) { return x.start < y.start; });
+      if (warning > all.size()) {
+        std::fprintf(stderr, "lantern-trace export: %s has %zu warning%s listed: there is no warning %llu\n",
+                     path.c_str(), all.size(), all.size() == 1 ? "" : "s", static_cast<unsigned long long>(warning));
+        return kExitUsage;
+      }
+      const analysis::Problem& p = all[warning - 1];
+      const double margin = analysis.ns_to_ticks(margin_ns);
+      window.from = static_cast<double>(p.start) - margin > first
+                        ? static_cast<analysis::Tick>(static_cast<double>(p.start) - margin)
+                        : analysis.first_tick();
+      window.to = at(analysis.ticks_to_ns(static_cast<double>(p.end - analysis.first_tick())) + margin_ns);
+      std::printf(
+          "warning %llu of %zu: %s on %s %u at %s, %s long\n", static_cast<unsigned long long>(warning), all.size(),
+          analysis::problem_kind_name(p.kind), p.kind == analysis::ProblemKind::lane_wait ? "lane" : "worker", p.worker,
+          format_duration_ns(analysis.ticks_to_ns(static_cast<double>(p.start - analysis.first_tick()))).c_str(),
+          format_duration_ns(analysis.ticks_to_ns(static_cast<double>(p.end - p.start))).c_str());
+    } else {
+      window.from = at(from_ns);
+      window.to = std::isinf(to_ns) ? ~analysis::Tick{0} : at(to_ns);
+    }
+    if (window.from > analysis.last_tick()) {
+      std::fprintf(
+          stderr, "lantern-trace export: --from %s is after the trace's end (%s)\n", parsed->options["--from"].c_str(),
+          format_duration_ns(analysis.ticks_to_ns(static_cast<double>(analysis.last_tick() - analysis.first_tick())))
+              .c_str());
+      return kExitUsage;
+    }
   }
 
   std::FILE* out = output == "-" ? stdout : std::fopen(output.c_str(), "wb");
@@ -78,7 +170,7 @@ int run_export(std::span<char* const> args) {
   }
   ChromeExportCounts counts;
   errno = 0;
-  bool ok = write_chrome_trace(out, scan.header, analysis, scan.problems.size(), &counts);
+  bool ok = write_chrome_trace(out, scan.header, analysis, scan.problems.size(), &counts, window);
   if (out == stdout) {
     // "lantern-trace export: cannot write the output: REASON", as every report to stdout.
     // A failed write leaves stdout's error flag set: stdout_written says it then too.

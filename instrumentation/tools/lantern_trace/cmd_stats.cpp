@@ -193,7 +193,8 @@ void print_text(const Scan& scan, const Summary& s, const analysis::Analysis& a)
     for (int c = 0; c < kWakeCauseCount; ++c)
       std::printf("%s%s %" PRIu64, c ? ", " : "", std::string(kWakeCauseNames[c]).c_str(),
                   s.wakes_by_cause[static_cast<std::size_t>(c)]);
-    std::printf("); %" PRIu64 " by a worker of the pool\n\n", s.wake_arrows);
+    std::printf("); %" PRIu64 " by a worker of the pool\n", s.wake_arrows);
+    std::printf("sleeps: %" PRIu64 " (times a worker fell asleep)\n\n", s.sleeps);
   } else {
     std::printf("\nwakes: %s\n\n", a.no_samples_reason(EventId::wake).c_str());
   }
@@ -286,6 +287,8 @@ bool print_json(const Summary& s, const LabelTable& names, const analysis::Analy
     json_count(j, s, EventId::wake, f.wakes);
     j.raw(",\"wakes_performed\":");
     json_count(j, s, EventId::wake, f.wakes_performed);
+    j.raw(",\"sleeps\":");
+    json_count(j, s, EventId::state, f.sleeps);
     j.raw(",\"dropped\":").u64(f.dropped);
     j.raw(",\"state_ticks\":{");  // over the worker's span, as the text's shares
     for (int k = 0; k <= kStateCount; ++k) {
@@ -334,6 +337,7 @@ bool print_json(const Summary& s, const LabelTable& names, const analysis::Analy
   };
   count_field("io_wakes_left_out_of_wake_latency", EventId::wake, s.io_wakes);
   count_field("wakes_by_a_worker", EventId::wake, s.wake_arrows);
+  count_field("sleeps", EventId::state, s.sleeps);
   count_field("lane_pops", EventId::lane_pop, s.lane_pops);
   count_field("releases", EventId::release, s.releases);
   count_field("io_submitted", EventId::io_submit, s.io_submitted);

@@ -203,7 +203,8 @@ enum class PayloadUnit : std::uint8_t { none, id, worker, ticks, count, packed }
 #define LANTERN_EVENTS(X)                                                                                              \
   X(state, 0, states, "from_to", packed, "reason", id, "a worker changed state")                                       \
   X(task_begin, 1, tasks, "task", id, "source", id, "a worker started a task")                                         \
-  X(task_end, 2, tasks, "task", id, "threw", count, "a worker finished a task")                                        \
+  X(task_end, 2, tasks, "task", id, "threw_off_cpu", packed,                                                           \
+    "a worker finished a task (b: threw, and for a long task the time its thread waited for a CPU)")                   \
   X(push, 3, full, "task", id, "queue_depth", packed,                                                                  \
     "a task was queued (own deque: sampled, with the deque's depth; a lane: always)")                                  \
   X(steal, 4, tasks, "victim", worker, "distance_source", packed, "a task was stolen from a victim")                   \
@@ -337,13 +338,22 @@ struct TaskBeginPayload {
   friend constexpr bool operator==(const TaskBeginPayload&, const TaskBeginPayload&) = default;
 };
 
-// task_end: a = task id, b = 1 if it threw.
+// task_end: a = task id, b = threw | off_cpu_ticks << 1: bit 0 is 1 if the task threw; the
+// bits above are the ticks its thread spent runnable but not running (preempted: waiting
+// in the kernel's run queue for a CPU) while the task ran. The recorder measures that for
+// tasks of 1 ms or more only (0: none, or not measured); instrumentation/README.md says
+// how. A trace whose task_end b is 0 or 1 reads as before.
 struct TaskEndPayload {
   static constexpr EventId kEvent = EventId::task_end;
   std::uint64_t task = 0;
   bool threw = false;
-  constexpr PayloadWords encode() const noexcept { return {task, threw ? 1u : 0u}; }
-  static constexpr TaskEndPayload decode(std::uint64_t a, std::uint64_t b) noexcept { return {a, b != 0}; }
+  std::uint64_t off_cpu_ticks = 0;  // below 2^63
+  constexpr PayloadWords encode() const noexcept {
+    return {task, (threw ? 1u : 0u) | (off_cpu_ticks & (~std::uint64_t{0} >> 1)) << 1};
+  }
+  static constexpr TaskEndPayload decode(std::uint64_t a, std::uint64_t b) noexcept {
+    return {a, (b & 1) != 0, b >> 1};
+  }
   friend constexpr bool operator==(const TaskEndPayload&, const TaskEndPayload&) = default;
 };
 

@@ -14,6 +14,26 @@
 // of the same worker (the next Scheduler) takes a count not yet marked back first. The
 // hand-off is the one place a worker takes a lock, held for a few instructions: at its
 // thread's end with drops unmarked, and at its start when a count waits.
+//
+// Off-CPU time of long tasks. A task that takes long on the clock may not have run for
+// most of that time: the kernel preempted its thread (more runnable threads than CPUs).
+// From level tasks up, the recorder puts into each recorded task_end of a task of 1 ms or
+// more how long its thread waited in the run queue meanwhile (TaskEndPayload's
+// off_cpu_ticks; Health then says "preempted for X of its Y" instead of blaming the
+// code). The source is the thread's run-queue delay, /proc/thread-self/schedstat's second
+// field (kernel schedstats; where it cannot be read nothing is measured), and reading it is
+// a system call, so the task path reads it rarely:
+//   - at a task_begin, only when the worker's last reading is older than 1 ms (at most one
+//     read per worker per millisecond; a short task after it costs a compare and two
+//     stores, the reading the task starts with);
+//   - at a task_end, only when the task took 1 ms or more; that reading is the next
+//     task's too.
+// A task's off-CPU time is then the delay accrued since the reading it started with,
+// less the time from that reading to its begin (at most 1 ms, which may have been spent
+// waiting too): a lower bound, exact when the reading was taken at its begin. Rejected:
+// getrusage(RUSAGE_THREAD) at every task_begin (a system call per task: fork-join tasks
+// take less than one), and CPU time (wall minus CPU time counts a task blocked in a
+// system call as preempted, and that is the task's own doing).
 #pragma once
 
 #include <array>
@@ -115,6 +135,7 @@ class Recorder final : public Observer {
  private:
   struct alignas(64) PerWorker {
     explicit PerWorker(std::size_t capacity) : ring(capacity) {}
+    ~PerWorker();  // closes schedstat_fd
     WorkerCounters counters;
     EventRing ring;
     std::uint64_t pending_dropped = 0;  // dropped since the last marker (worker-only)
@@ -123,6 +144,15 @@ class Recorder final : public Observer {
     static constexpr int kMaxDepth = 256;
     std::array<std::uint64_t, kMaxDepth> task_begin_ticks{};
     std::array<bool, kMaxDepth> begin_recorded{};  // ... and whether each one's task_begin was recorded
+    // Run-queue delay readings (see "Off-CPU time" above): the latest, and per depth the
+    // one each running task started with. Worker-only.
+    struct SchedReading {
+      std::uint64_t ticks = 0;     // when it was read
+      std::uint64_t delay_ns = 0;  // the thread's run-queue delay so far
+    };
+    SchedReading sched;
+    std::array<SchedReading, kMaxDepth> begin_sched{};
+    int schedstat_fd = -2;  // this thread's schedstat: -2 not opened yet, -1 unavailable
     int depth = 0;
     bool core_counts_tasks = false;  // set before the worker starts (task_counter)
     // The hand-off of a stopped worker's unmarked drops (see the top of this file), on
@@ -136,12 +166,19 @@ class Recorder final : public Observer {
   void count(PerWorker& p, EventId hook, std::uint64_t a, std::uint64_t b, std::uint64_t now) noexcept;
   void record(PerWorker& p, const trace::Event& e) noexcept;
   static void hand_off(PerWorker& p, std::uint64_t now) noexcept;
+  // read_sched: the worker thread's run-queue delay now, into p.sched; false when it
+  // cannot be read. off_cpu_ticks: the off-CPU time of the task at depth p.depth that
+  // began at `begin` and ends at `now` (0 below 1 ms or unknown).
+  bool read_sched(PerWorker& p, std::uint64_t now) noexcept;
+  std::uint64_t off_cpu_ticks(PerWorker& p, std::uint64_t begin, std::uint64_t now) noexcept;
+  static void close_sched(PerWorker& p) noexcept;
   static void take_back(PerWorker& p) noexcept;
 
   std::vector<std::unique_ptr<PerWorker>> workers_;
   double ns_per_tick_;
-  std::mutex interest_mutex_;    // serialises set_level
-  std::atomic<int> time_tasks_;  // RecorderOptions::time_tasks (1) + time_tasks() - stop_timing_tasks()
+  std::mutex interest_mutex_;      // serialises set_level
+  std::uint64_t long_task_ticks_;  // 1 ms: measure off-CPU time from here, refresh readings this old
+  std::atomic<int> time_tasks_;    // RecorderOptions::time_tasks (1) + time_tasks() - stop_timing_tasks()
   alignas(64) std::atomic<std::uint8_t> level_;
 };
 

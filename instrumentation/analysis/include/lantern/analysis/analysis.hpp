@@ -193,6 +193,10 @@ Percentiles percentiles(const LatencyHistogram& h);
 // format_duration_ns: a duration as the text outputs print it: "740 ns", "12.35 us",
 // "4.56 ms", "1.230 s" (lantern-trace, diff and the demo's table).
 std::string format_duration_ns(double ns);
+// parse_duration_ns: what a user types for a time: "1.5ms", "200us", "3s", "120ns",
+// "250000" (ns): lantern-view's --at/--window and lantern-trace export's --from/--to.
+// NaN when it is not one.
+double parse_duration_ns(const std::string& text);
 // format_percentiles: "N samples, p50 X, p90 Y, p99 Z, max W", or for no samples
 // "no samples: " and p.no_samples (or "no samples" when that is empty).
 std::string format_percentiles(const Percentiles& p);
@@ -216,6 +220,7 @@ struct WorkerFigures {
   std::uint64_t helps = 0;
   std::uint64_t wakes = 0;            // times this worker was woken (wake events it reported)
   std::uint64_t wakes_performed = 0;  // wakes of other workers it caused
+  std::uint64_t sleeps = 0;           // times it fell asleep (state changes to sleeping)
   std::uint64_t dropped = 0;
   friend bool operator==(const WorkerFigures&, const WorkerFigures&) = default;
 };
@@ -233,7 +238,8 @@ struct Summary {
   std::vector<WorkerFigures> workers;                                       // by worker id
   std::array<std::uint64_t, kStealDistanceCount + 1> steals_by_distance{};  // last: outside the table
   std::uint64_t wakes = 0;                                                  // every wake event
-  std::array<std::uint64_t, kWakeCauseCount + 1> wakes_by_cause{};          // last: outside the table
+  std::uint64_t sleeps = 0;  // state changes to sleeping, all workers (WorkerFigures::sleeps)
+  std::array<std::uint64_t, kWakeCauseCount + 1> wakes_by_cause{};  // last: outside the table
   std::uint64_t io_wakes = 0;     // wakes by an IO completion: left out of wake_latency
   std::uint64_t wake_arrows = 0;  // wakes with a waker in the pool (an arrow waker -> wakee)
   std::uint64_t tasks = 0;
@@ -388,6 +394,9 @@ class Analysis {
   const LatencyHistogram& task_duration() const noexcept { return task_duration_; }
   const LatencyHistogram& wake_latency() const noexcept { return wake_latency_; }  // IO wakes left out
   const LatencyHistogram& io_latency() const noexcept { return io_latency_; }
+  // off_cpu_tasks: tasks whose task_end says their thread waited for a CPU while they ran
+  // (preempted; WorkerTrack::off_cpu).
+  std::uint64_t off_cpu_tasks() const noexcept { return off_cpu_tasks_; }
   const std::map<std::uint32_t, LatencyHistogram>& duration_by_label() const noexcept { return duration_by_label_; }
   std::uint64_t io_wakes() const noexcept { return io_wakes_; }
   // not_ready_samples: (time, the pool's not-ready tasks) as workers sampled them, in time
@@ -463,6 +472,7 @@ class Analysis {
   LatencyHistogram task_duration_;
   LatencyHistogram wake_latency_;
   LatencyHistogram io_latency_;
+  std::uint64_t off_cpu_tasks_ = 0;
   std::map<std::uint32_t, LatencyHistogram> duration_by_label_;
   std::uint64_t io_wakes_ = 0;
   std::uint64_t ends_lost_ = 0;  // tasks lose_record() closed: their end never arrived

@@ -12,14 +12,20 @@
 //     export count) and the durations of those that ended (count, mean, p50, p90, max;
 //     B/A of the mean);
 //   - the steal matrix, cell by cell, and steals by topology distance;
-//   - the latency histograms (ready wait, task duration, wake latency): count and
-//     percentiles, B/A; an empty one says why (Analysis::no_samples_reason).
+//   - the latency histograms (ready wait, task duration, wake latency, IO latency):
+//     count and percentiles, B/A; an empty one says why (Analysis::no_samples_reason);
+//   - every count lantern-trace stats prints (Summary): events by type, tasks, steals,
+//     helps, wakes (by cause: work, latch, IO), wakes by a worker of the pool, sleeps, lane
+//     pops, releases, IO submitted/completed/failed/unpaired, events dropped (by reason),
+//     unfinished tasks, warnings (by kind), and per worker its tasks, steals, helps, wakes
+//     and sleeps (Comparison::counts).
 // A count a run's recording level does not record (tasks and steals at level states:
 // Analysis::counted) is nullopt, printed as not recorded, never as 0.
 // A row is `notable` when the difference is one a reader should look at: a state share
 // 5 percentage points or more apart; a duration or latency figure (with at least 10
 // samples on each side) 1.25x or more apart either way; a steal count that changed by
-// half or more and by at least 10 steals.
+// half or more and by at least 10 steals; any other count that changed by half or more and
+// by at least 10 (helps 137 -> 1,013; wakes 148 -> 46; IO wakes 72 -> 0).
 #pragma once
 
 #include <cstdint>
@@ -86,6 +92,12 @@ struct Comparison {
     bool notable;
   };
   std::vector<Latency> latencies;
+  struct CountRow {    // one count stats prints, both runs
+    std::string what;  // "helps", "wakes (io)", "worker 1: sleeps", "warnings (long task)"...
+    Count a, b;        // nullopt: that run's level does not record it
+    bool notable;
+  };
+  std::vector<CountRow> counts;  // run-wide counts first, then per worker
   std::size_t notable_count() const;
 };
 

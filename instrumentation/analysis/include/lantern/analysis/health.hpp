@@ -50,7 +50,19 @@ struct Problem {
   // uncertain: events were lost (dropped) around it, so the model may be missing what
   // would explain it (a state change, a task end): shown, but marked as such.
   bool uncertain = false;
+  // long_task: the whole task's length (value is its longest stretch without a nested
+  // task), and how long of it the task's thread waited for a CPU (preempted; 0: none
+  // recorded, see WorkerTrack::off_cpu).
+  Tick task_ticks = 0;
+  Tick off_cpu = 0;
 };
+
+// preempted: a long task whose thread waited for a CPU (was preempted by the kernel) for
+// at least half of its length: the kernel, not the task's code, made it long.
+bool preempted(const Problem& p) noexcept;
+// problem_advice: what this finding usually means: problem_kind_advice, except for a
+// preempted long task, where the advice is about the CPUs, not the code.
+const char* problem_advice(const Problem& p) noexcept;
 
 struct HealthThresholds {
   double long_task_ms = 10.0;           // one task without a break

@@ -21,6 +21,7 @@
 #include <array>
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <optional>
 #include <vector>
 
@@ -68,6 +69,7 @@ struct TaskSlice {
 static_assert(sizeof(TaskSlice) == 40, "a trace holds millions of slices: keep them small");
 inline constexpr std::uint8_t kSliceThrew = 1;
 inline constexpr std::uint8_t kSliceEndLost = 2;  // its end was lost: an outer task ended first, or a chunk was skipped
+inline constexpr std::uint8_t kSliceOffCpu = 4;   // its thread waited for a CPU while it ran: WorkerTrack::off_cpu
 
 class WorkerTrack {
  public:
@@ -81,7 +83,8 @@ class WorkerTrack {
   // on_task_begin / on_task_end return the slice's depth, or -1 when nothing was stored.
   int on_task_begin(Tick t, std::uint64_t id, std::uint8_t source);
   // on_task_end: stack-matches `id` against the open tasks; *closed gets the slice.
-  bool on_task_end(Tick t, std::uint64_t id, bool threw, const TaskSlice** closed);
+  // off_cpu: ticks its thread waited for a CPU meanwhile (task_end's off_cpu_ticks; 0: none).
+  bool on_task_end(Tick t, std::uint64_t id, bool threw, const TaskSlice** closed, Tick off_cpu = 0);
   // lose_open: the record of this worker has a hole (the reader skipped a damaged chunk):
   // every open task is closed at `t`, its last event before the hole, and marked
   // kSliceEndLost, so it is not drawn across the rest of the trace.
@@ -128,6 +131,10 @@ class WorkerTrack {
   // (exact, however long), or nullopt when it did not come from a lane or its lane pop
   // was not recorded.
   std::optional<Tick> ready_wait(const TaskSlice& s) const noexcept;
+  // off_cpu: how long the slice's thread waited for a CPU (preempted) while it ran, in
+  // ticks, as its task_end said (the recorder measures tasks of 1 ms or more); 0 when
+  // none was recorded.
+  Tick off_cpu(const TaskSlice& s) const noexcept;
   // first_slice_ending_after: index of the first slice at `depth` whose end is > t.
   std::size_t first_slice_ending_after(int depth, Tick t) const noexcept;
   // first_slice_starting_at_or_after: index of the first slice at `depth` with start >= t.
@@ -164,6 +171,8 @@ class WorkerTrack {
   int depth_overflow_ = 0;  // open tasks deeper than kMaxDepth
   std::optional<Tick> pending_ready_wait_;
   std::vector<Tick> long_waits_;  // ready waits of TaskSlice::kLongWait ticks or more
+  // Off-CPU time of the (rare, long) slices that have any, by depth and index.
+  std::map<std::pair<int, std::size_t>, Tick> off_cpu_;
   std::int32_t pending_steal_ = -1;
   std::uint64_t too_deep_ = 0;
   std::uint64_t unmatched_ends_ = 0;
