@@ -101,7 +101,7 @@ TEST_F(Cli, DroppedEventsAreShownByReason) {
   r = run_tool({"stats", path});
   EXPECT_TRUE(has(r.out, "dropped: 530 events lost (2 markers); ring_full: 30; slow_viewer: 500")) << r.out;
   r = run_tool({"stats", "--json", path});
-  EXPECT_TRUE(has(r.out, "\"dropped_by_reason\":{\"ring_full\":30,\"slow_viewer\":500}")) << r.out;
+  EXPECT_TRUE(has(r.out, "\"dropped_by_reason\":{\"ring_full\":30,\"slow_viewer\":500,\"before_attach\":0}")) << r.out;
 }
 
 TEST_F(Cli, LabelsAreListedAndTheirTasksTimed) {

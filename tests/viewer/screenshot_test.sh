@@ -155,6 +155,30 @@ case "$scenario" in
       exit 1
     fi
     cat "$work/live_app.log"
+    # Nothing listening: said at once, exit 6, no window needed.
+    set +e
+    "$view" --attach 127.0.0.1:1 > "$work/nothing.log" 2>&1
+    status=$?
+    set -e
+    cat "$work/nothing.log"
+    [ "$status" -eq 6 ] || { echo "FAIL: --attach to nothing exited $status, expected 6"; exit 1; }
+    grep -q "lantern-view: --attach 127.0.0.1:1: nothing answered" "$work/nothing.log" || { echo "FAIL: not said"; exit 1; }
+    # A viewer that waits (--wait) before the app starts gets every event from the first,
+    # and with --exit-when-done its picture and summary line are of the whole run: the
+    # line's events equal the app's own trace file's.
+    port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    (shot live_wait "(live)" --attach "127.0.0.1:$port" --wait --exit-when-done) > "$work/live_wait.out" 2>&1 &
+    viewer=$!
+    "$live_demo" --stream "127.0.0.1:$port" --workers 2 --fib 22 --seconds 1 --trace "$work/live_wait.ltrace" > "$work/live_wait_app.log" 2>&1
+    wait "$viewer"
+    cat "$work/live_wait.out"
+    [ "$(cat "$work/live_wait.status")" = 0 ] || { echo "FAIL: the waiting viewer exited $(cat "$work/live_wait.status")"; cat "$work/live_wait_app.log"; exit 1; }
+    [ -s "$work/live_wait.png" ] || { echo "FAIL: no picture"; exit 1; }
+    viewed=$(sed -n 's/.*: \([0-9]*\) events, .*/\1/p' "$work/live_wait.log" | head -n 1)
+    traced=$("$lantern_trace" info "$work/live_wait.ltrace" | sed -n 's/^events *\([0-9]*\) .*/\1/p')
+    echo "the waiting viewer received $viewed events; the app's trace holds $traced"
+    [ -n "$viewed" ] && [ "$viewed" = "$traced" ] || { echo "FAIL: the viewer missed part of the run"; cat "$work/live_wait_app.log"; exit 1; }
+    grep -q " 0 events dropped" "$work/live_wait.log" || { echo "FAIL: drops reported"; exit 1; }
     ;;
   wide_slices)
     # A 4.07 ms task right after a cluster of 1 us tasks is drawn by itself, in its
