@@ -343,6 +343,16 @@ case "$scenario" in
     [ "$badge" -gt 0 ] || { echo "FAIL: the trace was expected to have warnings"; exit 1; }
     ;;
   compare)
+    check_scale() {  # check_scale NAME: A and B at one scale, the window holding the longer run
+      python3 -c '
+import sys
+line = next(l for l in open(sys.argv[1]) if l.startswith("compare_scale "))
+wa, wb, la, lb = map(float, line.split()[1:])
+print(f"compare windows: A {wa / 1e6:.3f} ms, B {wb / 1e6:.3f} ms; runs: A {la / 1e6:.3f} ms, B {lb / 1e6:.3f} ms")
+assert abs(wa - wb) <= 1e-6 * wb, "A and B are drawn at different scales"
+assert wb >= max(la, lb), "the shared window does not hold the longer run"
+' "$work/$1.layout" || { echo "FAIL: $1: the two timelines do not share one scale"; exit 1; }
+    }
     # lantern-trace diff (table and JSON) and lantern-view --compare show the one
     # comparison: the same notable differences, the ones the trace pair was built with.
     a="$traces/labels.ltrace" b="$traces/labels_b.ltrace"
@@ -367,8 +377,23 @@ print(n + 2 * lat)  # the viewer shows a latency row per run
     echo "notable rows: diff --json $expected (latency rows counted per run), viewer $shown"
     [ "$shown" = "$expected" ] || { echo "FAIL: the viewer highlights $shown rows, the diff has $expected"; exit 1; }
     "$check" highlight "$work/compare.png" "$work/compare.layout" "$a"
+    # One time scale: both timelines' windows span the same time, fitted to the longer
+    # run, and each run is drawn to its last event: B loaded whole before the picture.
+    check_scale compare
     shot compare-small "$a" --compare "$b" --size 1024x640
     expect_ok compare-small
+    # B gets A's checks: a file that is not a trace, or a cut-off one, is said on stderr
+    # with B's name, and the exit status is 3, as for A.
+    head -c 5000 /dev/zero | tr '\0' 'G' > "$work/garbage_b.ltrace"
+    shot compare-garbage "$a" --compare "$work/garbage_b.ltrace" --size 1024x640
+    [ "$status" -eq 3 ] || { echo "FAIL: --compare garbage exited $status, expected 3"; exit 1; }
+    grep -q "lantern-view: $work/garbage_b.ltrace: .*not a Lantern trace" "$work/compare-garbage.log" || { echo "FAIL: B's problem is not said"; exit 1; }
+    size=$(stat -c %s "$b")
+    head -c $((size / 2)) "$b" > "$work/truncated_b.ltrace"
+    shot compare-truncated "$a" --compare "$work/truncated_b.ltrace" --size 1024x640
+    [ "$status" -eq 3 ] || { echo "FAIL: --compare of a truncated B exited $status, expected 3"; exit 1; }
+    check_scale compare-truncated  # B is shorter than A here: still A's scale
+    grep -q "lantern-view: $work/truncated_b.ltrace: .*truncated" "$work/compare-truncated.log" || { echo "FAIL: B's truncation is not said"; exit 1; }
     # Bad input to diff: a missing file is an error on stderr, exit 2.
     set +e
     "$lantern_trace" diff "$a" "$traces/missing.ltrace" > /dev/null 2> "$work/diff.err"

@@ -303,13 +303,19 @@ int main(int argc, char** argv) {
       }
     }
     print_summary(app.session(), args.attach.empty() ? args.file : args.attach);
-    std::lock_guard<std::mutex> lock(app.session().mutex());
-    if (app.session().model().has_trace_errors()) {
+    // B (--compare) gets A's checks and messages: its summary, its problems, exit 3.
+    if (Session* b = app.compare_session()) print_summary(*b, args.compare);
+    bool problems = false;
+    const std::string a_name = args.attach.empty() ? args.file : args.attach;
+    for (const auto& [s, name] : {std::pair{&app.session(), a_name}, std::pair{app.compare_session(), args.compare}}) {
+      if (!s) continue;
+      std::lock_guard<std::mutex> lock(s->mutex());
+      if (!s->model().has_trace_errors()) continue;
       std::fprintf(stderr, "lantern-view: %s has the problems above; the picture shows what could be read\n",
-                   args.file.c_str());
-      return kExitTraceProblems;
+                   name.c_str());
+      problems = true;
     }
-    return 0;
+    return problems ? kExitTraceProblems : 0;
   }
 
   std::string start_error;
