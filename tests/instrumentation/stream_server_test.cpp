@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <string>
@@ -138,6 +139,46 @@ class ViewerReader {
   std::atomic<std::uint64_t> received_{0};
   std::thread thread_;
 };
+
+// Received: what a viewer decoded: its events, the events its `dropped` markers count by
+// reason, events whose worker's clock ran backwards, and events of unknown workers.
+struct Received {
+  std::uint64_t events = 0, backwards = 0, foreign = 0;
+  std::uint64_t first_tick = 0;  // of the first event decoded
+  std::array<std::uint64_t, kDropReasonCount> dropped{};
+};
+Received received(const std::vector<trace::Event>& got, std::uint32_t workers) {
+  Received r;
+  std::vector<std::uint64_t> last(workers, 0);
+  if (!got.empty()) r.first_tick = got.front().ticks;
+  for (const auto& e : got) {
+    if (e.worker >= workers) {
+      ++r.foreign;
+      continue;
+    }
+    if (e.ticks < last[e.worker]) ++r.backwards;
+    last[e.worker] = std::max(last[e.worker], e.ticks);
+    if (e.type != EventId::dropped) {
+      ++r.events;
+      continue;
+    }
+    const auto d = trace::payload<DroppedPayload>(e);
+    if (static_cast<std::size_t>(d.reason) < r.dropped.size()) r.dropped[static_cast<std::size_t>(d.reason)] += d.count;
+  }
+  return r;
+}
+
+// receive_all: once the server has sent everything (markers included), what `viewer`
+// decoded; false when that did not happen in time.
+bool receive_all(StreamServer& server, ViewerReader& viewer, std::uint32_t workers, Received* out) {
+  if (!server.wait_until_sent(
+          std::chrono::milliseconds(static_cast<long long>(20000 * lantern::testing::sanitizer_slowdown()))))
+    return false;
+  std::vector<trace::Event> got;
+  if (!viewer.finish(server, &got)) return false;
+  *out = received(got, workers);
+  return true;
+}
 
 TEST(StreamServer, ClientsThatNeverReadGiveTheirSlotToARealViewer) {
   lantern::testing::Watchdog watchdog("ClientsThatNeverReadGiveTheirSlotToARealViewer", 60s);
@@ -353,25 +394,12 @@ TEST(StreamServer, ASlowViewerLearnsOfEveryDropWithItsReasonEvenAfterTheLastChun
                     }));
   ViewerReader viewer(fd);
   // Sent means told too: the viewer's gap markers went out once it had room for them.
-  ASSERT_TRUE(server->wait_until_sent(
-      std::chrono::milliseconds(static_cast<long long>(20000 * lantern::testing::sanitizer_slowdown()))));
-  std::vector<trace::Event> got;
-  ASSERT_TRUE(viewer.finish(*server, &got));
-  std::vector<std::uint64_t> last(kWorkers, 0);
-  std::uint64_t events = 0, ring_full = 0, slow_viewer = 0, backwards = 0;
-  {
-    for (const auto& e : got) {
-      ASSERT_LT(e.worker, kWorkers);
-      if (e.ticks < last[e.worker]) ++backwards;
-      last[e.worker] = std::max(last[e.worker], e.ticks);
-      if (e.type != EventId::dropped) {
-        ++events;
-        continue;
-      }
-      const auto d = trace::payload<DroppedPayload>(e);
-      (d.reason == DropReason::ring_full ? ring_full : slow_viewer) += d.count;
-    }
-  }
+  Received r;
+  ASSERT_TRUE(receive_all(*server, viewer, kWorkers, &r));
+  const std::uint64_t events = r.events, backwards = r.backwards;
+  const std::uint64_t ring_full = r.dropped[static_cast<std::size_t>(DropReason::ring_full)];
+  const std::uint64_t slow_viewer = r.dropped[static_cast<std::size_t>(DropReason::slow_viewer)];
+  EXPECT_EQ(r.foreign, 0u);
   const StreamStats stats = server->stats();
   EXPECT_GE(stats.chunks_dropped, 10u);
   EXPECT_EQ(ring_full, fed_ring_full) << "every drop of the app's reaches the viewer as ring_full";
@@ -440,26 +468,16 @@ TEST(StreamServer, ALateViewerGetsTheStartOfTheRunAndIsToldWhatItMissed) {
     ASSERT_TRUE(until([&] { return server->stats().clients == 1; }, [] { std::this_thread::sleep_for(1ms); }));
     ViewerReader viewer(fd);
     for (int i = 0; i < 5; ++i) feed();
-    ASSERT_TRUE(server->wait_until_sent(
-        std::chrono::milliseconds(static_cast<long long>(20000 * lantern::testing::sanitizer_slowdown()))));
-    std::vector<trace::Event> got;
-    ASSERT_TRUE(viewer.finish(*server, &got));
-    std::uint64_t events = 0, missed = 0, backwards = 0;
-    std::vector<std::uint64_t> last(kWorkers, 0);
-    for (const auto& e : got) {
-      ASSERT_LT(e.worker, kWorkers);
-      if (e.ticks < last[e.worker]) ++backwards;
-      last[e.worker] = std::max(last[e.worker], e.ticks);
-      if (e.type != EventId::dropped) {
-        ++events;
-        continue;
-      }
-      const auto d = trace::payload<DroppedPayload>(e);
-      EXPECT_EQ(d.reason, DropReason::before_attach);
-      missed += d.count;
-    }
-    ASSERT_FALSE(got.empty());
-    EXPECT_EQ(got.front().ticks, 1000u) << "the viewer starts at the run's first event";
+    Received r;
+    ASSERT_TRUE(receive_all(*server, viewer, kWorkers, &r));
+    const std::uint64_t events = r.events, backwards = r.backwards;
+    const std::uint64_t missed = r.dropped[static_cast<std::size_t>(DropReason::before_attach)];
+    EXPECT_EQ(r.foreign, 0u);
+    EXPECT_EQ(r.dropped[static_cast<std::size_t>(DropReason::ring_full)] +
+                  r.dropped[static_cast<std::size_t>(DropReason::slow_viewer)],
+              0u);
+    ASSERT_GT(r.events, 0u);
+    EXPECT_EQ(r.first_tick, 1000u) << "the viewer starts at the run's first event";
     EXPECT_EQ(events + missed, fed) << "backlog " << backlog;
     if (backlog == (std::size_t{4} << 20))
       EXPECT_EQ(missed, 0u) << "the whole run fits the backlog";

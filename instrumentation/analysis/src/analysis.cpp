@@ -82,14 +82,18 @@ void Analysis::ensure_worker(std::uint32_t w) {
   while (tracks_.size() < n) tracks_.push_back(std::make_unique<WorkerTrack>());
   per_worker_.resize(n);
   if (n > leaves_) {
-    // Rebuild the tree of last ticks for a power of two of leaves (amortised: doubling).
+    // A power of two of leaves (amortised: doubling).
     leaves_ = std::bit_ceil(std::max<std::size_t>(n, leaves_ * 2));
-    reported_.assign(2 * leaves_, ~Tick{0});  // leaves past the workers: never the minimum
-    for (std::uint32_t k = 0; k < tracks_.size(); ++k) {
-      reported_[leaves_ + k] = tracks_[k]->stopped_at() != kOpenEnd ? ~Tick{0} : tracks_[k]->last_tick();
-    }
-    for (std::size_t i = leaves_ - 1; i >= 1; --i) reported_[i] = std::min(reported_[2 * i], reported_[2 * i + 1]);
+    rebuild_progress();
   }
+}
+
+void Analysis::rebuild_progress() {
+  reported_.assign(2 * leaves_, ~Tick{0});  // leaves past the workers: never the minimum
+  for (std::uint32_t k = 0; k < tracks_.size(); ++k) {
+    reported_[leaves_ + k] = tracks_[k]->stopped_at() != kOpenEnd ? ~Tick{0} : tracks_[k]->last_tick();
+  }
+  for (std::size_t i = leaves_ - 1; i >= 1; --i) reported_[i] = std::min(reported_[2 * i], reported_[2 * i + 1]);
 }
 
 void Analysis::report_progress(std::uint32_t w) {
@@ -122,7 +126,7 @@ bool Analysis::add(const trace::Event& e) {
     return false;
   }
   const std::uint32_t w = e.worker;
-  ensure_worker(w);
+  if (w >= tracks_.size()) ensure_worker(w);
   if (events_ == 0) first_tick_ = last_tick_ = e.ticks;
   ++events_;
   ++by_type_[static_cast<int>(e.type)];
@@ -235,7 +239,7 @@ bool Analysis::add(const trace::Event& e) {
       break;
     }
   }
-  report_progress(w);
+  if (!io_waiting_.empty()) report_progress(w);  // kept only while it is read (on_io rebuilds it)
   // IO events wait in time order until no worker can still report an earlier one (on_io).
   if (!io_waiting_.empty() && io_waiting_.front().t > io_watermark_ &&
       (last_before <= io_watermark_ || track.stopped_at() != kOpenEnd)) {
@@ -266,6 +270,9 @@ void Analysis::on_io(std::uint32_t w, Tick t, const trace::Event& e) {
     if (p.failed()) ++io_failed_;
     io.push_back(IoEvent{t, p.op, true, IoKind{}, p.result});  // its kind: from its submission (pair_io)
   }
+  // The tree of last ticks is kept up to date only while IO events wait: rebuilt here when
+  // the first one comes (an update per event would cost every trace, IO or not).
+  if (io_waiting_.empty()) rebuild_progress();
   io_waiting_.push_back(WaitingIo{t, io_sequence_++, w, io.size() - 1});
   std::push_heap(io_waiting_.begin(), io_waiting_.end(), WaitingIo::later);
 }
@@ -341,10 +348,12 @@ void Analysis::on_release(std::uint32_t w, Tick t, const ReleasePayload& p) {
 }
 
 void Analysis::remember_begin(std::uint32_t w, int depth, Tick t, std::uint64_t id) {
-  if (begun_.empty()) begun_.resize(kBegunBuckets * kBegunWays);
-  Begun* bucket = &begun_[begun_bucket(id) * kBegunWays];
-  std::move_backward(bucket, bucket + kBegunWays - 1, bucket + kBegunWays);  // the oldest goes
-  bucket[0] = Begun{id, t, SliceRef{static_cast<std::int32_t>(w), depth, tracks_[w]->slices(depth).size() - 1}};
+  if (begun_.empty()) begun_.resize(kBegunBuckets * kBegunWays), begun_next_.resize(kBegunBuckets);
+  const std::size_t b = begun_bucket(id);
+  std::uint8_t& next = begun_next_[b];  // a ring per bucket: the oldest entry goes
+  begun_[b * kBegunWays + next] =
+      Begun{id, t, SliceRef{static_cast<std::int32_t>(w), depth, tracks_[w]->slices(depth).size() - 1}};
+  next = static_cast<std::uint8_t>((next + 1) % kBegunWays);
 }
 
 void Analysis::on_task_begun(std::uint32_t w, int depth, Tick t, std::uint64_t id) {

@@ -455,9 +455,10 @@ class Analysis {
   std::unordered_map<std::uint64_t, std::pair<std::uint32_t, std::size_t>> waiting_releases_;
   // begun_: the latest task begins by task id, for a release that arrives after its task
   // began on another worker (batches of workers interleave): a set-associative cache of
-  // kBegunWays entries per bucket, the latest first, so a release finds its task in O(1)
-  // instead of searching every worker's slices (O(W) per release). A begin older than
-  // the cache holds has long been followed by its release in any real trace.
+  // kBegunWays entries per bucket (a ring: begun_next_ is the next to replace), so a
+  // release finds its task in O(1) instead of searching every worker's slices (O(W) per
+  // release). A begin older than the cache holds has long been followed by its release
+  // in any real trace.
   struct Begun {
     std::uint64_t id = 0;
     Tick start = 0;
@@ -465,6 +466,7 @@ class Analysis {
   };
   static constexpr std::size_t kBegunBuckets = 1u << 14, kBegunWays = 4;
   std::vector<Begun> begun_;  // kBegunBuckets * kBegunWays, allocated with the first begin
+  std::vector<std::uint8_t> begun_next_;
   static std::size_t begun_bucket(std::uint64_t id) noexcept;
   void remember_begin(std::uint32_t w, int depth, Tick t, std::uint64_t id);
   std::vector<IoOp> io_pairs_;
@@ -487,9 +489,11 @@ class Analysis {
   // reported_: a min-tree over the workers' last ticks (a stopped worker: the largest
   // tick), leaves at [leaves_ + w], so the earliest is reported_[1] in O(1) and each event
   // updates it in O(log W), usually O(1): a rescan of every worker per event was O(W).
+  // Kept only while IO events wait (rebuild_progress when the first comes).
   std::vector<Tick> reported_;
   std::size_t leaves_ = 0;
   void report_progress(std::uint32_t w);
+  void rebuild_progress();
   Tick io_watermark() const noexcept;
   void pair_io(Tick up_to);
   std::uint64_t io_completed_ = 0, io_failed_ = 0;

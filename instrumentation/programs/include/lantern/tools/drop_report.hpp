@@ -51,7 +51,8 @@ inline std::string drop_report(const instrumentation::Recorder& recorder, const 
     const auto reason = static_cast<std::size_t>(DropReason::ring_full);
     out += "events lost: " + std::to_string(ring) + " (" + std::string(kDropReasonNames[reason]) + ": " +
            std::string(kDropReasonTexts[reason]) + per_worker +
-           "); each gap is marked with a dropped event in the trace (and in flight dumps and the live stream). " + std::string(affected) + "\n";
+           "); each gap is marked with a dropped event in the trace (and in flight dumps and the live stream). " +
+           std::string(affected) + "\n";
   }
   if (stream) {
     if (const std::uint64_t slow = stream->stats().events_dropped; slow > 0) {
