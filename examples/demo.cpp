@@ -25,6 +25,7 @@
 #include <lantern/instrumentation/trace_sinks.hpp>
 #include <lantern/lantern.hpp>
 #include <lantern/observe.hpp>
+#include <lantern/tools/drop_report.hpp>
 #include <lantern/tools/program_cli.hpp>
 #include <lantern/tools/topology_check.hpp>
 
@@ -150,6 +151,8 @@ constexpr const char* kUsage =
     "  --trace FILE     record the run to FILE (default: $LANTERN_TRACE, else lantern-demo.trace)\n"
     "  --no-trace       do not record a trace\n"
     "  --level LEVEL    what the trace records: off, states, tasks (default), full\n"
+    "  --ring N         events per worker ring (default 32768); events that do not fit are lost,\n"
+    "                   counted, and reported at exit with the figures they affect\n"
     "  --metrics ADDR   serve Prometheus metrics on ADDR (default: $LANTERN_METRICS, else 127.0.0.1:9464;\n"
     "                   port 0: any free port)\n"
     "  --no-metrics     do not serve metrics\n"
@@ -211,6 +214,7 @@ int main(int argc, char** argv) {
     app.add_flag("--view", view);
     app.add_flag("--no-view", no_view);
     lantern::tools::number_option(app, "--linger", &linger_seconds, 0.0, 86400.0, "seconds from 0 to 86400");
+    lantern::tools::number_option<std::size_t>(app, "--ring", &observe_options.ring_capacity, 2, std::size_t{1} << 28);
     lantern::tools::choice_option(app, "--sleep", &sleep_name, {"io_uring", "condvar"});
     app.add_flag("--quick", quick);
     if (const auto exit_status = program.parse(argc, argv)) return *exit_status;
@@ -429,6 +433,15 @@ int main(int argc, char** argv) {
       std::printf("  export:   lantern-trace export --chrome %s -o lantern-demo.json   (open in ui.perfetto.dev)\n",
                   path.c_str());
       std::printf("  (lantern-trace is built at build/release/instrumentation/tools/lantern_trace/lantern-trace)\n");
+    }
+    if (obs.trace() || obs.stream() || obs.flight()) {
+      std::fputs(lantern::tools::drop_report(
+                     recorder, obs.stream(),
+                     "The per-worker figures above are the Recorder's exact counters and include the lost events; "
+                     "the trace's own counts (lantern-trace stats, lantern-view, the Chrome export) are lower by "
+                     "each worker's loss.")
+                     .c_str(),
+                 stdout);
     }
     if (status != 0) {
       lantern::tools::flush_stdout();

@@ -19,6 +19,7 @@
 #include "lantern/instrumentation/trace_sinks.hpp"
 #include "lantern/lantern.hpp"
 #include "lantern/observe.hpp"
+#include "lantern/tools/drop_report.hpp"
 #include "lantern/tools/program_cli.hpp"
 
 namespace {
@@ -39,6 +40,8 @@ constexpr const char* kUsage =
     "  --buffer BYTES   per-connection buffer (default 16384)\n"
     "  --metrics ADDR   serve Prometheus metrics on ADDR, e.g. 127.0.0.1:9464 (else $LANTERN_METRICS)\n"
     "  --trace FILE     record a trace (level tasks) to FILE, for lantern-view and lantern-trace\n"
+    "  --ring N         events per worker ring (default 32768); events that do not fit are lost,\n"
+    "                   counted, and reported when the server stops\n"
     "                   (else $LANTERN_TRACE)\n"
     "  --version        the version and the trace format version\n"
     "  -h, --help       this text\n"
@@ -59,6 +62,7 @@ int main(int argc, char** argv) {
   lantern::SchedulerOptions options;
   options.sleep_strategy = lantern::SleepStrategy::io_uring;
   std::string metrics_address, trace_path;
+  std::size_t ring = 0;
   {
     lantern::tools::Program program("lantern_echo_server", kUsage);
     CLI::App& app = program.app();
@@ -74,6 +78,7 @@ int main(int argc, char** argv) {
     app.add_option("--metrics", metrics_address)
         ->check(lantern::tools::address_check({.default_host = "0.0.0.0", .allow_port_zero = true}));
     app.add_option("--trace", trace_path);
+    lantern::tools::number_option<std::size_t>(app, "--ring", &ring, 2, std::size_t{1} << 28);
     if (const auto exit_status = program.parse(argc, argv)) return *exit_status;
     if (workers) options.workers = workers;
     if (!sleep_name.empty()) options.sleep_strategy = *lantern::parse_strategy(sleep_name);
@@ -81,6 +86,7 @@ int main(int argc, char** argv) {
   // Observability: these options first, then LANTERN_* variables, then the defaults.
   lantern::ObserveOptions observe_options{.program = "lantern_echo_server", .counters = true};
   observe_options.defaults.flight = "30s";
+  observe_options.ring_capacity = ring;
   if (!metrics_address.empty()) observe_options.settings.metrics = metrics_address;
   if (!trace_path.empty()) observe_options.settings.trace = trace_path;
 
@@ -122,6 +128,14 @@ int main(int argc, char** argv) {
     std::printf("stopped (%s): %llu connections served, %llu bytes echoed, %llu ended in errors\n",
                 sig == SIGINT ? "SIGINT" : "SIGTERM", static_cast<unsigned long long>(s.accepted),
                 static_cast<unsigned long long>(s.bytes_echoed), static_cast<unsigned long long>(s.errors));
+    if (obs.recorder() && (obs.trace() || obs.stream() || obs.flight())) {
+      std::fputs(lantern::tools::drop_report(*obs.recorder(), obs.stream(),
+                                             "The figures above are the server's own counts, not read from "
+                                             "events: unaffected; the trace's counts (lantern-trace stats, "
+                                             "lantern-view) are lower by each worker's loss.")
+                     .c_str(),
+                 stdout);
+    }
     if (status != 0) {
       lantern::tools::flush_stdout();
       std::fprintf(stderr, "lantern_echo_server: served, but observing it failed:\n");

@@ -46,10 +46,17 @@ struct StreamServer::Tally {
     marked[static_cast<std::size_t>(d.reason)] += d.count;
   }
   // lose: the viewer lost `t`: the counts of its markers keep their reasons, its other
-  // events are the viewer's own loss (slow_viewer).
-  void lose(const Tally& t) {
+  // events are the viewer's own loss (`why`: slow_viewer, or before_attach).
+  void lose(const Tally& t, DropReason why = DropReason::slow_viewer) {
     for (std::size_t r = 0; r < marked.size(); ++r) marked[r] += t.marked[r];
-    marked[static_cast<std::size_t>(DropReason::slow_viewer)] += t.events - t.markers;
+    marked[static_cast<std::size_t>(why)] += t.events - t.markers;
+    last_tick = std::max(last_tick, t.last_tick);
+  }
+  // absorb: `t`'s events counted here too (two stretches of one worker's events).
+  void absorb(const Tally& t) {
+    events += t.events;
+    markers += t.markers;
+    for (std::size_t r = 0; r < marked.size(); ++r) marked[r] += t.marked[r];
     last_tick = std::max(last_tick, t.last_tick);
   }
 };
@@ -88,7 +95,11 @@ struct StreamServer::Client {
   // Server thread only.
   std::shared_ptr<const Chunk> sending;  // being sent; starts as the header
   std::size_t offset = 0;                // bytes of `sending` already sent
-  bool stalled = false;                  // bytes waiting, and the socket took none
+  // The start of the run as it was when this viewer connected, sent after the header
+  // and before `queue`.
+  std::deque<std::shared_ptr<const Chunk>> backlog;
+  std::chrono::steady_clock::time_point last_sent;  // its socket last accepted bytes (or it connected)
+  bool stalled = false;                             // bytes waiting, and the socket took none
   std::chrono::steady_clock::time_point stalled_since;
   std::atomic<bool> stalled_now{false};  // for stats(), read on any thread
   // What this viewer lost since its last gap markers, per worker (Tally::lose). Written
@@ -131,6 +142,7 @@ StreamServer::StreamServer(const trace::TraceHeader& header, StreamOptions optio
       encoder_(options_.chunk_limits, options_.labels),
       last_flush_(std::chrono::steady_clock::now()),
       counters_(std::make_unique<Counters>()) {
+  backlog_full_.store(options_.backlog_bytes == 0, std::memory_order_relaxed);
   auto h = std::make_shared<Chunk>();
   h->bytes = trace::encode_header(header);
   header_ = std::move(h);
@@ -210,8 +222,15 @@ void StreamServer::wake() noexcept {
 }
 
 void StreamServer::on_batch(std::span<const trace::Event> events) {
-  // Nobody watching: the whole cost of streaming is this load.
-  if (clients_now_.load(std::memory_order_relaxed) == 0) return;
+  if (clients_now_.load(std::memory_order_relaxed) == 0 && backlog_full_.load(std::memory_order_relaxed)) {
+    // Nobody watching, and the start of the run is kept: only count what a viewer that
+    // connects later will not receive.
+    std::lock_guard<std::mutex> lock(encode_mutex_);
+    if (clients_now_.load(std::memory_order_relaxed) == 0) {
+      count_after_backlog(events);
+      return;
+    }
+  }
   std::lock_guard<std::mutex> lock(encode_mutex_);
   for (const trace::Event& e : events) {
     auto result = encoder_.add(e);
@@ -227,6 +246,14 @@ void StreamServer::on_batch(std::span<const trace::Event> events) {
     if (encoder_.full()) finish_chunk();
   }
   if (std::chrono::steady_clock::now() - last_flush_ >= options_.flush_period) finish_chunk();
+}
+
+void StreamServer::count_after_backlog(std::span<const trace::Event> events) {
+  for (const trace::Event& e : events) {
+    if (e.worker >= kMaxStreamWorker) continue;
+    if (after_backlog_.size() <= e.worker) after_backlog_.resize(e.worker + 1);
+    after_backlog_[e.worker].add(e);
+  }
 }
 
 void StreamServer::on_flush() {
@@ -249,6 +276,21 @@ void StreamServer::finish_chunk() {
     chunk->markers += open_[w].markers;
     chunk->per_worker.push_back({w, open_[w]});
     open_[w] = Tally{};
+  }
+  if (!backlog_full_.load(std::memory_order_relaxed)) {
+    if (backlog_used_ + chunk->bytes.size() <= options_.backlog_bytes) {
+      backlog_used_ += chunk->bytes.size();
+      backlog_.push_back(chunk);
+    } else {
+      backlog_full_.store(true, std::memory_order_relaxed);
+    }
+  }
+  if (backlog_full_.load(std::memory_order_relaxed)) {
+    // Past the start of the run: a viewer that connects later is told it missed these.
+    for (const Chunk::Worker& w : chunk->per_worker) {
+      if (after_backlog_.size() <= w.worker) after_backlog_.resize(w.worker + 1);
+      after_backlog_[w.worker].absorb(w.tally);
+    }
   }
   publish(std::move(chunk));
 }
@@ -332,13 +374,23 @@ void StreamServer::accept_clients(std::chrono::steady_clock::time_point now) {
     if (fd < 0) return;  // EAGAIN: no more; anything else: try again next poll
     if (static_cast<int>(clients_.size()) >= options_.max_clients) {
       // Every slot is taken. The viewer stalled longest gives way, if one has been
-      // stalled long enough to be told apart from a reader whose buffer is momentarily full.
+      // stalled long enough to be told apart from a reader whose buffer is momentarily
+      // full; else the one whose socket accepted nothing for longest, if that is long
+      // enough to be told apart from a viewer of a busy app (a quiet app sends nothing,
+      // so its idle clients are never stalled).
       Client* oldest = nullptr;
       for (auto& c : clients_) {
         if (c->stalled && now - c->stalled_since >= kGiveWayAfter &&
             (!oldest || c->stalled_since < oldest->stalled_since)) {
           oldest = c.get();
         }
+      }
+      for (auto& c : clients_) {
+        if (oldest) break;
+        if (!c->stalled && now - c->last_sent >= kIdleGiveWayAfter) oldest = c.get();
+      }
+      for (auto& c : clients_) {
+        if (oldest && !oldest->stalled && !c->stalled && c->last_sent < oldest->last_sent) oldest = c.get();
       }
       if (!oldest) {
         ::close(fd);
@@ -353,8 +405,25 @@ void StreamServer::accept_clients(std::chrono::steady_clock::time_point now) {
     ::setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &kClientSendBuffer, sizeof kClientSendBuffer);
     auto c = std::make_unique<Client>();
     c->fd = fd;
-    c->sending = header_;  // a late viewer starts with the header, then live chunks
-    c->queued_bytes.store(header_->bytes.size(), std::memory_order_relaxed);
+    c->last_sent = now;
+    c->sending = header_;  // a late viewer starts with the header, the start of the run, then live chunks
+    std::size_t bytes = header_->bytes.size();
+    // Under encode_mutex_ (then clients_mutex_, publish's order): no chunk is finished
+    // between the snapshot of the start and the client joining the list, so the next
+    // chunk it is given follows what it was counted as missing.
+    std::lock_guard<std::mutex> encode(encode_mutex_);
+    for (const auto& chunk : backlog_) {
+      c->backlog.push_back(chunk);
+      bytes += chunk->bytes.size();
+    }
+    c->queued_bytes.store(bytes, std::memory_order_relaxed);
+    for (std::uint32_t w = 0; w < after_backlog_.size(); ++w) {
+      if (after_backlog_[w].events == 0) continue;
+      if (c->lost.size() <= w) c->lost.resize(w + 1);
+      c->lost[w].lose(after_backlog_[w], DropReason::before_attach);
+      c->lost_any = true;
+      markers_owed_ = true;  // sent before its first live chunk, or at the next flush
+    }
     std::lock_guard<std::mutex> lock(clients_mutex_);
     clients_.push_back(std::move(c));
     add(counters_->clients_total, 1);
@@ -365,7 +434,12 @@ void StreamServer::accept_clients(std::chrono::steady_clock::time_point now) {
 bool StreamServer::write_client(Client& c, std::chrono::steady_clock::time_point now) {
   for (;;) {
     if (!c.sending) {
-      if (!c.queue.pop(c.sending)) break;  // all sent
+      if (!c.backlog.empty()) {
+        c.sending = std::move(c.backlog.front());
+        c.backlog.pop_front();
+      } else if (!c.queue.pop(c.sending)) {
+        break;  // all sent
+      }
       c.offset = 0;
     }
     const Chunk& front = *c.sending;
@@ -379,6 +453,7 @@ bool StreamServer::write_client(Client& c, std::chrono::steady_clock::time_point
       return true;
     }
     c.stalled = false;
+    c.last_sent = now;
     c.offset += static_cast<std::size_t>(n);
     add(counters_->bytes_sent, static_cast<std::uint64_t>(n));
     if (c.offset == front.bytes.size()) {
@@ -401,7 +476,7 @@ void StreamServer::run() {
     fds.push_back(pollfd{wake_read_, POLLIN, 0});
     fds.push_back(pollfd{listen_fd_, POLLIN, 0});
     for (auto& c : clients_) {
-      const bool waiting = c->sending || c->queue.read_available() > 0;
+      const bool waiting = c->sending || !c->backlog.empty() || c->queue.read_available() > 0;
       fds.push_back(pollfd{c->fd, static_cast<short>(POLLIN | (waiting ? POLLOUT : 0)), 0});
     }
     ::poll(fds.data(), fds.size(), timeout_ms);

@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <string>
@@ -138,6 +139,46 @@ class ViewerReader {
   std::atomic<std::uint64_t> received_{0};
   std::thread thread_;
 };
+
+// Received: what a viewer decoded: its events, the events its `dropped` markers count by
+// reason, events whose worker's clock ran backwards, and events of unknown workers.
+struct Received {
+  std::uint64_t events = 0, backwards = 0, foreign = 0;
+  std::uint64_t first_tick = 0;  // of the first event decoded
+  std::array<std::uint64_t, kDropReasonCount> dropped{};
+};
+Received received(const std::vector<trace::Event>& got, std::uint32_t workers) {
+  Received r;
+  std::vector<std::uint64_t> last(workers, 0);
+  if (!got.empty()) r.first_tick = got.front().ticks;
+  for (const auto& e : got) {
+    if (e.worker >= workers) {
+      ++r.foreign;
+      continue;
+    }
+    if (e.ticks < last[e.worker]) ++r.backwards;
+    last[e.worker] = std::max(last[e.worker], e.ticks);
+    if (e.type != EventId::dropped) {
+      ++r.events;
+      continue;
+    }
+    const auto d = trace::payload<DroppedPayload>(e);
+    if (static_cast<std::size_t>(d.reason) < r.dropped.size()) r.dropped[static_cast<std::size_t>(d.reason)] += d.count;
+  }
+  return r;
+}
+
+// receive_all: once the server has sent everything (markers included), what `viewer`
+// decoded; false when that did not happen in time.
+bool receive_all(StreamServer& server, ViewerReader& viewer, std::uint32_t workers, Received* out) {
+  if (!server.wait_until_sent(
+          std::chrono::milliseconds(static_cast<long long>(20000 * lantern::testing::sanitizer_slowdown()))))
+    return false;
+  std::vector<trace::Event> got;
+  if (!viewer.finish(server, &got)) return false;
+  *out = received(got, workers);
+  return true;
+}
 
 TEST(StreamServer, ClientsThatNeverReadGiveTheirSlotToARealViewer) {
   lantern::testing::Watchdog watchdog("ClientsThatNeverReadGiveTheirSlotToARealViewer", 60s);
@@ -353,31 +394,97 @@ TEST(StreamServer, ASlowViewerLearnsOfEveryDropWithItsReasonEvenAfterTheLastChun
                     }));
   ViewerReader viewer(fd);
   // Sent means told too: the viewer's gap markers went out once it had room for them.
-  ASSERT_TRUE(server->wait_until_sent(
-      std::chrono::milliseconds(static_cast<long long>(20000 * lantern::testing::sanitizer_slowdown()))));
-  std::vector<trace::Event> got;
-  ASSERT_TRUE(viewer.finish(*server, &got));
-  std::vector<std::uint64_t> last(kWorkers, 0);
-  std::uint64_t events = 0, ring_full = 0, slow_viewer = 0, backwards = 0;
-  {
-    for (const auto& e : got) {
-      ASSERT_LT(e.worker, kWorkers);
-      if (e.ticks < last[e.worker]) ++backwards;
-      last[e.worker] = std::max(last[e.worker], e.ticks);
-      if (e.type != EventId::dropped) {
-        ++events;
-        continue;
-      }
-      const auto d = trace::payload<DroppedPayload>(e);
-      (d.reason == DropReason::ring_full ? ring_full : slow_viewer) += d.count;
-    }
-  }
+  Received r;
+  ASSERT_TRUE(receive_all(*server, viewer, kWorkers, &r));
+  const std::uint64_t events = r.events, backwards = r.backwards;
+  const std::uint64_t ring_full = r.dropped[static_cast<std::size_t>(DropReason::ring_full)];
+  const std::uint64_t slow_viewer = r.dropped[static_cast<std::size_t>(DropReason::slow_viewer)];
+  EXPECT_EQ(r.foreign, 0u);
   const StreamStats stats = server->stats();
   EXPECT_GE(stats.chunks_dropped, 10u);
   EXPECT_EQ(ring_full, fed_ring_full) << "every drop of the app's reaches the viewer as ring_full";
   EXPECT_EQ(slow_viewer, stats.events_dropped) << "and every event it lost itself as slow_viewer";
   EXPECT_EQ(events + slow_viewer, fed_events);
   EXPECT_EQ(backwards, 0u) << "events or markers earlier than the same worker's previous event";
+}
+
+// A quiet app sends nothing, so clients that connect and never read are never stalled:
+// when all 8 slots are held by them, a new viewer still gets in (the client whose socket
+// accepted nothing for longest gives way after kIdleGiveWayAfter), and gets the header.
+TEST(StreamServer, IdleClientsOfAQuietAppGiveTheirSlotToANewViewer) {
+  lantern::testing::Watchdog watchdog("IdleClientsOfAQuietAppGiveTheirSlotToANewViewer", 60s);
+  StreamOptions o;
+  o.max_clients = 8;
+  o.stall_timeout = 600s;
+  auto server = StreamServer::start(test_header(2), o);
+  ASSERT_TRUE(server);
+  std::vector<int> idle;
+  for (int i = 0; i < 8; ++i) idle.push_back(connect_to(server->port()));
+  ASSERT_TRUE(until([&] { return server->stats().clients == 8; }, [] { std::this_thread::sleep_for(1ms); }));
+  // New viewers try until one receives the header (each refused one sees the end of the
+  // stream at once), bounded by until()'s limit: the app never sends a thing.
+  std::size_t header_bytes = 0;
+  int attempts = 0;
+  const bool in = until([&] { return header_bytes > 0; },
+                        [&] {
+                          ++attempts;
+                          const int fd = connect_to(server->port());
+                          bool eof = false;
+                          header_bytes = read_some(fd, 200ms, 16, &eof).size();
+                          if (header_bytes == 0)
+                            ::close(fd);
+                          else
+                            idle.push_back(fd);
+                        });
+  EXPECT_TRUE(in) << attempts << " viewers were refused";
+  EXPECT_GE(server->stats().clients_evicted, 1u);
+  EXPECT_EQ(server->stats().clients, 8u);
+  for (int fd : idle) ::close(fd);
+}
+
+// The stream keeps the start of the run: a viewer that connects after the first events
+// (an attach waiting for the app, one launched a moment later) receives them all. A viewer
+// that connects after that start is told, per worker, how many events it missed
+// (before_attach markers), so what it received plus what it was told adds up to what
+// the app streamed.
+TEST(StreamServer, ALateViewerGetsTheStartOfTheRunAndIsToldWhatItMissed) {
+  lantern::testing::Watchdog watchdog("ALateViewerGetsTheStartOfTheRunAndIsToldWhatItMissed", 60s);
+  constexpr std::uint32_t kWorkers = 2;
+  for (const std::size_t backlog : {std::size_t{4} << 20, std::size_t{4} << 10}) {
+    StreamOptions o;
+    o.backlog_bytes = backlog;
+    auto server = StreamServer::start(test_header(kWorkers), o);
+    ASSERT_TRUE(server);
+    std::uint64_t tick = 1000, fed = 0;
+    auto feed = [&] {
+      server->on_batch(batch(kWorkers, tick, 500));
+      server->on_flush();
+      tick += 100000;
+      fed += kWorkers * 500;
+    };
+    for (int i = 0; i < 20; ++i) feed();  // nobody is watching yet
+    const int fd = connect_to(server->port());
+    ASSERT_GE(fd, 0);
+    ASSERT_TRUE(until([&] { return server->stats().clients == 1; }, [] { std::this_thread::sleep_for(1ms); }));
+    ViewerReader viewer(fd);
+    for (int i = 0; i < 5; ++i) feed();
+    Received r;
+    ASSERT_TRUE(receive_all(*server, viewer, kWorkers, &r));
+    const std::uint64_t events = r.events, backwards = r.backwards;
+    const std::uint64_t missed = r.dropped[static_cast<std::size_t>(DropReason::before_attach)];
+    EXPECT_EQ(r.foreign, 0u);
+    EXPECT_EQ(r.dropped[static_cast<std::size_t>(DropReason::ring_full)] +
+                  r.dropped[static_cast<std::size_t>(DropReason::slow_viewer)],
+              0u);
+    ASSERT_GT(r.events, 0u);
+    EXPECT_EQ(r.first_tick, 1000u) << "the viewer starts at the run's first event";
+    EXPECT_EQ(events + missed, fed) << "backlog " << backlog;
+    if (backlog == (std::size_t{4} << 20))
+      EXPECT_EQ(missed, 0u) << "the whole run fits the backlog";
+    else
+      EXPECT_GT(missed, 0u) << "a small backlog keeps only the start";
+    EXPECT_EQ(backwards, 0u) << "markers lie between what the viewer received of each worker";
+  }
 }
 
 TEST(StreamServer, ServingBeyondLoopbackWarnsThatAnyoneCanReadTheTrace) {

@@ -662,4 +662,46 @@ TEST(ProgramCli, TraceCommandsAnswerVersionAndRefuseNonTraces) {
 #endif
 }
 
+// A program that writes a trace says at exit how many events its rings lost, by reason
+// and per worker, and what that does to the figures it printed; the count is the one the
+// trace's own markers add up to (lantern-trace info). A 64-event ring forces drops.
+TEST(ProgramCli, ProgramsThatLoseEventsSayHowManyWhyAndWhatItAffects) {
+  struct Case {
+    const char* name;
+    std::string bin;
+    std::vector<std::string> args;
+    const char* affects;
+  };
+  std::vector<Case> cases;
+  const std::string trace = (scratch() / "lossy.trace").string();
+#ifdef LANTERN_DEMO_BIN
+  cases.push_back({"lantern_demo",
+                   LANTERN_DEMO_BIN,
+                   {"--quick", "--ring", "64", "--no-metrics", "--no-view", "--workers", "2", "--trace", trace},
+                   "The per-worker figures above are the Recorder's exact counters and include the lost events"});
+#endif
+#ifdef LANTERN_LIVE_DEMO_BIN
+  cases.push_back({"lantern_live_demo",
+                   LANTERN_LIVE_DEMO_BIN,
+                   {"--once", "--fib", "22", "--ring", "64", "--workers", "2", "--trace", trace},
+                   "The fib times above are measured by this program"});
+#endif
+  for (const Case& c : cases) {
+    std::filesystem::remove(trace);
+    const Result r = run(c.bin, c.args);
+    ASSERT_EQ(r.exit_code, 0) << c.name << r.err;
+    const auto at = r.out.find("events lost: ");
+    ASSERT_NE(at, std::string::npos) << c.name << " did not report its drops:\n" << r.out;
+    const std::uint64_t lost = std::stoull(r.out.substr(at + 13));
+    EXPECT_GT(lost, 0u);
+    EXPECT_TRUE(has(r.out.substr(at), " (ring_full: ")) << r.out.substr(at);
+    EXPECT_TRUE(has(r.out.substr(at), "worker 0: ")) << r.out.substr(at);
+    EXPECT_TRUE(has(r.out.substr(at), c.affects)) << r.out.substr(at);
+#ifdef LANTERN_TRACE_CLI_BIN
+    const Result info = run(LANTERN_TRACE_CLI_BIN, {"info", trace});
+    EXPECT_TRUE(has(info.out, "dropped     " + std::to_string(lost) + " events lost")) << c.name << "\n" << info.out;
+#endif
+  }
+}
+
 }  // namespace

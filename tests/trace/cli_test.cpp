@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -100,7 +101,7 @@ TEST_F(Cli, DroppedEventsAreShownByReason) {
   r = run_tool({"stats", path});
   EXPECT_TRUE(has(r.out, "dropped: 530 events lost (2 markers); ring_full: 30; slow_viewer: 500")) << r.out;
   r = run_tool({"stats", "--json", path});
-  EXPECT_TRUE(has(r.out, "\"dropped_by_reason\":{\"ring_full\":30,\"slow_viewer\":500}")) << r.out;
+  EXPECT_TRUE(has(r.out, "\"dropped_by_reason\":{\"ring_full\":30,\"slow_viewer\":500,\"before_attach\":0}")) << r.out;
 }
 
 TEST_F(Cli, LabelsAreListedAndTheirTasksTimed) {
@@ -254,6 +255,51 @@ TEST_F(Cli, WorkersAboveTheFormatsBoundFailValidation) {
   // And what the others make of it: the same 4 events, rejected as damage.
   r = run_tool({"info", write("w5000b.trace", testing::write_trace_bytes(many, events))});
   EXPECT_TRUE(has(r.out + r.err, "4 more events, as damage")) << r.out << r.err;
+}
+
+// Events from 4,096 workers whose ids rise through the file, under a header that declares
+// fewer (0: unsaid, 2) or more (4,097 and 65,536: above the format's bound, so ignored) workers: every
+// reader grows its per-worker state as the ids come, and must stay linear in the events
+// plus the workers they name (re-laying out a W x W steal matrix per new id was cubic:
+// minutes at 4,096 workers). Each command gets 20 s on a loaded 2-core machine, where
+// the same events under a header saying 4,096 take a fraction of a second.
+TEST_F(Cli, ManyUndeclaredWorkersReadInLinearTime) {
+  constexpr std::uint32_t kWorkers = 4096;
+  std::vector<Event> events;
+  std::uint64_t t = 1000;
+  for (int round = 0; round < 2; ++round) {
+    for (std::uint32_t w = 0; w < kWorkers; ++w) {
+      const std::uint64_t task = 0x10000 + (static_cast<std::uint64_t>(w) << 8) + round;
+      events.push_back(
+          make_event(t++, w, StatePayload{WorkerState::idle, WorkerState::active, StateReason::found_work}));
+      events.push_back(
+          make_event(t++, w, StealPayload{(w + 1) % kWorkers, StealDistance::smt, TaskSource::stolen_deque}));
+      events.push_back(make_event(t++, w, TaskBeginPayload{task, TaskSource::stolen_deque}));
+      events.push_back(make_event(t++, w, ReleasePayload{task + 0x1000000, task}));
+      events.push_back(make_event(t++, w, IoSubmitPayload{task, IoKind::read, 3}));
+      events.push_back(make_event(t++, w, IoCompletePayload{task, 10}));
+      events.push_back(make_event(t++, w, TaskEndPayload{task, false}));
+      events.push_back(
+          make_event(t++, w, StatePayload{WorkerState::active, WorkerState::idle, StateReason::out_of_work}));
+    }
+  }
+  for (const std::uint32_t declared : {0u, 2u, kWorkers + 1, kWorkers, 1u << 16}) {
+    const std::string path = write("workers" + std::to_string(declared) + ".trace",
+                                   testing::write_trace_bytes(testing::test_header(declared), events));
+    for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+             {"info", path}, {"stats", path}, {"validate", path}, {"export", "--chrome", path, "-o", path + ".json"}}) {
+      const auto start = std::chrono::steady_clock::now();
+      const CommandResult r = run_tool(args, 60);
+      const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      EXPECT_NE(r.exit_code, 137) << args[0] << " with " << declared << " declared workers was killed after 60 s";
+      EXPECT_NE(r.exit_code, -1) << args[0] << " crashed: " << r.err;
+      EXPECT_LT(seconds, 20.0) << args[0] << " with " << declared << " declared workers";
+      if (args[0] == "info") {
+        EXPECT_TRUE(has(r.out, "steal ")) << r.out;
+        EXPECT_TRUE(has(r.out, std::to_string(events.size()))) << r.out;
+      }
+    }
+  }
 }
 
 TEST_F(Cli, MissingFilesAndBadOptionsExitTwo) {

@@ -2,6 +2,7 @@
 // live_test.cpp - live attach end to end: StreamServer (the app side) to Session (the
 // viewer side) over loopback. Late viewers, slow viewers, viewers that vanish, apps that
 // vanish, the environment variable, and a real scheduler.
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -61,13 +62,14 @@ std::uint64_t model_events(Session& s) {
   return s.model().events();
 }
 
-TEST(Live, LateViewerGetsHeaderThenEverythingFromThen) {
+// The stream keeps the start of the run: a viewer that connects after the app began
+// gets the header, the events from before it connected, then everything from then on.
+TEST(Live, LateViewerGetsHeaderTheStartOfTheRunThenEverything) {
   test::TraceBuilder b(2);
   std::string error;
   auto server = StreamServer::start(b.header(), StreamOptions{}, &error);
   ASSERT_TRUE(server) << error;
-  server->on_batch(batch(2, 1000, 50));  // nobody connected: not even encoded
-  EXPECT_EQ(server->stats().events_encoded, 0u);
+  server->on_batch(batch(2, 1000, 50));  // nobody connected: kept for a late viewer
 
   HostPort where;
   where.port = server->port();
@@ -75,11 +77,122 @@ TEST(Live, LateViewerGetsHeaderThenEverythingFromThen) {
   ASSERT_TRUE(until([&] { return server->stats().clients == 1; }));
   server->on_batch(batch(2, 5000, 100));
   server->on_flush();
-  ASSERT_TRUE(until([&] { return model_events(*session) == 200; })) << model_events(*session);
+  ASSERT_TRUE(until([&] { return model_events(*session) == 300; })) << model_events(*session);
   std::lock_guard<std::mutex> lock(session->mutex());
+  EXPECT_EQ(session->model().dropped_events(), 0u);
   EXPECT_TRUE(session->model().header_ok());
   EXPECT_EQ(session->model().worker_count(), 2u);
   EXPECT_EQ(session->model().status().phase, SourceStatus::Phase::streaming);
+}
+
+// free_port: a loopback port nobody listens on now (bound, then closed).
+std::uint16_t free_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof a;
+  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+  ::close(fd);
+  return ntohs(a.sin_port);
+}
+
+// A viewer waiting for an app that is not up yet gets every event from the first, even
+// those the app streamed before the viewer's next connection attempt: nothing is lost
+// and nothing is counted as dropped.
+TEST(Live, AnAttachWaitingBeforeTheAppStartsGetsEveryEvent) {
+  test::TraceBuilder b(2);
+  HostPort where;
+  where.port = free_port();
+  auto session = Session::attach(where, Session::kDefaultEventLimit, /*wait=*/true);
+  StreamOptions o;
+  o.port = where.port;
+  std::string error;
+  auto server = StreamServer::start(b.header(), o, &error);
+  ASSERT_TRUE(server) << error;  // (the port was free a moment ago)
+  std::uint64_t tick = 1000;
+  for (int i = 0; i < 20; ++i, tick += 10000) server->on_batch(batch(2, tick, 100));  // the app runs at once
+  server->on_flush();
+  ASSERT_TRUE(until([&] { return model_events(*session) == 4000; })) << model_events(*session);
+  std::lock_guard<std::mutex> lock(session->mutex());
+  EXPECT_EQ(session->model().dropped_events(), 0u);
+  EXPECT_EQ(session->model().first_tick(), 1000u);
+}
+
+// A viewer that connects after the start of the run the stream keeps is told how many
+// events of each worker it missed, as drops (reason before_attach) that the analysis
+// counts and the timeline marks like a ring's.
+TEST(Live, EventsALateViewerMissedAreCountedAsDrops) {
+  test::TraceBuilder b(2);
+  StreamOptions o;
+  o.backlog_bytes = 2048;  // a few chunks
+  auto server = StreamServer::start(b.header(), o);
+  ASSERT_TRUE(server);
+  std::uint64_t tick = 1000, fed = 0;
+  for (int i = 0; i < 50; ++i, tick += 10000, fed += 200) {
+    server->on_batch(batch(2, tick, 100));
+    server->on_flush();
+  }
+  HostPort where;
+  where.port = server->port();
+  auto session = Session::attach(where);
+  ASSERT_TRUE(until([&] { return server->stats().clients == 1; }));
+  server->on_batch(batch(2, tick, 100));
+  server->on_flush();
+  fed += 200;
+  ASSERT_TRUE(until([&] {
+    std::lock_guard<std::mutex> lock(session->mutex());
+    return session->model().events() > 0 && session->model().events() -
+                                                    session->model().analysis().events_of(EventId::dropped) +
+                                                    session->model().dropped_events() ==
+                                                fed;
+  }));
+  std::lock_guard<std::mutex> lock(session->mutex());
+  const auto& a = session->model().analysis();
+  EXPECT_GT(a.dropped_events(DropReason::before_attach), 0u);
+  EXPECT_EQ(a.dropped_events(), a.dropped_events(DropReason::before_attach));
+  EXPECT_EQ(a.drops(0).size() + a.drops(1).size(), 2u) << "one gap per worker";
+}
+
+// --attach to where nothing listens: the session ends at once, saying nothing answered
+// (lantern-view exits 6 with it), unless told to wait.
+TEST(Live, AttachWithoutWaitingToNothingSaysNothingAnswered) {
+  HostPort where;
+  where.port = free_port();
+  auto session = Session::attach(where, Session::kDefaultEventLimit, /*wait=*/false);
+  ASSERT_TRUE(until([&] { return session->finished(); }));
+  std::lock_guard<std::mutex> lock(session->mutex());
+  EXPECT_NE(session->attach_failure().find("nothing answered at 127.0.0.1:" + std::to_string(where.port)),
+            std::string::npos)
+      << session->attach_failure();
+  EXPECT_FALSE(session->model().has_trace_errors()) << "no trace problem: there was no trace";
+}
+
+// A stream whose every slot is busy closes a new connection before the header: the
+// session says so, not "not a Lantern trace: it is empty".
+TEST(Live, AFullStreamsRefusalIsToldApartFromADamagedTrace) {
+  test::TraceBuilder b(1);
+  StreamOptions o;
+  o.max_clients = 1;
+  auto server = StreamServer::start(b.header(), o);
+  ASSERT_TRUE(server);
+  HostPort where;
+  where.port = server->port();
+  auto holder = Session::attach(where);  // reads: never stalled, and kept busy below
+  ASSERT_TRUE(until([&] { return server->stats().clients == 1; }));
+  auto refused = Session::attach(where, Session::kDefaultEventLimit, /*wait=*/false);
+  std::uint64_t tick = 100;
+  ASSERT_TRUE(until([&] {
+    server->on_batch(batch(1, tick += 1000, 10));  // the holder keeps receiving
+    server->on_flush();
+    return refused->finished();
+  }));
+  std::lock_guard<std::mutex> lock(refused->mutex());
+  EXPECT_NE(refused->attach_failure().find("closed the connection before sending anything"), std::string::npos)
+      << refused->attach_failure();
+  EXPECT_FALSE(refused->model().has_trace_errors());
+  EXPECT_GE(server->stats().clients_refused, 1u);
 }
 
 TEST(Live, AppGoingAwayKeepsWhatWasReceived) {

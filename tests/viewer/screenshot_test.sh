@@ -155,6 +155,30 @@ case "$scenario" in
       exit 1
     fi
     cat "$work/live_app.log"
+    # Nothing listening: said at once, exit 6, no window needed.
+    set +e
+    "$view" --attach 127.0.0.1:1 > "$work/nothing.log" 2>&1
+    status=$?
+    set -e
+    cat "$work/nothing.log"
+    [ "$status" -eq 6 ] || { echo "FAIL: --attach to nothing exited $status, expected 6"; exit 1; }
+    grep -q "lantern-view: --attach 127.0.0.1:1: nothing answered" "$work/nothing.log" || { echo "FAIL: not said"; exit 1; }
+    # A viewer that waits (--wait) before the app starts gets every event from the first,
+    # and with --exit-when-done its picture and summary line are of the whole run: the
+    # line's events equal the app's own trace file's.
+    port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    (shot live_wait "(live)" --attach "127.0.0.1:$port" --wait --exit-when-done) > "$work/live_wait.out" 2>&1 &
+    viewer=$!
+    "$live_demo" --stream "127.0.0.1:$port" --workers 2 --fib 22 --seconds 1 --trace "$work/live_wait.trace" > "$work/live_wait_app.log" 2>&1
+    wait "$viewer"
+    cat "$work/live_wait.out"
+    [ "$(cat "$work/live_wait.status")" = 0 ] || { echo "FAIL: the waiting viewer exited $(cat "$work/live_wait.status")"; cat "$work/live_wait_app.log"; exit 1; }
+    [ -s "$work/live_wait.png" ] || { echo "FAIL: no picture"; exit 1; }
+    viewed=$(sed -n 's/.*: \([0-9]*\) events, .*/\1/p' "$work/live_wait.log" | head -n 1)
+    traced=$("$lantern_trace" info "$work/live_wait.trace" | sed -n 's/^events *\([0-9]*\) .*/\1/p')
+    echo "the waiting viewer received $viewed events; the app's trace holds $traced"
+    [ -n "$viewed" ] && [ "$viewed" = "$traced" ] || { echo "FAIL: the viewer missed part of the run"; cat "$work/live_wait_app.log"; exit 1; }
+    grep -q " 0 events dropped" "$work/live_wait.log" || { echo "FAIL: drops reported"; exit 1; }
     ;;
   wide_slices)
     # A 4.07 ms task right after a cluster of 1 us tasks is drawn by itself, in its
@@ -339,6 +363,16 @@ case "$scenario" in
     [ "$badge" -gt 0 ] || { echo "FAIL: the trace was expected to have warnings"; exit 1; }
     ;;
   compare)
+    check_scale() {  # check_scale NAME: A and B at one scale, the window holding the longer run
+      python3 -c '
+import sys
+line = next(l for l in open(sys.argv[1]) if l.startswith("compare_scale "))
+wa, wb, la, lb = map(float, line.split()[1:])
+print(f"compare windows: A {wa / 1e6:.3f} ms, B {wb / 1e6:.3f} ms; runs: A {la / 1e6:.3f} ms, B {lb / 1e6:.3f} ms")
+assert abs(wa - wb) <= 1e-6 * wb, "A and B are drawn at different scales"
+assert wb >= max(la, lb), "the shared window does not hold the longer run"
+' "$work/$1.layout" || { echo "FAIL: $1: the two timelines do not share one scale"; exit 1; }
+    }
     # lantern-trace diff (table and JSON) and lantern-view --compare show the one
     # comparison: the same notable differences, the ones the trace pair was built with.
     a="$traces/labels.trace" b="$traces/labels_b.trace"
@@ -363,8 +397,23 @@ print(n + 2 * lat)  # the viewer shows a latency row per run
     echo "notable rows: diff --json $expected (latency rows counted per run), viewer $shown"
     [ "$shown" = "$expected" ] || { echo "FAIL: the viewer highlights $shown rows, the diff has $expected"; exit 1; }
     "$check" highlight "$work/compare.png" "$work/compare.layout" "$a"
+    # One time scale: both timelines' windows span the same time, fitted to the longer
+    # run, and each run is drawn to its last event: B loaded whole before the picture.
+    check_scale compare
     shot compare-small "$a" --compare "$b" --size 1024x640
     expect_ok compare-small
+    # B gets A's checks: a file that is not a trace, or a cut-off one, is said on stderr
+    # with B's name, and the exit status is 3, as for A.
+    head -c 5000 /dev/zero | tr '\0' 'G' > "$work/garbage_b.trace"
+    shot compare-garbage "$a" --compare "$work/garbage_b.trace" --size 1024x640
+    [ "$status" -eq 3 ] || { echo "FAIL: --compare garbage exited $status, expected 3"; exit 1; }
+    grep -q "lantern-view: $work/garbage_b.trace: .*not a Lantern trace" "$work/compare-garbage.log" || { echo "FAIL: B's problem is not said"; exit 1; }
+    size=$(stat -c %s "$b")
+    head -c $((size / 2)) "$b" > "$work/truncated_b.trace"
+    shot compare-truncated "$a" --compare "$work/truncated_b.trace" --size 1024x640
+    [ "$status" -eq 3 ] || { echo "FAIL: --compare of a truncated B exited $status, expected 3"; exit 1; }
+    check_scale compare-truncated  # B is shorter than A here: still A's scale
+    grep -q "lantern-view: $work/truncated_b.trace: .*truncated" "$work/compare-truncated.log" || { echo "FAIL: B's truncation is not said"; exit 1; }
     # Bad input to diff: a missing file is an error on stderr, exit 2.
     set +e
     "$lantern_trace" diff "$a" "$traces/missing.trace" > /dev/null 2> "$work/diff.err"

@@ -28,6 +28,7 @@ constexpr int kExitUsage = 2;
 constexpr int kExitTraceProblems = 3;  // --screenshot of an unreadable, corrupt, truncated or newer trace
 constexpr int kExitNoDisplay = 4;
 constexpr int kExitCannotWrite = 5;
+constexpr int kExitNoStream = 6;  // --attach: nothing answered, or the app sent no trace
 
 constexpr const char* kUsage =
     "usage: lantern-view [options] TRACE_FILE\n"
@@ -38,7 +39,9 @@ constexpr const char* kUsage =
     "flight-recorder dump) is replayed; --attach connects to an app streaming live\n"
     "(started with LANTERN_STREAM=HOST:PORT or instrumentation::start_stream).\n"
     "\n"
-    "  --attach HOST:PORT   live: connect (retrying until the app is up); ':7777' means 127.0.0.1\n"
+    "  --attach HOST:PORT   live: connect to an app streaming there; ':7777' means 127.0.0.1\n"
+    "  --wait               with --attach: wait for the app to answer (retrying every 10-100 ms);\n"
+    "                       without it, nothing answering is an error (exit 6)\n"
     "  --compare B.TRACE    two runs side by side (TRACE_FILE is A), differences highlighted;\n"
     "                       lantern-trace diff A B prints the same comparison\n"
     "  --screenshot OUT.png render one picture and exit (needs X: run under 'xvfb-run -a')\n"
@@ -52,9 +55,11 @@ constexpr const char* kUsage =
     "  --rows N             task rows per worker lane (default 6)\n"
     "  --health-sort KEY    Health lists sorted by time (default) or duration (longest first)\n"
     "  --task-colours HOW   slices coloured by label, by source, or auto (label when the trace has labels)\n"
-    "  --after DURATION     live with --screenshot: how long to collect first (default 2s)\n"
+    "  --after DURATION     live with --screenshot: how long to collect first (default 2s); the\n"
+    "                       picture and the summary line are both of that moment\n"
     "  --layout FILE        with --screenshot: write where lanes and steal-matrix cells are\n"
-    "  --exit-when-done     live: exit when the app disconnects; print what was received\n"
+    "  --exit-when-done     live: exit when the app disconnects; print what was received (with\n"
+    "                       --screenshot: the picture is taken then, of everything received)\n"
     "  --max-events N       keep at most N events (default 100000000, about 2.5 GB)\n"
     "  --version            the version and the trace format version\n"
     "  -h, --help           this text\n"
@@ -63,7 +68,8 @@ constexpr const char* kUsage =
     "Exit status: 0 ok; 2 bad arguments (also --at beyond the trace's end); 3 the trace file\n"
     "cannot be opened (nothing is shown), or with --screenshot the trace could not be read\n"
     "completely (the picture shows what could); 4 no display or OpenGL; 5 cannot write\n"
-    "(the picture, the layout, or the summary on stdout).\n"
+    "(the picture, the layout, or the summary on stdout); 6 --attach: nothing answered (without\n"
+    "--wait), or the app closed the connection before sending its trace (its stream full).\n"
     "Options follow README.md, \"Command-line conventions\"; errors go to stderr.\n";
 
 struct Args {
@@ -76,6 +82,7 @@ struct Args {
   int width = 1600, height = 900;
   double after_ns = 2e9;
   bool exit_when_done = false;
+  bool wait = false;
   std::uint64_t max_events = 100'000'000;
   AppOptions app;
 };
@@ -127,6 +134,7 @@ Args parse(int argc, char** argv) {
   lantern::tools::number_option(app, "--rows", &a.app.max_rows, 0, 64);
   lantern::tools::number_option<std::uint64_t>(app, "--max-events", &a.max_events, 1, ~0ull, "a positive number");
   app.add_flag("--exit-when-done", a.exit_when_done);
+  app.add_flag("--wait", a.wait);
   std::vector<std::string> files;
   app.add_option("TRACE_FILE", files);
   if (const auto exit_status = program.parse(argc, argv)) std::exit(*exit_status);
@@ -134,6 +142,7 @@ Args parse(int argc, char** argv) {
     std::exit(program.usage_error("one trace file at a time ('" + files[0] + "' and '" + files[1] + "')"));
   if (!files.empty()) a.file = files[0];
   if (a.file.empty() == a.attach.empty()) std::exit(program.usage_error("give a trace file or --attach HOST:PORT"));
+  if (a.wait && a.attach.empty()) std::exit(program.usage_error("--wait goes with --attach HOST:PORT"));
   a.app.health_by_duration = health_sort == "duration";
   if (std::isfinite(a.app.window_ns) && !(a.app.window_ns > 0))
     std::exit(program.usage_error("--window must be longer than zero"));
@@ -148,7 +157,26 @@ Args parse(int argc, char** argv) {
 
 std::unique_ptr<Session> make_session(const Args& a) {
   if (a.attach.empty()) return Session::open_file(a.file, a.max_events);
-  return Session::attach(*lantern::parse_host_port(a.attach), a.max_events);  // checked by parse()
+  return Session::attach(*lantern::parse_host_port(a.attach), a.max_events, a.wait);  // checked by parse()
+}
+
+// attach_failed: a live session that ended without a trace (nothing answered, or the app
+// closed the connection before its header): says why on stderr; true then.
+bool attach_failed(Session& s, const std::string& where) {
+  if (!s.live() || !s.finished()) return false;
+  std::lock_guard<std::mutex> lock(s.mutex());
+  if (s.attach_failure().empty()) return false;
+  std::fprintf(stderr, "lantern-view: --attach %s: %s\n", where.c_str(), s.attach_failure().c_str());
+  return true;
+}
+
+// wait_for_first_bytes: without --wait, an attach that gets nowhere is an error before
+// any window opens: wait until the app has sent something or the session has ended
+// (a refused connection ends at once), at most `limit`.
+void wait_for_first_bytes(Session& s, std::chrono::milliseconds limit) {
+  const auto until = std::chrono::steady_clock::now() + limit;
+  while (s.bytes_received() == 0 && !s.finished() && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
 }
 
 // print_summary: what was received, on stdout; the trace's problems on stderr, each line
@@ -194,6 +222,10 @@ int main(int argc, char** argv) {
   if (args.attach.empty()) check_readable(args.file);
   if (!args.compare.empty()) check_readable(args.compare);
   ViewerApp app(make_session(args), args.app, [&args] { return make_session(args); });
+  if (!args.attach.empty() && !args.wait) {
+    wait_for_first_bytes(app.session(), std::chrono::seconds(5));
+    if (attach_failed(app.session(), args.attach)) return kExitNoStream;
+  }
   if (!args.compare.empty())
     app.set_compare(Session::open_file(args.compare, args.max_events), args.file, args.compare);
 
@@ -241,7 +273,15 @@ int main(int argc, char** argv) {
       }
       if (const std::string e = app.start_option_error(); !e.empty()) return refuse_start(e);
     } else {
-      std::this_thread::sleep_for(std::chrono::nanoseconds(static_cast<long long>(args.after_ns)));
+      // Live: the picture and the summary after it are of one moment: everything, once the
+      // app disconnected (--exit-when-done), or what arrived within --after, the feed then
+      // paused while the picture is taken.
+      if (args.exit_when_done)
+        app.session().wait_until_finished();
+      else
+        std::this_thread::sleep_for(std::chrono::nanoseconds(static_cast<long long>(args.after_ns)));
+      app.session().pause();
+      if (attach_failed(app.session(), args.attach)) return kExitNoStream;
     }
     if (!args.layout.empty()) app.view().layout = &layout;
     // Several frames: ImGui sizes windows, tables and tabs from the previous frame.
@@ -263,13 +303,19 @@ int main(int argc, char** argv) {
       }
     }
     print_summary(app.session(), args.attach.empty() ? args.file : args.attach);
-    std::lock_guard<std::mutex> lock(app.session().mutex());
-    if (app.session().model().has_trace_errors()) {
+    // B (--compare) gets A's checks and messages: its summary, its problems, exit 3.
+    if (Session* b = app.compare_session()) print_summary(*b, args.compare);
+    bool problems = false;
+    const std::string a_name = args.attach.empty() ? args.file : args.attach;
+    for (const auto& [s, name] : {std::pair{&app.session(), a_name}, std::pair{app.compare_session(), args.compare}}) {
+      if (!s) continue;
+      std::lock_guard<std::mutex> lock(s->mutex());
+      if (!s->model().has_trace_errors()) continue;
       std::fprintf(stderr, "lantern-view: %s has the problems above; the picture shows what could be read\n",
-                   args.file.c_str());
-      return kExitTraceProblems;
+                   name.c_str());
+      problems = true;
     }
-    return 0;
+    return problems ? kExitTraceProblems : 0;
   }
 
   std::string start_error;
@@ -282,5 +328,6 @@ int main(int argc, char** argv) {
       [&] { return app.animating() || ImGui::IsAnyMouseDown(); });
   if (!start_error.empty()) return refuse_start(start_error);
   if (args.exit_when_done) print_summary(app.session(), args.attach.empty() ? args.file : args.attach);
+  if (args.exit_when_done && attach_failed(app.session(), args.attach)) return kExitNoStream;
   return 0;
 }

@@ -17,6 +17,7 @@
 #include <lantern/instrumentation/stream_server.hpp>
 #include <lantern/lantern.hpp>
 #include <lantern/observe.hpp>
+#include <lantern/tools/drop_report.hpp>
 #include <lantern/tools/program_cli.hpp>
 
 #include <atomic>
@@ -168,6 +169,12 @@ int main(int argc, char** argv) {
   }
   std::printf("recorder: %llu events produced, %llu dropped in the rings\n", static_cast<unsigned long long>(produced),
               static_cast<unsigned long long>(ring_dropped));
+  std::fputs(lantern::tools::drop_report(recorder, obs.stream(),
+                                         "The fib times above are measured by this program, not read from events: "
+                                         "unaffected; the trace's and each viewer's counts are lower by each "
+                                         "worker's loss.")
+                 .c_str(),
+             stdout);
   if (const lantern::instrumentation::StreamServer* live = obs.stream()) {
     const auto s = live->stats();
     std::printf(

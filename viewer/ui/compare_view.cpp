@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "lantern/trace/trace_error.hpp"
 #include "palette.hpp"
 
 namespace lantern::viewer {
@@ -187,11 +188,61 @@ void CompareView::tables(const Comparison& c, ImVec2 size, LayoutRecord* layout)
   ImGui::EndChild();
 }
 
+void CompareView::share_scale(const Model& a, ViewState& view_a, const Model& b) {
+  if (a.empty() || b.empty()) return;
+  const double a_first = a.rel(a.first_tick()), a_last = a.rel(a.last_tick());
+  const double b_first = b.rel(b.first_tick()), b_last = b.rel(b.last_tick());
+  // Ticks of both runs as nanoseconds: a width in A's ticks is b_per_a of B's.
+  const double b_per_a = b.ns_to_ticks(a.ticks_to_ns(1.0));
+  auto keep_mid = [](ViewState& v, double width) {
+    const double mid = (v.start + v.end) / 2;
+    v.start = mid - width / 2, v.end = mid + width / 2;
+  };
+  if (!scaled_) {
+    scaled_ = true;
+    view_a.fit_requested = view_b_.fit_requested = false;
+    if (view_a.start <= a_first && view_a.end >= a_last) {
+      // A shows its whole run (no --at or --window): both show the longer run's length.
+      const double width = 1.1 * std::max(a_last - a_first, (b_last - b_first) / b_per_a);  // in A's ticks
+      view_a.start = a_first - 0.05 * width, view_a.end = view_a.start + width;
+    }
+    // B from the same offset into its run as A.
+    view_b_.start = b_first + (view_a.start - a_first) * b_per_a;
+    view_b_.end = view_b_.start + view_a.width() * b_per_a;
+    shared_width_ = view_a.width();
+    return;
+  }
+  auto differs = [](double x, double y) { return std::fabs(x - y) > 1e-9 * std::fabs(y); };
+  if (differs(view_b_.width(), shared_width_ * b_per_a)) {  // B was zoomed: A follows
+    shared_width_ = view_b_.width() / b_per_a;
+    keep_mid(view_a, shared_width_);
+  } else if (differs(view_a.width(), shared_width_)) {  // A was zoomed: B follows
+    shared_width_ = view_a.width();
+    keep_mid(view_b_, shared_width_ * b_per_a);
+  }
+}
+
 void CompareView::draw(Model& a, const std::string& a_name, Model& b, const std::string& b_name, bool both_loaded,
                        ViewState& view_a, ImVec2 size) {
-  if (both_loaded && !comparison_) comparison_ = compare(a.analysis(), a_name, b.analysis(), b_name);
+  // B's problems, like A's, are said: a B that could not be read at all is not compared
+  // (an empty run differs from anything), and one read in part is compared with a warning.
+  const bool b_unreadable = both_loaded && b.has_trace_errors() && b.empty();
+  if (both_loaded && !comparison_ && !b_unreadable) comparison_ = compare(a.analysis(), a_name, b.analysis(), b_name);
   view_b_.layout = nullptr;
-  if (view_b_.fit_requested || !both_loaded) view_b_.fit_requested = true;
+  // While either run loads, each timeline is fitted to what it has; once both have, they
+  // share one scale (share_scale), fitted to the whole of both.
+  if (!both_loaded) view_b_.fit_requested = true;
+  if (both_loaded) share_scale(a, view_a, b);
+  if (view_a.layout && both_loaded) {
+    // compare_scale: each timeline's window in nanoseconds (one scale: equal), and each
+    // run's last event from its start (ns): what the timelines are drawn to.
+    char buf[200];
+    std::snprintf(buf, sizeof buf, "compare_scale %.17g %.17g %.17g %.17g", a.ticks_to_ns(view_a.width()),
+                  b.ticks_to_ns(view_b_.width()),
+                  a.empty() ? 0.0 : a.ticks_to_ns(a.rel(a.last_tick()) - a.rel(a.first_tick())),
+                  b.empty() ? 0.0 : b.ticks_to_ns(b.rel(b.last_tick()) - b.rel(b.first_tick())));
+    view_a.layout->lines.emplace_back(buf);
+  }
   const float half = std::floor((size.x - 8) / 2);
   const float top_h = std::floor(size.y * 0.42f);
   const ImVec2 origin = ImGui::GetCursorScreenPos();
@@ -228,9 +279,16 @@ void CompareView::draw(Model& a, const std::string& a_name, Model& b, const std:
   }
   ImGui::SetCursorScreenPos(ImVec2(origin.x + matrix_w + 12, mid_y));
   ImGui::BeginChild("##cmp_tables", ImVec2(size.x - matrix_w - 12, size.y - top_h - 8), false);
+  if (both_loaded && b.has_trace_errors() && !b.trace_problems().empty()) {
+    ImGui::PushTextWrapPos(0);
+    ImGui::TextColored(palette::vec(palette::kError), "B (%s): %s%s", b_name.c_str(),
+                       trace::describe(b.trace_problems().front()).c_str(),
+                       b_unreadable ? "; nothing to compare" : "; comparing what could be read");
+    ImGui::PopTextWrapPos();
+  }
   if (comparison_) {
     tables(*comparison_, ImGui::GetContentRegionAvail(), view_a.layout);
-  } else {
+  } else if (!b_unreadable) {
     ImGui::TextDisabled("Loading both runs...");
   }
   ImGui::EndChild();

@@ -27,6 +27,12 @@ class CompareView {
 
  private:
   void tables(const Comparison& c, ImVec2 size, LayoutRecord* layout);
+  // share_scale: both timelines at one time scale (the same width of time, so the same
+  // pixels per ms), each from its own run's start: fitted to the longer run once both
+  // have loaded, and a zoom of either applied to the other.
+  void share_scale(const Model& a, ViewState& view_a, const Model& b);
+  bool scaled_ = false;
+  double shared_width_ = 0;
   std::optional<Comparison> comparison_;
   TimelineView timeline_a_, timeline_b_;
   ViewState view_b_;

@@ -77,7 +77,9 @@ void HealthView::data_section(const Model& model) {
       if (const std::uint64_t n = model.dropped_events(reason)) {
         ImGui::BulletText("%s: %s (%s)", std::string(kDropReasonNames[r]).c_str(), format_count(n).c_str(),
                           reason == DropReason::slow_viewer ? "this viewer read too slowly; the app lost nothing"
-                                                            : "the app's event rings were full");
+                          : reason == DropReason::before_attach
+                              ? "streamed before this viewer connected; the app lost nothing"
+                              : "the app's event rings were full");
       }
     }
   }

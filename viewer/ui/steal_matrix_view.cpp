@@ -35,13 +35,24 @@ void StealMatrixView::build_grid(const Model& model) {
   g.side = (n + g.group - 1) / g.group;
   g.counts.assign(static_cast<std::size_t>(g.side) * g.side, 0);
   g.distance.assign(g.counts.size(), -1);
-  for (std::uint32_t r = 0; r < n; ++r) {
-    for (std::uint32_t c = 0; c < n; ++c) {
-      const std::size_t cell = static_cast<std::size_t>(r / g.group) * g.side + c / g.group;
-      g.counts[cell] += model.steal_count(order_[r], order_[c]);
-      // A group's distance is that of its first pair that is not a worker with itself.
-      if (g.distance[cell] < 0 && r != c)
-        g.distance[cell] = static_cast<std::int8_t>(model.distance(order_[r], order_[c]));
+  // Counts from the pairs that stole (the analysis keeps the matrix sparse): reading all
+  // n x n pairs would cost 16 M look-ups a frame at the format's 4,096 workers.
+  std::vector<std::uint32_t> position(n);
+  for (std::uint32_t r = 0; r < n; ++r) position[order_[r]] = r;
+  for (const auto& [key, cell] : model.steal_cells()) {
+    const auto thief = static_cast<std::uint32_t>(key >> 32), victim = static_cast<std::uint32_t>(key);
+    if (thief >= n || victim >= n) continue;
+    g.counts[static_cast<std::size_t>(position[thief] / g.group) * g.side + position[victim] / g.group] += cell.count;
+  }
+  // A group's distance is that of its first pair that is not a worker with itself.
+  for (std::uint32_t gr = 0; gr < g.side; ++gr) {
+    for (std::uint32_t gc = 0; gc < g.side; ++gc) {
+      const std::uint32_t r = gr * g.group;
+      std::uint32_t c = gc * g.group;
+      if (r == c) ++c;
+      if (c >= n || c >= (gc + 1) * g.group) continue;
+      g.distance[static_cast<std::size_t>(gr) * g.side + gc] =
+          static_cast<std::int8_t>(model.distance(order_[r], order_[c]));
     }
   }
   for (auto v : g.counts) g.max = std::max(g.max, v);

@@ -3,12 +3,21 @@
 #include "lantern/analysis/analysis.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
 
 namespace lantern::analysis {
+
+// begun_bucket: a task id's bucket in begun_ (ids are addresses: mix the bits).
+std::size_t Analysis::begun_bucket(std::uint64_t id) noexcept {
+  id ^= id >> 29;
+  id *= 0xbf58476d1ce4e5b9ull;
+  id ^= id >> 32;
+  return static_cast<std::size_t>(id) & (kBegunBuckets - 1);
+}
 
 Percentiles percentiles(const LatencyHistogram& h) {
   Percentiles p;
@@ -80,21 +89,37 @@ void Analysis::set_header(const trace::TraceHeader& header, bool intact) {
 void Analysis::ensure_worker(std::uint32_t w) {
   if (w < tracks_.size()) return;
   const std::size_t n = static_cast<std::size_t>(w) + 1;
+  // Amortised: a trace naming its workers in rising order grows these geometrically.
+  if (n > tracks_.capacity()) tracks_.reserve(std::max(n, tracks_.capacity() * 2));
+  if (n > per_worker_.capacity()) per_worker_.reserve(std::max(n, per_worker_.capacity() * 2));
   while (tracks_.size() < n) tracks_.push_back(std::make_unique<WorkerTrack>());
   per_worker_.resize(n);
-  // Re-lay the matrix out for the new side (rare: the header normally says how many).
-  const auto side = static_cast<std::uint32_t>(n);
-  std::vector<std::uint64_t> counts(static_cast<std::size_t>(side) * side, 0);
-  std::vector<std::int8_t> dist(static_cast<std::size_t>(side) * side, -1);
-  for (std::uint32_t a = 0; a < matrix_side_; ++a) {
-    for (std::uint32_t b = 0; b < matrix_side_; ++b) {
-      counts[static_cast<std::size_t>(a) * side + b] = steal_matrix_[static_cast<std::size_t>(a) * matrix_side_ + b];
-      dist[static_cast<std::size_t>(a) * side + b] = seen_distance_[static_cast<std::size_t>(a) * matrix_side_ + b];
-    }
+  if (n > leaves_) {
+    // A power of two of leaves (amortised: doubling).
+    leaves_ = std::bit_ceil(std::max<std::size_t>(n, leaves_ * 2));
+    rebuild_progress();
   }
-  steal_matrix_ = std::move(counts);
-  seen_distance_ = std::move(dist);
-  matrix_side_ = side;
+}
+
+void Analysis::rebuild_progress() {
+  reported_.assign(2 * leaves_, ~Tick{0});  // leaves past the workers: never the minimum
+  for (std::uint32_t k = 0; k < tracks_.size(); ++k) {
+    reported_[leaves_ + k] = tracks_[k]->stopped_at() != kOpenEnd ? ~Tick{0} : tracks_[k]->last_tick();
+  }
+  for (std::size_t i = leaves_ - 1; i >= 1; --i) reported_[i] = std::min(reported_[2 * i], reported_[2 * i + 1]);
+}
+
+void Analysis::report_progress(std::uint32_t w) {
+  const WorkerTrack& t = *tracks_[w];
+  std::size_t i = leaves_ + w;
+  const Tick value = t.stopped_at() != kOpenEnd ? ~Tick{0} : t.last_tick();
+  if (reported_[i] == value) return;
+  reported_[i] = value;
+  for (i /= 2; i >= 1; i /= 2) {
+    const Tick m = std::min(reported_[2 * i], reported_[2 * i + 1]);
+    if (reported_[i] == m) break;  // nothing above changes
+    reported_[i] = m;
+  }
 }
 
 void Analysis::add(const trace::DecodedChunk& chunk) {
@@ -114,7 +139,7 @@ bool Analysis::add(const trace::Event& e) {
     return false;
   }
   const std::uint32_t w = e.worker;
-  ensure_worker(w);
+  if (w >= tracks_.size()) ensure_worker(w);
   if (events_ == 0) first_tick_ = last_tick_ = e.ticks;
   ++events_;
   ++by_type_[static_cast<int>(e.type)];
@@ -136,7 +161,10 @@ bool Analysis::add(const trace::Event& e) {
     case EventId::task_begin: {
       const auto p = trace::payload<TaskBeginPayload>(e);
       const int depth = track.on_task_begin(t, p.task, static_cast<std::uint8_t>(p.source));
-      if (depth >= 0 && !waiting_releases_.empty()) on_task_begun(w, depth, t, p.task);
+      if (depth >= 0) {
+        remember_begin(w, depth, t, p.task);
+        if (!waiting_releases_.empty()) on_task_begun(w, depth, t, p.task);
+      }
       break;
     }
     case EventId::task_label: {
@@ -181,9 +209,9 @@ bool Analysis::add(const trace::Event& e) {
         ++steals_outside_table_;
       if (victim < kMaxWorkerId) {
         ensure_worker(victim);
-        const std::size_t cell = static_cast<std::size_t>(w) * matrix_side_ + victim;
-        max_steal_count_ = std::max(max_steal_count_, ++steal_matrix_[cell]);
-        if (valid(p.distance)) seen_distance_[cell] = static_cast<std::int8_t>(distance);
+        StealCell& cell = steal_cells_[steal_key(w, victim)];
+        max_steal_count_ = std::max(max_steal_count_, ++cell.count);
+        if (valid(p.distance)) cell.distance = static_cast<std::int8_t>(distance);
       }
       break;
     }
@@ -225,6 +253,7 @@ bool Analysis::add(const trace::Event& e) {
       break;
     }
   }
+  if (!io_waiting_.empty()) report_progress(w);  // kept only while it is read (on_io rebuilds it)
   // IO events wait in time order until no worker can still report an earlier one (on_io).
   if (!io_waiting_.empty() && io_waiting_.front().t > io_watermark_ &&
       (last_before <= io_watermark_ || track.stopped_at() != kOpenEnd)) {
@@ -255,6 +284,9 @@ void Analysis::on_io(std::uint32_t w, Tick t, const trace::Event& e) {
     if (p.failed()) ++io_failed_;
     io.push_back(IoEvent{t, p.op, true, IoKind{}, p.result});  // its kind: from its submission (pair_io)
   }
+  // The tree of last ticks is kept up to date only while IO events wait: rebuilt here when
+  // the first one comes (an update per event would cost every trace, IO or not).
+  if (io_waiting_.empty()) rebuild_progress();
   io_waiting_.push_back(WaitingIo{t, io_sequence_++, w, io.size() - 1});
   std::push_heap(io_waiting_.begin(), io_waiting_.end(), WaitingIo::later);
 }
@@ -262,14 +294,7 @@ void Analysis::on_io(std::uint32_t w, Tick t, const trace::Event& e) {
 // io_watermark: the tick up to which every worker has reported: the earliest last event
 // among the workers that have not stopped (0 while one has reported nothing yet). No
 // event at or before it can still arrive.
-Tick Analysis::io_watermark() const noexcept {
-  Tick mark = ~Tick{0};
-  for (const auto& track : tracks_) {
-    if (track->stopped_at() != kOpenEnd) continue;  // reports nothing more
-    mark = std::min(mark, track->last_tick());
-  }
-  return mark;
-}
+Tick Analysis::io_watermark() const noexcept { return reported_.size() > 1 ? reported_[1] : ~Tick{0}; }
 
 // pair_io: matches the waiting IO events at or before `up_to`, earliest first.
 void Analysis::pair_io(Tick up_to) {
@@ -318,9 +343,14 @@ void Analysis::on_release(std::uint32_t w, Tick t, const ReleasePayload& p) {
   int depth;
   std::size_t index;
   if (tracks_[w]->find_open(p.releaser, &depth, &index)) r.from = SliceRef{static_cast<std::int32_t>(w), depth, index};
-  for (std::uint32_t k = 0; k < worker_count() && !r.to.valid(); ++k) {
-    if (tracks_[k]->find_started(p.released, t, 16, &depth, &index))
-      r.to = SliceRef{static_cast<std::int32_t>(k), depth, index};
+  // Already begun (at or after the release): the earliest such begin the cache holds.
+  if (!begun_.empty()) {
+    const Begun* bucket = &begun_[begun_bucket(p.released) * kBegunWays];
+    Tick best = kOpenEnd;
+    for (std::size_t k = 0; k < kBegunWays; ++k) {
+      const Begun& b = bucket[k];
+      if (b.slice.valid() && b.id == p.released && b.start >= t && b.start < best) best = b.start, r.to = b.slice;
+    }
   }
   auto& releases = per_worker_[w].releases;
   releases.push_back(r);
@@ -329,6 +359,15 @@ void Analysis::on_release(std::uint32_t w, Tick t, const ReleasePayload& p) {
     if (waiting_releases_.size() >= (1u << 20)) waiting_releases_.clear();
     waiting_releases_[p.released] = {w, releases.size() - 1};
   }
+}
+
+void Analysis::remember_begin(std::uint32_t w, int depth, Tick t, std::uint64_t id) {
+  if (begun_.empty()) begun_.resize(kBegunBuckets * kBegunWays), begun_next_.resize(kBegunBuckets);
+  const std::size_t b = begun_bucket(id);
+  std::uint8_t& next = begun_next_[b];  // a ring per bucket: the oldest entry goes
+  begun_[b * kBegunWays + next] =
+      Begun{id, t, SliceRef{static_cast<std::int32_t>(w), depth, tracks_[w]->slices(depth).size() - 1}};
+  next = static_cast<std::uint8_t>((next + 1) % kBegunWays);
 }
 
 void Analysis::on_task_begun(std::uint32_t w, int depth, Tick t, std::uint64_t id) {
@@ -395,13 +434,13 @@ bool Analysis::in_gap(int w, Tick a, Tick b) const noexcept {
 }
 
 std::uint64_t Analysis::steal_count(std::uint32_t thief, std::uint32_t victim) const noexcept {
-  if (thief >= matrix_side_ || victim >= matrix_side_) return 0;
-  return steal_matrix_[static_cast<std::size_t>(thief) * matrix_side_ + victim];
+  const auto it = steal_cells_.find(steal_key(thief, victim));
+  return it == steal_cells_.end() ? 0 : it->second.count;
 }
 
 int Analysis::seen_distance(std::uint32_t thief, std::uint32_t victim) const noexcept {
-  if (thief >= matrix_side_ || victim >= matrix_side_) return -1;
-  return seen_distance_[static_cast<std::size_t>(thief) * matrix_side_ + victim];
+  const auto it = steal_cells_.find(steal_key(thief, victim));
+  return it == steal_cells_.end() ? -1 : it->second.distance;
 }
 
 void Analysis::lose_record() {

@@ -54,11 +54,14 @@ inline std::string quote(const std::string& arg) {
   return q + "'";
 }
 
-// run_tool runs LANTERN_TRACE_BIN with `args` (each shell-quoted).
-inline CommandResult run_tool(const std::vector<std::string>& args) {
+// run_tool runs LANTERN_TRACE_BIN with `args` (each shell-quoted); with `kill_after_s`,
+// under timeout(1), which kills it then (exit code 137): a test of a time bound fails
+// instead of hanging.
+inline CommandResult run_tool(const std::vector<std::string>& args, int kill_after_s = 0) {
   static int counter = 0;
   const auto base = scratch_dir() / ("cmd" + std::to_string(++counter));
-  std::string cmd = quote(LANTERN_TRACE_BIN);
+  std::string cmd = kill_after_s > 0 ? "timeout -s KILL " + std::to_string(kill_after_s) + " " : std::string();
+  cmd += quote(LANTERN_TRACE_BIN);
   for (const std::string& a : args) {
     cmd += ' ';
     cmd += quote(a);

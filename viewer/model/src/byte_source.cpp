@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -47,7 +48,7 @@ class FileSource final : public ByteSource {
 
 class SocketSource final : public ByteSource {
  public:
-  SocketSource(HostPort where, int retry_ms) : where_(std::move(where)), retry_ms_(retry_ms) {}
+  SocketSource(HostPort where, bool wait) : where_(std::move(where)), wait_(wait) {}
   ~SocketSource() override {
     if (fd_ >= 0) ::close(fd_);
   }
@@ -55,7 +56,14 @@ class SocketSource final : public ByteSource {
     if (fd_ < 0) {
       if (ever_connected_) return Status::end;
       if (!try_connect()) {
+        if (!wait_) {
+          *message = "nothing answered at " + where_.text() + " (" + last_error_ +
+                     "): is the app running with LANTERN_STREAM=" + where_.text() +
+                     "? (lantern-view --attach --wait waits for it)";
+          return Status::error;
+        }
         std::this_thread::sleep_for(std::chrono::milliseconds(retry_ms_));
+        retry_ms_ = std::min(kMaxRetryMs, retry_ms_ + retry_ms_ / 2);
         return Status::waiting;
       }
     }
@@ -86,6 +94,7 @@ class SocketSource final : public ByteSource {
            ": is the app running with LANTERN_STREAM=" + where_.text() + "?";
   }
   bool connected() const noexcept override { return fd_ >= 0; }
+  bool ever_connected() const noexcept override { return ever_connected_; }
 
  private:
   void close_socket() {
@@ -122,7 +131,8 @@ class SocketSource final : public ByteSource {
   }
 
   HostPort where_;
-  int retry_ms_;
+  bool wait_;
+  int retry_ms_ = kFirstRetryMs;
   int fd_ = -1;
   bool ever_connected_ = false;
   std::string last_error_;
@@ -146,8 +156,8 @@ std::unique_ptr<ByteSource> open_file_source(const std::string& path, std::strin
   return std::make_unique<FileSource>(fd, path, size);
 }
 
-std::unique_ptr<ByteSource> socket_source(const HostPort& where, int retry_ms) {
-  return std::make_unique<SocketSource>(where, retry_ms);
+std::unique_ptr<ByteSource> socket_source(const HostPort& where, bool wait) {
+  return std::make_unique<SocketSource>(where, wait);
 }
 
 }  // namespace lantern::viewer

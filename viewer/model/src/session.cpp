@@ -60,12 +60,25 @@ std::unique_ptr<Session> Session::open_file(const std::string& path, std::uint64
   return from_source(std::move(source), SourceStatus::Kind::file, path, event_limit);
 }
 
-std::unique_ptr<Session> Session::attach(const HostPort& where, std::uint64_t event_limit) {
-  return from_source(socket_source(where), SourceStatus::Kind::live, where.text(), event_limit);
+std::unique_ptr<Session> Session::attach(const HostPort& where, std::uint64_t event_limit, bool wait) {
+  return from_source(socket_source(where, wait), SourceStatus::Kind::live, where.text(), event_limit);
+}
+
+void Session::pause() {
+  pause_.store(true, std::memory_order_release);
+  // The feed thread checks between reads (a read returns within its poll period);
+  // a finished session holds still already.
+  while (!paused_.load(std::memory_order_acquire) && !finished()) paused_.wait(false, std::memory_order_acquire);
+}
+
+void Session::resume() {
+  pause_.store(false, std::memory_order_release);
+  pause_.notify_all();
 }
 
 Session::~Session() {
   stop_.store(true, std::memory_order_relaxed);
+  resume();
   if (thread_.joinable()) thread_.join();
 }
 
@@ -83,6 +96,13 @@ void Session::run() {
     fn(model_);
   };
   while (!stop_.load(std::memory_order_relaxed)) {
+    if (pause_.load(std::memory_order_acquire)) {
+      paused_.store(true, std::memory_order_release);
+      paused_.notify_all();
+      pause_.wait(true, std::memory_order_acquire);
+      paused_.store(false, std::memory_order_release);
+      continue;
+    }
     std::size_t n = 0;
     std::string message;
     switch (source_->read(buffer, &n, &message)) {
@@ -101,8 +121,9 @@ void Session::run() {
         source_done = true;
         break;
     }
-    if (!was_connected && source_->connected()) {
+    if (!was_connected && source_->ever_connected()) {
       was_connected = true;
+      connected_.store(true, std::memory_order_release);
       with_model([&](Model& m) {
         m.status().phase = live() ? SourceStatus::Phase::streaming : SourceStatus::Phase::loading;
         m.status().message = source_->describe();
@@ -129,6 +150,9 @@ void Session::run() {
           break;
         case trace::TraceDecoder::Step::problem: {
           trace::TraceError p = decoder.problem();
+          // A connection that ended before a single byte is no damaged trace: the session
+          // says what happened (attach_failure) instead.
+          if (live() && source_done && decoder.received() == 0) break;
           if (live() && p.kind == trace::TraceErrorKind::truncated && source_done) {
             p.message = "the connection ended inside a chunk; its " + std::to_string(decoder.received() - p.offset) +
                         " bytes were discarded";
@@ -145,7 +169,22 @@ void Session::run() {
   with_model([&](Model& m) {
     m.finish();
     SourceStatus& s = m.status();
-    if (!failure.empty()) {
+    if (live() && !header_applied) {
+      if (!was_connected) {
+        attach_failure_ = failure.empty() ? "stopped before connecting to " + s.name : failure;
+      } else if (decoder.received() == 0) {
+        attach_failure_ = "the app at " + s.name +
+                          " closed the connection before sending anything: its stream serves a limited number of "
+                          "viewers and every one is in use, or the app is shutting down";
+      } else {
+        attach_failure_ = "the connection to " + s.name + " ended after " + std::to_string(decoder.received()) +
+                          " bytes, before a whole trace header: is it a Lantern stream?";
+      }
+    }
+    if (!attach_failure_.empty()) {
+      s.phase = SourceStatus::Phase::failed;
+      s.message = attach_failure_;
+    } else if (!failure.empty()) {
       m.add_trace_problem(trace::TraceError{trace::TraceErrorKind::io, decoder.received(), failure});
       s.phase = live() ? SourceStatus::Phase::disconnected : SourceStatus::Phase::failed;
       s.message = failure + (live() ? "; keeping what was received" : "");
@@ -165,6 +204,8 @@ void Session::run() {
   });
   finished_.store(true, std::memory_order_release);
   finished_.notify_all();
+  paused_.store(true, std::memory_order_release);  // a finished session holds still: pause() returns
+  paused_.notify_all();
 }
 
 }  // namespace lantern::viewer

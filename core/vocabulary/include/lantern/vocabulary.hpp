@@ -174,9 +174,11 @@ constexpr bool has_latency(WakeCause c) noexcept { return c != WakeCause::io; }
 inline constexpr std::uint32_t kOutsideWaker = 0xffff'ffffu;
 
 // --- why events were lost (the dropped event's reason) ---
-#define LANTERN_DROP_REASONS(X)                                               \
-  X(ring_full, "the worker's event ring was full (the consumer fell behind)") \
-  X(slow_viewer, "dropped by the live stream for this one viewer, which read too slowly; the app recorded them")
+#define LANTERN_DROP_REASONS(X)                                                                                  \
+  X(ring_full, "the worker's event ring was full (the consumer fell behind)")                                    \
+  X(slow_viewer, "dropped by the live stream for this one viewer, which read too slowly; the app recorded them") \
+  X(before_attach,                                                                                               \
+    "streamed before this viewer connected, after the start of the run the stream keeps; the app recorded them")
 
 enum class DropReason : std::uint8_t {
 #define LANTERN_X(name, text) name,

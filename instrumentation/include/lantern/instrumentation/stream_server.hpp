@@ -8,10 +8,18 @@
 //
 // The wire carries exactly a trace file's bytes: the header, then self-contained chunks
 // (lantern/trace/format.hpp), so a viewer reads a socket with the same decoder as a file.
-// A viewer that connects late gets the header and then the chunks from that moment on.
+// The server keeps the start of the run (StreamOptions::backlog_bytes of chunks, encoded
+// whether or not a viewer is connected), so a viewer that connects after the app began
+// (lantern-view --attach --wait started first, or a viewer launched a moment later) gets
+// everything from the first event. A viewer that connects later still gets that start,
+// then `dropped` markers (reason before_attach) counting, per worker, the events streamed
+// between the end of the start and its connection, then the chunks from that moment on:
+// nothing it did not receive goes uncounted.
 //
 // What the app pays, and what it never risks:
-//   - no viewer connected: on_batch returns at once (one relaxed load per batch);
+//   - no viewer connected: until backlog_bytes of chunks are kept, the collector thread
+//     encodes as for one viewer; after that, it counts each batch's events per worker
+//     (for the before_attach markers), and encodes nothing;
 //   - viewers connected: the collector thread encodes each batch once (~5 bytes an
 //     event) and appends the finished chunk to each client's queue; a separate server
 //     thread does all socket I/O, non-blocking, so a stalled viewer never stalls the
@@ -25,8 +33,14 @@
 //     the app lost those too), so its health view shows every gap;
 //   - a viewer that stops reading: once its socket has accepted nothing for
 //     StreamOptions::stall_timeout it is disconnected, and when every slot is taken a
-//     new viewer takes the slot of the one stalled longest; a client that sends bytes (a
-//     viewer sends none) is closed at once, so garbage costs what a closed connection costs;
+//     new viewer takes the slot of the one stalled longest (stalled kGiveWayAfter); a
+//     client that sends bytes (a viewer sends none) is closed at once, so garbage costs
+//     what a closed connection costs;
+//   - idle clients holding every slot of a quiet app (nothing to send, so none of them
+//     is ever stalled): when no client is stalled, a new viewer takes the slot of the
+//     one whose socket has accepted nothing for longest, once that is kIdleGiveWayAfter,
+//     so 8 idle connections cannot lock viewers out. A viewer that is refused (every
+//     slot is busy) sees the connection closed before the header; lantern-view says so;
 //   - a viewer that dies: send() uses MSG_NOSIGNAL (no SIGPIPE), the client is closed and
 //     forgotten; the app carries on. The app dying: the viewer sees the connection end
 //     and keeps what it has.
@@ -61,8 +75,12 @@ struct StreamOptions {
   std::chrono::milliseconds flush_period{20};   // a partly filled chunk waits at most this long
   // max_clients: viewers served at once. When all are taken, a new connection takes the
   // slot of the viewer that has been stalled longest (stalled at least kGiveWayAfter),
+  // else of the one that has received nothing for longest (at least kIdleGiveWayAfter),
   // else it is closed at once.
   int max_clients = 8;
+  // backlog_bytes: how much of the start of the run (whole chunks, from the first event)
+  // is kept for viewers that connect late; 0 keeps none.
+  std::size_t backlog_bytes = 4u << 20;
   // stall_timeout: a viewer that has bytes waiting and whose socket accepted none of them
   // for this long is disconnected (it is not reading). Its slot is free again.
   std::chrono::milliseconds stall_timeout{5000};
@@ -93,6 +111,10 @@ struct StreamStats {
 // kGiveWayAfter: how long a viewer must have been stalled before a new connection may
 // take its slot (a reading viewer is briefly "stalled" whenever its socket buffer fills).
 inline constexpr std::chrono::milliseconds kGiveWayAfter{250};
+// kIdleGiveWayAfter: how long a viewer's socket must have accepted nothing (nothing to
+// send: a quiet app, or an idle client) before a new connection may take its slot when
+// no viewer is stalled.
+inline constexpr std::chrono::milliseconds kIdleGiveWayAfter{1000};
 
 class StreamServer final : public Sink {
  public:
@@ -157,6 +179,12 @@ class StreamServer final : public Sink {
   std::vector<Tally> open_;  // per worker: its events in the open chunk
   std::chrono::steady_clock::time_point last_flush_;
   bool markers_owed_ = false;  // a viewer lost chunks and has not been told yet
+  // The start of the run, for late viewers, and what was streamed after it, per worker.
+  std::vector<std::shared_ptr<const Chunk>> backlog_;
+  std::size_t backlog_used_ = 0;
+  std::atomic<bool> backlog_full_{false};  // read without the mutex by on_batch
+  std::vector<Tally> after_backlog_;
+  void count_after_backlog(std::span<const trace::Event> events);  // requires encode_mutex_
 
   // clients_: only the server thread adds and removes clients, holding clients_mutex_;
   // publish() (the collector thread) reads the list holding it, so a client cannot go

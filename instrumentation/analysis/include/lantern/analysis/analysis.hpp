@@ -181,6 +181,12 @@ struct Deadlock {
   std::uint64_t unfinished_tasks;
 };
 
+// StealCell: one thief -> victim pair of the steal matrix (Analysis::steal_cells).
+struct StealCell {
+  std::uint64_t count = 0;
+  std::int8_t distance = -1;  // the distance its steals reported, or -1
+};
+
 // Percentiles: one latency statistic as every output prints it (nanoseconds).
 struct Percentiles {
   std::uint64_t count = 0;
@@ -370,6 +376,12 @@ class Analysis {
   std::uint64_t rejected_events() const noexcept { return rejected_; }
   std::uint64_t steal_count(std::uint32_t thief, std::uint32_t victim) const noexcept;
   std::uint64_t max_steal_count() const noexcept { return max_steal_count_; }
+  // steal_cells: the pairs with at least one steal, keyed thief << 32 | victim (steal_key),
+  // in no order: a view summing the matrix reads these, never all W x W pairs.
+  static constexpr std::uint64_t steal_key(std::uint32_t thief, std::uint32_t victim) noexcept {
+    return static_cast<std::uint64_t>(thief) << 32 | victim;
+  }
+  const std::unordered_map<std::uint64_t, StealCell>& steal_cells() const noexcept { return steal_cells_; }
   // seen_distance: the distance the steals between a thief and a victim reported, or -1.
   int seen_distance(std::uint32_t thief, std::uint32_t victim) const noexcept;
   const std::array<std::uint64_t, kStealDistanceCount>& steals_by_distance() const noexcept { return by_distance_; }
@@ -439,15 +451,33 @@ class Analysis {
   std::uint64_t dropped_ = 0;
   std::uint64_t dropped_by_reason_[kDropReasonCount] = {};
   std::uint64_t rejected_ = 0;
-  std::vector<std::uint64_t> steal_matrix_;  // [thief * matrix_side_ + victim]
-  std::vector<std::int8_t> seen_distance_;   // same layout
-  std::uint32_t matrix_side_ = 0;
+  // The steal matrix, sparse: only the pairs that stole, keyed thief << 32 | victim. A
+  // dense W x W array costs W^2 whatever was stolen (16 M cells at the format's 4,096
+  // workers), and re-laid out for each higher worker id a trace names it made reading
+  // cubic in the workers whenever the header under-declares them.
+  std::unordered_map<std::uint64_t, StealCell> steal_cells_;
   std::uint64_t max_steal_count_ = 0;
   std::array<std::uint64_t, kStealDistanceCount> by_distance_{};
   std::uint64_t steals_outside_table_ = 0;
   trace::LabelTable labels_;
   std::map<std::uint32_t, std::uint64_t> label_uses_;
   std::unordered_map<std::uint64_t, std::pair<std::uint32_t, std::size_t>> waiting_releases_;
+  // begun_: the latest task begins by task id, for a release that arrives after its task
+  // began on another worker (batches of workers interleave): a set-associative cache of
+  // kBegunWays entries per bucket (a ring: begun_next_ is the next to replace), so a
+  // release finds its task in O(1) instead of searching every worker's slices (O(W) per
+  // release). A begin older than the cache holds has long been followed by its release
+  // in any real trace.
+  struct Begun {
+    std::uint64_t id = 0;
+    Tick start = 0;
+    SliceRef slice;
+  };
+  static constexpr std::size_t kBegunBuckets = 1u << 14, kBegunWays = 4;
+  std::vector<Begun> begun_;  // kBegunBuckets * kBegunWays, allocated with the first begin
+  std::vector<std::uint8_t> begun_next_;
+  static std::size_t begun_bucket(std::uint64_t id) noexcept;
+  void remember_begin(std::uint32_t w, int depth, Tick t, std::uint64_t id);
   std::vector<IoOp> io_pairs_;
   std::map<std::uint64_t, IoOp> in_flight_;  // submitted, not completed
   // IO events not paired yet, a heap: earliest (tick, then arrival) on top (on_io). Each
@@ -465,6 +495,14 @@ class Analysis {
   std::uint64_t io_sequence_ = 0;
   Tick io_watermark_ = 0;
   std::uint64_t io_unpaired_ = 0;
+  // reported_: a min-tree over the workers' last ticks (a stopped worker: the largest
+  // tick), leaves at [leaves_ + w], so the earliest is reported_[1] in O(1) and each event
+  // updates it in O(log W), usually O(1): a rescan of every worker per event was O(W).
+  // Kept only while IO events wait (rebuild_progress when the first comes).
+  std::vector<Tick> reported_;
+  std::size_t leaves_ = 0;
+  void report_progress(std::uint32_t w);
+  void rebuild_progress();
   Tick io_watermark() const noexcept;
   void pair_io(Tick up_to);
   std::uint64_t io_completed_ = 0, io_failed_ = 0;

@@ -2,8 +2,9 @@
 // byte_source.hpp - where a Session's bytes come from: a trace file or a live socket.
 //
 // Both hand raw bytes to the same TraceDecoder; nothing here knows the format. The socket
-// source connects (and keeps retrying while the app is not up yet), and returns
-// "nothing yet" every poll period so its reader can notice it should stop.
+// source connects (told to wait, it keeps retrying while the app is not up yet, every
+// 10 ms at first, backing off to 100 ms), and returns "nothing yet" every poll period so
+// its reader can notice it should stop.
 #pragma once
 
 #include <cstdint>
@@ -30,6 +31,8 @@ class ByteSource {
   // describe: the phase for a status bar ("connecting to ...", "connected").
   virtual std::string describe() const = 0;
   virtual bool connected() const noexcept { return true; }
+  // ever_connected: connected at some point (a connection that has ended since, too).
+  virtual bool ever_connected() const noexcept { return connected(); }
 };
 
 // open_file_source: a file. On failure returns nullptr and sets *error to a sentence
@@ -41,7 +44,12 @@ std::unique_ptr<ByteSource> open_file_source(const std::string& path, std::strin
 using lantern::HostPort;
 using lantern::parse_host_port;
 
-// socket_source: connects to `where`, retrying every retry_ms until connected.
-std::unique_ptr<ByteSource> socket_source(const HostPort& where, int retry_ms = 500);
+// socket_source: connects to `where`. wait: retrying until connected (first after
+// kFirstRetryMs, the pause growing by half each time to kMaxRetryMs: an app that starts
+// while a viewer waits is reached within milliseconds, and its stream keeps the start of
+// the run for it); else a connection that fails is the source's error ("nothing
+// answered at HOST:PORT: Connection refused").
+inline constexpr int kFirstRetryMs = 10, kMaxRetryMs = 100;
+std::unique_ptr<ByteSource> socket_source(const HostPort& where, bool wait = true);
 
 }  // namespace lantern::viewer

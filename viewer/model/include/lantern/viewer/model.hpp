@@ -148,6 +148,10 @@ class Model {
     return analysis_.steal_count(thief, victim);
   }
   std::uint64_t max_steal_count() const noexcept { return analysis_.max_steal_count(); }
+  // steal_cells: the pairs with steals (Analysis::steal_cells), for views that sum them.
+  const std::unordered_map<std::uint64_t, analysis::StealCell>& steal_cells() const noexcept {
+    return analysis_.steal_cells();
+  }
   const std::array<std::uint64_t, trace::kDistanceCount>& steals_by_distance() const noexcept {
     return analysis_.steals_by_distance();
   }
