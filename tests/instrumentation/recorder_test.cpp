@@ -617,8 +617,9 @@ TEST(Recorder, ALongTaskRecordsTheTimeItsThreadWaitedForACpu) {
   ASSERT_EQ(short_end.type, EventId::task_end);
   ASSERT_EQ(long_end.type, EventId::task_end);
   // A task under 1 ms is not measured (this one may take longer on a busy machine).
-  if (static_cast<double>(short_end.ticks - short_begin) * ns_per_tick < 1e6)
+  if (static_cast<double>(short_end.ticks - short_begin) * ns_per_tick < 1e6) {
     EXPECT_EQ(lantern::TaskEndPayload::decode(short_end.a, short_end.b).off_cpu_ticks, 0u);
+  }
   const auto end = lantern::TaskEndPayload::decode(long_end.a, long_end.b);
   EXPECT_FALSE(end.threw);
   // The task spun until 30 ms had passed on the clock; its thread ran about a third of

@@ -425,7 +425,9 @@ TEST(ChromeExport, AWindowExportsOnlyWhatOverlapsIt) {
     if (ev.value("cat", "") == "io") {
       const Ns t = to_ns(ev.at("ts"));
       EXPECT_GE(t, 3800);
-      if (ev.at("ph") == "e") EXPECT_EQ(t, 6500);
+      if (ev.at("ph") == "e") {
+        EXPECT_EQ(t, 6500);
+      }
       if (ev.at("ph") == "b") clipped_io = t == 3800;
     }
   }

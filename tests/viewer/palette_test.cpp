@@ -107,11 +107,13 @@ TEST(Palette, EventColoursComeFromOneTable) {
                                                         {EventId::task_begin, EventId::steal, EventId::steal},
                                                         {EventId::release, EventId::io_submit, EventId::io_complete}}};
   for (const auto& p : plots) {
-    for (std::size_t i = 0; i < p.size(); ++i)
-      for (std::size_t j = i + 1; j < p.size(); ++j)
-        if (p[i] != p[j])
-          EXPECT_GE(delta_e(rgb_of(palette::event(p[i])), rgb_of(palette::event(p[j]))), 20.0)
-              << name_of(p[i]) << " and " << name_of(p[j]) << " share a plot";
+    for (std::size_t i = 0; i < p.size(); ++i) {
+      for (std::size_t j = i + 1; j < p.size(); ++j) {
+        if (p[i] == p[j]) continue;
+        EXPECT_GE(delta_e(rgb_of(palette::event(p[i])), rgb_of(palette::event(p[j]))), 20.0)
+            << name_of(p[i]) << " and " << name_of(p[j]) << " share a plot";
+      }
+    }
   }
 }
 
