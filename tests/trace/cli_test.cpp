@@ -216,7 +216,7 @@ TEST_F(Cli, ForeignAndNewerFilesAreNamedAsSuch) {
   const std::string ours = std::to_string(kFormatVersion), next = std::to_string(kFormatVersion + 1);
   const CommandResult r = run_tool({"validate", write("newer.trace", as_version(kFormatVersion + 1))});
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_TRUE(has(r.err, "needs format version " + next + "; this reader supports version " + ours)) << r.err;
+  EXPECT_TRUE(has(r.err, "needs format version " + next + "; this reader supports versions 3 to " + ours)) << r.err;
   // A version-1 file (event ids before task labels) is refused, saying what to do.
   for (const char* command : {"info", "stats", "validate"}) {
     const CommandResult old = run_tool({command, write("version1.trace", as_version(1))});

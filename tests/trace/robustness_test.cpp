@@ -294,9 +294,22 @@ TEST(Version, NewerVersionIsRefusedWithBothVersionsNamed) {
   ASSERT_EQ(c.problems.size(), 1u);
   EXPECT_EQ(c.problems[0].kind, TraceErrorKind::unsupported_version);
   EXPECT_NE(c.problems[0].message.find("needs format version 7"), std::string::npos) << c.problems[0].message;
-  EXPECT_NE(c.problems[0].message.find("supports version " + std::to_string(kFormatVersion)), std::string::npos)
+  EXPECT_NE(c.problems[0].message.find("supports versions 3 to " + std::to_string(kFormatVersion)), std::string::npos)
       << c.problems[0].message;
   EXPECT_TRUE(c.events.empty());
+}
+
+// Version 3 differs from 4 only in what task_end's b may hold (0 or 1: threw; version 4
+// adds the off-CPU time above bit 0), so a version-3 file reads unchanged.
+TEST(Version, VersionThreeReadsAsItWasWritten) {
+  const std::vector<trace::Event> events = random_events(50, 1);
+  std::vector<std::uint8_t> bytes = write_trace_bytes(test_header(1), events);
+  store_le<std::uint16_t>(bytes.data() + 8, 3);
+  refresh_header_crc(bytes);
+  const TraceContents c = read_trace_bytes(bytes);
+  EXPECT_TRUE(c.problems.empty()) << c.problems[0].message;
+  EXPECT_EQ(c.header.version, 3);
+  EXPECT_EQ(c.events, events);
 }
 
 TEST(Version, OlderVersionsAreRefusedSayingWhatToDo) {
@@ -312,7 +325,7 @@ TEST(Version, OlderVersionsAreRefusedSayingWhatToDo) {
     EXPECT_EQ(c.problems[0].kind, TraceErrorKind::unsupported_version);
     EXPECT_EQ(c.problems[0].offset, 8u);
     const std::string version = "format version " + std::to_string(old_version);
-    const std::string supports = "supports version " + std::to_string(kFormatVersion) + " only";
+    const std::string supports = "supports versions 3 to " + std::to_string(kFormatVersion) + " only";
     for (const std::string& part : {version, supports, std::string("Record the trace again"),
                                     std::string("lantern-trace of the Lantern that wrote it")})
       EXPECT_NE(c.problems[0].message.find(part), std::string::npos) << part << " in: " << c.problems[0].message;

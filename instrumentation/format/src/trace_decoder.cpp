@@ -122,7 +122,7 @@ bool TraceDecoder::parse_header_prefix() {
   version_ = load_le<std::uint16_t>(p + 8);
   header_length_ = load_le<std::uint32_t>(p + 12);
   const bool length_ok = header_length_ >= kMinHeaderBytes && header_length_ <= kMaxHeaderBytes;
-  if (version_ != kFormatVersion && version_ != 0) {
+  if ((version_ < kOldestReadableVersion || version_ > kFormatVersion) && version_ != 0) {
     // A bit flip can fake another version: when the whole header is at hand, its CRC
     // (frozen across versions) tells a real newer or older file from a damaged one.
     if (length_ok && avail < header_length_ && !eof_) return false;
@@ -131,16 +131,16 @@ bool TraceDecoder::parse_header_prefix() {
     if (intact || !length_ok || avail < header_length_) {
       if (version_ > kFormatVersion) {
         report(TraceErrorKind::unsupported_version, 8,
-               "this trace needs format version " + std::to_string(version_) + "; this reader supports version " +
-                   std::to_string(kFormatVersion) + " (read it with a newer lantern-trace)");
+               "this trace needs format version " + std::to_string(version_) + "; this reader supports " +
+                   supported_versions() + " (read it with a newer lantern-trace)");
       } else {
         // Older versions encode events differently (version 1 numbered them before task
         // labels and IO events; version 2 stored push's b plainly), so reading them as
         // this version would mislabel or garble events: refuse, and say what to do.
         report(TraceErrorKind::unsupported_version, 8,
                "this trace uses format version " + std::to_string(version_) +
-                   ", written by an older Lantern whose event ids and encoding differ; this reader supports version " +
-                   std::to_string(kFormatVersion) +
+                   ", written by an older Lantern whose event ids and encoding differ; this reader supports " +
+                   supported_versions() +
                    " only. Record the trace again with this build, or read it with the lantern-trace of the "
                    "Lantern that wrote it (format version " +
                    std::to_string(version_) + ")");

@@ -11,14 +11,15 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include "lantern/trace/event_table.hpp"
 #include "lantern/trace/label_names.hpp"
 
 namespace lantern::trace {
 
-// kFormatVersion is the version this library writes and the only one it reads. Bump it
-// only for changes an older reader would misread; appending header fields is not such a
+// kFormatVersion is the version this library writes; it reads kOldestReadableVersion ..
+// kFormatVersion. Bump it only for changes an older reader would misread; appending header fields is not such a
 // change (readers skip header bytes they do not know, see README "Versioning").
 // Version 2: event ids 10-14 changed (task_label, io_submit, io_complete, not_ready;
 // dropped moved from 10 to 14), chunks carry a label table after their events,
@@ -26,7 +27,18 @@ namespace lantern::trace {
 // Version 3: push's b is stored with its two 32-bit halves interleaved (b_is_interleaved
 // below): an own-deque push carries depth << 32, which as a plain varint took 5-6 bytes
 // of a ~10-byte event. Older files are refused with a message saying how to read them.
-inline constexpr std::uint16_t kFormatVersion = 3;
+// Version 4: task_end's b is threw | off_cpu_ticks << 1 (the time a long task's thread
+// waited for a CPU), where a version-3 reader takes any non-zero b for "threw". A
+// version-3 file reads as version 4 unchanged: its b is 0 or 1.
+inline constexpr std::uint16_t kFormatVersion = 4;
+inline constexpr std::uint16_t kOldestReadableVersion = 3;
+
+// supported_versions: how readers name what they read ("versions 3 to 4").
+inline std::string supported_versions() {
+  return kOldestReadableVersion == kFormatVersion
+             ? "version " + std::to_string(kFormatVersion)
+             : "versions " + std::to_string(kOldestReadableVersion) + " to " + std::to_string(kFormatVersion);
+}
 
 // kFileMagic starts every trace. The leading 0x89 (not ASCII) makes a text file or a
 // 7-bit transfer fail the check at once.
@@ -81,7 +93,7 @@ inline constexpr int kMaxTypesInTag = 16;
 static_assert(kEventCount <= kMaxTypesInTag,
               "the event tag has 4 type bits: a 17th event type needs a new format version");
 
-// Per-type encoding rules of format version 3. They are part of the format, not of the
+// Per-type encoding rules of format versions 3 and 4. They are part of the format, not of the
 // event table: a reader must decode a type it does not know (from a newer table) the same
 // way, so only these four ids use task-id coding; every other id encodes a and b as
 // plain varints.
