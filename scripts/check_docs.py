@@ -12,7 +12,7 @@ Reads every file git tracks (or, outside a checkout, every file below the root) 
             `TaskGroup`, `LANTERN_OBSERVER`) is declared or used in the code;
   history   no comment or doc narrates the project's history ("session 19", "issue 16",
             "before the fix"): docs say what is and why, git holds the history;
-  outside   nothing cites material outside the repository (`../shared`);
+  outside   no relative path climbs out of the repository (a clone could not follow it);
   licence   every source file names its licence in an SPDX line near its top;
   facts     numbers that come from the code are quoted from it: a doc writes
             `<!-- fact NAME -->VALUE`, and VALUE must equal what FACTS below reads from the
@@ -280,11 +280,17 @@ def check_history(path: str, text: str) -> None:
             problem(path, line_of(text, base + m.start()), f"narrates history: \"{m.group(0)}\" (say what is; git holds history)")
 
 
+# A relative path that climbs out of the repository: whatever it names is not here, so a
+# clone cannot follow it. (A path that stays inside is the paths check's.)
+CLIMBING = re.compile(r"(?<![\w/.$}-])((?:\.\./)+[\w.-]+(?:/[\w.-]+)*)")
+
+
 def check_outside(path: str, text: str) -> None:
     if path in SELF:
         return
-    for m in re.finditer(r"\.\./shared\b|\bARCHITECTURE\.md\b|\bSTYLE\.md\b|\bseeds/", text):
-        problem(path, line_of(text, m.start()), f"cites material outside the repository: {m.group(0)}")
+    for m in CLIMBING.finditer(text):
+        if os.path.normpath(str(Path(path).parent / m.group(1))).startswith(".."):
+            problem(path, line_of(text, m.start()), f"cites material outside the repository: {m.group(1)}")
 
 
 LICENSED_SUFFIXES = {".hpp", ".cpp", ".h", ".cc", ".py", ".sh", ".cmake", ".in", ".pml"}
