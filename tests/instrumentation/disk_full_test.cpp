@@ -21,6 +21,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -31,6 +32,7 @@
 #include "lantern/lantern.hpp"
 #include "lantern/trace/trace_reader.hpp"
 #include "support/fib.hpp"
+#include "support/file_size_limit.hpp"
 #include "support/watchdog.hpp"
 
 namespace {
@@ -40,6 +42,7 @@ namespace fs = std::filesystem;
 using lantern::instrumentation::Collector;
 using lantern::instrumentation::Recorder;
 using lantern::instrumentation::TraceFileSink;
+using lantern::testing::FileSizeLimit;
 
 constexpr std::size_t kFilesystemBytes = 256u << 10;
 
@@ -51,20 +54,11 @@ class SmallFilesystem {
     dir_ = ::mkdtemp(name);
     const std::string options = "size=" + std::to_string(kFilesystemBytes);
     mounted_ = ::mount("tmpfs", dir_.c_str(), "tmpfs", 0, options.c_str()) == 0;
-    if (!mounted_) {
-      ::getrlimit(RLIMIT_FSIZE, &old_limit_);
-      rlimit small{kFilesystemBytes, old_limit_.rlim_max};
-      ::setrlimit(RLIMIT_FSIZE, &small);
-      old_handler_ = ::signal(SIGXFSZ, SIG_IGN);
-    }
+    if (!mounted_) limit_.emplace(kFilesystemBytes);
   }
   ~SmallFilesystem() {
-    if (mounted_) {
-      ::umount2(dir_.c_str(), MNT_DETACH);
-    } else {
-      ::setrlimit(RLIMIT_FSIZE, &old_limit_);
-      ::signal(SIGXFSZ, old_handler_);
-    }
+    if (mounted_) ::umount2(dir_.c_str(), MNT_DETACH);
+    limit_.reset();
     std::error_code ec;
     fs::remove_all(dir_, ec);
   }
@@ -74,8 +68,7 @@ class SmallFilesystem {
  private:
   std::string dir_;
   bool mounted_ = false;
-  rlimit old_limit_{};
-  sighandler_t old_handler_ = SIG_DFL;
+  std::optional<FileSizeLimit> limit_;  // when not mounted
 };
 
 struct Reports {
@@ -142,26 +135,6 @@ TEST(DiskFull, ATraceThatFillsTheDiskIsReportedOnceWhenItHappensAndTheAppRunsOn)
   while (reader.next_chunk()) events += reader.chunk().events.size();
   EXPECT_GT(events, 0u);
 }
-
-// FileSizeLimit: writes past `bytes` fail with EFBIG (RLIMIT_FSIZE, SIGXFSZ ignored) for
-// the scope: a real kernel refusal at an exact byte.
-class FileSizeLimit {
- public:
-  explicit FileSizeLimit(rlim_t bytes) {
-    ::getrlimit(RLIMIT_FSIZE, &old_);
-    old_handler_ = ::signal(SIGXFSZ, SIG_IGN);
-    rlimit small{bytes, old_.rlim_max};
-    ::setrlimit(RLIMIT_FSIZE, &small);
-  }
-  ~FileSizeLimit() {
-    ::setrlimit(RLIMIT_FSIZE, &old_);
-    ::signal(SIGXFSZ, old_handler_);
-  }
-
- private:
-  rlimit old_{};
-  sighandler_t old_handler_ = SIG_DFL;
-};
 
 // A disk already full when the trace starts: the header cannot be written. The failure
 // is said at once, and no empty or partial file is left behind (it never was a trace).

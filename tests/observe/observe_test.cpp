@@ -22,6 +22,7 @@
 #include <fstream>
 #include <functional>
 #include <iterator>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -36,6 +37,7 @@
 #include "lantern/observe.hpp"
 #include "lantern/trace/trace_reader.hpp"
 #include "support/fib.hpp"
+#include "support/file_size_limit.hpp"
 #include "support/thread_masks.hpp"
 #include "support/watchdog.hpp"
 
@@ -225,9 +227,7 @@ TEST(Observe, ATraceThatFailsMidRunIsSaidOnceAndFailsTheStatus) {
     std::ifstream in(log_path);
     return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   };
-  rlimit old{};
-  getrlimit(RLIMIT_FSIZE, &old);
-  const auto old_handler = signal(SIGXFSZ, SIG_IGN);
+  std::optional<lantern::testing::FileSizeLimit> full;  // set once the trace has started
   int status = -1;
   {
     ObserveOptions o;
@@ -238,9 +238,8 @@ TEST(Observe, ATraceThatFailsMidRunIsSaidOnceAndFailsTheStatus) {
     ASSERT_NE(obs.trace(), nullptr);
     lantern::testing::Watchdog dog("trace on a full disk", 120s, [&] { return obs.scheduler().describe_state(); });
     // The disk is full from 64 KiB on: a file size limit (writes past it fail, EFBIG).
-    rlimit small = old;
-    small.rlim_cur = 64 * 1024;
-    ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &small), 0);
+    full.emplace(64 * 1024);
+    ASSERT_TRUE(full->ok());
     // The app keeps running while the trace fails, and the failure is said when it
     // happens: before the app finishes (bounded: the watchdog fails loudly).
     while (said().find("stopped being written") == std::string::npos) {
@@ -251,8 +250,7 @@ TEST(Observe, ATraceThatFailsMidRunIsSaidOnceAndFailsTheStatus) {
     status = obs.finish();
     EXPECT_EQ(obs.problems().size(), 1u);
   }
-  setrlimit(RLIMIT_FSIZE, &old);
-  signal(SIGXFSZ, old_handler);
+  full.reset();
   std::fclose(log);
   const std::string text = said();
   EXPECT_EQ(status, 1);
@@ -364,16 +362,12 @@ TEST(ObserveFlight, AFailedDumpLeavesNoFileAndFailsTheStatus) {
   obs.scheduler().run([] { return lantern::testing::fib(16); });
   // A disk that fills up mid-dump: a file size limit of 100 bytes (write fails with EFBIG
   // once the header is written).
-  rlimit old{};
-  getrlimit(RLIMIT_FSIZE, &old);
-  const auto old_handler = signal(SIGXFSZ, SIG_IGN);
-  rlimit small = old;
-  small.rlim_cur = 100;
-  ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &small), 0);
   std::string error;
-  const std::string path = obs.dump_flight("", &error);
-  setrlimit(RLIMIT_FSIZE, &old);
-  signal(SIGXFSZ, old_handler);
+  const std::string path = [&] {
+    const lantern::testing::FileSizeLimit small(100);
+    EXPECT_TRUE(small.ok());
+    return obs.dump_flight("", &error);
+  }();
   EXPECT_EQ(path, "");
   EXPECT_NE(error.find("File too large"), std::string::npos) << error;
   EXPECT_NE(error.find(dir / "full-flight-"), std::string::npos) << error;  // the name asked for

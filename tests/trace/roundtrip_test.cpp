@@ -13,6 +13,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "../support/file_size_limit.hpp"
 #include "lantern/trace/chunk_decoder.hpp"
 #include "lantern/trace/trace_decoder.hpp"
 #include "lantern/trace/trace_reader.hpp"
@@ -285,15 +286,11 @@ TEST(Writer, ErrorsNameTheFileAndTheOsReason) {
   // A write the kernel refuses (a file size limit of 0, SIGXFSZ ignored: EFBIG) names the
   // OS's reason, and the file, which never held a chunk, is removed.
   const std::string path = temp_path("efbig.trace");
-  rlimit old{};
-  getrlimit(RLIMIT_FSIZE, &old);
-  const auto old_handler = signal(SIGXFSZ, SIG_IGN);
-  rlimit none = old;
-  none.rlim_cur = 0;
-  ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &none), 0);
-  TraceWriter big = TraceWriter::create(path, test_header(1));
-  setrlimit(RLIMIT_FSIZE, &old);
-  signal(SIGXFSZ, old_handler);
+  TraceWriter big = [&] {
+    const lantern::testing::FileSizeLimit none(0);
+    EXPECT_TRUE(none.ok());
+    return TraceWriter::create(path, test_header(1));
+  }();
   EXPECT_FALSE(big.ok());
   ASSERT_NE(big.error(), nullptr);
   EXPECT_NE(big.error()->message.find("'" + path + "': File too large"), std::string::npos) << big.error()->message;
