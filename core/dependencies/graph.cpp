@@ -133,15 +133,15 @@ void TaskGraph::run(Scheduler& pool) {
   if (!prepared_) prepare();  // throws on a cycle
 
   detail::Registry& registry = pool.registry();
+  detail::Worker* me = registry.current_worker();
   // WaitDepthError before anything runs, as every wait that may throw does: the run's
   // wait on a worker runs tasks on this stack (core/README.md, "Nested waits and the
   // stack").
-  if (detail::Worker* w = registry.current_worker()) w->check_wait_depth();
+  if (me) me->check_wait_depth();
   if (registry_ != &registry) {
     for (auto& node : nodes_) node->registry = &registry;
     registry_ = &registry;
   }
-  detail::Worker* me = registry.current_worker();
   // The run counts as one job until its last task finishes, so that shutdown waits for
   // it (and refuses a run from outside once it has started).
   registry.begin_job();

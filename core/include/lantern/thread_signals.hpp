@@ -71,11 +71,7 @@ std::thread start_thread(F&& fn) {
 }
 template <class F>
 std::thread start_thread(const char* name, F&& fn) {
-  std::thread thread;
-  {
-    ApplicationSignalsBlocked blocked;
-    thread = std::thread(std::forward<F>(fn));
-  }
+  std::thread thread = start_thread(std::forward<F>(fn));
   name_thread(thread, name);
   return thread;
 }

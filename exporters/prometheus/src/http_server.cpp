@@ -3,12 +3,12 @@
 #include "http_server.hpp"
 
 #include <poll.h>
-#include <pthread.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <memory>
@@ -129,8 +129,7 @@ HttpServer::HttpServer(int listen_fd, HttpServerOptions options, Handler handler
   }
   options_.max_connections = std::max<std::size_t>(1, options_.max_connections);
   options_.max_requests_per_connection = std::max(1u, options_.max_requests_per_connection);
-  thread_ = start_thread([this] { run(); });
-  pthread_setname_np(thread_.native_handle(), thread_name);  // at most 15 characters
+  thread_ = start_thread(thread_name, [this] { run(); });
 }
 
 HttpServer::~HttpServer() {

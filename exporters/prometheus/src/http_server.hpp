@@ -14,7 +14,6 @@
 // about a millisecond.
 #pragma once
 
-#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <functional>

@@ -416,13 +416,16 @@ class alignas(64) Worker final : public SleepSink {
   // scheduler's tasks (a Recorder attached to one Scheduler after another).
   const std::uint64_t task_count_base_;
   std::uint32_t join_help_countdown_ = kJoinHelpInterval;
-  std::uint32_t wait_depth_ = 0;                      // waits nested on this thread's stack (wait_until_cold)
-  std::uint32_t max_wait_depth_;                      // SchedulerOptions::max_wait_depth
-  std::atomic<WaitKind> wait_kind_{WaitKind::none};   // innermost wait (set on the cold path)
-  std::atomic<std::uint64_t> blocked_task_{0};        // task_id of the task blocked in it
-  std::atomic<std::uint8_t> out_of_work_{kWorking};   // out_of_work(): the flag check_deadlock reads
-  std::atomic<const Latch*> blocked_latch_{nullptr};  // the latch of that wait (set before the flag)
-  mutable std::atomic<std::uint32_t> inspectors_{0};  // check_deadlock readers of blocked_latch_
+  std::uint32_t wait_depth_ = 0;  // waits nested on this thread's stack (wait_until_cold)
+  std::uint32_t max_wait_depth_;  // SchedulerOptions::max_wait_depth
+  // What check_deadlock reads of this worker, on a cache line of its own: idle workers
+  // read it while this one runs tasks, and the owner's per-join and per-task fields above
+  // must not share their line.
+  alignas(64) std::atomic<WaitKind> wait_kind_{WaitKind::none};  // innermost wait (set on the cold path)
+  std::atomic<std::uint64_t> blocked_task_{0};                   // task_id of the task blocked in it
+  std::atomic<std::uint8_t> out_of_work_{kWorking};              // out_of_work(): the flag check_deadlock reads
+  std::atomic<const Latch*> blocked_latch_{nullptr};             // the latch of that wait (set before the flag)
+  mutable std::atomic<std::uint32_t> inspectors_{0};             // check_deadlock readers of blocked_latch_
   // Odd while this worker, out of work (flag up), searches (and may be holding a task
   // it took but has not yet left the wait with); even between searches. Only this
   // worker writes it. check_deadlock requires every epoch even and unchanged across its
