@@ -52,7 +52,7 @@ WorkerCountersSnapshot snapshot(const WorkerCounters& c, std::uint64_t now_ticks
 
 Recorder::Recorder(std::uint32_t workers, RecorderOptions options)
     : ns_per_tick_(calibration().ns_per_tick),
-      long_task_ticks_(static_cast<std::uint64_t>(1e6 / (ns_per_tick_ > 0 ? ns_per_tick_ : 1.0))),
+      long_task_ticks_(ns_to_ticks(1e6)),
       time_tasks_(options.time_tasks ? 1 : 0),
       level_(static_cast<std::uint8_t>(options.level)) {
   set_level(options.level);
@@ -92,10 +92,11 @@ void Recorder::on_event(std::uint32_t worker, EventId hook, std::uint64_t a, std
   const bool needs_clock =
       record_it || hook == EventId::state || hook == EventId::task_begin || hook == EventId::task_end;
   const std::uint64_t now = needs_clock ? ticks_now() : 0;
+  const StateReason reason = hook == EventId::state ? StatePayload::decode(a, b).reason : StateReason{};
   // A new thread of this worker: drops its previous one handed off unmarked are marked
   // here, before its `started`, unless the consumer marked them already. Its schedstat
-  // is its own (the previous thread's file stays open until then).
-  if (hook == EventId::state && StatePayload::decode(a, b).reason == StateReason::started) {
+  // is its own: a previous thread that ended without `stopping` left its file open.
+  if (hook == EventId::state && reason == StateReason::started) {
     take_back(p);
     close_sched(p);
   }
@@ -113,12 +114,11 @@ void Recorder::on_event(std::uint32_t worker, EventId hook, std::uint64_t a, std
   }
   count(p, hook, a, b, now);
   if (record_it) record(p, trace::Event{now, worker, static_cast<EventId>(h), {0, 0, 0}, a, b});
-  // The thread's last event, and drops still unmarked (its ring was full to the end):
-  // the consumer marks them (drain).
-  if (hook == EventId::state && StatePayload::decode(a, b).reason == StateReason::stopping) close_sched(p);
-  if (p.pending_dropped != 0 && hook == EventId::state && StatePayload::decode(a, b).reason == StateReason::stopping)
-      [[unlikely]] {
-    hand_off(p, now);
+  // The thread's last event: its schedstat file closes, and drops still unmarked (its
+  // ring was full to the end) go to the consumer, which marks them (drain).
+  if (hook == EventId::state && reason == StateReason::stopping) [[unlikely]] {
+    close_sched(p);
+    if (p.pending_dropped != 0) hand_off(p, now);
   }
 }
 
@@ -128,13 +128,13 @@ bool Recorder::read_sched(PerWorker& p, std::uint64_t now) noexcept {
   // "exec_runtime_ns run_delay_ns timeslices\n"
   char buf[96];
   const ssize_t n = ::pread(p.schedstat_fd, buf, sizeof buf - 1, 0);
-  if (n <= 0) return false;
+  if (n <= 0) return sched_unavailable(p);
   buf[n] = '\0';
   char* end = nullptr;
   std::strtoull(buf, &end, 10);
   char* delay_end = nullptr;
   const unsigned long long delay = std::strtoull(end, &delay_end, 10);
-  if (delay_end == end) return false;
+  if (delay_end == end) return sched_unavailable(p);
   p.sched = {now, delay};
   return true;
 }
@@ -152,6 +152,14 @@ std::uint64_t Recorder::off_cpu_ticks(PerWorker& p, std::uint64_t begin, std::ui
 
 Recorder::PerWorker::~PerWorker() {
   if (schedstat_fd >= 0) ::close(schedstat_fd);
+}
+
+bool Recorder::sched_unavailable(PerWorker& p) noexcept {
+  // A file that cannot be read or parsed is not tried again by this thread: a failed
+  // read must not cost a system call per task.
+  close_sched(p);
+  p.schedstat_fd = -1;
+  return false;
 }
 
 void Recorder::close_sched(PerWorker& p) noexcept {

@@ -10,15 +10,9 @@
 # Waits are bounded loops on what the program prints; each fails loudly after its deadline.
 set -uo pipefail
 demo=$1 live_demo=$2 trace_tool=$3
+label=demo_output
 # shellcheck source=program_test_lib.sh
 . "$(dirname "$0")/program_test_lib.sh"
-wait_for() {  # FILE PATTERN SECONDS
-  local deadline=$((SECONDS + $3))
-  until grep -q -- "$2" "$1" 2> /dev/null; do
-    [ $SECONDS -ge $deadline ] && fail "waited $3 s for '$2' in $1"
-    sleep 0.02
-  done
-}
 unset LANTERN_TRACE LANTERN_METRICS LANTERN_STREAM LANTERN_FLIGHT LANTERN_LEVEL DISPLAY
 
 for signal in TERM INT; do
@@ -27,7 +21,7 @@ for signal in TERM INT; do
     > "$work/demo.out" 2> "$work/demo.err" &
   app=$!
   pids+=("$app")
-  wait_for "$work/demo.out" "6. lingering" 120
+  wait_for "$work/demo.out" "6. lingering" 1 120
   kill -"$signal" "$app"
   deadline=$((SECONDS + 60))
   while kill -0 "$app" 2> /dev/null; do

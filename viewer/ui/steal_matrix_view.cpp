@@ -40,7 +40,7 @@ void StealMatrixView::build_grid(const Model& model) {
   std::vector<std::uint32_t> position(n);
   for (std::uint32_t r = 0; r < n; ++r) position[order_[r]] = r;
   for (const auto& [key, cell] : model.steal_cells()) {
-    const auto thief = static_cast<std::uint32_t>(key >> 32), victim = static_cast<std::uint32_t>(key);
+    const std::uint32_t thief = analysis::Analysis::steal_thief(key), victim = analysis::Analysis::steal_victim(key);
     if (thief >= n || victim >= n) continue;
     g.counts[static_cast<std::size_t>(position[thief] / g.group) * g.side + position[victim] / g.group] += cell.count;
   }

@@ -186,9 +186,9 @@ void Observation::Impl::build(SchedulerOptions scheduler_options) {
           "(to observe a pool built with a Recorder of its own: observe(Scheduler&, ObserveOptions))");
     }
     if (scheduler_options.workers == 0) scheduler_options.workers = std::max(1u, std::thread::hardware_concurrency());
-    // time_tasks: the task-duration histogram /metrics serves (two clock reads per
-    // task); not paid when nothing serves it.
-    ins::RecorderOptions recorder_options{.level = wants.level, .time_tasks = wants.metrics};
+    // Tasks are timed for /metrics' task-duration histogram while its collectable exists
+    // (it asks the Recorder: Recorder::time_tasks), so not when nothing serves it.
+    ins::RecorderOptions recorder_options{.level = wants.level};
     if (options.ring_capacity) recorder_options.ring_capacity = options.ring_capacity;
     recorder = std::make_unique<ins::Recorder>(scheduler_options.workers, recorder_options);
     scheduler_options.observer = recorder.get();

@@ -20,7 +20,7 @@
 // An app that owns its Scheduler already gives it a Recorder when it builds it, and
 // observes it with the same settings (see observe(Scheduler&, ...) below):
 //
-//   lantern::instrumentation::Recorder recorder(4, {.time_tasks = true});
+//   lantern::instrumentation::Recorder recorder(4);
 //   lantern::Scheduler pool({.workers = 4, .observer = &recorder});
 //   auto obs = lantern::observe(pool, {.program = "my_app"});
 //
@@ -185,8 +185,8 @@ Observation observe(SchedulerOptions scheduler = {}, ObserveOptions options = {}
 // settings, sinks and problems. What it can observe comes through the pool's observer:
 // build the pool with a lantern::instrumentation::Recorder as SchedulerOptions::observer
 // (an observer is fixed when a Scheduler is built, because its workers read it on every
-// hook without a lock; none can be added to a running pool). Give the Recorder
-// `.time_tasks = true` for the task-duration histogram /metrics serves. observe() sets
+// hook without a lock; none can be added to a running pool). /metrics times tasks for its
+// task-duration histogram while it serves (Recorder::time_tasks). observe() sets
 // the Recorder's level (off when nothing reads events). A pool without a Recorder runs
 // unobserved, and each sink asked for is reported as a problem that says this.
 // The pool and its Recorder must outlive the Observation (declare them first). finish()

@@ -172,6 +172,8 @@ class Recorder final : public Observer {
   bool read_sched(PerWorker& p, std::uint64_t now) noexcept;
   std::uint64_t off_cpu_ticks(PerWorker& p, std::uint64_t begin, std::uint64_t now) noexcept;
   static void close_sched(PerWorker& p) noexcept;
+  // sched_unavailable: closes p's file and marks it unreadable for this thread; false.
+  static bool sched_unavailable(PerWorker& p) noexcept;
   static void take_back(PerWorker& p) noexcept;
 
   std::vector<std::unique_ptr<PerWorker>> workers_;

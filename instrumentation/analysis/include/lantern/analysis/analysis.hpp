@@ -381,6 +381,10 @@ class Analysis {
   static constexpr std::uint64_t steal_key(std::uint32_t thief, std::uint32_t victim) noexcept {
     return static_cast<std::uint64_t>(thief) << 32 | victim;
   }
+  static constexpr std::uint32_t steal_thief(std::uint64_t key) noexcept {
+    return static_cast<std::uint32_t>(key >> 32);
+  }
+  static constexpr std::uint32_t steal_victim(std::uint64_t key) noexcept { return static_cast<std::uint32_t>(key); }
   const std::unordered_map<std::uint64_t, StealCell>& steal_cells() const noexcept { return steal_cells_; }
   // seen_distance: the distance the steals between a thief and a victim reported, or -1.
   int seen_distance(std::uint32_t thief, std::uint32_t victim) const noexcept;
