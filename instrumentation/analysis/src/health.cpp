@@ -286,6 +286,13 @@ void HealthChecker::finish(const Analysis& m) {
 
 std::vector<Problem> HealthChecker::ongoing(const Analysis& m) const { return ongoing(m, m.last_tick()); }
 
+std::vector<Problem> HealthChecker::by_time(const Analysis& m) const {
+  std::vector<Problem> all = problems_;
+  for (const Problem& p : ongoing(m)) all.push_back(p);
+  std::stable_sort(all.begin(), all.end(), [](const Problem& x, const Problem& y) { return x.start < y.start; });
+  return all;
+}
+
 std::vector<Problem> HealthChecker::ended_by(Tick at) const {
   std::vector<Problem> out;
   for (const Problem& p : problems_) {

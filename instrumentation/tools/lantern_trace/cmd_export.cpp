@@ -49,9 +49,10 @@ constexpr const char* kHelp =
     "                       export only that window (times from the first event, as\n"
     "                       stats and lantern-view give them: 1.02s, 1020ms, 80us, or ns);\n"
     "                       slices and IO crossing an edge are cut there (\"clipped\")\n"
-    "  --around-warning N   export the window around the N-th health warning (1 is the\n"
-    "                       earliest; lantern-view's Health panel sorted by time lists\n"
-    "                       them in this order), --margin (default 10ms) on each side\n"
+    "  --around-warning N   export the window around the N-th health warning, counted\n"
+    "                       by start time over all workers (1 is the earliest; the\n"
+    "                       export prints the warning it took: kind, worker, start),\n"
+    "                       --margin (default 10ms) on each side\n"
     "  --no-progress        no progress bar (it is only drawn when stderr is a terminal)\n"
     "  -h, --help           this text\n"
     "\n"
@@ -99,10 +100,9 @@ int run_export(std::span<char* const> args) {
   std::uint64_t warning = 0;
   if (parsed->has("--around-warning")) {
     const std::string& v = parsed->options["--around-warning"];
-    char* end = nullptr;
-    warning = std::strtoull(v.c_str(), &end, 10);
-    if (v.empty() || *end != '\0' || warning == 0 || v[0] == '-')
-      return usage_error("export", "--around-warning '" + v + "' is not a warning number (1, 2, ...)");
+    const auto n = tools::parse_number<std::uint64_t>(v, 1, std::numeric_limits<std::uint64_t>::max());
+    if (!n) return usage_error("export", "--around-warning '" + v + "' is not a warning number (1, 2, ...)");
+    warning = *n;
     if (parsed->has("--from") || parsed->has("--to"))
       return usage_error("export", "--around-warning chooses the window: not with --from or --to");
   } else if (parsed->has("--margin")) {
@@ -131,9 +131,7 @@ int run_export(std::span<char* const> args) {
       return t >= 1.8e19 ? ~analysis::Tick{0} : static_cast<analysis::Tick>(t);
     };
     if (warning) {
-      std::vector<analysis::Problem> all = analysis.health().problems();
-      for (const analysis::Problem& p : analysis.health().ongoing(analysis)) all.push_back(p);
-      std::stable_sort(all.begin(), all.end(), [](const auto& x, const auto& y) { return x.start < y.start; });
+      const std::vector<analysis::Problem> all = analysis.health().by_time(analysis);
       if (warning > all.size()) {
         std::fprintf(stderr, "lantern-trace export: %s has %zu warning%s listed: there is no warning %llu\n",
                      path.c_str(), all.size(), all.size() == 1 ? "" : "s", static_cast<unsigned long long>(warning));

@@ -98,6 +98,10 @@ class HealthChecker {
   // (live, or the whole trace). Each ends at `at`. Recomputed on each call.
   std::vector<Problem> ongoing(const Analysis& model, Tick at) const;
   std::vector<Problem> ongoing(const Analysis& model) const;
+  // by_time: every listed warning, problems() and ongoing(model) together, in order of
+  // start (ties in listing order): THE numbering of warnings ("warning 3 of 48"), which
+  // `lantern-trace export --around-warning N` takes.
+  std::vector<Problem> by_time(const Analysis& model) const;
   // As of time `at` (a replay's playhead): ended_by lists the findings of problems() that
   // had ended by then (merged findings: once the last of them has); warning_count(model,
   // at) counts those, ongoing(model, at), and the unlisted ones (suppressed(): their times
