@@ -216,7 +216,14 @@ void Recorder::count(PerWorker& p, EventId hook, std::uint64_t a, std::uint64_t 
         if (p.depth < PerWorker::kMaxDepth) c.task_duration.record(to_ns(now - p.task_begin_ticks[p.depth]));
       }
       break;
-    case EventId::push: break;  // not counted (core counts spawned tasks): recorded at level full only
+    case EventId::push:
+      break;  // not counted (core counts spawned tasks): recorded at level full only
+    // The task graph's events: not counted (the trace keeps them for the scalability
+    // analysis in lantern::analysis).
+    case EventId::spawn:
+    case EventId::wait_begin:
+    case EventId::wait_end:
+    case EventId::signal_set: break;
     case EventId::steal: {
       const StealPayload s = StealPayload::decode(a, b);
       if (valid(s.distance)) c.steals[static_cast<std::size_t>(s.distance)].add();

@@ -97,7 +97,7 @@ TEST(EventTable, IdsAreDenseAndNamesUnique) {
     EXPECT_TRUE(names.insert(kEventInfo[i].name).second) << kEventInfo[i].name;
     EXPECT_FALSE(kEventInfo[i].description.empty());
   }
-  EXPECT_LE(kEventCount, kMaxTypesInTag);
+  EXPECT_LE(kEventCount, kMaxEventTypes);
   EXPECT_TRUE(valid_type(kEventCount - 1));
   EXPECT_FALSE(valid_type(kEventCount));
 }

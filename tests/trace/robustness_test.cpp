@@ -299,17 +299,24 @@ TEST(Version, NewerVersionIsRefusedWithBothVersionsNamed) {
   EXPECT_TRUE(c.events.empty());
 }
 
-// Version 3 differs from 4 only in what task_end's b may hold (0 or 1: threw; version 4
-// adds the off-CPU time above bit 0), so a version-3 file reads unchanged.
-TEST(Version, VersionThreeReadsAsItWasWritten) {
-  const std::vector<trace::Event> events = random_events(50, 1);
-  std::vector<std::uint8_t> bytes = write_trace_bytes(test_header(1), events);
-  store_le<std::uint16_t>(bytes.data() + 8, 3);
-  refresh_header_crc(bytes);
-  const TraceContents c = read_trace_bytes(bytes);
-  EXPECT_TRUE(c.problems.empty()) << c.problems[0].message;
-  EXPECT_EQ(c.header.version, 3);
-  EXPECT_EQ(c.events, events);
+// Versions 3 and 4 differ from 5 only in how an event id past 14 is written (5 escapes
+// it; they have none but deadlock's 15, written plainly) and 3 from 4 only in what
+// task_end's b may hold (0 or 1: threw; 4 adds the off-CPU time above bit 0). Events
+// with ids up to 14 are written alike by all three, so such a file reads unchanged.
+TEST(Version, VersionsThreeAndFourReadAsTheyWereWritten) {
+  std::vector<trace::Event> events;
+  for (const trace::Event& e : random_events(200, 1))
+    if (static_cast<std::uint32_t>(e.type) < kTagTypeEscape) events.push_back(e);
+  ASSERT_GE(events.size(), 50u);
+  for (std::uint16_t version : {std::uint16_t{3}, std::uint16_t{4}}) {
+    std::vector<std::uint8_t> bytes = write_trace_bytes(test_header(1), events);
+    store_le<std::uint16_t>(bytes.data() + 8, version);
+    refresh_header_crc(bytes);
+    const TraceContents c = read_trace_bytes(bytes);
+    EXPECT_TRUE(c.problems.empty()) << c.problems[0].message;
+    EXPECT_EQ(c.header.version, version);
+    EXPECT_EQ(c.events, events);
+  }
 }
 
 TEST(Version, OlderVersionsAreRefusedSayingWhatToDo) {
@@ -408,20 +415,48 @@ TEST(EventTable, MismatchIsAWarningAndEventsStillRead) {
   EXPECT_EQ(c.events, events);
 }
 
-// Since deadlock took id 15 the tag's 4 type bits are all in use: every id a version-3
-// chunk can carry is known to this reader, and an event type 16 needs format version 4
-// (format.hpp static_asserts it). Readers built before id 15 existed skip deadlock events
-// with a table_mismatch warning (the file's header lists its event names); this reader
-// reads a file that lists them.
-TEST(EventTable, TheTagIsFullAndEveryIdIsKnown) {
-  EXPECT_EQ(kEventCount, kMaxTypesInTag);
-  for (std::uint32_t id = 0; id <= kTagTypeMask; ++id) EXPECT_TRUE(valid_type(id)) << id;
-  std::vector<Event> events = {make_event(1000, 0, DeadlockPayload{3, 9})};
+// Version 5's tag escapes ids past 14: every id of the table round-trips, the task
+// graph's events (16-19) among them.
+TEST(EventTable, EveryIdRoundTripsThroughTheEscape) {
+  EXPECT_GT(kEventCount, kMaxTypesInTag);  // the reason for the escape
+  std::vector<Event> events;
+  for (int id = 0; id < kEventCount; ++id)
+    events.push_back(Event{1000u + static_cast<std::uint64_t>(id), 0, static_cast<EventId>(id), {0, 0, 0}, 7, 9});
   TraceHeader h = test_header(1);
   h.event_names = current_event_names();
   const TraceContents c = read_trace_bytes(write_trace_bytes(h, events));
-  EXPECT_TRUE(c.problems.empty());
+  EXPECT_TRUE(c.problems.empty()) << c.problems[0].message;
   EXPECT_EQ(c.events, events);
+}
+
+// A version-4 file writes deadlock (id 15) in the tag's type field itself, without the
+// escape: such a file (made here by taking the escape's byte out of a version-5 chunk)
+// still reads as deadlock.
+TEST(EventTable, AVersionFourDeadlockReadsWithoutTheEscape) {
+  const std::vector<Event> events = {make_event(1000, 0, DeadlockPayload{3, 9})};
+  TraceHeader h = test_header(1);
+  std::vector<std::uint8_t> bytes = write_trace_bytes(h, events);
+  const std::uint32_t header_len = load_le<std::uint32_t>(bytes.data() + 12);
+  std::uint8_t* chunk = bytes.data() + header_len;
+  ASSERT_EQ(load_le<std::uint32_t>(chunk), kChunkMagic);
+  std::uint8_t* payload = chunk + kChunkHeaderBytes;
+  ASSERT_EQ(payload[0] & kTagTypeMask, kTagTypeEscape);
+  ASSERT_EQ(payload[1], 0);  // deadlock is 15: the escape's varint is 15 - 15
+  const std::uint32_t length = load_le<std::uint32_t>(chunk + 4) - 1;
+  bytes.erase(bytes.begin() + static_cast<std::ptrdiff_t>(header_len + kChunkHeaderBytes + 1));
+  chunk = bytes.data() + header_len;
+  store_le<std::uint32_t>(chunk + 4, length);
+  store_le<std::uint32_t>(chunk + 12, crc32c({chunk + kChunkHeaderBytes, length}));
+  store_le<std::uint32_t>(chunk + 32, crc32c({chunk, 32}));
+  store_le<std::uint16_t>(bytes.data() + 8, 4);
+  refresh_header_crc(bytes);
+  const TraceContents c = read_trace_bytes(bytes);
+  EXPECT_TRUE(c.problems.empty()) << c.problems[0].message;
+  EXPECT_EQ(c.events, events);
+  // Read as version 5, the same bytes are damage, not a different event.
+  store_le<std::uint16_t>(bytes.data() + 8, 5);
+  refresh_header_crc(bytes);
+  EXPECT_NE(read_trace_bytes(bytes).events, events);
 }
 
 }  // namespace

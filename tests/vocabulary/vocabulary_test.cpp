@@ -30,11 +30,13 @@ TEST(Vocabulary, EventIdsAreDenseAndNamesUnique) {
     EXPECT_FALSE(kEventInfo[i].description.empty());
     EXPECT_LE(static_cast<int>(kEventInfo[i].level), static_cast<int>(RecordLevel::full));
   }
-  EXPECT_LE(kEventCount, 16) << "the trace format's tag has 4 type bits";
+  EXPECT_LE(kEventCount, 30) << "an observer's interest word has a bit per event, and two of its own";
   EXPECT_FALSE(valid_event(kEventCount));
   // Ids other engineers build on.
   EXPECT_EQ(static_cast<int>(EventId::dropped), 14);
   EXPECT_EQ(static_cast<int>(EventId::deadlock), 15);
+  EXPECT_EQ(static_cast<int>(EventId::spawn), 16);
+  EXPECT_EQ(static_cast<int>(EventId::wait_end), 18);
   EXPECT_EQ(event_info(EventId::deadlock).level, RecordLevel::states);
   EXPECT_EQ(event_info(EventId::dropped).level, RecordLevel::off);
 }
@@ -48,6 +50,8 @@ TEST(Vocabulary, EveryTableHasUniqueNames) {
   expect_unique_names(kWakeCauseNames, "wake causes");
   expect_unique_names(kDropReasonNames, "drop reasons");
   expect_unique_names(kRecordLevelNames, "levels");
+  expect_unique_names(kSpawnKindNames, "spawn kinds");
+  expect_unique_names(kWaitKindNames, "wait kinds");
   EXPECT_EQ(kWorkerStateCount, 4);
   EXPECT_EQ(name_of(WorkerState::sleeping), "sleeping");
   EXPECT_EQ(name_of(DropReason::ring_full), "ring_full");
@@ -102,6 +106,15 @@ TEST(Vocabulary, CodecsRoundTrip) {
   expect_round_trip(NotReadyPayload{123});
   expect_round_trip(DroppedPayload{500, DropReason::ring_full});
   expect_round_trip(DeadlockPayload{4, 17});
+  for (int k = 0; k < kSpawnKindCount; ++k) {
+    expect_round_trip(SpawnPayload{0x7fff'1234'5678ull, static_cast<SpawnKind>(k), 0});
+    expect_round_trip(SpawnPayload{1, static_cast<SpawnKind>(k), 0x00ff'ffff'ffff'ffffull});
+  }
+  for (int k = 0; k < kWaitKindCount; ++k) {
+    expect_round_trip(WaitBeginPayload{0x7fff'0000'0010ull, static_cast<WaitKind>(k)});
+    expect_round_trip(WaitEndPayload{~0ull, static_cast<WaitKind>(k)});
+  }
+  expect_round_trip(SignalSetPayload{42});
 }
 
 TEST(Vocabulary, PayloadWordsKeepTheirDocumentedLayout) {

@@ -75,6 +75,10 @@ inline constexpr ImU32 kEvent[] = {
     rgb(240, 228, 66),        // not_ready: yellow
     rgb(255, 40, 40),         // dropped: red triangles, the gap shaded
     rgb(255, 170, 40),        // deadlock: the warning colour
+    rgb(150, 156, 172),       // spawn: the task graph's spawn edges
+    rgb(150, 156, 172),       // wait_begin
+    rgb(150, 156, 172),       // wait_end
+    rgb(255, 70, 150, 230),   // signal_set: release's pink (a signal releases its waiters)
 };
 static_assert(std::size(kEvent) == static_cast<std::size_t>(kEventCount), "one colour per event in vocabulary.hpp");
 constexpr ImU32 event(EventId e) { return kEvent[static_cast<int>(e)]; }

@@ -252,6 +252,11 @@ bool Analysis::add(const trace::Event& e) {
       pw.deadlocks.push_back(Deadlock{t, p.blocked_workers, p.unfinished_tasks});
       break;
     }
+    // The task graph's events: counted by type above; the scalability analysis folds them.
+    case EventId::spawn:
+    case EventId::wait_begin:
+    case EventId::wait_end:
+    case EventId::signal_set: break;
   }
   if (!io_waiting_.empty()) report_progress(w);  // kept only while it is read (on_io rebuilds it)
   // IO events wait in time order until no worker can still report an earlier one (on_io).

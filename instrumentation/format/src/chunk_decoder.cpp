@@ -77,7 +77,9 @@ std::optional<std::string> decode_label_table(const std::uint8_t*& p, const std:
 }  // namespace
 
 std::optional<std::string> decode_payload(std::span<const std::uint8_t> payload, const ChunkHeader& header,
-                                          std::uint32_t known_types, std::uint64_t payload_offset, DecodedChunk* out) {
+                                          std::uint32_t known_types, std::uint64_t payload_offset, DecodedChunk* out,
+                                          std::uint16_t version) {
+  const bool escaped_types = has_type_escape(version);
   // The model is per call: decoding is reentrant and every chunk starts from nothing.
   thread_local detail::ChunkModel model;
   model.reset();
@@ -99,7 +101,13 @@ std::optional<std::string> decode_payload(std::span<const std::uint8_t> payload,
     const std::uint8_t* const event_start = p;
     if (p >= end) return fail(p, "is missing: the payload ended after " + std::to_string(index) + " events");
     const std::uint8_t tag = *p++;
-    const std::uint32_t type = tag & kTagTypeMask;
+    std::uint32_t type = tag & kTagTypeMask;
+    if (type == kTagTypeEscape && escaped_types) {
+      std::uint64_t rest;
+      if (!get_varint(p, end, rest) || rest >= kMaxEventTypes - kTagTypeEscape)
+        return fail(event_start, "has a cut-off or impossible escaped type");
+      type += static_cast<std::uint32_t>(rest);
+    }
     if (type >= known_types)
       return fail(event_start, "has type " + std::to_string(type) + ", which the event table (" +
                                    std::to_string(known_types) + " types) does not have");

@@ -68,7 +68,13 @@ ChunkEncoder::AddResult ChunkEncoder::add(const Event& event) {
 
   std::uint8_t* const start = s.payload.data() + s.used;
   std::uint8_t* p = start + 1;  // the tag byte is written last, once its flags are known
-  std::uint8_t tag = static_cast<std::uint8_t>(type);
+  std::uint8_t tag;
+  if (type < kTagTypeEscape) {
+    tag = static_cast<std::uint8_t>(type);
+  } else {
+    tag = kTagTypeEscape;
+    p += put_varint(p, type - kTagTypeEscape);
+  }
   if (event.worker != s.model.current_id()) {
     tag |= kTagNewWorker;
     p += put_varint(p, event.worker);

@@ -199,8 +199,10 @@ bool TraceDecoder::parse_header_body() {
   }
   header_ = std::move(*parsed);
   header_ok_ = true;
+  chunk_version_ = version_;
   if (!header_.event_names.empty())
-    known_types_ = static_cast<std::uint32_t>(std::min<std::size_t>(header_.event_names.size(), kMaxTypesInTag));
+    known_types_ = static_cast<std::uint32_t>(
+        std::min<std::size_t>(header_.event_names.size(), has_type_escape(version_) ? kMaxEventTypes : kMaxTypesInTag));
   if (std::string mismatch = table_mismatch(header_.event_names); !mismatch.empty())
     report(TraceErrorKind::table_mismatch, 0, "event-table mismatch: " + mismatch);
   head_ += header_length_;
@@ -263,7 +265,7 @@ bool TraceDecoder::parse_chunk() {
                      hex32(h.payload_crc) + ", computed " + hex32(computed) + ")");
     return true;
   }
-  if (auto error = decode_payload(payload, h, known_types_, offset + kChunkHeaderBytes, &chunk_)) {
+  if (auto error = decode_payload(payload, h, known_types_, offset + kChunkHeaderBytes, &chunk_, chunk_version_)) {
     start_resync(offset, offset + total, "corrupt chunk at offset " + std::to_string(offset) + ": " + *error);
     return true;
   }

@@ -28,7 +28,7 @@ class Registry;
 
 // WaitKind: which wait a worker is in (innermost), for describe_state's deadlock report.
 // Passed to wait_until and stored only on its cold path (nothing on join's fast path).
-enum class WaitKind : std::uint8_t { none, join, task_group, future, task_handle, signal, graph };
+using WaitKind = ::lantern::WaitKind;  // the vocabulary's table (wait_begin / wait_end report it)
 const char* wait_kind_name(WaitKind k) noexcept;
 
 class alignas(64) Worker final : public SleepSink {

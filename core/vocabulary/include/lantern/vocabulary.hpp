@@ -10,7 +10,8 @@
 // depending on the other. CMake target: lantern::vocabulary (header only).
 //
 // Rules (checked by tests/vocabulary/vocabulary_test.cpp):
-//   - event ids are dense from 0 and fit the trace format's 4-bit tag (at most 16);
+//   - event ids are dense from 0 (the trace format's tag holds ids 0-14 itself and
+//     escapes larger ones to a varint: format version 5);
 //   - every name in every table is unique within its table;
 //   - every codec round-trips: decode(encode(p)) == p for every valid value;
 //   - a consumer never shifts or masks a payload word itself: it calls P::decode(a, b).
@@ -192,9 +193,59 @@ inline constexpr std::string_view kDropReasonNames[] = {
 };
 inline constexpr int kDropReasonCount = static_cast<int>(std::size(kDropReasonNames));
 
+// --- how a task came to be (the spawn event's kind): the task graph's spawn edges ---
+// The parent is implicit: the task the reporting worker is running when it reports the
+// spawn (none: the worker's loop, or a thread outside the pool, reports nothing).
+#define LANTERN_SPAWN_KINDS(X)                                                                             \
+  X(join, "join's second half (every join at level graph; at lower levels a stolen half shows as a task)") \
+  X(task_group, "TaskGroup::spawn or run: the group's wait joins it")                                      \
+  X(detached, "spawn(): a detached task nothing waits for")                                                \
+  X(submit, "submit(): a Future's task")                                                                   \
+  X(spawn_after, "spawn_after() or a TaskGraph node: runs once its dependencies complete (see release)")
+
+enum class SpawnKind : std::uint8_t {
+#define LANTERN_X(name, text) name,
+  LANTERN_SPAWN_KINDS(LANTERN_X)
+#undef LANTERN_X
+};
+inline constexpr std::string_view kSpawnKindNames[] = {
+#define LANTERN_X(name, text) #name,
+    LANTERN_SPAWN_KINDS(LANTERN_X)
+#undef LANTERN_X
+};
+inline constexpr int kSpawnKindCount = static_cast<int>(std::size(kSpawnKindNames));
+
+// --- what a task waits for (wait_begin / wait_end): the task graph's join edges ---
+// `none` is a worker's own loop (no task waits): core's deadlock report names it, no
+// event carries it.
+#define LANTERN_WAIT_KINDS(X)                                                        \
+  X(none, "worker loop")                                                             \
+  X(join, "join: its second half, which a thief took (a: that task's id)")           \
+  X(task_group, "TaskGroup::wait: every task spawned into the group (a: the group)") \
+  X(future, "Future::get: the submitted task (a: its id)")                           \
+  X(task_handle, "TaskHandle::wait: the handle's task (a: its id)")                  \
+  X(signal, "Signal::wait: the signal's set (a: the signal's id)")                   \
+  X(graph, "TaskGraph::run: every node of the graph (a: the graph)")
+
+enum class WaitKind : std::uint8_t {
+#define LANTERN_X(name, text) name,
+  LANTERN_WAIT_KINDS(LANTERN_X)
+#undef LANTERN_X
+};
+inline constexpr std::string_view kWaitKindNames[] = {
+#define LANTERN_X(name, text) #name,
+    LANTERN_WAIT_KINDS(LANTERN_X)
+#undef LANTERN_X
+};
+inline constexpr int kWaitKindCount = static_cast<int>(std::size(kWaitKindNames));
+
 // --- recording levels, cumulative: each records its own events and those below ---
-enum class RecordLevel : std::uint8_t { off = 0, states = 1, tasks = 2, full = 3 };
-inline constexpr std::string_view kRecordLevelNames[] = {"off", "states", "tasks", "full"};
+// graph: everything full records, plus every join's fork and its second half as a task,
+// which is what rebuilds fork-join code's whole task graph (lantern::analysis's
+// scalability figures); at lower levels a join shows only once its half is stolen.
+// It costs per join what a task costs at tasks (instrumentation/README.md has figures).
+enum class RecordLevel : std::uint8_t { off = 0, states = 1, tasks = 2, full = 3, graph = 4 };
+inline constexpr std::string_view kRecordLevelNames[] = {"off", "states", "tasks", "full", "graph"};
 
 // Units of a payload field, for display and export.
 enum class PayloadUnit : std::uint8_t { none, id, worker, ticks, count, packed };
@@ -223,7 +274,12 @@ enum class PayloadUnit : std::uint8_t { none, id, worker, ticks, count, packed }
     "the pool's not-ready tasks, sampled by a worker (going idle, every 64th release)")                                \
   X(dropped, 14, off, "count", count, "reason", id, "events lost here (b: the drop reason)")                           \
   X(deadlock, 15, states, "blocked_workers", count, "unfinished_tasks", count,                                         \
-    "no worker can progress: each is blocked in a wait or idle, nothing is ready")
+    "no worker can progress: each is blocked in a wait or idle, nothing is ready")                                     \
+  X(spawn, 16, tasks, "task", id, "kind_group", packed,                                                                \
+    "the running task made a task (b: the spawn kind and the group it joins; join's halves at level graph)")           \
+  X(wait_begin, 17, tasks, "on", id, "kind", id, "the running task starts waiting (b: the wait kind; a: what for)")    \
+  X(wait_end, 18, tasks, "on", id, "kind", id, "the running task's wait is over: it continues")                        \
+  X(signal_set, 19, tasks, "signal", id, "unused", none, "the running task set a signal (its waiters continue)")
 
 enum class EventId : std::uint8_t {
 #define LANTERN_X(name, id, level, an, au, bn, bu, text) name = id,
@@ -284,6 +340,12 @@ constexpr std::string_view name_of(WakeCause v) noexcept {
 }
 constexpr std::string_view name_of(DropReason v) noexcept {
   return table_name(kDropReasonNames, static_cast<std::uint64_t>(v));
+}
+constexpr std::string_view name_of(SpawnKind v) noexcept {
+  return table_name(kSpawnKindNames, static_cast<std::uint64_t>(v));
+}
+constexpr std::string_view name_of(WaitKind v) noexcept {
+  return table_name(kWaitKindNames, static_cast<std::uint64_t>(v));
 }
 template <class E>
 constexpr bool valid(E v) noexcept {
@@ -530,6 +592,58 @@ struct DeadlockPayload {
   constexpr PayloadWords encode() const noexcept { return {blocked_workers, unfinished_tasks}; }
   static constexpr DeadlockPayload decode(std::uint64_t a, std::uint64_t b) noexcept { return {a, b}; }
   friend constexpr bool operator==(const DeadlockPayload&, const DeadlockPayload&) = default;
+};
+
+// spawn: a = the new task's id, b = kind | group << 8: the id of what the parent will
+// wait on to join it (a TaskGroup's id for task_group; 0 for the other kinds, whose wait
+// names the task itself). Ids are addresses, below 2^56 on every supported platform.
+struct SpawnPayload {
+  static constexpr EventId kEvent = EventId::spawn;
+  std::uint64_t task = 0;
+  SpawnKind kind{};
+  std::uint64_t group = 0;  // below 2^56
+  constexpr PayloadWords encode() const noexcept {
+    return {task, static_cast<std::uint64_t>(kind) | (group & (~std::uint64_t{0} >> 8)) << 8};
+  }
+  static constexpr SpawnPayload decode(std::uint64_t a, std::uint64_t b) noexcept {
+    return {a, static_cast<SpawnKind>(b & 0xFF), b >> 8};
+  }
+  friend constexpr bool operator==(const SpawnPayload&, const SpawnPayload&) = default;
+};
+
+// wait_begin / wait_end: a = what the running task waits on (see WaitKind's table), b =
+// the wait kind. Every wait reports both, also one that finds its work done and does not
+// block: the pair marks where the task's own time stops and resumes (what the worker runs
+// in between is other tasks' time, or idle), and wait_end is where the joined tasks'
+// edges enter the task.
+struct WaitBeginPayload {
+  static constexpr EventId kEvent = EventId::wait_begin;
+  std::uint64_t on = 0;
+  WaitKind kind{};
+  constexpr PayloadWords encode() const noexcept { return {on, static_cast<std::uint64_t>(kind)}; }
+  static constexpr WaitBeginPayload decode(std::uint64_t a, std::uint64_t b) noexcept {
+    return {a, vocabulary_detail::enum_of<WaitKind>(b)};
+  }
+  friend constexpr bool operator==(const WaitBeginPayload&, const WaitBeginPayload&) = default;
+};
+struct WaitEndPayload {
+  static constexpr EventId kEvent = EventId::wait_end;
+  std::uint64_t on = 0;
+  WaitKind kind{};
+  constexpr PayloadWords encode() const noexcept { return {on, static_cast<std::uint64_t>(kind)}; }
+  static constexpr WaitEndPayload decode(std::uint64_t a, std::uint64_t b) noexcept {
+    return {a, vocabulary_detail::enum_of<WaitKind>(b)};
+  }
+  friend constexpr bool operator==(const WaitEndPayload&, const WaitEndPayload&) = default;
+};
+
+// signal_set: a = the signal's id (the one release's b and a signal wait's a carry).
+struct SignalSetPayload {
+  static constexpr EventId kEvent = EventId::signal_set;
+  std::uint64_t signal = 0;
+  constexpr PayloadWords encode() const noexcept { return {signal, 0}; }
+  static constexpr SignalSetPayload decode(std::uint64_t a, std::uint64_t) noexcept { return {a}; }
+  friend constexpr bool operator==(const SignalSetPayload&, const SignalSetPayload&) = default;
 };
 
 // decode_payload<P>(a, b): the one way to read an event's payload.

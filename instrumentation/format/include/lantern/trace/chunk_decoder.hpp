@@ -59,9 +59,11 @@ struct DecodedChunk {
 // and out->labels.
 // `known_types` is the file's event-table size: ids at or above it are damage, ids in
 // [kEventCount, known_types) are decoded and skipped. `payload_offset` is used for
-// error messages only. Returns an explanation on malformed payloads (out is then partial).
+// error messages only. `version`: the file's format version (whether tags escape ids
+// past 14). Returns an explanation on malformed payloads (out is then partial).
 std::optional<std::string> decode_payload(std::span<const std::uint8_t> payload, const ChunkHeader& header,
-                                          std::uint32_t known_types, std::uint64_t payload_offset, DecodedChunk* out);
+                                          std::uint32_t known_types, std::uint64_t payload_offset, DecodedChunk* out,
+                                          std::uint16_t version = kFormatVersion);
 
 // decode_chunk decodes one whole chunk (header + payload) held in memory, e.g. from
 // ChunkEncoder::finish_chunk. Returns an explanation when the bytes are not one valid chunk.

@@ -30,7 +30,10 @@ namespace lantern::trace {
 // Version 4: task_end's b is threw | off_cpu_ticks << 1 (the time a long task's thread
 // waited for a CPU), where a version-3 reader takes any non-zero b for "threw". A
 // version-3 file reads as version 4 unchanged: its b is 0 or 1.
-inline constexpr std::uint16_t kFormatVersion = 4;
+// Version 5: the tag's type field escapes: 0-14 are event ids, 15 says a varint follows
+// the tag with the id less 15 (the task graph's events are ids 16-19). Versions 3 and 4
+// have no escape (15 is deadlock) and read unchanged; they simply hold no task graph.
+inline constexpr std::uint16_t kFormatVersion = 5;
 inline constexpr std::uint16_t kOldestReadableVersion = 3;
 
 // supported_versions: how readers name what they read ("versions 3 to 4").
@@ -80,25 +83,37 @@ inline constexpr std::uint32_t kMinLabelTableBytes = 1;
 // The most one label definition can take: id (5), length (2: names are at most 255 bytes).
 inline constexpr std::size_t kMaxLabelDefinitionBytes = 5 + 2 + kMaxLabelNameBytes;
 static_assert(kMaxLabelNameBytes < (1u << 14), "a label name's length must fit in a 2-byte varint");
-// The longest encoding of one event: tag, worker (5), tick delta (10), a (10), b (10).
-inline constexpr std::size_t kMaxEventBytes = 36;
+// The longest encoding of one event: tag, escaped type (2), worker (5), tick delta (10),
+// a (10), b (10).
+inline constexpr std::size_t kMaxEventBytes = 38;
 
-// Event tag byte: the type in the low 4 bits, four flags above it.
+// Event tag byte: the type in the low 4 bits, four flags above it. From version 5 the
+// type field's largest value is an escape: the id less kTagTypeEscape follows the tag
+// as a varint (before the worker), so ids past 14 cost one more byte.
 inline constexpr std::uint8_t kTagTypeMask = 0x0F;
+inline constexpr std::uint8_t kTagTypeEscape = 0x0F;
+inline constexpr std::uint16_t kFirstVersionWithTypeEscape = 5;
 inline constexpr std::uint8_t kTagNewWorker = 0x10;      // W: a worker varint follows
 inline constexpr std::uint8_t kTagZeroB = 0x20;          // Z: b is 0 and omitted
 inline constexpr std::uint8_t kTagPredictedA = 0x40;     // P: a equals the prediction, omitted
 inline constexpr std::uint8_t kTagTicksBackward = 0x80;  // N: the tick delta is subtracted
+// The most event types a file's table may name: ids are bytes (lantern::EventId).
+inline constexpr int kMaxEventTypes = 256;
+// Versions 3 and 4 hold at most 16 (the 4-bit type field without its escape).
 inline constexpr int kMaxTypesInTag = 16;
-static_assert(kEventCount <= kMaxTypesInTag,
-              "the event tag has 4 type bits: a 17th event type needs a new format version");
+static_assert(kEventCount <= kMaxEventTypes, "event ids are bytes");
+// has_type_escape: whether `version`'s tags escape ids past 14.
+constexpr bool has_type_escape(std::uint16_t version) noexcept { return version >= kFirstVersionWithTypeEscape; }
 
-// Per-type encoding rules of format versions 3 and 4. They are part of the format, not of the
+// Per-type encoding rules of format versions 3 to 5. They are part of the format, not of the
 // event table: a reader must decode a type it does not know (from a newer table) the same
 // way, so only these four ids use task-id coding; every other id encodes a and b as
 // plain varints.
 constexpr bool a_is_task_id(std::uint32_t type_id) noexcept {
-  return type_id == 1 || type_id == 2 || type_id == 3 || type_id == 10;  // task_begin, task_end, push, task_label
+  // task_begin, task_end, push, task_label; from version 5 spawn, wait_begin, wait_end
+  // (whose a is a task's or a group's address, near the worker's last task id)
+  return type_id == 1 || type_id == 2 || type_id == 3 || type_id == 10 || type_id == 16 || type_id == 17 ||
+         type_id == 18;
 }
 // b_is_label_id: task_label's b names a label, which the chunk's label table defines.
 constexpr bool b_is_label_id(std::uint32_t type_id) noexcept { return type_id == 10; }
@@ -139,7 +154,9 @@ static_assert(interleave_halves(~0ull) == ~0ull && interleave_halves(0) == 0 && 
 // The rules above were written for this table; if it changes, revisit them (and the
 // version), which is what these checks force.
 static_assert(static_cast<int>(EventId::task_begin) == 1 && static_cast<int>(EventId::task_end) == 2 &&
-              static_cast<int>(EventId::push) == 3 && static_cast<int>(EventId::task_label) == 10);
+              static_cast<int>(EventId::push) == 3 && static_cast<int>(EventId::task_label) == 10 &&
+              static_cast<int>(EventId::spawn) == 16 && static_cast<int>(EventId::wait_begin) == 17 &&
+              static_cast<int>(EventId::wait_end) == 18);
 static_assert(info(EventId::task_begin).a_unit == Unit::id && info(EventId::task_end).a_unit == Unit::id &&
               info(EventId::push).a_unit == Unit::id && info(EventId::task_label).a_unit == Unit::id &&
               info(EventId::task_label).b_unit == Unit::id);

@@ -79,6 +79,9 @@ class TraceDecoder {
   State state_ = State::header_prefix;
 
   std::uint16_t version_ = 0;
+  // chunk_version_: the version chunks are decoded as: the file's once its header is
+  // intact, else this reader's (a damaged header's version field is not believed).
+  std::uint16_t chunk_version_ = kFormatVersion;
   std::uint32_t header_length_ = 0;
   bool header_ok_ = false;
   bool header_reported_ = false;

@@ -44,7 +44,7 @@ namespace lantern::tools {
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitUsage = 2;
 
-// version_text: what --version prints, e.g. "lantern-trace 0.1.0 (trace format version 4)".
+// version_text: what --version prints, e.g. "lantern-trace 0.1.0 (trace format version 5)".
 inline std::string version_text(std::string_view program) {
   return std::string(program) + " " + std::string(kVersion) + " (trace format version " +
          std::to_string(static_cast<unsigned>(trace::kFormatVersion)) + ")";
