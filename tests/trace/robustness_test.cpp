@@ -4,6 +4,8 @@
 // must never crash, must read every intact chunk, and must say what is wrong and where.
 #include <gtest/gtest.h>
 
+#include <cstring>
+#include <limits>
 #include <random>
 
 #include "lantern/trace/crc32c.hpp"
@@ -363,28 +365,42 @@ TEST(Version, LaterRevisionFieldsAppendedToTheHeaderAreSkipped) {
   EXPECT_EQ(c.events, events);
 }
 
-// The recording level was appended within version 3: a header written before it (it ends
-// after the event names) reads as "not said", and so does a level byte outside the table.
-TEST(Version, HeaderWithoutTheRecordingLevelDoesNotSayIt) {
+// The recording level was appended within version 3 and the event cost within version
+// 5: a header written before them (it ends after the event names, or after the level)
+// reads as "not said", and so does a level byte outside the table or a cost that is not
+// a plausible duration.
+TEST(Version, HeaderWithoutTheLaterFieldsDoesNotSayThem) {
   const std::vector<Event> events = random_events(50, 3);
-  std::vector<std::uint8_t> bytes = write_trace_bytes(test_header(1), events);
+  TraceHeader h = test_header(1);
+  h.event_cost_ns = 6.5;
+  std::vector<std::uint8_t> bytes = write_trace_bytes(h, events);
   const std::uint32_t len = load_le<std::uint32_t>(bytes.data() + 12);
-  ASSERT_EQ(bytes[len - 5], static_cast<std::uint8_t>(Level::full)) << "the level is the last field";
-  std::vector<std::uint8_t> older = bytes;
-  older.erase(older.begin() + len - 5);  // as written before the field existed
-  store_le<std::uint32_t>(older.data() + 12, len - 1);
-  refresh_header_crc(older);
-  const TraceContents c = read_trace_bytes(older);
-  EXPECT_TRUE(c.problems.empty());
-  EXPECT_TRUE(c.header_ok);
-  EXPECT_EQ(c.header.level, std::nullopt);
-  EXPECT_EQ(c.events, events);
-  bytes[len - 5] = kUnknownLevel;
+  const std::uint32_t level_at = len - 4 - 8 - 1;  // the level, then the f64 cost, then the CRC
+  ASSERT_EQ(bytes[level_at], static_cast<std::uint8_t>(Level::full)) << "the level comes before the cost";
+  EXPECT_EQ(read_trace_bytes(bytes).header.event_cost_ns, 6.5);
+  for (std::uint32_t cut : {8u, 9u}) {  // without the cost; without the level and the cost
+    std::vector<std::uint8_t> older = bytes;
+    older.erase(older.begin() + level_at + 9 - cut, older.begin() + level_at + 9);
+    store_le<std::uint32_t>(older.data() + 12, len - cut);
+    refresh_header_crc(older);
+    const TraceContents c = read_trace_bytes(older);
+    EXPECT_TRUE(c.problems.empty());
+    EXPECT_TRUE(c.header_ok);
+    EXPECT_EQ(c.header.level, cut == 9 ? std::nullopt : std::optional<Level>(Level::full));
+    EXPECT_EQ(c.header.event_cost_ns, std::nullopt);
+    EXPECT_EQ(c.events, events);
+  }
+  bytes[level_at] = kUnknownLevel;
   refresh_header_crc(bytes);
   EXPECT_EQ(read_trace_bytes(bytes).header.level, std::nullopt);
-  bytes[len - 5] = 9;  // no such level
+  bytes[level_at] = 9;  // no such level
   refresh_header_crc(bytes);
   EXPECT_EQ(read_trace_bytes(bytes).header.level, std::nullopt);
+  for (double bad : {-1.0, 1e300, std::numeric_limits<double>::infinity()}) {
+    std::memcpy(bytes.data() + level_at + 1, &bad, 8);
+    refresh_header_crc(bytes);
+    EXPECT_EQ(read_trace_bytes(bytes).header.event_cost_ns, std::nullopt) << bad;
+  }
 }
 
 TEST(NotATrace, GarbageEmptyAndOtherFormats) {

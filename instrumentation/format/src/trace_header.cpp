@@ -111,6 +111,10 @@ std::vector<std::uint8_t> encode_header(const TraceHeader& header) {
   for (const std::string& n : names) w.string(n);
   // Appended after the event names (README, "File header": later fields).
   w.fixed<std::uint8_t>(header.level ? static_cast<std::uint8_t>(*header.level) : kUnknownLevel);
+  // event_cost_ns as an f64; NaN: not measured.
+  const double cost = header.event_cost_ns.value_or(std::numeric_limits<double>::quiet_NaN());
+  std::memcpy(&bits, &cost, 8);
+  w.fixed<std::uint64_t>(bits);
   store_le<std::uint32_t>(out.data() + 12, static_cast<std::uint32_t>(out.size() + 4));
   w.fixed<std::uint32_t>(crc32c(out));
   return out;
@@ -161,6 +165,14 @@ std::optional<TraceHeader> parse_header_fields(std::span<const std::uint8_t> fie
   if (r.p < r.end) {
     const std::uint8_t level = *r.p++;
     if (level < std::size(kLevelNames)) h.level = static_cast<Level>(level);  // else not said (kUnknownLevel)
+  }
+  if (r.end - r.p >= 8) {
+    const std::uint64_t cost_bits = load_le<std::uint64_t>(r.p);
+    r.p += 8;
+    double cost;
+    std::memcpy(&cost, &cost_bits, 8);
+    // Not said (NaN), or damage that passed the CRC (negative, infinite, absurd): none.
+    if (std::isfinite(cost) && cost >= 0 && cost < 1e6) h.event_cost_ns = cost;
   }
   return h;  // any remaining bytes are fields appended by a later revision: skipped
 }

@@ -60,6 +60,11 @@ struct TraceHeader {
   // (Recorder::set_level) is not in the header. Readers use it to say why a figure has
   // no samples (lane_pop, for the ready wait, is recorded at level full only).
   std::optional<Level> level;
+  // event_cost_ns: what recording one event cost the recording thread, in nanoseconds,
+  // as the recorder measured it when recording started (nullopt: not measured, or a file
+  // written before the field existed). The scalability analysis takes it off each
+  // task's own time for every event recorded inside it.
+  std::optional<double> event_cost_ns;
 
   friend bool operator==(const TraceHeader&, const TraceHeader&) = default;
 
