@@ -368,6 +368,24 @@ TEST(Scalability, SignalSetByAnotherBranchIsAnEdge) {
   check_simulator(s);
 }
 
+// A task run inline (nested outside any wait: a call) cuts its caller: the caller's own
+// time leaves it out, and the path runs caller, callee, caller.
+TEST(Scalability, AnInlineCallIsCutIntoItsCaller) {
+  Stream st;
+  st.begin(0, 0, 0x1);
+  st.begin(30, 0, 0x2, TaskSource::inline_call);
+  st.end(60, 0, 0x2);
+  st.end(100, 0, 0x1);
+  Analysis a;
+  st.feed(a);
+  const Scalability s = analysis::scalability(a, quick());
+  ASSERT_TRUE(s.not_computed.empty()) << s.not_computed[0];
+  EXPECT_DOUBLE_EQ(*s.work_ns, 100);
+  EXPECT_DOUBLE_EQ(*s.span_ns, 100);
+  EXPECT_EQ(path_tasks(s), (std::vector<std::uint64_t>{0x1, 0x2, 0x1}));
+  EXPECT_DOUBLE_EQ(*s.curve.front().simulated_ns, 100);
+}
+
 TEST(Scalability, WhatIfOnTheCriticalLabelLowersTheSimulatedTime) {
   Stream st;
   Skynet sky{st};

@@ -473,59 +473,67 @@ Scalability scalability(const Analysis& a, const ScaleOptions& options, Tick fro
       for (const GraphEvent& e : a.graph_events(w))
         if (const std::uint32_t t = task_of(e.owner); t != kNone) evs[at[t]++] = &e;
   }
-  // Nested time: per worker and depth, prefix sums of slice durations.
-  std::vector<std::vector<std::vector<Tick>>> cum(W);
-  for (std::uint32_t w = 0; w < W; ++w) {
-    const WorkerTrack& t = a.track(w);
-    cum[w].resize(static_cast<std::size_t>(t.depth_count()));
-    for (int d = 0; d < t.depth_count(); ++d) {
-      auto& c = cum[w][static_cast<std::size_t>(d)];
-      const auto& slices = t.slices(d);
-      c.resize(slices.size() + 1, 0);
-      for (std::size_t i = 0; i < slices.size(); ++i)
-        c[i + 1] = c[i] + (slices[i].open() ? 0 : slices[i].end - slices[i].start);
-    }
-  }
-  auto nested = [&](std::uint32_t w, int depth, Tick b, Tick e) -> Tick {
-    const WorkerTrack& t = a.track(w);
-    if (depth >= t.depth_count()) return 0;
-    const std::size_t i = t.first_slice_starting_at_or_after(depth, b);
-    const std::size_t j = t.first_slice_starting_at_or_after(depth, e);
-    if (j <= i) return 0;
-    const auto& c = cum[w][static_cast<std::size_t>(depth)];
-    return c[j] - c[i];
-  };
   std::vector<Cut> cuts;
+  struct Call {
+    std::uint32_t before, task;  // the piece before an inline call (the one after is before + 1), the callee
+  };
+  std::vector<Call> calls;
   g.task_first.resize(g.task_slice.size());
   g.task_stretches.resize(g.task_slice.size());
   for (std::uint32_t task = 0; task < g.task_slice.size(); ++task) {
     const SliceRef r = g.task_slice[task];
     const TaskSlice& s = a.slice(r);
     const auto w = static_cast<std::uint32_t>(r.worker);
+    const WorkerTrack& track = a.track(w);
     g.task_first[task] = static_cast<std::uint32_t>(g.size());
     Tick cur = s.start;
     bool waiting = false;
     // The recording's cost: one event per stretch, the one that opened it (task_begin, a
     // spawn, a wait_end...), whose cost lands after its timestamp.
     const double event_cost = costs.event_ns;
-    auto close = [&](Tick e) {
-      e = std::max(e, cur);
-      const Tick ticks = e - cur;
-      const Tick n = std::min(ticks, nested(w, r.depth + 1, cur, e));
-      const double own = static_cast<double>(ticks - n) * npt - event_cost;
+    auto last = [&] { return static_cast<std::uint32_t>(g.size() - 1); };
+    auto piece = [&](Tick b, Tick e, Tick skipped) {
+      const Tick ticks = e - b;
+      const double own = static_cast<double>(ticks - std::min(ticks, skipped)) * npt - event_cost;
       g.own.push_back(std::max(0.0, own));
       g.task.push_back(task);
-      g.begin.push_back(cur);
+      g.begin.push_back(b);
       g.end.push_back(e);
+    };
+    // close: the stretch from `cur` to e. A task nested in it (not in a wait: run inline,
+    // as a call) cuts it too: the call's edges leave the piece before it and enter the
+    // piece after it; a nested slice the graph leaves out (open, cut off) is taken off.
+    auto close = [&](Tick e) {
+      e = std::max(e, cur);
+      const int nd = r.depth + 1;
+      Tick skipped = 0;
+      if (nd < track.depth_count()) {
+        const auto& kids = track.slices(nd);
+        const std::size_t kb = base[w][static_cast<std::size_t>(nd)];
+        for (std::size_t k = track.first_slice_starting_at_or_after(nd, cur); k < kids.size() && kids[k].start < e;
+             ++k) {
+          const TaskSlice& c = kids[k];
+          const Tick c_end = c.open() ? e : std::min(c.end, e);
+          const std::uint32_t ct = slot[kb + k];
+          if (ct == kNone || c.start < cur) {
+            skipped += c_end - std::min(c_end, std::max(c.start, cur));
+            continue;
+          }
+          piece(cur, c.start, skipped);
+          skipped = 0;
+          calls.push_back({static_cast<std::uint32_t>(g.size() - 1), ct});
+          cur = std::max(cur, c_end);
+        }
+      }
+      piece(cur, e, skipped);
     };
     for (std::uint32_t k = ev_off[task]; k < ev_off[task + 1]; ++k) {
       const GraphEvent& e = *evs[k];
-      const auto here = static_cast<std::uint32_t>(g.size());  // the open stretch's index
       switch (e.type) {
         case EventId::spawn:
           if (waiting) break;
-          cuts.push_back(Cut{e.type, e.kind, here, task, e.t, e.on, e.group});
           close(e.t);
+          cuts.push_back(Cut{e.type, e.kind, last(), task, e.t, e.on, e.group});
           cur = e.t;
           break;
         case EventId::wait_begin:
@@ -544,8 +552,8 @@ Scalability scalability(const Analysis& a, const ScaleOptions& options, Tick fro
           // A cut as well: what waits on the signal or the operation waits for the task
           // up to here, not for its whole slice.
           if (waiting) break;
-          cuts.push_back(Cut{e.type, e.kind, here, task, e.t, e.on, e.group});
           close(e.t);
+          cuts.push_back(Cut{e.type, e.kind, last(), task, e.t, e.on, e.group});
           cur = e.t;
           break;
         default: break;
@@ -651,6 +659,11 @@ Scalability scalability(const Analysis& a, const ScaleOptions& options, Tick fro
         g.add_edge(last_before(signals, c.on, c.t), c.stretch, EdgeKind::signal);
       }
     }
+  }
+  for (const Call& c : calls) {
+    g.add_edge(c.before, g.task_first[c.task], EdgeKind::spawn);
+    g.add_edge(last_of(c.task), c.before + 1, EdgeKind::join);
+    if (!spawned[c.task]) spawned[c.task] = 1, spawn_src[c.task] = c.before;
   }
   // Below level graph a join's stolen half has no spawn event: its spawn is placed at the
   // start of the parent's stretch before the steal (the edge leaves the stretch before it).
