@@ -383,30 +383,36 @@ Scalability scalability(const Analysis& a, const ScaleOptions& options, Tick fro
   Graph g;
   std::vector<std::vector<std::uint32_t>> base(W);  // base[w][d]: offset into slot
   std::vector<std::uint32_t> slot;                  // slice -> task, kNone: not kept
+  std::size_t total = 0;
+  for (std::uint32_t w = 0; w < W; ++w) {
+    const WorkerTrack& t = a.track(w);
+    base[w].resize(static_cast<std::size_t>(t.depth_count()));
+    for (int d = 0; d < t.depth_count(); ++d) {
+      base[w][static_cast<std::size_t>(d)] = static_cast<std::uint32_t>(total);
+      total += t.slices(d).size();
+    }
+  }
+  slot.assign(total, kNone);
   for (std::uint32_t w = 0; w < W; ++w) {
     const WorkerTrack& t = a.track(w);
     unmatched += t.unmatched_ends();
-    base[w].resize(static_cast<std::size_t>(t.depth_count()));
     for (int d = 0; d < t.depth_count(); ++d) {
-      base[w][static_cast<std::size_t>(d)] = static_cast<std::uint32_t>(slot.size());
       const auto& slices = t.slices(d);
-      for (std::size_t i = 0; i < slices.size(); ++i) {
+      // Only the slices that began in the window (a live view asks for the last seconds).
+      for (std::size_t i = t.first_slice_starting_at_or_after(d, from); i < slices.size() && slices[i].start <= to;
+           ++i) {
         const TaskSlice& s = slices[i];
-        std::uint32_t id = kNone;
-        if (s.start >= from && s.start <= to) {
-          if (s.open())
-            ++open;
-          else if (s.flags & kSliceEndLost)
-            ++lost;
-          else {
-            id = static_cast<std::uint32_t>(g.task_slice.size());
-            g.task_slice.push_back(SliceRef{static_cast<std::int32_t>(w), d, i});
-            g.task_label.push_back(s.label);
-            first_begin = std::min(first_begin, s.start);
-            last_end = std::max(last_end, s.end);
-          }
+        if (s.open()) {
+          ++open;
+        } else if (s.flags & kSliceEndLost) {
+          ++lost;
+        } else {
+          slot[base[w][static_cast<std::size_t>(d)] + i] = static_cast<std::uint32_t>(g.task_slice.size());
+          g.task_slice.push_back(SliceRef{static_cast<std::int32_t>(w), d, i});
+          g.task_label.push_back(s.label);
+          first_begin = std::min(first_begin, s.start);
+          last_end = std::max(last_end, s.end);
         }
-        slot.push_back(id);
       }
     }
   }
@@ -462,16 +468,21 @@ Scalability scalability(const Analysis& a, const ScaleOptions& options, Tick fro
   // --- the stretches: each task cut at its spawns and waits ---
   // The graph events of each task, grouped by task (counting sort: they arrive per worker in time order).
   std::vector<std::uint32_t> ev_off(g.task_slice.size() + 1, 0);
+  // A task's events come at or after its begin, so a window's start bounds them.
+  auto graph_from = [&](std::uint32_t w) {
+    const auto& v = a.graph_events(w);
+    return std::lower_bound(v.begin(), v.end(), from, [](const GraphEvent& e, Tick t) { return e.t < t; });
+  };
   for (std::uint32_t w = 0; w < W; ++w)
-    for (const GraphEvent& e : a.graph_events(w))
-      if (const std::uint32_t t = task_of(e.owner); t != kNone) ++ev_off[t + 1];
+    for (auto it = graph_from(w); it != a.graph_events(w).end(); ++it)
+      if (const std::uint32_t t = task_of(it->owner); t != kNone) ++ev_off[t + 1];
   for (std::size_t i = 0; i < g.task_slice.size(); ++i) ev_off[i + 1] += ev_off[i];
   std::vector<const GraphEvent*> evs(ev_off.back());
   {
     std::vector<std::uint32_t> at(ev_off.begin(), ev_off.end() - 1);
     for (std::uint32_t w = 0; w < W; ++w)
-      for (const GraphEvent& e : a.graph_events(w))
-        if (const std::uint32_t t = task_of(e.owner); t != kNone) evs[at[t]++] = &e;
+      for (auto it = graph_from(w); it != a.graph_events(w).end(); ++it)
+        if (const std::uint32_t t = task_of(it->owner); t != kNone) evs[at[t]++] = &*it;
   }
   std::vector<Cut> cuts;
   struct Call {
