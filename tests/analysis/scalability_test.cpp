@@ -497,6 +497,36 @@ TEST(ScalabilityHonesty, AnOldTraceHasNoGraph) {
   EXPECT_TRUE(s.measured_ns);
 }
 
+// A version-5 trace at level tasks from a build that reports no graph events: a task
+// nested in another (it ran during an unrecorded wait) gives it away.
+TEST(ScalabilityHonesty, AVersion5TraceWithoutGraphEventsHasNoGraph) {
+  Stream st;
+  st.level = trace::Level::tasks;
+  st.begin(0, 0, 0x1);
+  st.begin(10, 0, 0x2, TaskSource::own_deque);
+  st.end(20, 0, 0x2);
+  st.end(30, 0, 0x1);
+  Analysis a;
+  st.feed(a);
+  const Scalability s = analysis::scalability(a, quick());
+  EXPECT_FALSE(s.has_graph);
+  EXPECT_FALSE(s.span_ns);
+  ASSERT_EQ(s.not_computed.size(), 1u);
+  // Tasks that only follow each other (submitted from outside) are a graph without edges.
+  Stream flat;
+  flat.level = trace::Level::tasks;
+  flat.begin(0, 0, 0x1);
+  flat.end(10, 0, 0x1);
+  flat.begin(12, 0, 0x2);
+  flat.end(20, 0, 0x2);
+  Analysis b;
+  flat.feed(b);
+  const Scalability f = analysis::scalability(b, quick());
+  EXPECT_TRUE(f.has_graph);
+  EXPECT_DOUBLE_EQ(*f.work_ns, 18);
+  EXPECT_DOUBLE_EQ(*f.span_ns, 10);
+}
+
 TEST(ScalabilityHonesty, DroppedEventsLeaveHolesAndNoSpan) {
   Stream st = small_graph();
   st.events.push_back(make_event(30, 0, DroppedPayload{17, DropReason::ring_full}));

@@ -431,7 +431,20 @@ Scalability scalability(const Analysis& a, const ScaleOptions& options, Tick fro
     graph_events += a.events_of(e);
   const bool v5 = a.format_version() == 0 || a.format_version() >= 5;
   const bool level_ok = !a.level() || *a.level() >= trace::Level::tasks;
-  out.has_graph = graph_events > 0 || (v5 && a.level() && level_ok);
+  // A version-5 trace at level tasks without a single graph event has a graph only if
+  // nothing in it nests (a task nested outside an inline call ran during a wait that
+  // was not recorded: the recording build reports no graph events).
+  bool nests = false;
+  for (std::uint32_t w = 0; w < W && !nests; ++w) {
+    const WorkerTrack& t = a.track(w);
+    for (int d = 1; d < t.depth_count() && !nests; ++d)
+      for (const TaskSlice& s : t.slices(d))
+        if (s.task_source() != TaskSource::inline_call) {
+          nests = true;
+          break;
+        }
+  }
+  out.has_graph = graph_events > 0 || (v5 && a.level() && level_ok && !nests);
   static constexpr const char* kFigures =
       "work, span, parallelism, burdened span, the critical path, the bounds and simulated T_P";
   if (!out.has_graph) {
