@@ -555,6 +555,10 @@ Scalability scalability(const Analysis& a, const ScaleOptions& options, Tick fro
       const GraphEvent& e = *evs[k];
       switch (e.type) {
         case EventId::spawn:
+        case EventId::signal_set:
+        case EventId::io_submit:
+          // Each cuts the stretch: a child, a signal's waiter or an operation's task
+          // waits for the task up to here, not for its whole slice.
           if (waiting) break;
           close(e.t);
           cuts.push_back(Cut{e.type, e.kind, last(), task, e.t, e.on, e.group});
@@ -570,15 +574,6 @@ Scalability scalability(const Analysis& a, const ScaleOptions& options, Tick fro
           waiting = false;
           cur = e.t;
           cuts.push_back(Cut{e.type, e.kind, static_cast<std::uint32_t>(g.size()), task, e.t, e.on, e.group});
-          break;
-        case EventId::signal_set:
-        case EventId::io_submit:
-          // A cut as well: what waits on the signal or the operation waits for the task
-          // up to here, not for its whole slice.
-          if (waiting) break;
-          close(e.t);
-          cuts.push_back(Cut{e.type, e.kind, last(), task, e.t, e.on, e.group});
-          cur = e.t;
           break;
         default: break;
       }
@@ -883,7 +878,7 @@ Scalability scalability(const Analysis& a, const ScaleOptions& options, Tick fro
   if (!costs.wake_ns) unmeasured.push_back("wake");
   if (!unmeasured.empty()) {
     std::string list;
-    for (std::size_t i = 0; i < unmeasured.size(); ++i) list += (i ? ", " : "") + unmeasured[i];
+    for (std::size_t i = 0; i < unmeasured.size(); ++i) list += (i ? " or a " : "") + unmeasured[i];
     out.notes.push_back("the run has no sample of the cost of a " + list +
                         ": the simulator and the burdened span count it as 0");
   }
@@ -907,6 +902,7 @@ Scalability scalability(const Analysis& a, const ScaleOptions& options, Tick fro
   if (at.empty()) {
     if (!workers.empty()) at.push_back(workers.back());
     if (W > 0 && std::find(at.begin(), at.end(), W) == at.end()) at.push_back(W);
+    std::sort(at.begin(), at.end());
   }
   auto run_what_if = [&](LabelFigure& f, const WhatIf& wi) {
     std::vector<double> dur(g.own);
