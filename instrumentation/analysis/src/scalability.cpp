@@ -358,7 +358,10 @@ Scalability scalability(const Analysis& a, const ScaleOptions& options, Tick fro
       const WorkerTrack& t = a.track(w);
       const auto& steals = a.steals(w);
       for (int d = 0; d < t.depth_count(); ++d) {
-        for (const TaskSlice& s : t.slices(d)) {
+        const auto& slices = t.slices(d);
+        for (std::size_t i = t.first_slice_starting_at_or_after(d, from); i < slices.size() && slices[i].start <= to;
+             ++i) {
+          const TaskSlice& s = slices[i];
           if (s.steal < 0 || static_cast<std::size_t>(s.steal) >= steals.size()) continue;
           const Steal& st = steals[static_cast<std::size_t>(s.steal)];
           if (st.t < from || st.t > to || s.start < st.t) continue;
