@@ -682,10 +682,14 @@ Scalability scalability(const Analysis& a, const ScaleOptions& options, Tick fro
       }
     }
   }
+  // A nested task its caller waits for without a wait event: the caller resumes after it
+  // (a join). Unless a spawn event made it (a join's second half its own worker ran), it
+  // is a call, made where it began.
   for (const Call& c : calls) {
-    g.add_edge(c.before, g.task_first[c.task], EdgeKind::spawn);
     g.add_edge(last_of(c.task), c.before + 1, EdgeKind::join);
-    if (!spawned[c.task]) spawned[c.task] = 1, spawn_src[c.task] = c.before;
+    if (spawned[c.task]) continue;
+    g.add_edge(c.before, g.task_first[c.task], EdgeKind::spawn);
+    spawned[c.task] = 1, spawn_src[c.task] = c.before;
   }
   // Below level graph a join's stolen half has no spawn event: its spawn is placed at the
   // start of the parent's stretch before the steal (the edge leaves the stretch before it).
