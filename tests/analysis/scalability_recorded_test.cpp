@@ -157,6 +157,10 @@ void check(const char* name, trace::Level level, Shape&& shape) {
     std::printf("%s attempt %d: work %.3f ms (truth %.3f, %+.2f %%), span %.3f ms (truth %.3f, %+.2f %%), path %s\n",
                 name, attempt, *s.work_ns / 1e6, work / 1e6, 100 * work_err, *s.span_ns / 1e6, span / 1e6,
                 100 * span_err, join_names(got).c_str());
+    for (const auto& c : s.curve)  // for information: the simulator beside the run itself
+      if (c.simulated_ns && c.measured_ns)
+        std::printf("  T_%u simulated %.3f ms, measured %.3f ms\n", c.workers, *c.simulated_ns / 1e6,
+                    *c.measured_ns / 1e6);
     if (std::abs(work_err) <= 0.05 && std::abs(span_err) <= 0.05 && got == expected) return;
     failures += "attempt " + std::to_string(attempt) + ": work error " + std::to_string(100 * work_err) +
                 " %, span error " + std::to_string(100 * span_err) + " %, path [" + join_names(got) + "], expected [" +
