@@ -118,7 +118,7 @@ struct ScaleOptions {
 // sample count; nullopt when the run has no sample, and then the simulator uses 0 and
 // says so in notes).
 struct RunCosts {
-  std::optional<double> spawn_ns;  // spawn event to the child's begin on the same worker
+  std::optional<double> spawn_ns;  // spawn to the child's begin on the same worker, from when it was free
   std::optional<double> steal_ns;  // a thief's steal to its task's begin
   std::array<std::optional<double>, kStealDistanceCount> steal_by_distance_ns;
   std::optional<double> wake_ns;  // wake latency (IO wakes left out)
