@@ -58,7 +58,8 @@ inline GraphTrace graph_trace(bool serial) {
     add(w, t, EventId::state, StatePayload{from, to, why}.encode());
   };
   const std::uint32_t chain_worker = serial ? 0 : 1;
-  for (std::uint32_t w = 0; w < g.workers; ++w) state(w, 0, WorkerState::idle, WorkerState::active, StateReason::started);
+  for (std::uint32_t w = 0; w < g.workers; ++w)
+    state(w, 0, WorkerState::idle, WorkerState::active, StateReason::started);
   begin(0, 0, GraphTrace::kRoot, TaskSource::own_lane, 3);
   spawn(0, 100 * us, GraphTrace::chain(0));
   for (int k = 0; k < 6; ++k) spawn(0, 100 * us, GraphTrace::fanout(k));

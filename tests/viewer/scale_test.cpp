@@ -55,8 +55,8 @@ TEST(ScaleFigures, AreTheAnalysisFiguresComputedOncePerLoadedTrace) {
   EXPECT_EQ(shown.curve.size(), direct.curve.size());
   EXPECT_EQ(shown.not_computed, direct.not_computed);
   // And the graph's known figures (graph_trace.hpp).
-  ASSERT_TRUE(shown.work_ns && shown.span_ns && shown.parallelism) << "not computed: "
-                                                                   << (shown.not_computed.empty() ? "" : shown.not_computed[0]);
+  ASSERT_TRUE(shown.work_ns && shown.span_ns && shown.parallelism)
+      << "not computed: " << (shown.not_computed.empty() ? "" : shown.not_computed[0]);
   EXPECT_NEAR(*shown.work_ns, GraphTrace::kWorkNs, 0.01 * GraphTrace::kWorkNs);
   EXPECT_NEAR(*shown.span_ns, GraphTrace::kSpanNs, 0.01 * GraphTrace::kSpanNs);
   EXPECT_NEAR(*shown.parallelism, GraphTrace::kWorkNs / GraphTrace::kSpanNs, 0.02);
@@ -67,7 +67,7 @@ TEST(ScaleFigures, AreTheAnalysisFiguresComputedOncePerLoadedTrace) {
   std::vector<std::uint64_t> tasks;
   for (const auto& p : shown.critical_path)
     if (p.own_ns > 0) tasks.push_back(p.task);
-  const std::vector<std::uint64_t> expected = {GraphTrace::kRoot,     GraphTrace::chain(0), GraphTrace::chain(1),
+  const std::vector<std::uint64_t> expected = {GraphTrace::kRoot,    GraphTrace::chain(0), GraphTrace::chain(1),
                                                GraphTrace::chain(2), GraphTrace::chain(3), GraphTrace::kRoot};
   EXPECT_EQ(tasks, expected);
   ASSERT_FALSE(shown.labels.empty());

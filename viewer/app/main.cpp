@@ -53,6 +53,8 @@ constexpr const char* kUsage =
     "  --window DURATION    timeline width > 0, e.g. 500us (default: up to --at, or everything)\n"
     "  --size WxH           window size in pixels (default 1600x900)\n"
     "  --rows N             task rows per worker lane (default 6)\n"
+    "  --path-stretch N     with --view scalability: the walk stands on the critical path's Nth\n"
+    "                       stretch (from 1), the timeline centred on it\n"
     "  --health-sort KEY    Health lists sorted by time (default) or duration (longest first)\n"
     "  --task-colours HOW   slices coloured by label, by source, or auto (label when the trace has labels)\n"
     "  --after DURATION     live with --screenshot: how long to collect first (default 2s); the\n"
@@ -133,6 +135,8 @@ Args parse(int argc, char** argv) {
           },
           "", ""));
   lantern::tools::number_option(app, "--rows", &a.app.max_rows, 0, 64);
+  int path_stretch = 0;
+  lantern::tools::number_option(app, "--path-stretch", &path_stretch, 1, 1 << 30);
   lantern::tools::number_option<std::uint64_t>(app, "--max-events", &a.max_events, 1, ~0ull, "a positive number");
   app.add_flag("--exit-when-done", a.exit_when_done);
   app.add_flag("--wait", a.wait);
@@ -145,6 +149,7 @@ Args parse(int argc, char** argv) {
   if (a.file.empty() == a.attach.empty()) std::exit(program.usage_error("give a trace file or --attach HOST:PORT"));
   if (a.wait && a.attach.empty()) std::exit(program.usage_error("--wait goes with --attach HOST:PORT"));
   a.app.health_by_duration = health_sort == "duration";
+  a.app.path_stretch = path_stretch - 1;
   if (std::isfinite(a.app.window_ns) && !(a.app.window_ns > 0))
     std::exit(program.usage_error("--window must be longer than zero"));
   if (!a.compare.empty() && a.file.empty()) {

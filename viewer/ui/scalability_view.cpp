@@ -193,13 +193,15 @@ void ScalabilityView::curve(const Run& a, const Run* b, ViewState& view, ImVec2 
         layout->lines.emplace_back(buf);
       }
       if (!p.simulated_ns || !r.work_ns || !(*p.simulated_ns > 0)) {
-        if (line_pts.size() >= 2) draw->AddPolyline(line_pts.data(), static_cast<int>(line_pts.size()), colour, 0, thickness);
+        if (line_pts.size() >= 2)
+          draw->AddPolyline(line_pts.data(), static_cast<int>(line_pts.size()), colour, 0, thickness);
         line_pts.clear();
         continue;
       }
       line_pts.emplace_back(X(p.workers), Y(*r.work_ns / *p.simulated_ns));
     }
-    if (line_pts.size() >= 2) draw->AddPolyline(line_pts.data(), static_cast<int>(line_pts.size()), colour, 0, thickness);
+    if (line_pts.size() >= 2)
+      draw->AddPolyline(line_pts.data(), static_cast<int>(line_pts.size()), colour, 0, thickness);
     for (const ImVec2& q : line_pts) draw->AddCircleFilled(q, 2.0f, colour);
   };
   if (sb) simulated_line(*sb, palette::kRunB, 1.5f, "B");
@@ -231,8 +233,9 @@ void ScalabilityView::curve(const Run& a, const Run* b, ViewState& view, ImVec2 
   };
   std::vector<Key> keys = {{palette::kBoundsBand, 0, "greedy bounds"}, {palette::kSimulated, 1, "simulated T_P"}};
   if (sb) keys.push_back({palette::kRunB, 1, "simulated T_P (B)"});
-  keys.push_back({two ? palette::kRunA : palette::kText, 2,
-                  two ? "measured A (" + a.name + ")" : "measured (" + std::to_string(s.measured_workers) + " workers)"});
+  keys.push_back(
+      {two ? palette::kRunA : palette::kText, 2,
+       two ? "measured A (" + a.name + ")" : "measured (" + std::to_string(s.measured_workers) + " workers)"});
   if (sb) keys.push_back({palette::kRunB, 2, "measured B (" + b->name + ")"});
   float kx = origin.x + 2 + ImGui::CalcTextSize(y_title).x + 24, ky = origin.y + 2;
   for (Key& k : keys) {
@@ -278,7 +281,8 @@ void ScalabilityView::figures(const Scalability& s, const Model& model, ViewStat
   }
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp;
   if (!ImGui::BeginTable("##scale_figures", 2, flags)) return;
-  ImGui::TableSetupColumn("figure", ImGuiTableColumnFlags_WidthFixed, ImGui::CalcTextSize("burdened parallelism").x + 8);
+  ImGui::TableSetupColumn("figure", ImGuiTableColumnFlags_WidthFixed,
+                          ImGui::CalcTextSize("burdened parallelism").x + 8);
   ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthStretch);
   auto dur = [](const std::optional<double>& v) { return v ? format_duration(*v) : std::string(); };
   figure_row("work T1", s.work_ns, dur(s.work_ns), not_computed_reason(s, "work"),
@@ -289,13 +293,16 @@ void ScalabilityView::figures(const Scalability& s, const Model& model, ViewStat
              not_computed_reason(s, "parallelism"), "work / span: the most workers the program can keep busy");
   figure_row("burdened span", s.burdened_span_ns, dur(s.burdened_span_ns), not_computed_reason(s, "burdened"),
              "the span with this run's measured steal and wake costs charged on the path");
-  figure_row("burdened parallelism", s.burdened_parallelism, s.burdened_parallelism ? ratio(*s.burdened_parallelism) : "",
-             not_computed_reason(s, "burdened"), "work / burdened span");
+  figure_row("burdened parallelism", s.burdened_parallelism,
+             s.burdened_parallelism ? ratio(*s.burdened_parallelism) : "", not_computed_reason(s, "burdened"),
+             "work / burdened span");
   figure_row("measured", s.measured_ns,
              s.measured_ns ? dur(s.measured_ns) + " on " + count_of(s.measured_workers, "worker") : "",
              not_computed_reason(s, "measured"), "the run itself: first task begin to last task end");
   figure_row("graph", std::optional<double>(0.0),
-             count_of(s.tasks, "task") + ", " + format_count(s.stretches) + (s.stretches == 1 ? " stretch" : " stretches") + ", " + count_of(s.edges, "edge"), "");
+             count_of(s.tasks, "task") + ", " + format_count(s.stretches) +
+                 (s.stretches == 1 ? " stretch" : " stretches") + ", " + count_of(s.edges, "edge"),
+             "");
   // The run's own costs, which the simulator and the burdened span charge.
   const auto& c = s.costs;
   figure_row("spawn cost", std::optional<double>(0.0), cost_text(c.spawn_ns, c.spawn_samples, "spawns"), "");
@@ -320,7 +327,8 @@ void ScalabilityView::figures(const Scalability& s, const Model& model, ViewStat
   }
   ImGui::PushTextWrapPos(0);
   for (const std::string& n : s.notes) ImGui::TextDisabled("note: %s", n.c_str());
-  for (const std::string& n : s.not_computed) ImGui::TextColored(palette::vec(palette::kWarning), "not computed: %s", n.c_str());
+  for (const std::string& n : s.not_computed)
+    ImGui::TextColored(palette::vec(palette::kWarning), "not computed: %s", n.c_str());
   ImGui::PopTextWrapPos();
   (void)model;
 }
@@ -341,6 +349,7 @@ void ScalabilityView::walk(const Scalability& s, const Model& model, ViewState& 
   if (ImGui::Button("< previous")) step = std::max(step - 1, 0), moved = true;
   ImGui::SameLine();
   if (ImGui::Button("next >")) step = std::min(step + 1, n - 1), moved = true;
+  if (walk_to_ >= 0) step = std::min(walk_to_, n - 1), moved = true, walk_to_ = -1;
   ImGui::SameLine();
   if (step < 0)
     ImGui::Text("%d stretches: walk from the first", n);
@@ -353,7 +362,7 @@ void ScalabilityView::walk(const Scalability& s, const Model& model, ViewState& 
   if (moved) {
     // Centre the timeline on the stretch (a little wider than it) and bring its lane into view.
     const double b = model.rel(p.begin), e = model.rel(p.end);
-    view.show(b, e, std::max((e - b) * 4, 20.0));
+    view.show(b, e, std::max((e - b) * 1.6, 20.0));
     view.follow = false;
     view.focus.active = false;
     view.focus.worker = static_cast<int>(p.worker);
@@ -380,14 +389,16 @@ void ScalabilityView::labels(const Scalability& s, ViewState& view, float height
   ImGui::SameLine();
   ImGui::TextDisabled("(what-if: the label's tasks %.0f%% faster, simulated)", what_if_percent_);
   if (s.labels.empty()) {
-    ImGui::TextDisabled("no labels: %s", s.span_ns ? "the run's tasks name no label" : not_computed_reason(s, "label").c_str());
+    ImGui::TextDisabled("no labels: %s",
+                        s.span_ns ? "the run's tasks name no label" : not_computed_reason(s, "label").c_str());
     return;
   }
-  const ImGuiTableFlags flags =
-      ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingStretchProp;
+  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_ScrollY |
+                                ImGuiTableFlags_SizingStretchProp;
   if (!ImGui::BeginTable("##scale_labels", 5, flags, ImVec2(0, std::max(height, 60.0f)))) return;
   ImGui::TableSetupScrollFreeze(0, 1);
-  for (const char* h : {"label", "tasks", "span share", "work", "what-if: T_P before -> after"}) ImGui::TableSetupColumn(h);
+  for (const char* h : {"label", "tasks", "span share", "work", "what-if: T_P before -> after"})
+    ImGui::TableSetupColumn(h);
   ImGui::TableHeadersRow();
   for (std::size_t i = 0; i < s.labels.size(); ++i) {
     const analysis::LabelFigure& l = s.labels[i];
@@ -404,7 +415,8 @@ void ScalabilityView::labels(const Scalability& s, ViewState& view, float height
     if (!l.what_if || l.what_if_ns.empty()) {
       ImGui::TextDisabled("not simulated");
     } else {
-      for (std::size_t k = 0; k < l.what_if_ns.size() && k < l.baseline_ns.size() && k < l.what_if_workers.size(); ++k) {
+      for (std::size_t k = 0; k < l.what_if_ns.size() && k < l.baseline_ns.size() && k < l.what_if_workers.size();
+           ++k) {
         const double before = l.baseline_ns[k], after = l.what_if_ns[k];
         ImGui::PushTextWrapPos(0);
         ImGui::Text("%.0f%% faster, P=%u: %s -> %s (%+.1f%%)", l.what_if->percent, l.what_if_workers[k],

@@ -37,6 +37,9 @@ class ScalabilityView {
   void draw(const Run& a, const Run* b, ViewState& view, ImVec2 size);
   // take_recompute: the user asked for the figures again (Recompute), with these options.
   bool take_recompute(analysis::ScaleOptions* options);
+  // walk_to: stand the walk on stretch `step` (from 0) once the figures are there, as
+  // "next" would (lantern-view --path-stretch).
+  void walk_to(int step) noexcept { walk_to_ = step; }
 
  private:
   void curve(const Run& a, const Run* b, ViewState& view, ImVec2 size);
@@ -45,6 +48,7 @@ class ScalabilityView {
   void labels(const analysis::Scalability& s, ViewState& view, float height);
 
   float what_if_percent_ = 50;
+  int walk_to_ = -1;
   bool recompute_ = false;
 };
 

@@ -67,6 +67,7 @@ ViewerApp::ViewerApp(std::unique_ptr<Session> session, AppOptions options, Recon
     : session_(std::move(session)), options_(std::move(options)), reconnect_(std::move(reconnect)) {
   timeline_.set_max_rows(options_.max_rows);
   health_.set_sort_by_duration(options_.health_by_duration);
+  scalability_.walk_to(options_.path_stretch);
   if (options_.task_colours == "label") view_.task_colours = ViewState::TaskColours::label;
   if (options_.task_colours == "source") view_.task_colours = ViewState::TaskColours::source;
   view_.follow = session_->live();

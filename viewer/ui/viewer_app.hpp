@@ -32,6 +32,7 @@ struct AppOptions {
   int max_rows = 6;                                             // task rows per lane
   std::string task_colours = "auto";                            // --task-colours: auto, label or source
   bool health_by_duration = false;                              // --health-sort duration
+  int path_stretch = -1;  // --path-stretch: the walk's stretch on the critical path (from 0)
 };
 
 // is_view_name: whether `name` is one of AppOptions::view's values.

@@ -54,8 +54,8 @@ void ScaleFigures::start(Session& session, bool whole, Tick from, Tick to) {
     std::unique_lock<std::mutex> guard(session.mutex(), std::defer_lock);
     if (lock) guard.lock();
     const auto t0 = std::chrono::steady_clock::now();
-    auto figures = std::make_unique<analysis::Scalability>(
-        analysis::scalability(session.model().analysis(), options, from, to));
+    auto figures =
+        std::make_unique<analysis::Scalability>(analysis::scalability(session.model().analysis(), options, from, to));
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     if (guard.owns_lock()) guard.unlock();
     ParallelismSample sample;

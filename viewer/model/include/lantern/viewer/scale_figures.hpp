@@ -43,16 +43,16 @@ struct ParallelismSample {
   std::optional<double> parallelism;  // nullopt: not computed (why: the reason)
   std::optional<double> work_ns, span_ns;
   std::uint64_t tasks = 0;
-  std::string reason;        // the analysis' first not_computed sentence, when nullopt
-  double compute_ms = 0;     // how long scalability() took for it
+  std::string reason;     // the analysis' first not_computed sentence, when nullopt
+  double compute_ms = 0;  // how long scalability() took for it
 };
 
 class ScaleFigures {
  public:
   struct Options {
-    analysis::ScaleOptions scale;  // for the whole trace (replay, or Recompute)
-    double live_window_s = 2.0;    // the rolling window's width
-    double live_period_s = 0.5;    // at most this often
+    analysis::ScaleOptions scale;     // for the whole trace (replay, or Recompute)
+    double live_window_s = 2.0;       // the rolling window's width
+    double live_period_s = 0.5;       // at most this often
     std::size_t live_samples = 4096;  // the live series keeps this many (oldest dropped)
   };
   ScaleFigures() = default;
@@ -92,10 +92,10 @@ class ScaleFigures {
   std::unique_ptr<analysis::Scalability> whole_;
   double whole_ms_ = 0;
   std::vector<ParallelismSample> live_;
-  bool want_whole_ = true;   // a whole-session computation is due once the session has loaded
-  bool asked_ = false;       // request_recompute: also while a live session streams
+  bool want_whole_ = true;  // a whole-session computation is due once the session has loaded
+  bool asked_ = false;      // request_recompute: also while a live session streams
   bool running_whole_ = false;
-  double next_live_s_ = 0;   // the earliest time of the next live computation
+  double next_live_s_ = 0;  // the earliest time of the next live computation
   // The computation in flight: its thread, and its result (written by it, read after
   // busy_ turns false).
   std::thread thread_;
