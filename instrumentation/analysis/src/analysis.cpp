@@ -83,6 +83,10 @@ Analysis::~Analysis() = default;
 void Analysis::set_header(const trace::TraceHeader& header, bool intact) {
   ns_per_tick_ = header.safe_ns_per_tick();
   level_ = header.level;
+  format_version_ = header.version;
+  cpus_ = header.cpus;
+  event_cost_ns_ = header.event_cost_ns;
+  if (event_cost_ns_ && !(std::isfinite(*event_cost_ns_) && *event_cost_ns_ >= 0)) event_cost_ns_.reset();
   if (intact && header.workers > 0 && header.workers <= kMaxWorkerId) ensure_worker(header.workers - 1);
 }
 
@@ -174,6 +178,9 @@ bool Analysis::add(const trace::Event& e) {
       break;
     }
     case EventId::io_submit:
+      on_io(w, t, e);
+      on_graph_event(w, t, e.type, trace::payload<IoSubmitPayload>(e).op, 0, 0);
+      break;
     case EventId::io_complete: on_io(w, t, e); break;
     case EventId::task_end: {
       const auto p = trace::payload<TaskEndPayload>(e);
@@ -252,11 +259,24 @@ bool Analysis::add(const trace::Event& e) {
       pw.deadlocks.push_back(Deadlock{t, p.blocked_workers, p.unfinished_tasks});
       break;
     }
-    // The task graph's events: counted by type above; the scalability analysis folds them.
-    case EventId::spawn:
-    case EventId::wait_begin:
-    case EventId::wait_end:
-    case EventId::signal_set: break;
+    // The task graph's events: kept per worker with the task that reported them; the
+    // scalability analysis (scalability.hpp) builds the graph from them.
+    case EventId::spawn: {
+      const auto p = trace::payload<SpawnPayload>(e);
+      on_graph_event(w, t, e.type, p.task, p.group, static_cast<std::uint8_t>(p.kind));
+      break;
+    }
+    case EventId::wait_begin: {
+      const auto p = trace::payload<WaitBeginPayload>(e);
+      on_graph_event(w, t, e.type, p.on, 0, static_cast<std::uint8_t>(p.kind));
+      break;
+    }
+    case EventId::wait_end: {
+      const auto p = trace::payload<WaitEndPayload>(e);
+      on_graph_event(w, t, e.type, p.on, 0, static_cast<std::uint8_t>(p.kind));
+      break;
+    }
+    case EventId::signal_set: on_graph_event(w, t, e.type, trace::payload<SignalSetPayload>(e).signal, 0, 0); break;
   }
   if (!io_waiting_.empty()) report_progress(w);  // kept only while it is read (on_io rebuilds it)
   // IO events wait in time order until no worker can still report an earlier one (on_io).
@@ -364,6 +384,19 @@ void Analysis::on_release(std::uint32_t w, Tick t, const ReleasePayload& p) {
     if (waiting_releases_.size() >= (1u << 20)) waiting_releases_.clear();
     waiting_releases_[p.released] = {w, releases.size() - 1};
   }
+}
+
+// on_graph_event files a task-graph event with the task running on w when it came: the
+// innermost open slice (the last at its depth), none while the worker runs no task or
+// nests deeper than the track stores.
+void Analysis::on_graph_event(std::uint32_t w, Tick t, EventId type, std::uint64_t on, std::uint64_t group,
+                              std::uint8_t kind) {
+  const WorkerTrack& track = *tracks_[w];
+  SliceRef owner;
+  if (const int depth = track.open_depth() - 1; depth >= 0 && track.tasks_too_deep() == 0) {
+    owner = SliceRef{static_cast<std::int32_t>(w), depth, track.slices(depth).size() - 1};
+  }
+  per_worker_[w].graph.push_back(GraphEvent{t, on, group, type, kind, owner});
 }
 
 void Analysis::remember_begin(std::uint32_t w, int depth, Tick t, std::uint64_t id) {

@@ -160,6 +160,19 @@ struct IoOp {
   bool has_submit = false;
   bool done = false;
 };
+// GraphEvent: one of the task graph's events (spawn, wait_begin, wait_end, signal_set,
+// io_submit) as the reporting worker's innermost open task reported it, decoded once
+// here (the scalability analysis reads these, never the payload words).
+struct GraphEvent {
+  Tick t;
+  std::uint64_t on;     // spawn: the new task; waits: what for; signal_set: the signal; io_submit: the op
+  std::uint64_t group;  // spawn: the group it joins (SpawnPayload::group); else 0
+  EventId type;         // spawn, wait_begin, wait_end, signal_set or io_submit
+  std::uint8_t kind;    // spawn: a SpawnKind; waits: a WaitKind; else 0
+  SliceRef owner;       // the task running when it was reported (none: the worker's loop)
+  SpawnKind spawn_kind() const noexcept { return static_cast<SpawnKind>(kind); }
+  WaitKind wait_kind() const noexcept { return static_cast<WaitKind>(kind); }
+};
 struct LanePop {
   Tick t;
   std::uint32_t lane;
@@ -304,6 +317,14 @@ class Analysis {
   // level: the recording level the trace header says recording started at (nullopt: it
   // does not say).
   std::optional<trace::Level> level() const noexcept { return level_; }
+  // format_version: the trace header's format version (0: no header was set); below 5 a
+  // trace cannot hold the task graph's events.
+  std::uint16_t format_version() const noexcept { return format_version_; }
+  // event_cost_ns: what recording one event cost (the header's event_cost_ns; nullopt:
+  // not measured). The scalability analysis takes it off own time.
+  std::optional<double> event_cost_ns() const noexcept { return event_cost_ns_; }
+  // cpus: the recording machine's logical CPUs (the header's rows; empty: not said).
+  const std::vector<trace::CpuRow>& cpus() const noexcept { return cpus_; }
   // recorded_at_level: whether the header's level records events of type `source`
   // (nullopt: the header does not say its level).
   std::optional<bool> recorded_at_level(EventId source) const noexcept {
@@ -346,6 +367,8 @@ class Analysis {
   const std::vector<Release>& releases(std::uint32_t w) const noexcept { return per_worker_[w].releases; }
   const std::vector<IoEvent>& io(std::uint32_t w) const noexcept { return per_worker_[w].io; }
   const std::vector<Deadlock>& deadlocks(std::uint32_t w) const noexcept { return per_worker_[w].deadlocks; }
+  // graph_events: worker w's task-graph events in its time order (GraphEvent).
+  const std::vector<GraphEvent>& graph_events(std::uint32_t w) const noexcept { return per_worker_[w].graph; }
   const TaskSlice& slice(const SliceRef& r) const noexcept {
     return track(static_cast<std::uint32_t>(r.worker)).slices(r.depth)[r.index];
   }
@@ -436,15 +459,20 @@ class Analysis {
     std::vector<Release> releases;
     std::vector<IoEvent> io;
     std::vector<Deadlock> deadlocks;
+    std::vector<GraphEvent> graph;
     std::uint64_t dropped = 0;
     std::uint64_t failed_rounds = 0;
   };
   void on_release(std::uint32_t w, Tick t, const ReleasePayload& p);
   void on_task_begun(std::uint32_t w, int depth, Tick t, std::uint64_t id);
   void on_io(std::uint32_t w, Tick t, const trace::Event& e);
+  void on_graph_event(std::uint32_t w, Tick t, EventId type, std::uint64_t on, std::uint64_t group, std::uint8_t kind);
 
   double ns_per_tick_ = 1.0;
   std::optional<trace::Level> level_;
+  std::uint16_t format_version_ = 0;
+  std::optional<double> event_cost_ns_;
+  std::vector<trace::CpuRow> cpus_;
   bool finished_ = false;
   Tick first_tick_ = 0;
   Tick last_tick_ = 0;

@@ -9,9 +9,10 @@
 // Definitions (instrumentation/README.md, "Scalability analysis", has the details):
 //   - A task's own time is its slice's time less the tasks nested in it and less its
 //     waits (wait_begin .. wait_end): what the worker ran for that task alone. The
-//     recording's own cost (RunCosts::event_ns per event recorded inside the stretch) is
+//     recording's own cost (RunCosts::event_ns for the event that opens each stretch) is
 //     taken off, so figures describe the program, not the program being recorded.
-//   - A task is a chain of stretches cut at each spawn and each wait; edges run from a
+//   - A task is a chain of stretches cut at each spawn, each wait, each signal set and
+//     IO submission, and each task nested in it outside a wait (a call); edges run from a
 //     stretch to the next (continuation), from the spawning stretch to the child's first
 //     (spawn), from a joined task's last stretch to the stretch after the wait (join),
 //     from a releasing task to the released one (release: spawn_after, TaskGraph), from
@@ -52,12 +53,12 @@ namespace lantern::analysis {
 class JsonOut;
 
 // --- the kinds of edge of the task graph ---
-#define LANTERN_EDGE_KINDS(X)                                                           \
-  X(continuation, "the same task, after a spawn or a wait")                            \
-  X(spawn, "a task made it (join's half, TaskGroup::spawn, spawn, submit)")            \
+#define LANTERN_EDGE_KINDS(X)                                                         \
+  X(continuation, "the same task, after a spawn or a wait")                           \
+  X(spawn, "a task made it (join's half, TaskGroup::spawn, spawn, submit)")           \
   X(join, "a task it waited for ended (join, TaskGroup::wait, Future::get, handles)") \
-  X(release, "its last dependency completed (spawn_after, TaskGraph)")                 \
-  X(signal, "a Signal it waited on was set")                                           \
+  X(release, "its last dependency completed (spawn_after, TaskGraph)")                \
+  X(signal, "a Signal it waited on was set")                                          \
   X(io, "an IO operation completed")
 
 enum class EdgeKind : std::uint8_t {
@@ -117,10 +118,10 @@ struct ScaleOptions {
 // sample count; nullopt when the run has no sample, and then the simulator uses 0 and
 // says so in notes).
 struct RunCosts {
-  std::optional<double> spawn_ns;                                   // spawn event to the child's begin on the same worker
-  std::optional<double> steal_ns;                                   // a thief's steal to its task's begin
+  std::optional<double> spawn_ns;  // spawn event to the child's begin on the same worker
+  std::optional<double> steal_ns;  // a thief's steal to its task's begin
   std::array<std::optional<double>, kStealDistanceCount> steal_by_distance_ns;
-  std::optional<double> wake_ns;                                    // wake latency (IO wakes left out)
+  std::optional<double> wake_ns;  // wake latency (IO wakes left out)
   std::uint64_t spawn_samples = 0, steal_samples = 0, wake_samples = 0;
   double event_ns = 0;  // the recording's cost per event (trace header), taken off own time
 };
@@ -143,9 +144,9 @@ struct LabelFigure {
   std::uint32_t label = 0;  // 0: tasks without a label
   std::string name;
   std::uint64_t tasks = 0;
-  double work_ns = 0;        // own time of its tasks
-  double span_ns = 0;        // own time of its stretches on the critical path
-  double span_share = 0;     // span_ns / span
+  double work_ns = 0;             // own time of its tasks
+  double span_ns = 0;             // own time of its stretches on the critical path
+  double span_share = 0;          // span_ns / span
   std::optional<WhatIf> what_if;  // the speedup simulated for it (nullopt: none)
   // What the what-if gives: the simulated T_P at each of ScaleOptions::what_if_workers
   // (same order) with and without it.
@@ -156,9 +157,10 @@ struct LabelFigure {
 // CurvePoint: T_P at one worker count.
 struct CurvePoint {
   std::uint32_t workers = 0;
-  double lower_ns = 0, upper_ns = 0;   // the greedy bounds
-  std::optional<double> simulated_ns;  // nullopt: not computable (see not_computed)
-  std::optional<double> measured_ns;   // the run itself, at its own worker count
+  double lower_ns = 0, upper_ns = 0;      // the greedy bounds
+  std::optional<double> simulated_ns;     // nullopt: not computable (see not_computed)
+  std::optional<double> measured_ns;      // the run itself, at its own worker count
+  double work_ns = 0;                     // T1 (the speedups' numerator)
   double speedup_lower() const noexcept;  // T1 / upper_ns, T1 / lower_ns: the speedup band
   double speedup_upper() const noexcept;
 };
@@ -170,10 +172,10 @@ struct Scalability {
   std::uint64_t tasks = 0, stretches = 0, edges = 0;
   std::optional<double> work_ns, span_ns, parallelism;
   std::optional<double> burdened_span_ns, burdened_parallelism;
-  std::uint32_t measured_workers = 0;   // the workers the run had
-  std::optional<double> measured_ns;    // the run's time: first task begin to last task end
+  std::uint32_t measured_workers = 0;  // the workers the run had
+  std::optional<double> measured_ns;   // the run's time: first task begin to last task end
   RunCosts costs;
-  TopologySpec topology;                // what the simulator used
+  TopologySpec topology;  // what the simulator used
   std::vector<PathStretch> critical_path;
   // span_by_edge[k]: span time of the stretches entered by an edge of kind k (with the
   // edge's own weight); they add up to the span.
@@ -186,8 +188,7 @@ struct Scalability {
 // on a live analysis: open tasks are left out and notes say how many). Tick window
 // [from, to]: only tasks that began inside it (the viewer's live parallelism uses the
 // last few seconds).
-Scalability scalability(const Analysis& analysis, const ScaleOptions& options = {}, Tick from = 0,
-                        Tick to = kOpenEnd);
+Scalability scalability(const Analysis& analysis, const ScaleOptions& options = {}, Tick from = 0, Tick to = kOpenEnd);
 
 // write_json: the figures as one JSON object (what `lantern-trace scale --json` prints;
 // null for a figure not computed, with not_computed beside it).
