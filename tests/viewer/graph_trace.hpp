@@ -5,13 +5,14 @@
 //
 //   root R (label "root"): 100 us, then spawns into its TaskGroup G a chain head A and six
 //   fan-out tasks F1..F6, waits for G, and runs 50 us more.
-//   A -> B -> C -> D (label "chain"): 1 ms each; each spawns the next into G as it ends.
+//   A -> B -> C -> D (label "chain"): each runs 1 ms, then (but D) spawns the next into a
+//   TaskGroup of its own, waits for it, and runs 1 us more (a recursion four deep).
 //   F1..F6 (label "fanout"): 500 us each.
-// Work T1 = 150 us + 4 ms + 3 ms = 7.15 ms. Span = 100 us + 4 ms + 50 us = 4.15 ms (R's
-// first stretch, the chain, R's last stretch: the critical path's six stretches).
+// Work T1 = 150 us + 4.003 ms + 3 ms = 7.153 ms. Span = 100 us + 4 ms + 3 us + 50 us =
+// 4.153 ms: R's first stretch, A..D's first stretches, C's, B's and A's last, R's last.
 // On two workers (parallel): worker 0 runs R and, while R waits, F1..F6 nested in it;
-// worker 1 steals A and runs the chain; R resumes 1 us after D ends: 4.152 ms measured.
-// On one worker (serial): worker 0 runs everything, nested in R's wait: 7.151 ms.
+// worker 1 steals A and runs the chain nested in itself; R resumes 1 us after A ends:
+// 4.155 ms measured. On one worker (serial): worker 0 runs everything, nested in R's wait.
 #pragma once
 
 #include <algorithm>
@@ -24,9 +25,10 @@
 namespace lantern::viewer::test {
 
 struct GraphTrace {
-  static constexpr double kWorkNs = 7'150'000, kSpanNs = 4'150'000;
+  static constexpr double kWorkNs = 7'153'000, kSpanNs = 4'153'000;
   static constexpr std::uint64_t kRoot = 0x10'0000, kGroup = 0x90'0000;
   static constexpr std::uint64_t chain(int k) { return 0x20'0000 + static_cast<std::uint64_t>(k) * 0x100; }
+  static constexpr std::uint64_t chain_group(int k) { return 0xA0'0000 + static_cast<std::uint64_t>(k) * 0x100; }
   static constexpr std::uint64_t fanout(int k) { return 0x30'0000 + static_cast<std::uint64_t>(k) * 0x100; }
   std::uint32_t workers = 2;
   trace::LabelTable labels;
@@ -51,8 +53,14 @@ inline GraphTrace graph_trace(bool serial) {
   auto end = [&](std::uint32_t w, std::uint64_t t, std::uint64_t id) {
     add(w, t, EventId::task_end, TaskEndPayload{id}.encode());
   };
-  auto spawn = [&](std::uint32_t w, std::uint64_t t, std::uint64_t id) {
-    add(w, t, EventId::spawn, SpawnPayload{id, SpawnKind::task_group, GraphTrace::kGroup}.encode());
+  auto spawn = [&](std::uint32_t w, std::uint64_t t, std::uint64_t id, std::uint64_t group) {
+    add(w, t, EventId::spawn, SpawnPayload{id, SpawnKind::task_group, group}.encode());
+  };
+  auto wait = [&](std::uint32_t w, std::uint64_t t, std::uint64_t group, bool begins) {
+    if (begins)
+      add(w, t, EventId::wait_begin, WaitBeginPayload{group, WaitKind::task_group}.encode());
+    else
+      add(w, t, EventId::wait_end, WaitEndPayload{group, WaitKind::task_group}.encode());
   };
   auto state = [&](std::uint32_t w, std::uint64_t t, WorkerState from, WorkerState to, StateReason why) {
     add(w, t, EventId::state, StatePayload{from, to, why}.encode());
@@ -61,9 +69,9 @@ inline GraphTrace graph_trace(bool serial) {
   for (std::uint32_t w = 0; w < g.workers; ++w)
     state(w, 0, WorkerState::idle, WorkerState::active, StateReason::started);
   begin(0, 0, GraphTrace::kRoot, TaskSource::own_lane, 3);
-  spawn(0, 100 * us, GraphTrace::chain(0));
-  for (int k = 0; k < 6; ++k) spawn(0, 100 * us, GraphTrace::fanout(k));
-  add(0, 100 * us, EventId::wait_begin, WaitBeginPayload{GraphTrace::kGroup, WaitKind::task_group}.encode());
+  spawn(0, 100 * us, GraphTrace::chain(0), GraphTrace::kGroup);
+  for (int k = 0; k < 6; ++k) spawn(0, 100 * us, GraphTrace::fanout(k), GraphTrace::kGroup);
+  wait(0, 100 * us, GraphTrace::kGroup, true);
   // Worker 0 runs the fan-out while R waits (nested in R's slice).
   for (int k = 0; k < 6; ++k) {
     const std::uint64_t t = 100 * us + static_cast<std::uint64_t>(k) * 500 * us;
@@ -77,16 +85,25 @@ inline GraphTrace graph_trace(bool serial) {
     state(1, t, WorkerState::idle, WorkerState::active, StateReason::found_work);
     add(1, t, EventId::steal, StealPayload{0, StealDistance::l2, TaskSource::stolen_deque}.encode());
   }
+  // A..D: each nested in the one before (it waits for its group while the next runs).
   for (int k = 0; k < 4; ++k) {
     begin(chain_worker, t, GraphTrace::chain(k), k == 0 && !serial ? TaskSource::stolen_deque : TaskSource::own_deque,
           1);
-    if (k < 3) spawn(chain_worker, t + 1000 * us, GraphTrace::chain(k + 1));
-    end(chain_worker, t + 1000 * us, GraphTrace::chain(k));
     t += 1000 * us;
+    if (k < 3) {
+      spawn(chain_worker, t, GraphTrace::chain(k + 1), GraphTrace::chain_group(k));
+      wait(chain_worker, t, GraphTrace::chain_group(k), true);
+    }
+  }
+  end(chain_worker, t, GraphTrace::chain(3));
+  for (int k = 2; k >= 0; --k) {  // C, B, A resume, run 1 us more, and end
+    wait(chain_worker, t, GraphTrace::chain_group(k), false);
+    t += us;
+    end(chain_worker, t, GraphTrace::chain(k));
   }
   if (!serial) state(1, t, WorkerState::active, WorkerState::idle, StateReason::out_of_work);
   // R resumes 1 us after the last task of its group ended, and runs 50 us more.
-  add(0, t + us, EventId::wait_end, WaitEndPayload{GraphTrace::kGroup, WaitKind::task_group}.encode());
+  wait(0, t + us, GraphTrace::kGroup, false);
   end(0, t + 51 * us, GraphTrace::kRoot);
   state(0, t + 52 * us, WorkerState::active, WorkerState::idle, StateReason::out_of_work);
   g.measured_ns = static_cast<double>(t + 51 * us);

@@ -63,12 +63,13 @@ TEST(ScaleFigures, AreTheAnalysisFiguresComputedOncePerLoadedTrace) {
   ASSERT_TRUE(shown.measured_ns);
   EXPECT_NEAR(*shown.measured_ns, g.measured_ns, 1000);
   EXPECT_EQ(shown.measured_workers, 2u);
-  // The critical path: R's first stretch, the chain A..D, R's last stretch.
+  // The critical path: R's first stretch, the chain A..D down and back up, R's last stretch.
   std::vector<std::uint64_t> tasks;
   for (const auto& p : shown.critical_path)
     if (p.own_ns > 0) tasks.push_back(p.task);
   const std::vector<std::uint64_t> expected = {GraphTrace::kRoot,    GraphTrace::chain(0), GraphTrace::chain(1),
-                                               GraphTrace::chain(2), GraphTrace::chain(3), GraphTrace::kRoot};
+                                               GraphTrace::chain(2), GraphTrace::chain(3), GraphTrace::chain(2),
+                                               GraphTrace::chain(1), GraphTrace::chain(0), GraphTrace::kRoot};
   EXPECT_EQ(tasks, expected);
   ASSERT_FALSE(shown.labels.empty());
   EXPECT_EQ(shown.labels.front().name, "chain");

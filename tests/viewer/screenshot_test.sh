@@ -449,10 +449,11 @@ print(n + 2 * lat)  # the viewer shows a latency row per run
 import sys
 layout = [l.split() for l in open(sys.argv[1])]
 walk = [l for l in layout if l[0] == "walk_step"][-1]
-assert walk[1:3] == ["1", "6"], f"the walk stands on {walk[1:3]}, not stretch 1 of 6"
+path = next(l for l in layout if l[0] == "scale_counts")[5]
+assert walk[1:3] == ["1", path], f"the walk stands on {walk[1:3]}, not stretch 1 of {path}"
 window = [float(x) for x in [l for l in layout if l[0] == "timeline_window"][-1][1:3]]
 middle, stretch = (window[0] + window[1]) / 2, (101_000 + 1_101_000) / 2
-print(f"walk on stretch 2 of 6; window {window[0] / 1e3:.0f}..{window[1] / 1e3:.0f} us, its middle {middle / 1e3:.0f} us")
+print(f"walk on stretch 2 of {path}; window {window[0] / 1e3:.0f}..{window[1] / 1e3:.0f} us, its middle {middle / 1e3:.0f} us")
 assert abs(middle - stretch) < 2_000, "the timeline is not centred on the stretch"
 assert any(l[0] == "critical_stretch" and l[1] == "1" and l[2] == "1" for l in layout), "the stretch is not drawn on worker 1"
 CHECK

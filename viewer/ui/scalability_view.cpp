@@ -106,10 +106,42 @@ void ScalabilityView::curve(const Run& a, const Run* b, ViewState& view, ImVec2 
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   const float line = ImGui::GetTextLineHeight();
   const Scalability& s = *a.figures->whole();
-  // Plot area: room on the left for the y tick labels and the axis title, below for the
-  // x tick labels and title, above for the legend (one or two lines).
-  const float legend_h = 2 * line + 6;
-  const ImVec2 p0(origin.x + 44 + line, origin.y + legend_h + 4);
+  const Scalability* sb = b && b->figures && b->figures->whole() ? b->figures->whole() : nullptr;
+  const bool two = sb != nullptr;
+  // The legend, laid out first: it takes as many lines above the plot as it needs. The
+  // y axis' title leads its first line; a run is named by its file's name.
+  const char* y_title = "speedup T1 / T_P (log scale)";
+  struct Key {
+    ImU32 colour;
+    int shape;  // 0 band, 1 line, 2 point
+    std::string text;
+    ImVec2 at;
+  };
+  auto base = [](const std::string& path) { return path.substr(path.find_last_of('/') + 1); };
+  std::vector<Key> keys = {{palette::kBoundsBand, 0, "greedy bounds", {}},
+                           {palette::kSimulated, 1, "simulated T_P", {}}};
+  if (sb) keys.push_back({palette::kRunB, 1, "simulated T_P (B)", {}});
+  keys.push_back(
+      {two ? palette::kRunA : palette::kText,
+       2,
+       two ? "measured A (" + base(a.name) + ")" : "measured (" + count_of(s.measured_workers, "worker") + ")",
+       {}});
+  if (sb) keys.push_back({palette::kRunB, 2, "measured B (" + base(b->name) + ")", {}});
+  const float left_x = origin.x + 44 + line, right_x = origin.x + size.x - 8;
+  float kx = origin.x + 2 + ImGui::CalcTextSize(y_title).x + 24, ky = origin.y + 2;
+  for (Key& k : keys) {
+    float tw = ImGui::CalcTextSize(k.text.c_str()).x;
+    while (tw > right_x - left_x - 20 && k.text.size() > 4) {  // shortened, never run over
+      k.text = k.text.substr(0, k.text.size() - 5) + "...";
+      tw = ImGui::CalcTextSize(k.text.c_str()).x;
+    }
+    if (kx + 18 + tw > right_x && kx > left_x) kx = left_x, ky += line + 2;
+    k.at = ImVec2(kx, ky);
+    kx += 18 + tw + 16;
+  }
+  // Plot area: room on the left for the y tick labels, below for the x tick labels and
+  // title, above for the legend.
+  const ImVec2 p0(left_x, ky + line + 8);
   // The right margin holds half of the "1024" under the last tick.
   const ImVec2 p1(origin.x + size.x - 8 - ImGui::CalcTextSize("1024").x / 2, origin.y + size.y - 2 * line - 10);
   ImGui::Dummy(size);
@@ -132,7 +164,6 @@ void ScalabilityView::curve(const Run& a, const Run* b, ViewState& view, ImVec2 
     if (!r.work_ns || !r.measured_ns || !(*r.measured_ns > 0)) return std::nullopt;
     return *r.work_ns / *r.measured_ns;
   };
-  const Scalability* sb = b && b->figures && b->figures->whole() ? b->figures->whole() : nullptr;
   for (const Scalability* r : {&s, sb})
     if (r) top = std::max(top, measured_speedup(*r).value_or(0));
   const double y_max = std::max(1.0, std::ceil(std::log2(top * 1.15)));  // log2 of the axis' top
@@ -169,8 +200,6 @@ void ScalabilityView::curve(const Run& a, const Run* b, ViewState& view, ImVec2 
   const char* x_title = "workers P (log scale)";
   const float xw = ImGui::CalcTextSize(x_title).x;
   plot_text(draw, layout, ImVec2((p0.x + p1.x - xw) / 2, p1.y + line + 5), palette::kText, x_title);
-  // The y axis' title leads the legend's line, above the axis.
-  const char* y_title = "speedup T1 / T_P (log scale)";
   plot_text(draw, layout, ImVec2(origin.x + 2, origin.y + 2), palette::kText, y_title);
   draw->PushClipRect(p0, p1, true);
   // The greedy bounds' band, then the simulated line, then the measured points on top.
@@ -206,7 +235,6 @@ void ScalabilityView::curve(const Run& a, const Run* b, ViewState& view, ImVec2 
   };
   if (sb) simulated_line(*sb, palette::kRunB, 1.5f, "B");
   simulated_line(s, palette::kSimulated, 2.0f, "A");
-  const bool two = sb != nullptr;
   auto point = [&](const Scalability& r, ImU32 colour, const char* run) {
     const auto sp = measured_speedup(r);
     if (!sp || r.measured_workers == 0) return;
@@ -225,27 +253,8 @@ void ScalabilityView::curve(const Run& a, const Run* b, ViewState& view, ImVec2 
   point(s, two ? palette::kRunA : palette::kText, "A");
   if (sb) point(*sb, palette::kRunB, "B");
   draw->PopClipRect();
-  // The legend: one line above the plot, keys right-aligned, wrapped to a second line.
-  struct Key {
-    ImU32 colour;
-    int shape;  // 0 band, 1 line, 2 point
-    std::string text;
-  };
-  std::vector<Key> keys = {{palette::kBoundsBand, 0, "greedy bounds"}, {palette::kSimulated, 1, "simulated T_P"}};
-  if (sb) keys.push_back({palette::kRunB, 1, "simulated T_P (B)"});
-  keys.push_back(
-      {two ? palette::kRunA : palette::kText, 2,
-       two ? "measured A (" + a.name + ")" : "measured (" + std::to_string(s.measured_workers) + " workers)"});
-  if (sb) keys.push_back({palette::kRunB, 2, "measured B (" + b->name + ")"});
-  float kx = origin.x + 2 + ImGui::CalcTextSize(y_title).x + 24, ky = origin.y + 2;
-  for (Key& k : keys) {
-    float tw = ImGui::CalcTextSize(k.text.c_str()).x;
-    const float room = p1.x - p0.x - 20;
-    while (tw > room && k.text.size() > 4) {  // a long file name is shortened, not run over
-      k.text = k.text.substr(0, k.text.size() - 5) + "...";
-      tw = ImGui::CalcTextSize(k.text.c_str()).x;
-    }
-    if (kx + 18 + tw > p1.x && kx > p0.x) kx = p0.x, ky += line + 2;
+  for (const Key& k : keys) {
+    const float kx = k.at.x, ky = k.at.y;
     const float my = ky + line / 2;
     if (k.shape == 0) {
       draw->AddRectFilled(ImVec2(kx, ky + 2), ImVec2(kx + 14, ky + line - 2), k.colour);
@@ -262,7 +271,6 @@ void ScalabilityView::curve(const Run& a, const Run* b, ViewState& view, ImVec2 
                     (k.colour >> 16) & 0xFF, k.text.c_str());
       layout->lines.emplace_back(buf);
     }
-    kx += 18 + tw + 16;
   }
 }
 

@@ -206,12 +206,15 @@ void TimelineView::draw_critical_path(const Model& model, const ViewState& view,
     const float y0 = row_top(*it), y1 = y0 + lanes.row - 2;
     const auto i = static_cast<std::size_t>(it - path.begin());
     const bool current = static_cast<int>(i) == view.path_step;
-    if (x1 >= map.x0 && x0 <= right && (current || x1 > last_x + 1 || it->worker != last_worker)) {
-      if (current) draw->AddRectFilled(ImVec2(x0, y0), ImVec2(x1, y1), palette::kCriticalPathFill);
-      draw->AddRect(ImVec2(x0 - 1, y0 - 1), ImVec2(x1 + 1, y1 + 1), palette::kCriticalPath, 0, 0,
-                    current ? 3.0f : 2.0f);
-      last_x = x1, last_worker = it->worker;
-      ++drawn;
+    if (x1 >= map.x0 && x0 <= right) {
+      // Stretches under a pixel from the previous one's outline on the same worker share it.
+      if (current || x1 > last_x + 1 || it->worker != last_worker) {
+        if (current) draw->AddRectFilled(ImVec2(x0, y0), ImVec2(x1, y1), palette::kCriticalPathFill);
+        draw->AddRect(ImVec2(x0 - 1, y0 - 1), ImVec2(x1 + 1, y1 + 1), palette::kCriticalPath, 0, 0,
+                      current ? 3.0f : 2.0f);
+        last_x = x1, last_worker = it->worker;
+        ++drawn;
+      }
       if (view.layout) {
         view.layout->add("critical_stretch", static_cast<int>(i), static_cast<int>(it->worker), x0, y0, x1, y1);
       }
