@@ -152,7 +152,7 @@ case "$scenario" in
     # The rolling window's parallelism: a plot with at least one sample, a value or the
     # analysis' reason for none.
     grep '^live_parallelism' "$work/live.layout" | tail -1
-    grep -Eq '^live_parallelism [1-9][0-9]* ([0-9.]+ $|none .+)' "$work/live.layout" || { echo "FAIL: no live parallelism"; exit 1; }
+    grep -Eq '^live_parallelism [1-9][0-9]* ([0-9.]+ [0-9.]+ $|none [0-9.]+ .+)' "$work/live.layout" || { echo "FAIL: no live parallelism"; exit 1; }
     if ! wait "$app"; then
       echo "FAIL: the app did not survive its viewer leaving:"
       cat "$work/live_app.log"

@@ -237,9 +237,10 @@ void PlotsView::draw_parallelism(const Model& model, const ViewState& view, cons
   if (view.layout) {
     char buf[200];
     const ParallelismSample* last = samples.empty() ? nullptr : &samples.back();
-    std::snprintf(buf, sizeof buf, "live_parallelism %zu %s %s", samples.size(),
+    // live_parallelism SAMPLES VALUE|none COMPUTE_MS [REASON]
+    std::snprintf(buf, sizeof buf, "live_parallelism %zu %s %.3f %s", samples.size(),
                   last && last->parallelism ? std::to_string(*last->parallelism).c_str() : "none",
-                  last && !last->parallelism ? last->reason.c_str() : "");
+                  last ? last->compute_ms : 0.0, last && !last->parallelism ? last->reason.c_str() : "");
     view.layout->lines.emplace_back(buf);
   }
   Line line{{}, palette::kSimulated, 2.0f, "parallelism"};

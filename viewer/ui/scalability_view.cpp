@@ -166,14 +166,20 @@ void ScalabilityView::curve(const Run& a, const Run* b, ViewState& view, ImVec2 
   };
   for (const Scalability* r : {&s, sb})
     if (r) top = std::max(top, measured_speedup(*r).value_or(0));
-  const double y_max = std::max(1.0, std::ceil(std::log2(top * 1.15)));  // log2 of the axis' top
-  const double x_max = 10;                                               // 1024 workers
+  // The axis reaches below 1x where a bound or a run is slower than one worker's work.
+  double bottom = 1;
+  for (const auto& p : pts) bottom = std::min(bottom, p.speedup_lower());
+  for (const Scalability* r : {&s, sb})
+    if (r) bottom = std::min(bottom, measured_speedup(*r).value_or(1));
+  const double y_min = std::max(-10.0, std::floor(std::log2(std::max(bottom, 1e-3))));  // log2 of its bottom
+  const double y_max = std::max(y_min + 1, std::ceil(std::log2(top * 1.15)));           // and of its top
+  const double x_max = 10;                                                              // 1024 workers
   auto X = [&](double workers) {
     return p0.x + (p1.x - p0.x) * static_cast<float>(std::log2(std::max(workers, 1.0)) / x_max);
   };
   auto Y = [&](double speedup) {
-    const double v = std::clamp(std::log2(std::max(speedup, 1e-9)), 0.0, y_max);
-    return p1.y - (p1.y - p0.y) * static_cast<float>(v / y_max);
+    const double v = std::clamp(std::log2(std::max(speedup, 1e-9)), y_min, y_max);
+    return p1.y - (p1.y - p0.y) * static_cast<float>((v - y_min) / (y_max - y_min));
   };
   // Grid and ticks: powers of two (every other one where they would crowd).
   char text[64];
@@ -185,9 +191,9 @@ void ScalabilityView::curve(const Run& a, const Run* b, ViewState& view, ImVec2 
     const float tw = ImGui::CalcTextSize(text).x;
     plot_text(draw, layout, ImVec2(x - tw / 2, p1.y + 3), palette::kDimText, text);
   }
-  const int y_steps = static_cast<int>(y_max);
+  const int y_steps = static_cast<int>(y_max - y_min);
   const int y_every = std::max(1, static_cast<int>(std::ceil(y_steps * (line + 4) / (p1.y - p0.y))));
-  for (int k = 0; k <= y_steps; k += y_every) {
+  for (int k = static_cast<int>(y_min); k <= static_cast<int>(y_max); k += y_every) {
     const float y = Y(std::ldexp(1.0, k));
     draw->AddLine(ImVec2(p0.x, y), ImVec2(p1.x, y), palette::kGrid);
     std::snprintf(text, sizeof text, "%gx", std::ldexp(1.0, k));
@@ -470,6 +476,7 @@ void ScalabilityView::draw(const Run& a, const Run* b, ViewState& view, ImVec2 s
   if (ImGui::Button(f.busy() ? "computing..." : "Recompute") && !f.busy()) recompute_ = true;
   ImGui::SameLine();
   ImGui::TextDisabled("computed in %s", format_duration(f.whole_compute_ms() * 1e6).c_str());
+  if (view.layout) view.layout->lines.push_back("scale_compute_ms " + std::to_string(f.whole_compute_ms()));
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const bool wide = avail.x >= 900;
   if (wide) {
