@@ -18,14 +18,21 @@
 //   bursts.trace      2 s; worker 0 asleep but active 0.7% of the time in short bursts (state_mix)
 //   health.trace      long tasks: three on worker 0, one (the longest) on worker 1 (health_lists)
 //   lost_end.trace    a task whose end is in a damaged chunk, later tasks after it (damaged)
+//   graph.trace       a known task graph on 2 workers (graph_trace.hpp; scalability)
+//   graph_serial.trace the same graph run on 1 worker (the scalability test's --compare B)
+//   graph.scale       lantern::analysis::scalability's figures of graph.trace, as the
+//                      viewer's layout records them ("scale_figure A work_ns 7150000")
+#include <lantern/analysis/scalability.hpp>
 #include <lantern/instrumentation/collector.hpp>
 #include <lantern/instrumentation/recorder.hpp>
 #include <lantern/instrumentation/trace_sinks.hpp>
 #include <lantern/lantern.hpp>
 #include <lantern/trace/crc32c.hpp>
 #include <lantern/trace/trace_writer.hpp>
+#include <lantern/viewer/session.hpp>
 #include <lantern/viewer/synthetic_trace.hpp>
 
+#include "graph_trace.hpp"
 #include "support/fib.hpp"
 
 #include <algorithm>
@@ -357,6 +364,37 @@ bool real_trace(const std::string& path, trace::Level level = trace::Level::full
 
 }  // namespace
 
+// scale_figures: what the Scalability view must show for `trace`: the analysis' figures,
+// computed here by scalability() itself on the trace as the viewer loads it.
+bool scale_figures(const std::string& trace, const std::string& out_path) {
+  auto session = viewer::Session::open_file(trace);
+  session->wait_until_finished();
+  const analysis::Scalability s = analysis::scalability(session->model().analysis());
+  std::ofstream out(out_path);
+  auto line = [&](const char* name, const std::optional<double>& v) {
+    char buf[160];
+    if (v)
+      std::snprintf(buf, sizeof buf, "scale_figure A %s %.17g", name, *v);
+    else
+      std::snprintf(buf, sizeof buf, "scale_not_computed A %s", name);
+    out << buf << '\n';
+  };
+  line("work_ns", s.work_ns);
+  line("span_ns", s.span_ns);
+  line("parallelism", s.parallelism);
+  line("burdened_span_ns", s.burdened_span_ns);
+  line("burdened_parallelism", s.burdened_parallelism);
+  line("measured_ns", s.measured_ns);
+  out << "scale_counts " << s.tasks << ' ' << s.stretches << ' ' << s.edges << ' ' << s.measured_workers << ' '
+      << s.critical_path.size() << '\n';
+  for (std::size_t i = 0; i < s.labels.size(); ++i) {
+    char buf[200];
+    std::snprintf(buf, sizeof buf, "scale_label %zu %.17g %s", i, s.labels[i].span_share, s.labels[i].name.c_str());
+    out << buf << '\n';
+  }
+  return static_cast<bool>(out);
+}
+
 int main(int argc, char** argv) {
   if (argc != 2) {
     std::fprintf(stderr, "usage: make_test_traces DIR\n");
@@ -384,10 +422,13 @@ int main(int argc, char** argv) {
       write_bytes(dir + "/labels_b.trace", labels_trace(true)) && write_bytes(dir + "/flood.trace", flood_trace()) &&
       write_bytes(dir + "/bursts.trace", bursts_trace()) && write_bytes(dir + "/lost_end.trace", lost_end_trace()) &&
       write_bytes(dir + "/health.trace", health_trace()) &&
+      write_bytes(dir + "/graph.trace", viewer::test::graph_trace_bytes(viewer::test::graph_trace(false))) &&
+      write_bytes(dir + "/graph_serial.trace", viewer::test::graph_trace_bytes(viewer::test::graph_trace(true))) &&
       write_bytes(dir + "/not_a_trace.trace", std::vector<std::uint8_t>(text.begin(), text.end())) &&
       real_trace(dir + "/real.trace") &&
       real_trace(dir + "/real_default.trace", instrumentation::RecorderOptions{}.level, 1) &&
-      real_trace(dir + "/real_states.trace", trace::Level::states, 1);
+      real_trace(dir + "/real_states.trace", trace::Level::states, 1) &&
+      scale_figures(dir + "/graph.trace", dir + "/graph.scale");
   if (!ok) {
     std::fprintf(stderr, "make_test_traces: cannot write the traces into %s\n", dir.c_str());
     return 1;

@@ -7,7 +7,7 @@
 # Scenarios (one ctest each, viewer_screenshot_SCENARIO; tests/viewer/CMakeLists.txt lists
 # them): lanes_scripted, lanes_synthetic, lanes_real, matrix_steals, matrix_one_worker,
 # labels, bad_input, all_views, live, wide_slices, loading, state_mix, damaged, numbers,
-# compare, layout, health_lists, default_level, not_recorded. Never skips: without
+# compare, layout, health_lists, default_level, not_recorded, scalability. Never skips: without
 # xvfb-run it fails and says what to install.
 set -euo pipefail
 scenario=$1 view=$2 make_traces=$3 check=$4 work=$5 live_demo=$6 lantern_trace=${7:-}
@@ -149,6 +149,10 @@ case "$scenario" in
     expect_ok live
     grep -Eq ": [1-9][0-9,]* events" "$work/live.log" || { echo "FAIL: the live viewer received no events; the app said:"; cat "$work/live_app.log"; exit 1; }
     [ "$(grep -c '^lane_band' "$work/live.layout")" -eq 2 ] || { echo "FAIL: expected 2 worker lanes"; exit 1; }
+    # The rolling window's parallelism: a plot with at least one sample, a value or the
+    # analysis' reason for none.
+    grep '^live_parallelism' "$work/live.layout" | tail -1
+    grep -Eq '^live_parallelism [1-9][0-9]* ([0-9.]+ [0-9.]+ $|none [0-9.]+ .+)' "$work/live.layout" || { echo "FAIL: no live parallelism"; exit 1; }
     if ! wait "$app"; then
       echo "FAIL: the app did not survive its viewer leaving:"
       cat "$work/live_app.log"
@@ -421,8 +425,59 @@ print(n + 2 * lat)  # the viewer shows a latency row per run
     set -e
     [ "$status" -eq 2 ] && grep -q "missing.trace" "$work/diff.err" || { echo "FAIL: diff of a missing file: exit $status"; exit 1; }
     ;;
+  scalability)
+    # The Scalability view of a trace whose task graph is known (graph_trace.hpp): the
+    # figures it shows are lantern::analysis::scalability's (graph.scale, computed by
+    # make_test_traces with the analysis itself) and the graph's known work and span; the
+    # critical path is outlined on the timeline (every stretch, arrows where it changes
+    # worker); the plot's texts are apart and inside the window; its legend names the
+    # band, the simulated line and the measured point (scale_check.py). With --compare
+    # both runs' points.
+    check_scale_view() {  # check_scale_view NAME WIDTH HEIGHT
+      python3 "$(dirname "$0")/scale_check.py" "$work/$1.layout" "$traces/graph.scale" "$2" "$3"
+    }
+    for size in 1600x900 1024x640; do
+      shot "scale-$size" "$traces/graph.trace" --view scalability --size "$size"
+      expect_ok "scale-$size"
+      check_scale_view "scale-$size" "${size%x*}" "${size#*x}" || { echo "FAIL: scale-$size"; exit 1; }
+    done
+    # The walk on the path's 2nd stretch (the chain's head, on worker 1, 101 us to 1.101 ms):
+    # it says so, and the timeline's window is centred on it.
+    shot scale-walk "$traces/graph.trace" --view scalability --size 1600x900 --path-stretch 2
+    expect_ok scale-walk
+    python3 - "$work/scale-walk.layout" << 'CHECK' || { echo "FAIL: scale-walk"; exit 1; }
+import sys
+layout = [l.split() for l in open(sys.argv[1])]
+walk = [l for l in layout if l[0] == "walk_step"][-1]
+path = next(l for l in layout if l[0] == "scale_counts")[5]
+assert walk[1:3] == ["1", path], f"the walk stands on {walk[1:3]}, not stretch 1 of {path}"
+window = [float(x) for x in [l for l in layout if l[0] == "timeline_window"][-1][1:3]]
+middle, stretch = (window[0] + window[1]) / 2, (101_000 + 1_101_000) / 2
+print(f"walk on stretch 2 of {path}; window {window[0] / 1e3:.0f}..{window[1] / 1e3:.0f} us, its middle {middle / 1e3:.0f} us")
+assert abs(middle - stretch) < 2_000, "the timeline is not centred on the stretch"
+assert any(l[0] == "critical_stretch" and l[1] == "1" and l[2] == "1" for l in layout), "the stretch is not drawn on worker 1"
+CHECK
+    # The usual layout: the critical path is outlined on its timeline too.
+    shot scale-all "$traces/graph.trace" --size 1600x900
+    expect_ok scale-all
+    grep -q '^critical_stretch ' "$work/scale-all.layout" || { echo "FAIL: no critical path on the usual timeline"; exit 1; }
+    # Two runs: each run's measured point (A on 2 workers, B on 1).
+    shot scale-compare "$traces/graph.trace" --compare "$traces/graph_serial.trace" --view scalability --size 1600x900
+    expect_ok scale-compare
+    grep '^scale_measured' "$work/scale-compare.layout"
+    grep -q '^scale_measured A 2 ' "$work/scale-compare.layout" || { echo "FAIL: no point for A"; exit 1; }
+    grep -q '^scale_measured B 1 ' "$work/scale-compare.layout" || { echo "FAIL: no point for B"; exit 1; }
+    check_scale_view scale-compare 1600 900 || { echo "FAIL: scale-compare"; exit 1; }
+    # A trace without a task graph: no figure is shown as a number.
+    shot scale-nograph "$traces/states.trace" --view scalability --size 1024x640
+    expect_ok scale-nograph
+    grep '^scale_' "$work/scale-nograph.layout" | sort -u | head -20
+    if grep -q '^scale_figure A \(work_ns\|span_ns\|parallelism\) ' "$work/scale-nograph.layout"; then
+      echo "FAIL: a figure shown for a trace without tasks"; exit 1
+    fi
+    ;;
   all_views)
-    for v in all timeline steals plots latency health; do
+    for v in all timeline steals plots latency health scalability; do
       shot "view_$v" "$traces/real.trace" --view "$v"
       expect_ok "view_$v"
     done

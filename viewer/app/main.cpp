@@ -47,12 +47,14 @@ constexpr const char* kUsage =
     "  --screenshot OUT.png render one picture and exit (needs X: run under 'xvfb-run -a')\n"
     "  --loading-screenshot OUT.png  with --screenshot of a file: also a picture of the first frame\n"
     "                       drawn while the file is still loading (with some data in it)\n"
-    "  --view NAME          all (default), timeline, steals, plots, latency or health\n"
+    "  --view NAME          all (default), timeline, steals, plots, latency, health or scalability\n"
     "  --at TIME            playhead at TIME from the trace start, e.g. 12ms, 250us, 1.5s\n"
     "                       (refused when beyond the end of the trace)\n"
     "  --window DURATION    timeline width > 0, e.g. 500us (default: up to --at, or everything)\n"
     "  --size WxH           window size in pixels (default 1600x900)\n"
     "  --rows N             task rows per worker lane (default 6)\n"
+    "  --path-stretch N     with --view scalability: the walk stands on the critical path's Nth\n"
+    "                       stretch (from 1), the timeline centred on it\n"
     "  --health-sort KEY    Health lists sorted by time (default) or duration (longest first)\n"
     "  --task-colours HOW   slices coloured by label, by source, or auto (label when the trace has labels)\n"
     "  --after DURATION     live with --screenshot: how long to collect first (default 2s); the\n"
@@ -112,8 +114,9 @@ Args parse(int argc, char** argv) {
   app.add_option("--view", a.app.view)
       ->check(CLI::Validator(
           [](std::string& v) -> std::string {
-            return is_view_name(v) ? std::string()
-                                   : "takes all, timeline, steals, plots, latency or health, not '" + v + "'";
+            return is_view_name(v)
+                       ? std::string()
+                       : "takes all, timeline, steals, plots, latency, health or scalability, not '" + v + "'";
           },
           "", ""));
   app.add_option_function<std::string>("--at", duration(&a.app.at_ns))->check(duration_check);
@@ -132,6 +135,8 @@ Args parse(int argc, char** argv) {
           },
           "", ""));
   lantern::tools::number_option(app, "--rows", &a.app.max_rows, 0, 64);
+  int path_stretch = 0;
+  lantern::tools::number_option(app, "--path-stretch", &path_stretch, 1, 1 << 30);
   lantern::tools::number_option<std::uint64_t>(app, "--max-events", &a.max_events, 1, ~0ull, "a positive number");
   app.add_flag("--exit-when-done", a.exit_when_done);
   app.add_flag("--wait", a.wait);
@@ -144,6 +149,7 @@ Args parse(int argc, char** argv) {
   if (a.file.empty() == a.attach.empty()) std::exit(program.usage_error("give a trace file or --attach HOST:PORT"));
   if (a.wait && a.attach.empty()) std::exit(program.usage_error("--wait goes with --attach HOST:PORT"));
   a.app.health_by_duration = health_sort == "duration";
+  a.app.path_stretch = path_stretch - 1;
   if (std::isfinite(a.app.window_ns) && !(a.app.window_ns > 0))
     std::exit(program.usage_error("--window must be longer than zero"));
   if (!a.compare.empty() && a.file.empty()) {
@@ -272,6 +278,8 @@ int main(int argc, char** argv) {
         window.paced_frame([&](double dt) { app.frame(dt); });
       }
       if (const std::string e = app.start_option_error(); !e.empty()) return refuse_start(e);
+      // The scalability figures are computed once the trace has loaded: the picture waits for them.
+      while (app.computing()) window.paced_frame([&](double dt) { app.frame(dt); });
     } else {
       // Live: the picture and the summary after it are of one moment: everything, once the
       // app disconnected (--exit-when-done), or what arrived within --after, the feed then
@@ -282,6 +290,12 @@ int main(int argc, char** argv) {
         std::this_thread::sleep_for(std::chrono::nanoseconds(static_cast<long long>(args.after_ns)));
       app.session().pause();
       if (attach_failed(app.session(), args.attach)) return kExitNoStream;
+      // The rolling window's parallelism is computed as frames are drawn (off the render
+      // thread): the picture waits for its first sample, at most 10 s.
+      const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+      while (!app.session().finished() && app.scale_figures().live().empty() &&
+             std::chrono::steady_clock::now() < until)
+        window.paced_frame([&](double dt) { app.frame(dt); });
     }
     if (!args.layout.empty()) app.view().layout = &layout;
     // Several frames: ImGui sizes windows, tables and tabs from the previous frame.

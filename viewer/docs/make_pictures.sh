@@ -39,6 +39,8 @@ shot overview "$trace" --at 20ms --window 20ms
 shot timeline_steals "$work/steals.trace" --view timeline --size 1400x560 --at 22.1ms --window 150us
 shot steal_matrix "$trace" --view steals --size 1000x480
 shot latency "$trace" --view latency --size 1000x560
+# The Scalability view of the tests' known task graph, the walk on the path's 2nd stretch.
+shot scalability "$work/graph.trace" --view scalability --size 1400x800 --path-stretch 2
 # Task labels and releases: the lantern_demo's pipelines (parse -> render -> compress,
 # each stage released by the one before), coloured by label. The phase's time differs
 # from run to run: it is read from the trace (the first 'render' task) with lantern-trace.

@@ -12,8 +12,8 @@
 namespace lantern::viewer {
 namespace {
 
-constexpr ImU32 kRunA = IM_COL32(110, 190, 255, 255);  // A's figures: the label palette's blue
-constexpr ImU32 kRunB = IM_COL32(250, 150, 120, 255);  // B's: its salmon
+using palette::kRunA;
+using palette::kRunB;
 constexpr ImU32 kNotableRow = IM_COL32(255, 170, 40, 55);
 
 // row_start: a table row; a notable one gets the highlight background and is recorded.

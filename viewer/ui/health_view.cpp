@@ -274,6 +274,10 @@ void HealthView::thresholds_section(Model& model) {
   ImGui::InputDouble("queued while asleep (us)", &edit_.queued_asleep_min_us, 10, 100, "%.0f");
   ImGui::InputDouble("searching without work (ms)", &edit_.spin_ms, 1, 5, "%.2f");
   ImGui::PopItemWidth();
+  if (!recheck_allowed_) {
+    ImGui::TextDisabled("Re-check waits for the scalability figures being computed");
+    return;
+  }
   if (ImGui::Button("Re-check the whole trace")) model.recheck_health(edit_);
 }
 

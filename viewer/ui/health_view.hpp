@@ -31,6 +31,12 @@ class HealthView {
 
  public:
   void set_sort_by_duration(bool on) noexcept { sort_by_duration_ = on; }
+  // set_recheck_allowed: Re-check writes to the model, so it waits while the scalability
+  // figures are computed from it on their own thread (ScaleFigures::busy).
+  void set_recheck_allowed(bool on) noexcept { recheck_allowed_ = on; }
+
+ private:
+  bool recheck_allowed_ = true;
 };
 
 }  // namespace lantern::viewer

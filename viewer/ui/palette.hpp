@@ -105,6 +105,20 @@ inline constexpr ImU32 kLaneBackground[] = {rgb(30, 32, 38), rgb(36, 38, 45)};
 inline constexpr ImU32 kPlayhead = rgb(255, 255, 255, 210);
 inline constexpr ImU32 kFocus = rgb(255, 170, 40, 60);
 
+// The critical path (lantern::analysis::scalability's): its stretches outlined on the
+// timeline and its worker-to-worker edges drawn as arrows, in magenta, which no state,
+// label, arrow or plot line uses; the walk's current stretch is also filled with it.
+inline constexpr ImU32 kCriticalPath = rgb(255, 0, 255);
+inline constexpr ImU32 kCriticalPathFill = rgb(255, 0, 255, 70);
+// Two runs compared (--compare): A's figures in the label palette's blue, B's in its salmon.
+inline constexpr ImU32 kRunA = rgb(110, 190, 255);
+inline constexpr ImU32 kRunB = rgb(250, 150, 120);
+// The Scalability view's speedup plot: the greedy bounds as a shaded band, the simulated
+// T_P as a mint line; the measured point is white (kText) for one run, kRunA/kRunB for two.
+inline constexpr ImU32 kBoundsBand = rgb(110, 140, 220, 80);
+inline constexpr ImU32 kBoundsEdge = rgb(140, 170, 240, 200);
+inline constexpr ImU32 kSimulated = rgb(120, 230, 200);
+
 inline ImU32 state(int s) { return s >= 0 && s < trace::kStateCount ? kState[s] : kUnknownState; }
 inline ImU32 source(int s) {
   return s >= 0 && s < static_cast<int>(sizeof(kSource) / sizeof(kSource[0])) ? kSource[s] : kTaskCluster;

@@ -214,13 +214,66 @@ void PlotsView::draw_lines(const Model& model, const ViewState& view, const Time
   cursor(view, map, f, lines);
 }
 
+void PlotsView::draw_parallelism(const Model& model, const ViewState& view, const TimeMapping& map, ImVec2 origin,
+                                 ImVec2 size) {
+  const std::vector<ParallelismSample>& samples = *view.live_parallelism;
+  double max = 1;
+  for (const auto& s : samples) max = std::max(max, s.parallelism.value_or(0));
+  char title[96];
+  std::snprintf(title, sizeof title, "parallelism, last %.3g s", view.live_window_s);
+  std::string note;
+  if (samples.empty()) {
+    note = "computed every 0.5 s or so, once data arrives";
+  } else if (!samples.back().parallelism) {
+    note = "not computed: " + samples.back().reason;
+  }
+  const float wrap = std::max(1.0f, size.x - TimelineView::kLabelWidth - 16);
+  const float strip = note.empty() ? 0 : ImGui::CalcTextSize(note.c_str(), nullptr, false, wrap).y;
+  const Frame f = frame(title, "work / span", max, origin, size, strip);
+  ImDrawList* draw = ImGui::GetWindowDrawList();
+  if (!note.empty())
+    draw->AddText(ImGui::GetFont(), ImGui::GetFontSize(), ImVec2(f.p0.x + 8, origin.y + 2), palette::kDimText,
+                  note.c_str(), nullptr, wrap);
+  if (view.layout) {
+    char buf[200];
+    const ParallelismSample* last = samples.empty() ? nullptr : &samples.back();
+    // live_parallelism SAMPLES VALUE|none COMPUTE_MS [REASON]
+    std::snprintf(buf, sizeof buf, "live_parallelism %zu %s %.3f %s", samples.size(),
+                  last && last->parallelism ? std::to_string(*last->parallelism).c_str() : "none",
+                  last ? last->compute_ms : 0.0, last && !last->parallelism ? last->reason.c_str() : "");
+    view.layout->lines.emplace_back(buf);
+  }
+  Line line{{}, palette::kSimulated, 2.0f, "parallelism"};
+  const float height = f.p1.y - f.p0.y;
+  draw->PushClipRect(f.p0, f.p1, true);
+  auto flush = [&] {
+    if (line.points.size() >= 2)
+      draw->AddPolyline(line.points.data(), static_cast<int>(line.points.size()), line.colour, 0, line.thickness);
+    for (const ImVec2& p : line.points) draw->AddCircleFilled(p, 2.5f, line.colour);
+    line.points.clear();
+  };
+  for (const auto& s : samples) {
+    if (!s.parallelism) {
+      flush();
+      continue;
+    }
+    const float x = map.x(model.rel(s.to));
+    line.points.emplace_back(x, f.p1.y - height * static_cast<float>(*s.parallelism / f.max));
+    if (std::isfinite(view.hover) && model.rel(s.to) <= view.hover) line.last = *s.parallelism;
+  }
+  flush();
+  draw->PopClipRect();
+  cursor(view, map, f, {line});
+}
+
 void PlotsView::draw(const Model& model, ViewState& view, ImVec2 size) {
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   const float width = std::max(size.x - TimelineView::kLabelWidth - 14.0f, 40.0f);
   const TimeMapping map{view.start, view.end, origin.x + TimelineView::kLabelWidth, width};
   const bool dependencies = model.events_of(EventId::release) > 0 || model.events_of(EventId::io_submit) > 0 ||
                             model.events_of(EventId::io_complete) > 0;
-  const float h = size.y / (dependencies ? 5 : 4);
+  const bool live_parallelism = view.live_parallelism != nullptr;
+  const float h = size.y / static_cast<float>(4 + (dependencies ? 1 : 0) + (live_parallelism ? 1 : 0));
   draw_states(model, view, map, origin, ImVec2(size.x, h));
   using palette::event;
   std::vector<Series> queues = {{kSeriesQueuedAll, "all lanes", event(EventId::lane_pop), EventId::lane_pop}};
@@ -246,6 +299,10 @@ void PlotsView::draw(const Model& model, ViewState& view, ImVec2 size) {
                 {kSeriesIoSubmits, "IO submitted", event(EventId::io_submit), EventId::io_submit},
                 {kSeriesIoCompletions, "IO completed", event(EventId::io_complete), EventId::io_complete}},
                true, ImVec2(origin.x, origin.y + 4 * h), ImVec2(size.x, h));
+  }
+  if (live_parallelism) {
+    // Live: the rolling window's parallelism, under the other plots.
+    draw_parallelism(model, view, map, ImVec2(origin.x, origin.y + (dependencies ? 5 : 4) * h), ImVec2(size.x, h));
   }
   ImGui::Dummy(size);
 }

@@ -52,6 +52,10 @@ class PlotsView {
   // right axis. Keys are drawn in the strip above the plot area, never over a line.
   void draw_lines(const Model& model, const ViewState& view, const TimeMapping& map, const char* title,
                   const std::vector<Series>& series, bool rate, ImVec2 origin, ImVec2 size, int second_axis = 1 << 30);
+  // draw_parallelism: live, the rolling window's parallelism (ViewState::live_parallelism,
+  // ScaleFigures' samples): each sample at its window's end; a sample the analysis could
+  // not compute is a gap, and the newest one's reason is said in the strip.
+  void draw_parallelism(const Model& model, const ViewState& view, const TimeMapping& map, ImVec2 origin, ImVec2 size);
   void cursor(const ViewState& view, const TimeMapping& map, const Frame& f, const std::vector<Line>& lines) const;
 
   std::vector<double> column_values_;

@@ -181,6 +181,61 @@ void TimelineView::draw_arrows(const Model& model, const ViewState& view, const 
   }
 }
 
+void TimelineView::draw_critical_path(const Model& model, const ViewState& view, const TimeMapping& map,
+                                      const Lanes& lanes, ImDrawList* draw) const {
+  if (!view.scale || !view.show_critical_path || lanes.rows <= 0) return;
+  const std::vector<PathStretch>& path = view.scale->critical_path;
+  if (path.empty()) return;
+  const std::uint32_t n = model.worker_count();
+  // The row a stretch's task ran in (the deepest drawn row for deeper slices).
+  auto row_top = [&](const PathStretch& p) {
+    const int d = std::min(p.slice.valid() ? p.slice.depth : 0, lanes.rows - 1);
+    return lanes.y(p.worker) + lanes.band + 3 + static_cast<float>(d) * lanes.row;
+  };
+  const float right = map.x0 + map.width;
+  // The path runs forward in time: the stretches in the window are one range of it.
+  const Tick a = model.abs(map.start), b = model.abs(map.end);
+  const auto first =
+      std::lower_bound(path.begin(), path.end(), a, [](const PathStretch& p, Tick t) { return p.end < t; });
+  std::size_t drawn = 0;
+  float last_x = -1e30f;
+  std::uint32_t last_worker = ~0u;
+  for (auto it = first == path.begin() ? first : first - 1; it != path.end() && it->begin <= b; ++it) {
+    if (it->worker >= n) continue;
+    const float x0 = map.x(model.rel(it->begin)), x1 = std::max(map.x(model.rel(it->end)), x0 + 2);
+    const float y0 = row_top(*it), y1 = y0 + lanes.row - 2;
+    const auto i = static_cast<std::size_t>(it - path.begin());
+    const bool current = static_cast<int>(i) == view.path_step;
+    if (x1 >= map.x0 && x0 <= right) {
+      // Stretches under a pixel from the previous one's outline on the same worker share it.
+      if (current || x1 > last_x + 1 || it->worker != last_worker) {
+        if (current) draw->AddRectFilled(ImVec2(x0, y0), ImVec2(x1, y1), palette::kCriticalPathFill);
+        draw->AddRect(ImVec2(x0 - 1, y0 - 1), ImVec2(x1 + 1, y1 + 1), palette::kCriticalPath, 0, 0,
+                      current ? 3.0f : 2.0f);
+        last_x = x1, last_worker = it->worker;
+        ++drawn;
+      }
+      if (view.layout) {
+        view.layout->add("critical_stretch", static_cast<int>(i), static_cast<int>(it->worker), x0, y0, x1, y1);
+      }
+    }
+    // The edge into this stretch, when it comes from another worker: an arrow from where
+    // the previous stretch ended to where this one began.
+    if (it == path.begin()) continue;
+    const PathStretch& prev = *(it - 1);
+    if (prev.worker == it->worker || prev.worker >= n) continue;
+    const ImVec2 from(map.x(model.rel(prev.end)), row_top(prev) + (lanes.row - 2) / 2);
+    const ImVec2 to(std::max(x0, from.x + 2), y0 + (lanes.row - 2) / 2);
+    if (std::max(from.x, to.x) < map.x0 || std::min(from.x, to.x) > right) continue;
+    arrow(draw, from, to, palette::kCriticalPath, 2.0f);
+    if (view.layout) {
+      view.layout->add("critical_edge", static_cast<int>(i), static_cast<int>(it->entered_by), from.x, from.y, to.x,
+                       to.y);
+    }
+  }
+  if (view.layout) view.layout->add("critical_drawn", static_cast<int>(drawn), 0, 0, 0, 0, 0);
+}
+
 void TimelineView::tooltip(const Model& model, const ViewState& view, const TimeMapping& map, const Lanes& lanes,
                            ImVec2 mouse) const {
   if (mouse.x < map.x0 || lanes.height <= 0) return;

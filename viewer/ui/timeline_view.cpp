@@ -223,6 +223,7 @@ void TimelineView::draw(const Model& model, ViewState& view, ImVec2 size) {
   draw->PushClipRect(ImVec2(map.x0, clip_top), ImVec2(right, clip_bottom), true);
   draw_markers(model, view, map, lanes, draw);
   draw_arrows(model, view, map, lanes, draw);
+  draw_critical_path(model, view, map, lanes, draw);
   draw->PopClipRect();
   if (hovered && !dragging_) tooltip(model, view, map, lanes, ImGui::GetIO().MousePos);
   ImGui::EndChild();

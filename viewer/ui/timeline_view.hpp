@@ -50,6 +50,11 @@ class TimelineView {
   void draw_ruler(const Model& model, const TimeMapping& map, ImDrawList* draw, float y0, float y1) const;
   void draw_arrows(const Model& model, const ViewState& view, const TimeMapping& map, const Lanes& lanes,
                    ImDrawList* draw);
+  // draw_critical_path: the scalability figures' critical path (ViewState::scale): each
+  // stretch outlined in its task's row, each edge between workers an arrow, the walk's
+  // current stretch filled.
+  void draw_critical_path(const Model& model, const ViewState& view, const TimeMapping& map, const Lanes& lanes,
+                          ImDrawList* draw) const;
   void draw_markers(const Model& model, const ViewState& view, const TimeMapping& map, const Lanes& lanes,
                     ImDrawList* draw) const;
   void tooltip(const Model& model, const ViewState& view, const TimeMapping& map, const Lanes& lanes,

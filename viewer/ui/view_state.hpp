@@ -17,6 +17,8 @@
 #include <vector>
 
 #include "lantern/analysis/analysis.hpp"
+#include "lantern/analysis/scalability.hpp"
+#include "lantern/viewer/scale_figures.hpp"
 
 namespace lantern::viewer {
 
@@ -63,6 +65,16 @@ struct ViewState {
   }
 
   LayoutRecord* layout = nullptr;  // non-null only when recording (--layout)
+
+  // The scalability figures the app computed for this trace (nullptr until they are):
+  // the timeline outlines their critical path, when show_critical_path; path_step is
+  // the stretch the walk control stands on (-1: none).
+  const analysis::Scalability* scale = nullptr;
+  bool show_critical_path = true;
+  int path_step = -1;
+  // Live: the rolling window's parallelism samples (nullptr for a replay), a plot.
+  const std::vector<ParallelismSample>* live_parallelism = nullptr;
+  double live_window_s = 0;
 
   double width() const noexcept { return end - start; }
   // show: make [a, b) the window, with a little margin, keeping a minimum width.

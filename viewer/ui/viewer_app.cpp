@@ -60,13 +60,14 @@ void swatch(ImU32 colour, const char* name, LayoutRecord* layout = nullptr, cons
 
 bool is_view_name(const std::string& name) {
   return name == "all" || name == "timeline" || name == "steals" || name == "plots" || name == "latency" ||
-         name == "health";
+         name == "health" || name == "scalability";
 }
 
 ViewerApp::ViewerApp(std::unique_ptr<Session> session, AppOptions options, Reconnect reconnect)
     : session_(std::move(session)), options_(std::move(options)), reconnect_(std::move(reconnect)) {
   timeline_.set_max_rows(options_.max_rows);
   health_.set_sort_by_duration(options_.health_by_duration);
+  scalability_.walk_to(options_.path_stretch);
   if (options_.task_colours == "label") view_.task_colours = ViewState::TaskColours::label;
   if (options_.task_colours == "source") view_.task_colours = ViewState::TaskColours::source;
   view_.follow = session_->live();
@@ -186,6 +187,16 @@ void ViewerApp::legend(const Model& model) {
   if (model.events_of(EventId::release) > 0) key(palette::kRelease, "release");
   if (model.events_of(EventId::io_complete) > 0) key(palette::kIoCompletion, "IO done");
   if (model.analysis().off_cpu_tasks() > 0) key(palette::kOffCpu, "waited for a CPU", nullptr, 0, palette::kOffCpuEdge);
+  if (view_.scale && !view_.scale->critical_path.empty() && more == 0 &&
+      ImGui::GetContentRegionAvail().x > 15 + ImGui::CalcTextSize("critical path").x + 100) {
+    // The critical path's outline and arrows, with the switch that shows or hides them.
+    ImGui::PushStyleVar(ImGuiStyleVar_FramePadding, ImVec2(1, 0));
+    ImGui::Checkbox("##critical_path", &view_.show_critical_path);
+    ImGui::PopStyleVar();
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("show the critical path (Scalability view) on the timeline");
+    ImGui::SameLine(0, 4);
+    key(palette::kCriticalPath, "critical path");
+  }
   end_row(line_y + row_h);
   ImGui::SetCursorPosY(line_y + 2 * row_h);
 }
@@ -285,13 +296,42 @@ void ViewerApp::layout_all(Model& model, ImVec2 size) {
       latency_.draw(model, view_, ImGui::GetContentRegionAvail());
       ImGui::EndTabItem();
     }
+    if (ImGui::BeginTabItem("Scalability")) {
+      scalability_.draw({&scale_a_, &model, a_name_}, nullptr, view_, ImGui::GetContentRegionAvail());
+      ImGui::EndTabItem();
+    }
     ImGui::EndTabBar();
   }
   ImGui::EndChild();
 }
 
+bool ViewerApp::computing() {
+  for (auto [session, figures] : {std::pair{session_.get(), &scale_a_}, std::pair{compare_.get(), &scale_b_}}) {
+    if (!session) continue;
+    if (figures->busy()) return true;
+    std::lock_guard<std::mutex> lock(session->mutex());
+    if (session->finished() && !session->model().empty() && figures->pending()) return true;
+  }
+  return false;
+}
+
+void ViewerApp::scalability_full(Model& model, ImVec2 size) {
+  // The figures above, the timeline with the critical path below (the walk centres it).
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  const float top = std::floor(size.y * 0.62f);
+  ImGui::BeginChild("##scalability", ImVec2(size.x, top), false);
+  ScalabilityView::Run b{&scale_b_, compare_ ? &compare_->model() : nullptr, b_name_};
+  scalability_.draw({&scale_a_, &model, a_name_.empty() ? model.status().name : a_name_}, compare_ ? &b : nullptr,
+                    view_, ImGui::GetContentRegionAvail());
+  ImGui::EndChild();
+  ImGui::SetCursorScreenPos(ImVec2(origin.x, origin.y + top + 4));
+  timeline_.draw(model, view_, ImVec2(size.x, size.y - top - 4));
+}
+
 void ViewerApp::frame(double seconds) {
+  clock_s_ += seconds;
   if (controls_.take_reconnect() && reconnect_) {
+    scale_a_.reset();  // it reads the session being replaced
     session_ = reconnect_();
     LayoutRecord* layout = view_.layout;
     view_ = ViewState{};
@@ -313,6 +353,18 @@ void ViewerApp::frame(double seconds) {
       if (session_->finished()) final_fit_done_ = true;
     }
   }
+  // The scalability figures: once per loaded trace (off this thread), a live window now
+  // and then, or again when asked.
+  analysis::ScaleOptions again = scale_a_.options().scale;
+  if (scalability_.take_recompute(&again)) {
+    scale_a_.request_recompute(again);
+    scale_b_.request_recompute(again);
+  }
+  scale_a_.poll(*session_, clock_s_);
+  view_.scale = scale_a_.whole();
+  view_.live_parallelism = session_->live() ? &scale_a_.live() : nullptr;
+  view_.live_window_s = scale_a_.options().live_window_s;
+  health_.set_recheck_allowed(!scale_a_.busy());
   timeline_.fit_if_requested(model, view_);
   if (!user_moved_) {
     fitted_ = !model.empty();
@@ -344,8 +396,13 @@ void ViewerApp::frame(double seconds) {
   } else if (compare_) {
     std::lock_guard<std::mutex> lock_b(compare_->mutex());  // always after A's: one order
     compare_->model().prepare_series();
-    compare_view_.draw(model, a_name_, compare_->model(), b_name_, session_->finished() && compare_->finished(), view_,
-                       avail);
+    scale_b_.poll(*compare_, clock_s_);
+    if (options_.view == "scalability") {
+      scalability_full(model, avail);
+    } else {
+      compare_view_.draw(model, a_name_, compare_->model(), b_name_, session_->finished() && compare_->finished(),
+                         view_, avail);
+    }
   } else if (options_.view == "timeline") {
     timeline_.draw(model, view_, avail);
   } else if (options_.view == "plots") {
@@ -356,6 +413,8 @@ void ViewerApp::frame(double seconds) {
     latency_.draw(model, view_, avail);
   } else if (options_.view == "health") {
     health_.draw(model, view_, avail);
+  } else if (options_.view == "scalability") {
+    scalability_full(model, avail);
   } else {
     layout_all(model, avail);
   }

@@ -14,22 +14,25 @@
 
 #include "compare_view.hpp"
 #include "health_view.hpp"
+#include "lantern/viewer/scale_figures.hpp"
 #include "lantern/viewer/session.hpp"
 #include "latency_view.hpp"
 #include "plots_view.hpp"
 #include "replay_controls.hpp"
+#include "scalability_view.hpp"
 #include "steal_matrix_view.hpp"
 #include "timeline_view.hpp"
 
 namespace lantern::viewer {
 
 struct AppOptions {
-  std::string view = "all";                                     // all | timeline | steals | plots | latency | health
+  std::string view = "all";  // all | timeline | steals | plots | latency | health | scalability
   double at_ns = std::numeric_limits<double>::quiet_NaN();      // --at: playhead, from the trace start
   double window_ns = std::numeric_limits<double>::quiet_NaN();  // --window: timeline width
   int max_rows = 6;                                             // task rows per lane
   std::string task_colours = "auto";                            // --task-colours: auto, label or source
   bool health_by_duration = false;                              // --health-sort duration
+  int path_stretch = -1;  // --path-stretch: the walk's stretch on the critical path (from 0)
 };
 
 // is_view_name: whether `name` is one of AppOptions::view's values.
@@ -54,10 +57,16 @@ class ViewerApp {
   // start_option_error: once a file has loaded, why --at cannot be honoured (beyond the
   // end of the trace); empty otherwise.
   std::string start_option_error();
-  // animating: something moves without input (live data, loading, playback).
+  // animating: something moves without input (live data, loading, playback, the
+  // scalability figures being computed).
   bool animating() const noexcept {
-    return session_->live() || !session_->finished() || (compare_ && !compare_->finished()) || controls_.playing();
+    return session_->live() || !session_->finished() || (compare_ && !compare_->finished()) || controls_.playing() ||
+           scale_a_.busy() || scale_b_.busy();
   }
+  // computing: the scalability figures of a loaded trace (and of B) are still to come:
+  // --screenshot draws frames until they are there.
+  bool computing();
+  const ScaleFigures& scale_figures() const noexcept { return scale_a_; }
 
  private:
   void status_bar(Model& model);
@@ -65,6 +74,7 @@ class ViewerApp {
   void layout_all(Model& model, ImVec2 size);
   void apply_start_options(const Model& model);
   void global_keys(const Model& model);
+  void scalability_full(Model& model, ImVec2 size);
 
   std::unique_ptr<Session> session_;
   std::unique_ptr<Session> compare_;  // B, with --compare
@@ -88,6 +98,11 @@ class ViewerApp {
   double fitted_start_ = 0, fitted_end_ = 0, fitted_limit_ = 0;
   bool fitted_ = false;
   bool show_health_ = false;  // select the Health tab on the next frame
+  // The scalability figures of A and B, computed off the render thread; declared after
+  // the sessions they read, so that they are destroyed (their threads joined) first.
+  ScaleFigures scale_a_, scale_b_;
+  ScalabilityView scalability_;
+  double clock_s_ = 0;  // seconds of frames so far (ScaleFigures::poll's clock)
 };
 
 }  // namespace lantern::viewer
