@@ -78,7 +78,8 @@ options:
   --record-workers N      workers of the recorded run, 1 to 1024 (default 1)
   --predict-workers LIST  worker counts to predict T_P at (default 2)
   --measure-workers LIST  worker counts to measure at (default: each predicted count
-                          that fits the CPUs this process may run on; 0 alone: none)
+                          that fits the CPUs this process may run on, or with
+                          --predictions each count in the file but 1; 0 alone: none)
   --topology SPEC         the machine the simulator places its workers on, e.g.
                           "2 sockets x 32 cores x 2 threads" (default: this machine's,
                           from the recording's trace header)
@@ -88,6 +89,12 @@ options:
                           --save-predictions) and measure them here; the table then
                           also scales each prediction by this machine's T_1 over the
                           recording machine's (a core here is faster or slower)
+  --scale K               every workload K times as large (fib: n + log_1.618 K; the
+                          others K times the repetitions or items), 1 to 1000
+                          (default 1): for many workers, whose runs are otherwise
+                          too short to time. A recording holds about 5 events per
+                          task (32 bytes each in memory, and the analysis' own):
+                          fib(31) at level graph is about 10M events
   --quick                 CI smoke test: 1 pair, small sizes (every answer and every
                           figure is still computed and checked)
   --markdown              print the table as Markdown (for bench/RESULTS.md)
@@ -133,6 +140,7 @@ constexpr const char* kWorkloads[] = {"fib",         "skynet_tg",  "nqueens_tg",
 struct Config {
   int pairs = 5;
   bool quick = false;
+  int scale = 1;  // --scale: every workload K times as large
   bench::Output output;
   bool raw = false;
   std::vector<std::string> only;
@@ -306,15 +314,17 @@ long long run_demo_pipelines(lantern::Scheduler& pool, int items, const std::arr
 
 std::vector<Workload> make_workloads(const Config& config) {
   const bool q = config.quick;
-  const int fib_n = q ? 22 : 31;
+  const int k = config.scale;
+  // fib(n + 1) is about 1.618 times fib(n): --scale K adds log_1.618(K) to n.
+  const int fib_n = (q ? 22 : 31) + static_cast<int>(std::lround(std::log(k) / std::log(1.618)));
   const long long skynet_leaves = q ? 10'000 : 1'000'000;
-  const int skynets = q ? 1 : 3;
+  const int skynets = (q ? 1 : 3) * k;
   const int queens = q ? 8 : 12;
-  const int queens_runs = q ? 1 : 2;
-  const int pipeline_items = q ? 60 : 600;
-  const int bursts = q ? 5 : 100;
-  const long flood = q ? 2'000 : 40'000;
-  const int demo_items = q ? 50 : 1000;
+  const int queens_runs = (q ? 1 : 2) * k;
+  const int pipeline_items = (q ? 60 : 600) * k;
+  const int bursts = (q ? 5 : 100) * k;
+  const long flood = (q ? 2'000 : 40'000) * k;
+  const int demo_items = (q ? 50 : 1000) * k;
   static const lantern::Label burst = lantern::label("burst"), flood_label = lantern::label("flood"),
                               lane_task = lantern::label("lane task"), parse = lantern::label("parse"),
                               render = lantern::label("render"), compress = lantern::label("compress");
@@ -764,6 +774,7 @@ std::optional<int> parse_command_line(int argc, char** argv, Config* config) {
   auto& app = program.app();
   CLI::Option* pairs = lantern::tools::number_option(app, "--pairs", &config->pairs, 1, 1000);
   lantern::tools::choice_list_option(app, "--only", &config->only, {std::begin(kWorkloads), std::end(kWorkloads)});
+  lantern::tools::number_option(app, "--scale", &config->scale, 1, 1000);
   lantern::tools::number_option(app, "--record-workers", &config->record_workers, 1u, lantern::kMaxWorkers);
   lantern::tools::number_list_option(app, "--predict-workers", &config->predict_workers, 1u, lantern::kMaxWorkers);
   CLI::Option* measure_workers =
@@ -788,17 +799,14 @@ std::optional<int> parse_command_line(int argc, char** argv, Config* config) {
     }
   }
   const unsigned cpus = static_cast<unsigned>(bench::allowed_cpus().size());
-  if (measure_workers->count() == 0) {
+  if (measure_workers->count() == 0 && !config->predictions.empty()) {
+    // The file's worker counts (main reads it).
+  } else if (measure_workers->count() == 0) {
     for (const unsigned n : config->predict_workers) {
       if (n <= std::max(1u, cpus)) config->measure_workers.push_back(n);
     }
   }
   std::erase(config->measure_workers, 0u);
-  if (!config->predictions.empty() && config->measure_workers.empty()) {
-    std::fprintf(stderr,
-                 "lantern_scale_bench: --predictions needs --measure-workers (see lantern_scale_bench --help)\n");
-    return 2;
-  }
   if (config->only.empty()) config->only.assign(std::begin(kWorkloads), std::end(kWorkloads));
   return std::nullopt;
 }
@@ -814,7 +822,16 @@ int main(int argc, char** argv) {
   return 0;
 #endif
   std::optional<SavedPredictions> saved;
-  if (!config.predictions.empty()) saved = read_predictions(config.predictions);
+  if (!config.predictions.empty()) {
+    saved = read_predictions(config.predictions);
+    if (config.measure_workers.empty()) {
+      std::set<unsigned> counts;
+      for (const auto& [key, p] : *saved) {
+        if (key.second > 1) counts.insert(key.second);
+      }
+      config.measure_workers.assign(counts.begin(), counts.end());
+    }
+  }
   std::string measure_list;
   for (const unsigned n : config.measure_workers) measure_list += (measure_list.empty() ? "" : ",") + std::to_string(n);
   std::string predict_list;
@@ -841,6 +858,10 @@ int main(int argc, char** argv) {
     Context ctx{config, progress, watchdog, rows, "workload", 1};
     bench_workload(ctx, w, saved ? &*saved : nullptr, config.save_predictions.empty() ? nullptr : &to_save);
     progress.clear();
+  }
+  if (saved && rows.empty()) {
+    usage_error(config.predictions + " has no prediction for the workloads and worker counts asked (--only, " +
+                "--measure-workers)");
   }
   if (!config.save_predictions.empty()) {
     std::ofstream out(config.save_predictions);
