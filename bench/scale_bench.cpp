@@ -390,6 +390,7 @@ class MemorySink final : public lantern::instrumentation::Sink {
 // Prediction: what one recorded run says.
 struct Prediction {
   double recorded_s = 0;                        // the recorded run's wall time
+  double traced_s = 0;                          // the same run in its trace: first task begin to last task end
   std::map<unsigned, double> simulated_s;       // T_P by workers
   std::map<unsigned, double> lower_s, upper_s;  // the greedy bounds by workers
   double work_s = 0, span_s = 0, parallelism = 0;
@@ -510,6 +511,7 @@ Prediction record_and_predict(const Config& config, const Workload& w, Rig& rig)
   p.work_s = s.work_ns.value_or(std::nan("")) / 1e9;
   p.span_s = s.span_ns.value_or(std::nan("")) / 1e9;
   p.parallelism = s.parallelism.value_or(std::nan(""));
+  p.traced_s = s.measured_ns.value_or(std::nan("")) / 1e9;
   for (const lantern::analysis::CurvePoint& point : s.curve) {
     if (point.simulated_ns) p.simulated_s[point.workers] = *point.simulated_ns / 1e9;
     p.lower_s[point.workers] = point.lower_ns / 1e9;
@@ -759,6 +761,7 @@ void bench_workload(Context& ctx, const Workload& w, const SavedPredictions* sav
          {"lower_ms", lower * 1e3},
          {"upper_ms", upper * 1e3},
          {"recorded_ms", bench::median(recorded) * 1e3},
+         {"traced_ms", bench::median(field(predictions, [](const Prediction& p) { return p.traced_s; })) * 1e3},
          {"work_ms", first.work_s * 1e3},
          {"span_ms", first.span_s * 1e3},
          {"events", static_cast<double>(first.events)},
