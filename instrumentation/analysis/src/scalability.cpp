@@ -383,30 +383,36 @@ Scalability scalability(const Analysis& a, const ScaleOptions& options, Tick fro
   Graph g;
   std::vector<std::vector<std::uint32_t>> base(W);  // base[w][d]: offset into slot
   std::vector<std::uint32_t> slot;                  // slice -> task, kNone: not kept
+  std::size_t total = 0;
+  for (std::uint32_t w = 0; w < W; ++w) {
+    const WorkerTrack& t = a.track(w);
+    base[w].resize(static_cast<std::size_t>(t.depth_count()));
+    for (int d = 0; d < t.depth_count(); ++d) {
+      base[w][static_cast<std::size_t>(d)] = static_cast<std::uint32_t>(total);
+      total += t.slices(d).size();
+    }
+  }
+  slot.assign(total, kNone);
   for (std::uint32_t w = 0; w < W; ++w) {
     const WorkerTrack& t = a.track(w);
     unmatched += t.unmatched_ends();
-    base[w].resize(static_cast<std::size_t>(t.depth_count()));
     for (int d = 0; d < t.depth_count(); ++d) {
-      base[w][static_cast<std::size_t>(d)] = static_cast<std::uint32_t>(slot.size());
       const auto& slices = t.slices(d);
-      for (std::size_t i = 0; i < slices.size(); ++i) {
+      // Only the slices that began in the window (a live view asks for the last seconds).
+      for (std::size_t i = t.first_slice_starting_at_or_after(d, from); i < slices.size() && slices[i].start <= to;
+           ++i) {
         const TaskSlice& s = slices[i];
-        std::uint32_t id = kNone;
-        if (s.start >= from && s.start <= to) {
-          if (s.open())
-            ++open;
-          else if (s.flags & kSliceEndLost)
-            ++lost;
-          else {
-            id = static_cast<std::uint32_t>(g.task_slice.size());
-            g.task_slice.push_back(SliceRef{static_cast<std::int32_t>(w), d, i});
-            g.task_label.push_back(s.label);
-            first_begin = std::min(first_begin, s.start);
-            last_end = std::max(last_end, s.end);
-          }
+        if (s.open()) {
+          ++open;
+        } else if (s.flags & kSliceEndLost) {
+          ++lost;
+        } else {
+          slot[base[w][static_cast<std::size_t>(d)] + i] = static_cast<std::uint32_t>(g.task_slice.size());
+          g.task_slice.push_back(SliceRef{static_cast<std::int32_t>(w), d, i});
+          g.task_label.push_back(s.label);
+          first_begin = std::min(first_begin, s.start);
+          last_end = std::max(last_end, s.end);
         }
-        slot.push_back(id);
       }
     }
   }
@@ -425,7 +431,20 @@ Scalability scalability(const Analysis& a, const ScaleOptions& options, Tick fro
     graph_events += a.events_of(e);
   const bool v5 = a.format_version() == 0 || a.format_version() >= 5;
   const bool level_ok = !a.level() || *a.level() >= trace::Level::tasks;
-  out.has_graph = graph_events > 0 || (v5 && a.level() && level_ok);
+  // A version-5 trace at level tasks without a single graph event has a graph only if
+  // nothing in it nests (a task nested outside an inline call ran during a wait that
+  // was not recorded: the recording build reports no graph events).
+  bool nests = false;
+  for (std::uint32_t w = 0; w < W && !nests; ++w) {
+    const WorkerTrack& t = a.track(w);
+    for (int d = 1; d < t.depth_count() && !nests; ++d)
+      for (const TaskSlice& s : t.slices(d))
+        if (s.task_source() != TaskSource::inline_call) {
+          nests = true;
+          break;
+        }
+  }
+  out.has_graph = graph_events > 0 || (v5 && a.level() && level_ok && !nests);
   static constexpr const char* kFigures =
       "work, span, parallelism, burdened span, the critical path, the bounds and simulated T_P";
   if (!out.has_graph) {
@@ -462,70 +481,83 @@ Scalability scalability(const Analysis& a, const ScaleOptions& options, Tick fro
   // --- the stretches: each task cut at its spawns and waits ---
   // The graph events of each task, grouped by task (counting sort: they arrive per worker in time order).
   std::vector<std::uint32_t> ev_off(g.task_slice.size() + 1, 0);
+  // A task's events come at or after its begin, so a window's start bounds them.
+  auto graph_from = [&](std::uint32_t w) {
+    const auto& v = a.graph_events(w);
+    return std::lower_bound(v.begin(), v.end(), from, [](const GraphEvent& e, Tick t) { return e.t < t; });
+  };
   for (std::uint32_t w = 0; w < W; ++w)
-    for (const GraphEvent& e : a.graph_events(w))
-      if (const std::uint32_t t = task_of(e.owner); t != kNone) ++ev_off[t + 1];
+    for (auto it = graph_from(w); it != a.graph_events(w).end(); ++it)
+      if (const std::uint32_t t = task_of(it->owner); t != kNone) ++ev_off[t + 1];
   for (std::size_t i = 0; i < g.task_slice.size(); ++i) ev_off[i + 1] += ev_off[i];
   std::vector<const GraphEvent*> evs(ev_off.back());
   {
     std::vector<std::uint32_t> at(ev_off.begin(), ev_off.end() - 1);
     for (std::uint32_t w = 0; w < W; ++w)
-      for (const GraphEvent& e : a.graph_events(w))
-        if (const std::uint32_t t = task_of(e.owner); t != kNone) evs[at[t]++] = &e;
+      for (auto it = graph_from(w); it != a.graph_events(w).end(); ++it)
+        if (const std::uint32_t t = task_of(it->owner); t != kNone) evs[at[t]++] = &*it;
   }
-  // Nested time: per worker and depth, prefix sums of slice durations.
-  std::vector<std::vector<std::vector<Tick>>> cum(W);
-  for (std::uint32_t w = 0; w < W; ++w) {
-    const WorkerTrack& t = a.track(w);
-    cum[w].resize(static_cast<std::size_t>(t.depth_count()));
-    for (int d = 0; d < t.depth_count(); ++d) {
-      auto& c = cum[w][static_cast<std::size_t>(d)];
-      const auto& slices = t.slices(d);
-      c.resize(slices.size() + 1, 0);
-      for (std::size_t i = 0; i < slices.size(); ++i)
-        c[i + 1] = c[i] + (slices[i].open() ? 0 : slices[i].end - slices[i].start);
-    }
-  }
-  auto nested = [&](std::uint32_t w, int depth, Tick b, Tick e) -> Tick {
-    const WorkerTrack& t = a.track(w);
-    if (depth >= t.depth_count()) return 0;
-    const std::size_t i = t.first_slice_starting_at_or_after(depth, b);
-    const std::size_t j = t.first_slice_starting_at_or_after(depth, e);
-    if (j <= i) return 0;
-    const auto& c = cum[w][static_cast<std::size_t>(depth)];
-    return c[j] - c[i];
-  };
   std::vector<Cut> cuts;
+  struct Call {
+    std::uint32_t before, task;  // the piece before an inline call (the one after is before + 1), the callee
+  };
+  std::vector<Call> calls;
   g.task_first.resize(g.task_slice.size());
   g.task_stretches.resize(g.task_slice.size());
   for (std::uint32_t task = 0; task < g.task_slice.size(); ++task) {
     const SliceRef r = g.task_slice[task];
     const TaskSlice& s = a.slice(r);
     const auto w = static_cast<std::uint32_t>(r.worker);
+    const WorkerTrack& track = a.track(w);
     g.task_first[task] = static_cast<std::uint32_t>(g.size());
     Tick cur = s.start;
     bool waiting = false;
     // The recording's cost: one event per stretch, the one that opened it (task_begin, a
     // spawn, a wait_end...), whose cost lands after its timestamp.
     const double event_cost = costs.event_ns;
-    auto close = [&](Tick e) {
-      e = std::max(e, cur);
-      const Tick ticks = e - cur;
-      const Tick n = std::min(ticks, nested(w, r.depth + 1, cur, e));
-      const double own = static_cast<double>(ticks - n) * npt - event_cost;
+    auto last = [&] { return static_cast<std::uint32_t>(g.size() - 1); };
+    auto piece = [&](Tick b, Tick e, Tick skipped) {
+      const Tick ticks = e - b;
+      const double own = static_cast<double>(ticks - std::min(ticks, skipped)) * npt - event_cost;
       g.own.push_back(std::max(0.0, own));
       g.task.push_back(task);
-      g.begin.push_back(cur);
+      g.begin.push_back(b);
       g.end.push_back(e);
+    };
+    // close: the stretch from `cur` to e. A task nested in it (not in a wait: run inline,
+    // as a call) cuts it too: the call's edges leave the piece before it and enter the
+    // piece after it; a nested slice the graph leaves out (open, cut off) is taken off.
+    auto close = [&](Tick e) {
+      e = std::max(e, cur);
+      const int nd = r.depth + 1;
+      Tick skipped = 0;
+      if (nd < track.depth_count()) {
+        const auto& kids = track.slices(nd);
+        const std::size_t kb = base[w][static_cast<std::size_t>(nd)];
+        for (std::size_t k = track.first_slice_starting_at_or_after(nd, cur); k < kids.size() && kids[k].start < e;
+             ++k) {
+          const TaskSlice& c = kids[k];
+          const Tick c_end = c.open() ? e : std::min(c.end, e);
+          const std::uint32_t ct = slot[kb + k];
+          if (ct == kNone || c.start < cur) {
+            skipped += c_end - std::min(c_end, std::max(c.start, cur));
+            continue;
+          }
+          piece(cur, c.start, skipped);
+          skipped = 0;
+          calls.push_back({static_cast<std::uint32_t>(g.size() - 1), ct});
+          cur = std::max(cur, c_end);
+        }
+      }
+      piece(cur, e, skipped);
     };
     for (std::uint32_t k = ev_off[task]; k < ev_off[task + 1]; ++k) {
       const GraphEvent& e = *evs[k];
-      const auto here = static_cast<std::uint32_t>(g.size());  // the open stretch's index
       switch (e.type) {
         case EventId::spawn:
           if (waiting) break;
-          cuts.push_back(Cut{e.type, e.kind, here, task, e.t, e.on, e.group});
           close(e.t);
+          cuts.push_back(Cut{e.type, e.kind, last(), task, e.t, e.on, e.group});
           cur = e.t;
           break;
         case EventId::wait_begin:
@@ -544,8 +576,8 @@ Scalability scalability(const Analysis& a, const ScaleOptions& options, Tick fro
           // A cut as well: what waits on the signal or the operation waits for the task
           // up to here, not for its whole slice.
           if (waiting) break;
-          cuts.push_back(Cut{e.type, e.kind, here, task, e.t, e.on, e.group});
           close(e.t);
+          cuts.push_back(Cut{e.type, e.kind, last(), task, e.t, e.on, e.group});
           cur = e.t;
           break;
         default: break;
@@ -651,6 +683,11 @@ Scalability scalability(const Analysis& a, const ScaleOptions& options, Tick fro
         g.add_edge(last_before(signals, c.on, c.t), c.stretch, EdgeKind::signal);
       }
     }
+  }
+  for (const Call& c : calls) {
+    g.add_edge(c.before, g.task_first[c.task], EdgeKind::spawn);
+    g.add_edge(last_of(c.task), c.before + 1, EdgeKind::join);
+    if (!spawned[c.task]) spawned[c.task] = 1, spawn_src[c.task] = c.before;
   }
   // Below level graph a join's stolen half has no spawn event: its spawn is placed at the
   // start of the parent's stretch before the steal (the edge leaves the stretch before it).

@@ -9,9 +9,10 @@
 // Definitions (instrumentation/README.md, "Scalability analysis", has the details):
 //   - A task's own time is its slice's time less the tasks nested in it and less its
 //     waits (wait_begin .. wait_end): what the worker ran for that task alone. The
-//     recording's own cost (RunCosts::event_ns per event recorded inside the stretch) is
+//     recording's own cost (RunCosts::event_ns for the event that opens each stretch) is
 //     taken off, so figures describe the program, not the program being recorded.
-//   - A task is a chain of stretches cut at each spawn and each wait; edges run from a
+//   - A task is a chain of stretches cut at each spawn, each wait, each signal set and
+//     IO submission, and each task nested in it outside a wait (a call); edges run from a
 //     stretch to the next (continuation), from the spawning stretch to the child's first
 //     (spawn), from a joined task's last stretch to the stretch after the wait (join),
 //     from a releasing task to the released one (release: spawn_after, TaskGraph), from
