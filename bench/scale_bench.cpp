@@ -95,6 +95,9 @@ options:
                           too short to time. A recording holds about 5 events per
                           task (32 bytes each in memory, and the analysis' own):
                           fib(31) at level graph is about 10M events
+  --save-traces DIR       also write each measured pair's recording to DIR (which must
+                          exist) as WORKLOAD-PAIR.trace, for lantern-trace scale and
+                          lantern-view
   --quick                 CI smoke test: 1 pair, small sizes (every answer and every
                           figure is still computed and checked)
   --markdown              print the table as Markdown (for bench/RESULTS.md)
@@ -151,9 +154,16 @@ struct Config {
   std::optional<lantern::analysis::TopologySpec> topology_spec;
   std::string save_predictions;
   std::string predictions;
+  std::string trace_dir;  // --save-traces
 };
 
 using Context = bench::Context<Config>;
+
+// usage_error: bad input (a file that cannot be read or written): say so, exit 2.
+[[noreturn]] void usage_error(const std::string& what) {
+  std::fprintf(stderr, "lantern_scale_bench: %s\n", what.c_str());
+  std::exit(2);
+}
 
 // -------------------------------------------------------------------- workloads
 
@@ -458,7 +468,9 @@ std::uint64_t dropped_so_far(const Recorder& recorder) {
 // can wait long enough for a ring to fill) is made again, at most this many times.
 constexpr int kRecordAttempts = 3;
 
-Prediction record_and_predict(const Config& config, const Workload& w, Rig& rig) {
+// record_and_predict: one recorded run and what the analysis predicts from it; with
+// `trace_path`, the recording is also written there as a trace file.
+Prediction record_and_predict(const Config& config, const Workload& w, Rig& rig, const std::string& trace_path = {}) {
   Prediction p;
   std::optional<lantern::trace::TraceHeader> header;
   for (int attempt = 1;; ++attempt) {
@@ -467,6 +479,12 @@ Prediction record_and_predict(const Config& config, const Workload& w, Rig& rig)
     lantern::Scheduler pool({.workers = config.record_workers, .pin_workers = true, .observer = &rig.recorder});
     header = lantern::instrumentation::make_trace_header(pool, rig.recorder, "lantern_scale_bench");
     rig.collector.attach(rig.sink);
+    std::shared_ptr<lantern::instrumentation::TraceFileSink> file;
+    if (!trace_path.empty()) {
+      file = std::make_shared<lantern::instrumentation::TraceFileSink>(trace_path, *header);
+      if (!file->ok()) usage_error("cannot write trace '" + trace_path + "': " + file->failure());
+      rig.collector.attach(file);
+    }
     {
       CollectorAway away(pool);
       rig.collector.start();
@@ -479,6 +497,10 @@ Prediction record_and_predict(const Config& config, const Workload& w, Rig& rig)
     pool.shutdown();
     rig.collector.stop();
     rig.collector.detach(rig.sink.get());
+    if (file) {
+      rig.collector.detach(file.get());
+      if (!file->failure().empty()) usage_error(file->failure());
+    }
     const std::uint64_t dropped = dropped_so_far(rig.recorder) - dropped_before;
     if (dropped == 0) break;
     if (attempt == kRecordAttempts) {
@@ -565,11 +587,6 @@ struct SavedPrediction {
 };
 using SavedPredictions = std::map<std::pair<std::string, unsigned>, SavedPrediction>;
 
-[[noreturn]] void usage_error(const std::string& what) {
-  std::fprintf(stderr, "lantern_scale_bench: %s\n", what.c_str());
-  std::exit(2);
-}
-
 SavedPredictions read_predictions(const std::string& path) {
   std::ifstream in(path);
   if (!in) usage_error("cannot read predictions file '" + path + "'");
@@ -651,7 +668,9 @@ void bench_workload(Context& ctx, const Workload& w, const SavedPredictions* sav
     auto record = [&] {
       if (!recording) return;
       bench::settle();
-      predictions.push_back(record_and_predict(config, w, *rig));
+      const std::string trace_path =
+          config.trace_dir.empty() ? "" : config.trace_dir + "/" + w.name + "-" + std::to_string(r + 1) + ".trace";
+      predictions.push_back(record_and_predict(config, w, *rig, trace_path));
       if (config.raw) {
         std::fprintf(stderr, "raw %s pair %d recorded %.9f", w.name.c_str(), r, predictions.back().recorded_s);
         for (const auto& [n, t] : predictions.back().simulated_s) std::fprintf(stderr, " T_%u %.9f", n, t);
@@ -785,6 +804,7 @@ std::optional<int> parse_command_line(int argc, char** argv, Config* config) {
   app.add_option("--topology", config->topology);
   app.add_option("--save-predictions", config->save_predictions);
   app.add_option("--predictions", config->predictions);
+  app.add_option("--save-traces", config->trace_dir);
   app.add_flag("--quick", config->quick);
   app.add_flag("--markdown", config->output.markdown);
   app.add_flag("--json", config->output.json);
