@@ -358,7 +358,10 @@ Scalability scalability(const Analysis& a, const ScaleOptions& options, Tick fro
       const WorkerTrack& t = a.track(w);
       const auto& steals = a.steals(w);
       for (int d = 0; d < t.depth_count(); ++d) {
-        for (const TaskSlice& s : t.slices(d)) {
+        const auto& slices = t.slices(d);
+        for (std::size_t i = t.first_slice_starting_at_or_after(d, from); i < slices.size() && slices[i].start <= to;
+             ++i) {
+          const TaskSlice& s = slices[i];
           if (s.steal < 0 || static_cast<std::size_t>(s.steal) >= steals.size()) continue;
           const Steal& st = steals[static_cast<std::size_t>(s.steal)];
           if (st.t < from || st.t > to || s.start < st.t) continue;
@@ -555,6 +558,10 @@ Scalability scalability(const Analysis& a, const ScaleOptions& options, Tick fro
       const GraphEvent& e = *evs[k];
       switch (e.type) {
         case EventId::spawn:
+        case EventId::signal_set:
+        case EventId::io_submit:
+          // Each cuts the stretch: a child, a signal's waiter or an operation's task
+          // waits for the task up to here, not for its whole slice.
           if (waiting) break;
           close(e.t);
           cuts.push_back(Cut{e.type, e.kind, last(), task, e.t, e.on, e.group});
@@ -570,15 +577,6 @@ Scalability scalability(const Analysis& a, const ScaleOptions& options, Tick fro
           waiting = false;
           cur = e.t;
           cuts.push_back(Cut{e.type, e.kind, static_cast<std::uint32_t>(g.size()), task, e.t, e.on, e.group});
-          break;
-        case EventId::signal_set:
-        case EventId::io_submit:
-          // A cut as well: what waits on the signal or the operation waits for the task
-          // up to here, not for its whole slice.
-          if (waiting) break;
-          close(e.t);
-          cuts.push_back(Cut{e.type, e.kind, last(), task, e.t, e.on, e.group});
-          cur = e.t;
           break;
         default: break;
       }
@@ -684,10 +682,14 @@ Scalability scalability(const Analysis& a, const ScaleOptions& options, Tick fro
       }
     }
   }
+  // A nested task its caller waits for without a wait event: the caller resumes after it
+  // (a join). Unless a spawn event made it (a join's second half its own worker ran), it
+  // is a call, made where it began.
   for (const Call& c : calls) {
-    g.add_edge(c.before, g.task_first[c.task], EdgeKind::spawn);
     g.add_edge(last_of(c.task), c.before + 1, EdgeKind::join);
-    if (!spawned[c.task]) spawned[c.task] = 1, spawn_src[c.task] = c.before;
+    if (spawned[c.task]) continue;
+    g.add_edge(c.before, g.task_first[c.task], EdgeKind::spawn);
+    spawned[c.task] = 1, spawn_src[c.task] = c.before;
   }
   // Below level graph a join's stolen half has no spawn event: its spawn is placed at the
   // start of the parent's stretch before the steal (the edge leaves the stretch before it).
@@ -883,7 +885,7 @@ Scalability scalability(const Analysis& a, const ScaleOptions& options, Tick fro
   if (!costs.wake_ns) unmeasured.push_back("wake");
   if (!unmeasured.empty()) {
     std::string list;
-    for (std::size_t i = 0; i < unmeasured.size(); ++i) list += (i ? ", " : "") + unmeasured[i];
+    for (std::size_t i = 0; i < unmeasured.size(); ++i) list += (i ? " or a " : "") + unmeasured[i];
     out.notes.push_back("the run has no sample of the cost of a " + list +
                         ": the simulator and the burdened span count it as 0");
   }
@@ -907,6 +909,7 @@ Scalability scalability(const Analysis& a, const ScaleOptions& options, Tick fro
   if (at.empty()) {
     if (!workers.empty()) at.push_back(workers.back());
     if (W > 0 && std::find(at.begin(), at.end(), W) == at.end()) at.push_back(W);
+    std::sort(at.begin(), at.end());
   }
   auto run_what_if = [&](LabelFigure& f, const WhatIf& wi) {
     std::vector<double> dur(g.own);
