@@ -409,6 +409,8 @@ struct Prediction {
   lantern::analysis::RunCosts costs;
   std::string topology;
   std::vector<std::string> not_computed, notes;
+  std::array<double, lantern::analysis::kEdgeKindCount> span_by_edge_s{};  // the span by the kind of edge entering
+  std::uint64_t stretches = 0, edges = 0;
 };
 
 // CollectorAway: while it lives, the calling thread (and so a thread it starts) may run
@@ -534,6 +536,9 @@ Prediction record_and_predict(const Config& config, const Workload& w, Rig& rig,
   p.span_s = s.span_ns.value_or(std::nan("")) / 1e9;
   p.parallelism = s.parallelism.value_or(std::nan(""));
   p.traced_s = s.measured_ns.value_or(std::nan("")) / 1e9;
+  for (int k = 0; k < lantern::analysis::kEdgeKindCount; ++k) p.span_by_edge_s[k] = s.span_by_edge[k] / 1e9;
+  p.stretches = s.stretches;
+  p.edges = s.edges;
   for (const lantern::analysis::CurvePoint& point : s.curve) {
     if (point.simulated_ns) p.simulated_s[point.workers] = *point.simulated_ns / 1e9;
     p.lower_s[point.workers] = point.lower_ns / 1e9;
@@ -751,6 +756,13 @@ void bench_workload(Context& ctx, const Workload& w, const SavedPredictions* sav
       ", steal " + (first.costs.steal_ns ? bench::format_number(*first.costs.steal_ns) + " ns" : "none") + ", wake " +
       (first.costs.wake_ns ? bench::format_number(*first.costs.wake_ns) + " ns" : "none") + ", event " +
       bench::format_number(first.costs.event_ns) + " ns; topology " + first.topology;
+  facts += "; the first recording's graph: " + std::to_string(first.stretches) + " stretches, " +
+           std::to_string(first.edges) + " edges, its span by the edge entering each stretch:";
+  for (int k = 0; k < lantern::analysis::kEdgeKindCount; ++k) {
+    if (first.span_by_edge_s[k] > 0) {
+      facts += " " + std::string(lantern::analysis::kEdgeKindNames[k]) + " " + ms_text(first.span_by_edge_s[k]);
+    }
+  }
   if (retried > 0) facts += "; " + std::to_string(retried) + " recordings made again (they lost events)";
   for (const std::string& note : first.notes) facts += "; analysis note: " + note;
 
