@@ -108,20 +108,24 @@ inline void check_equal(const std::string& what, long long got, long long expect
 
 // ------------------------------------------------------------------------- targets
 
-// Target is what a row must achieve: the ratio Lantern/TBB at most `limit`, Lantern's own
-// figure at most `limit`, or nothing (the row is for information).
+// Target is what a row must achieve: the ratio Lantern/TBB at most `limit`, the ratio
+// within [low, limit] (a prediction against a measurement: off by at most so much either
+// way), Lantern's own figure at most `limit`, or nothing (the row is for information).
 struct Target {
-  enum Kind { ratio_at_most, lantern_at_most, none };
+  enum Kind { ratio_at_most, ratio_between, lantern_at_most, none };
   Kind kind = none;
   double limit = 0;
+  double low = 0;  // ratio_between only
 
   static Target ratio(double limit) { return {ratio_at_most, limit}; }
+  static Target between(double low, double high) { return {ratio_between, high, low}; }
   static Target lantern(double limit) { return {lantern_at_most, limit}; }
   static Target info() { return {none, 0}; }
 
   bool met(double lantern, double tbb) const {
     switch (kind) {
       case ratio_at_most: return lantern / tbb <= limit;
+      case ratio_between: return lantern / tbb >= low && lantern / tbb <= limit;
       case lantern_at_most: return lantern <= limit;
       case none: return true;
     }
@@ -146,13 +150,23 @@ struct Row {
   // peer: who the second figure (`tbb`) is from; its column's header, and in the JSON
   // the figure's key, lowercase ("tbb", "rayon").
   std::string peer = "TBB";
+  // subject: what the first figure (`lantern`) is, named as `peer` names the second
+  // ("Lantern"; lantern_scale_bench's "predicted" against its peer "measured").
+  std::string subject = "Lantern";
 };
 
-// peer_key: a row's peer figure's JSON key, its peer's name in lowercase.
-inline std::string peer_key(const Row& row) {
-  std::string key = row.peer;
+// json_key: a figure's JSON key, its name in lowercase.
+inline std::string json_key(std::string key) {
   for (char& c : key) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return key;
+}
+// peer_key: a row's peer figure's JSON key, its peer's name in lowercase.
+inline std::string peer_key(const Row& row) { return json_key(row.peer); }
+// subject_key: a row's first figure's JSON key ("lantern" unless Row::subject says else).
+inline std::string subject_key(const Row& row) { return json_key(row.subject); }
+// ratio_header: the ratio column's header, "L/TBB" (Lantern's rows) or "predicted/measured".
+inline std::string ratio_header(const Row& row) {
+  return (row.subject == "Lantern" ? std::string("L") : row.subject) + "/" + row.peer;
 }
 
 inline std::string format_number(double v) {
@@ -173,6 +187,8 @@ inline std::string format_ratio(double r) {
 inline std::string format_target(const Row& row) {
   switch (row.target.kind) {
     case Target::ratio_at_most: return "ratio <= " + format_number(row.target.limit);
+    case Target::ratio_between:
+      return format_number(row.target.low) + " <= ratio <= " + format_number(row.target.limit);
     case Target::lantern_at_most: return "Lantern <= " + format_number(row.target.limit) + " " + row.unit;
     case Target::none: return "-";
   }
@@ -184,12 +200,13 @@ inline std::string format_verdict(const Row& row) {
   return row.target.met(row.lantern, row.tbb) ? "PASS" : "MISS";
 }
 
-// print_table prints the rows aligned for a terminal, or as a Markdown table; the peer's
-// column is named after the first row's peer (a program prints one peer's rows at a time).
+// print_table prints the rows aligned for a terminal, or as a Markdown table; the figures'
+// columns are named after the first row's subject and peer (a program prints one peer's
+// rows at a time).
 inline void print_table(const std::vector<Row>& rows, bool markdown) {
-  const std::string peer = rows.empty() ? "TBB" : rows.front().peer;
-  const std::vector<std::string> header = {"benchmark", "workers",   "unit",   "Lantern",
-                                           peer,        "L/" + peer, "target", "result"};
+  const Row names = rows.empty() ? Row{} : rows.front();
+  const std::vector<std::string> header = {"benchmark", "workers",           "unit",   names.subject,
+                                           names.peer,  ratio_header(names), "target", "result"};
   std::vector<std::vector<std::string>> cells;
   for (const Row& r : rows) {
     cells.push_back({r.benchmark, std::to_string(r.workers), r.unit, format_number(r.lantern), format_number(r.tbb),
@@ -260,7 +277,8 @@ inline std::string json_number(double v) {
 }  // namespace detail
 
 // print_json prints the rows as JSON Lines, one object a row: benchmark, workers, unit,
-// lantern, the peer's figure under peer_key (tbb, rayon), ratio (null where a figure is
+// the first figure under subject_key (lantern, predicted), the peer's figure under
+// peer_key (tbb, rayon, measured), ratio (null where a figure is
 // not a number), target, result (PASS, MISS or info), note, peer (its name), and values
 // (Row::values). lantern_rayon_peer (bench/rayon) prints its rows in this form too.
 inline void print_json(const std::vector<Row>& rows) {
@@ -277,7 +295,7 @@ inline void print_json(const std::vector<Row>& rows) {
     field("benchmark", json_string(r.benchmark));
     field("workers", std::to_string(r.workers));
     field("unit", json_string(r.unit));
-    field("lantern", json_number(r.lantern));
+    field(subject_key(r).c_str(), json_number(r.lantern));
     field(peer_key(r).c_str(), json_number(r.tbb));
     field("ratio", json_number(r.lantern / r.tbb));
     field("target", json_string(format_target(r)));
