@@ -150,8 +150,9 @@ void print_figures(const Scalability& s) {
   std::printf("  %-20s %s\n", "steal", cost(s.costs.steal_ns, s.costs.steal_samples).c_str());
   for (int d = 0; d < kStealDistanceCount; ++d) {
     const auto& ns = s.costs.steal_by_distance_ns[static_cast<std::size_t>(d)];
-    if (ns) std::printf("  %-20s %s\n", ("  at distance " + std::string(kStealDistanceNames[d])).c_str(),
-                        format_duration_ns(*ns).c_str());
+    if (ns)
+      std::printf("  %-20s %s\n", ("  at distance " + std::string(kStealDistanceNames[d])).c_str(),
+                  format_duration_ns(*ns).c_str());
   }
   std::printf("  %-20s %s\n", "wake", cost(s.costs.wake_ns, s.costs.wake_samples).c_str());
   std::printf("  %-20s %s per event (taken off own time)\n", "recording", format_duration_ns(s.costs.event_ns).c_str());
@@ -183,13 +184,13 @@ void print_curve(const Scalability& s) {
       if (const auto m = speedup(s, p.measured_ns)) measured += " (" + ratio(*m) + ")";
     }
     std::string row(256, '\0');
-    const int n = std::snprintf(
-        row.data(), row.size(), "%8u %12s %12s %14s %9s %17s  %s", p.workers,
-        bounds ? format_duration_ns(p.lower_ns).c_str() : "not computed",
-        bounds ? format_duration_ns(p.upper_ns).c_str() : "not computed",
-        p.simulated_ns ? format_duration_ns(*p.simulated_ns).c_str() : "not computed",
-        sim_speedup ? ratio(*sim_speedup).c_str() : "-",
-        bounds ? (ratio(p.speedup_lower()) + " - " + ratio(p.speedup_upper())).c_str() : "-", measured.c_str());
+    const int n = std::snprintf(row.data(), row.size(), "%8u %12s %12s %14s %9s %17s  %s", p.workers,
+                                bounds ? format_duration_ns(p.lower_ns).c_str() : "not computed",
+                                bounds ? format_duration_ns(p.upper_ns).c_str() : "not computed",
+                                p.simulated_ns ? format_duration_ns(*p.simulated_ns).c_str() : "not computed",
+                                sim_speedup ? ratio(*sim_speedup).c_str() : "-",
+                                bounds ? (ratio(p.speedup_lower()) + " - " + ratio(p.speedup_upper())).c_str() : "-",
+                                measured.c_str());
     row.resize(static_cast<std::size_t>(std::max(n, 0)));
     while (!row.empty() && row.back() == ' ') row.pop_back();
     std::printf("%s\n", row.c_str());
@@ -266,13 +267,13 @@ void print_path(const Scalability& s, const analysis::Analysis& a, std::size_t t
   std::vector<std::size_t> order(s.critical_path.size());
   std::iota(order.begin(), order.end(), std::size_t{0});
   std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) {
-    return s.critical_path[x].own_ns + s.critical_path[x].edge_ns > s.critical_path[y].own_ns + s.critical_path[y].edge_ns;
+    return s.critical_path[x].own_ns + s.critical_path[x].edge_ns >
+           s.critical_path[y].own_ns + s.critical_path[y].edge_ns;
   });
   order.resize(std::min(order.size(), top));
   std::printf("its %zu longest stretches (#: place on the path, 1 first; at: from the trace's first event)\n",
               order.size());
-  std::printf("%8s %12s %8s  %-20s %7s %12s  %s\n", "#", "own time", "of span", "label", "worker", "at",
-              "entered by");
+  std::printf("%8s %12s %8s  %-20s %7s %12s  %s\n", "#", "own time", "of span", "label", "worker", "at", "entered by");
   for (const std::size_t i : order) {
     const analysis::PathStretch& p = s.critical_path[i];
     std::string name = label_name(p.label, a.labels());
@@ -281,8 +282,7 @@ void print_path(const Scalability& s, const analysis::Analysis& a, std::size_t t
     if (p.edge_ns > 0) edge += " (" + format_duration_ns(p.edge_ns) + ")";
     std::printf("%8zu %12s %8s  %-20s %7u %12s  %s\n", i + 1, format_duration_ns(p.own_ns).c_str(),
                 *s.span_ns > 0 ? percent(p.own_ns / *s.span_ns).c_str() : "-", name.c_str(), p.worker,
-                format_duration_ns(a.ticks_to_ns(static_cast<double>(p.begin - a.first_tick()))).c_str(),
-                edge.c_str());
+                format_duration_ns(a.ticks_to_ns(static_cast<double>(p.begin - a.first_tick()))).c_str(), edge.c_str());
   }
 }
 
@@ -370,8 +370,8 @@ int run_scale(std::span<char* const> args) {
     const std::string& v = parsed->options["--topology"];
     options.topology = analysis::parse_topology(v, &error);
     if (!options.topology)
-      return usage_error("scale", "--topology takes a spec such as \"2 sockets x 32 cores x 2 threads\", not '" + v +
-                                      "': " + error);
+      return usage_error(
+          "scale", "--topology takes a spec such as \"2 sockets x 32 cores x 2 threads\", not '" + v + "': " + error);
   }
   for (const std::string& v : parsed->all["--what-if"]) {
     auto what_if = analysis::parse_what_if(v, &error);
@@ -381,7 +381,8 @@ int run_scale(std::span<char* const> args) {
   if (parsed->has("--top")) {
     const std::string& v = parsed->options["--top"];
     const auto n = tools::parse_number<std::size_t>(v, 0, kMaxTop);
-    if (!n) return usage_error("scale", "--top takes a number from 0 to " + std::to_string(kMaxTop) + ", not '" + v + "'");
+    if (!n)
+      return usage_error("scale", "--top takes a number from 0 to " + std::to_string(kMaxTop) + ", not '" + v + "'");
     top = *n;
   }
   options.top_labels = top;
