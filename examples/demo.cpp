@@ -228,7 +228,7 @@ std::string sibling_viewer(const char* argv0) {
 
 constexpr const char* kUsage =
     "usage: lantern_demo [--workers N] [--topology SPEC] [--trace FILE | --no-trace]\n"
-    "                    [--level off|states|tasks|full] [--metrics ADDR | --no-metrics]\n"
+    "                    [--level off|states|tasks|full|graph] [--metrics ADDR | --no-metrics]\n"
     "                    [--view | --no-view] [--linger SECONDS] [--sleep io_uring|condvar] [--quick]\n"
     "\n"
     "Runs six workloads (fork-join fib, bursts of submitted tasks with idle gaps,\n"
@@ -246,7 +246,7 @@ constexpr const char* kUsage =
     "                   (default: this machine's, read by hwloc)\n"
     "  --trace FILE     record the run to FILE (default: $LANTERN_TRACE, else lantern-demo.trace)\n"
     "  --no-trace       do not record a trace\n"
-    "  --level LEVEL    what the trace records: off, states, tasks (default), full\n"
+    "  --level LEVEL    what the trace records: off, states, tasks (default), full, graph\n"
     "  --ring N         events per worker ring (default 32768); events that do not fit are lost,\n"
     "                   counted, and reported at exit with the figures they affect\n"
     "  --metrics ADDR   serve Prometheus metrics on ADDR (default: $LANTERN_METRICS, else 127.0.0.1:9464;\n"
@@ -302,7 +302,7 @@ int main(int argc, char** argv) {
     app.add_option("--topology", options.topology)->check(lantern::tools::topology_check());
     CLI::Option* trace_option = app.add_option("--trace", trace_path);
     app.add_flag("--no-trace", no_trace);
-    lantern::tools::choice_option(app, "--level", &level_name, {"off", "states", "tasks", "full"});
+    lantern::tools::choice_option(app, "--level", &level_name, {"off", "states", "tasks", "full", "graph"});
     CLI::Option* metrics_option =
         app.add_option("--metrics", metrics_address)
             ->check(lantern::tools::address_check({.default_host = "0.0.0.0", .allow_port_zero = true}));

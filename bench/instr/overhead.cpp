@@ -21,9 +21,10 @@ struct VariantInfo {
   bool vs_bare;  // baseline: no observer (same run) instead of compiled out
 };
 
-// The bound on level states (a Recorder at states with its Collector running at most
-// 3 % slower than the same pool with no observer) is judged by B2 (paired.cpp): the
-// medians of a few repetitions here cannot resolve 3 % on a shared host. The states
+// The bounds on levels states and tasks (a Recorder with its Collector running at most
+// 2 % and 5 % slower than the same pool with no observer) are judged by B2
+// (paired.cpp): the medians of a few repetitions here cannot resolve them on a shared
+// host. The states
 // row's baseline is still the no-observer variant. The full level's target is against
 // compiled out; every variant's figure against compiled out is in its note.
 const VariantInfo kVariantInfo[kVariantCount] = {

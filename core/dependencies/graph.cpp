@@ -154,8 +154,16 @@ void TaskGraph::run(Scheduler& pool) {
   // the stores above to the workers (deque and lane pushes release).
   if (const std::size_t waiting = nodes_.size() - sources_.size()) registry.not_ready_added(me, waiting);
   if (me) {
+    // The task graph's events: the running task makes every node of this run (spawn,
+    // kind spawn_after, group: the graph, which its wait names), then waits for them.
+    const std::uint64_t id = reinterpret_cast<std::uintptr_t>(this);
+    if (me->wants(EventId::spawn)) {
+      for (auto& node : nodes_) me->report_spawn(node.get(), SpawnKind::spawn_after, id);
+    }
     for (auto it = sources_.rbegin(); it != sources_.rend(); ++it) me->push(*it);
+    me->report_wait_begin(detail::WaitKind::graph, id);
     me->wait_until(done, detail::WaitKind::graph);
+    me->report_wait_end(detail::WaitKind::graph, id);
   } else {
     registry.inject(sources_.size() == 1 ? static_cast<detail::Job*>(sources_.front()) : &starter_);
     done.wait_blocking();

@@ -207,11 +207,26 @@ LANTERN_HOT Job* Worker::find_work(TaskSource* source, bool* more_left) {
 
 bool Worker::join_rest(Job* popped, Job* target, Latch& latch) {
   // Anything popped before `target` was pushed by the first half (a spawn): ours to run.
+  // The join marker (Observer::kJoinTasks, push_observed) sits right above `target`:
+  // then `target` runs here as a task (source inline_call), and join finds it done as
+  // if a thief had run it (false).
+  bool as_task = false;
   for (Job* job = popped; job; job = pop()) {
-    if (job == target) return true;
+    if (job == target) {
+      if (!as_task) return true;
+      execute(target, TaskSource::inline_call);
+      return false;
+    }
+    if (is_join_marker(job)) {
+      as_task = true;
+      continue;
+    }
     execute(job, TaskSource::own_deque);
   }
+  // Stolen: the task waits for it (also when it has already finished).
+  report_wait_begin(WaitKind::join, task_id(target));
   wait_until(latch, WaitKind::join);
+  report_wait_end(WaitKind::join, task_id(target));
   return false;
 }
 
@@ -222,11 +237,66 @@ void Worker::report_push(Job* job, std::int64_t depth) noexcept {
   detail::emit_payload(observer, index, PushPayload::own_deque(task_id(job), static_cast<std::uint64_t>(depth)));
 }
 
+// The task graph's hooks (worker.hpp, "the task graph's events"). Reported only while a
+// task runs: its parent, or the task that waits.
+void Worker::push_observed(Job* job, std::int64_t depth, PushAs mode, SpawnKind kind, std::uint64_t group) noexcept {
+  const std::uint32_t hooks = hooks_.load(std::memory_order_relaxed);
+  if (mode == PushAs::fork && (hooks & Observer::kJoinTasks) != 0) {
+    // The marker goes above the half (a thief takes the half first: it is older). If
+    // the deque cannot take it (no memory), the half runs inline as without kJoinTasks
+    // and nothing is reported for it.
+    if (owner_.push(&join_marker_) >= 0) {
+      if (hooks & Observer::bit(EventId::spawn)) emit_spawn(task_id(job), SpawnKind::join, 0);
+    }
+  } else if (mode == PushAs::spawn && (hooks & Observer::bit(EventId::spawn)) != 0) {
+    emit_spawn(task_id(job), kind, group);
+  }
+  if ((hooks & Observer::bit(EventId::push)) &&
+      (++deque_pushes_ & observer->deque_push_sample_mask.load(std::memory_order_relaxed)) == 0) {
+    report_push(job, depth);
+  }
+}
+
+void Worker::emit_spawn(std::uint64_t task, SpawnKind kind, std::uint64_t group) noexcept {
+  if (current_task_ == nullptr) return;
+  const PayloadWords w = SpawnPayload{task, kind, group}.encode();
+  observer->on_event(index, SpawnPayload::kEvent, w.a, w.b);
+}
+
+void Worker::emit_wait(EventId event, WaitKind kind, std::uint64_t on) noexcept {
+  if (current_task_ == nullptr) return;
+  const PayloadWords w =
+      event == EventId::wait_begin ? WaitBeginPayload{on, kind}.encode() : WaitEndPayload{on, kind}.encode();
+  observer->on_event(index, event, w.a, w.b);
+}
+
+void Worker::emit_signal_set(std::uint64_t signal) noexcept {
+  if (current_task_ == nullptr) return;
+  const PayloadWords w = SignalSetPayload{signal}.encode();
+  observer->on_event(index, SignalSetPayload::kEvent, w.a, w.b);
+}
+
+Job Worker::join_marker_{&Worker::run_join_marker};
+
+bool Worker::run_join_marker(Job*) noexcept {
+  Worker* const w = tls_worker;
+  // execute counted the marker: take it back (this worker is the count's only writer).
+  w->task_counter_->store(w->task_counter_->load(std::memory_order_relaxed) - 1, std::memory_order_relaxed);
+  // The half below it (unless a thief took it): a task of its own, as its join would
+  // have run it.
+  if (Job* half = w->pop()) w->execute(half, TaskSource::own_deque);
+  return false;
+}
+
 // report_task_begin / report_task_end: the task hooks, out of line (see execute). task_end
 // is reported for a task that threw even when the observer does not want task_end, so
 // that it can count failures at every level.
 // (The interest test is made by the caller, so these call on_event directly.)
 void Worker::run_observed(Job* job, TaskSource source, std::uint32_t hooks) noexcept {
+  if (is_join_marker(job)) [[unlikely]] {  // not a task (run_join_marker)
+    job->execute(job);
+    return;
+  }
   if (hooks & Observer::bit(EventId::task_begin)) report_task_begin(job, source);
   Job* const outer = observed_task_;  // run_observed nests as tasks do
   observed_task_ = job;

@@ -66,6 +66,10 @@ Job* Worker::steal_from(const Victim& victim, std::uint64_t* lost_races, TaskSou
   Worker& other = registry_->worker(victim.worker);
   found_at_ = victim.worker;
   Stolen<Job> stolen = DequeThief<Job>(other.deque).steal(take_lone_ ? nullptr : &lone_seen_[victim.worker]);
+  // A join's marker (Observer::kJoinTasks, worker.hpp) is not a task: dropped, as if the
+  // deque had been empty (the half below it was stolen before it: it is older).
+  if (stolen.status == StealStatus::success && is_join_marker(stolen.value)) [[unlikely]]
+    stolen.status = StealStatus::empty;
   if (stolen.status == StealStatus::success) {
     *source = TaskSource::stolen_deque;
     *more_left = other.deque.size() > 0;

@@ -55,7 +55,7 @@ const std::string kUsage =
     "                          port 0 takes any free port)\n"
     "  --workers N             the pool's workers (default: one per hardware thread)\n"
     "  --seconds S             stop after S seconds (default: run until interrupted)\n"
-    "  --level LEVEL           the Recorder's level: off, states, tasks or full\n"
+    "  --level LEVEL           the Recorder's level: off, states, tasks, full or graph\n"
     "                          (default off: no collector drains the rings here; the\n"
     "                          counters and histograms served are kept at every level)\n"
     "  --app-endpoint          serve as an app's own prometheus-cpp Exposer would, with\n"
@@ -78,12 +78,12 @@ int main(int argc, char** argv) {
   lantern::tools::number_option(app, "--workers", &workers, 1u, 1024u);
   lantern::tools::number_option(app, "--seconds", &seconds, 0.001, 1e9, "a number of seconds above 0");
   std::string level_name = "off";
-  lantern::tools::choice_option(app, "--level", &level_name, {"off", "states", "tasks", "full"});
+  lantern::tools::choice_option(app, "--level", &level_name, {"off", "states", "tasks", "full", "graph"});
   bool app_endpoint = false;
   app.add_flag("--app-endpoint", app_endpoint);
   if (const auto exit = program.parse(argc, argv)) return *exit;
-  const char* names[] = {"off", "states", "tasks", "full"};
-  for (int i = 0; i < 4; ++i)
+  const char* names[] = {"off", "states", "tasks", "full", "graph"};
+  for (int i = 0; i < 5; ++i)
     if (level_name == names[i]) level = static_cast<lantern::trace::Level>(i);
   if (workers == 0) workers = std::thread::hardware_concurrency();
 

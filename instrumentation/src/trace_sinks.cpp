@@ -61,6 +61,7 @@ trace::TraceHeader make_trace_header(const Scheduler& scheduler, std::string pro
 trace::TraceHeader make_trace_header(const Scheduler& scheduler, const Recorder& recorder, std::string producer) {
   trace::TraceHeader h = make_trace_header(scheduler, std::move(producer));
   h.level = recorder.level();
+  h.event_cost_ns = recorder.event_cost_ns();
   return h;
 }
 

@@ -15,7 +15,6 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -99,17 +98,6 @@ Recorded record(trace::Level level, Body&& body) {
   }
   for (std::uint32_t l : labels) r.analysis->define_label(l, std::string(label_name(l)));
   r.analysis->finish();
-  if (std::getenv("SCALE_DUMP")) {
-    for (std::uint32_t w = 0; w < r.analysis->worker_count(); ++w) {
-      for (int d = 0; d < r.analysis->track(w).depth_count(); ++d)
-        for (const auto& sl : r.analysis->track(w).slices(d))
-          std::printf("w%u d%d slice %llx [%llu, %llu] label %u src %u\n", w, d, (unsigned long long)sl.id,
-                      (unsigned long long)sl.start, (unsigned long long)sl.end, sl.label, sl.source);
-      for (const auto& rel : r.analysis->releases(w))
-        std::printf("w%u release t=%llu %llx by %llx from %d to %d\n", w, (unsigned long long)rel.t,
-                    (unsigned long long)rel.released, (unsigned long long)rel.releaser, rel.from.worker, rel.to.worker);
-    }
-  }
   analysis::ScaleOptions o;
   o.workers = {1, 2};
   o.top_labels = 0;
@@ -169,6 +157,10 @@ void check(const char* name, trace::Level level, Shape&& shape) {
     std::printf("%s attempt %d: work %.3f ms (truth %.3f, %+.2f %%), span %.3f ms (truth %.3f, %+.2f %%), path %s\n",
                 name, attempt, *s.work_ns / 1e6, work / 1e6, 100 * work_err, *s.span_ns / 1e6, span / 1e6,
                 100 * span_err, join_names(got).c_str());
+    for (const auto& c : s.curve)  // for information: the simulator beside the run itself
+      if (c.simulated_ns && c.measured_ns)
+        std::printf("  T_%u simulated %.3f ms, measured %.3f ms\n", c.workers, *c.simulated_ns / 1e6,
+                    *c.measured_ns / 1e6);
     if (std::abs(work_err) <= 0.05 && std::abs(span_err) <= 0.05 && got == expected) return;
     failures += "attempt " + std::to_string(attempt) + ": work error " + std::to_string(100 * work_err) +
                 " %, span error " + std::to_string(100 * span_err) + " %, path [" + join_names(got) + "], expected [" +
@@ -226,25 +218,36 @@ TEST(ScalabilityRecorded, ChainBesideFanOut) {
 }
 
 // fib(n) by join at level graph: an inner node works 100 us before its join, a leaf
-// fib(1) 400 us, fib(0) 200 us; the left spine runs inline in the root task.
+// fib(1) 400 us, fib(0) 200 us. The first half runs inline in its caller's task; the
+// second half ("half") is a task, spawned at the fork. The truth (span, and the path as
+// the tasks it passes through) is computed from the measured durations.
+struct JoinSpan {
+  double span = 0;
+  std::vector<int> tasks;  // the path's tasks in order (the test's own numbering)
+};
 struct FibJoin {
   Truth& t;
-  double node(int n) {  // returns the span of this call
+  std::atomic<int> next{1};
+  JoinSpan node(int n, int me) {  // runs in task `me`
     if (n < 2) {
       const double d = busy(n == 1 ? 400 : 200);
       t.add(d);
-      return d;
+      return {d, {me}};
     }
     const double c = busy(100);
     t.add(c);
     static const Label kHalf = label("half");
-    double left = 0, right = 0;
-    join([&] { left = node(n - 1); },
+    JoinSpan left, right;
+    join([&] { left = node(n - 1, me); },
          [&] {
            label_task(kHalf);
-           right = node(n - 2);
+           right = node(n - 2, next.fetch_add(1));
          });
-    return c + std::max(left, right);
+    if (left.span >= right.span) return {c + left.span, left.tasks};
+    JoinSpan r{c + right.span, {me}};
+    r.tasks.insert(r.tasks.end(), right.tasks.begin(), right.tasks.end());
+    r.tasks.push_back(me);  // the caller goes on after the join
+    return r;
   }
 };
 
@@ -253,54 +256,66 @@ TEST(ScalabilityRecorded, FibByJoinAtLevelGraph) {
         [](Scheduler& pool, double* work, double* span, std::vector<std::string>* path) {
           static const Label kFib = label("fib");
           Truth t;
-          double s = 0;
+          JoinSpan s;
           pool.run([&] {
             label_task(kFib);
-            s = FibJoin{t}.node(8);
+            FibJoin fib{t};
+            s = fib.node(8, 0);
           });
           *work = t.work;
-          *span = s;
-          *path = {"fib"};  // the left spine: all inline in the root
+          *span = s.span;
+          path->clear();
+          for (std::size_t i = 0; i < s.tasks.size(); ++i)
+            if (i == 0 || s.tasks[i] != s.tasks[i - 1]) path->push_back(s.tasks[i] == 0 ? "fib" : "half");
+          path->push_back("fib");  // the root's end, after its last join
+          if (path->size() >= 2 && (*path)[path->size() - 2] == "fib") path->pop_back();
         });
 }
 
-// fib(n) by TaskGroup at level tasks: each call a task labelled fibN, 100 us before its
-// spawns and 50 us after its wait; leaves as above.
-double fib_group(int n, Truth& t) {
+// fib(n) by TaskGroup at level tasks: each call a task labelled fibN, 250 us before its
+// spawns and 100 us after its wait; fib(1) 1 ms, fib(0) 500 us. The truth (span and
+// path) is computed from the measured durations.
+struct GroupSpan {
+  double span = 0;
+  std::vector<std::string> path;
+};
+GroupSpan fib_group(int n, Truth& t) {
   static std::vector<Label> labels = [] {
     std::vector<Label> v;
     for (int i = 0; i < 16; ++i) v.push_back(label("fib" + std::to_string(i)));
     return v;
   }();
   label_task(labels[static_cast<std::size_t>(n)]);
+  const std::string me = "fib" + std::to_string(n);
   if (n < 2) {
-    const double d = busy(n == 1 ? 400 : 200);
+    const double d = busy(n == 1 ? 1000 : 500);
     t.add(d);
-    return d;
+    return {d, {me}};
   }
-  const double pre = busy(100);
-  double a = 0, b = 0;
+  const double pre = busy(250);
+  GroupSpan a, b;
   TaskGroup g;
   g.spawn([&] { a = fib_group(n - 1, t); });
   g.spawn([&] { b = fib_group(n - 2, t); });
   g.wait();
-  const double post = busy(50);
+  const double post = busy(100);
   t.add(pre + post);
-  return pre + std::max(a, b) + post;
+  const GroupSpan& longer = a.span >= b.span ? a : b;
+  GroupSpan r{pre + longer.span + post, {me}};
+  r.path.insert(r.path.end(), longer.path.begin(), longer.path.end());
+  r.path.push_back(me);
+  return r;
 }
 
 TEST(ScalabilityRecorded, FibByTaskGroupAtLevelTasks) {
   check("fib by TaskGroup", trace::Level::tasks,
         [](Scheduler& pool, double* work, double* span, std::vector<std::string>* path) {
           Truth t;
-          const int n = 7;
-          double s = 0;
-          pool.run([&] { s = fib_group(n, t); });
+          GroupSpan s;
+          pool.run([&] { s = fib_group(7, t); });
           *work = t.work;
-          *span = s;
-          path->clear();
-          for (int i = n; i >= 1; --i) path->push_back("fib" + std::to_string(i));
-          for (int i = 2; i <= n; ++i) path->push_back("fib" + std::to_string(i));
+          *span = s.span;
+          *path = s.path;
         });
 }
 

@@ -413,6 +413,25 @@ TEST(Scalability, AnIoCompletionIsAnEdgeWeightedByItsLatency) {
   EXPECT_GE(*s.curve.front().simulated_ns, 130);
 }
 
+// At level graph a join's second half that its own worker runs is a task nested in the
+// parent without a wait (source inline_call): spawned at the fork, so it runs beside the
+// first half in the graph, and the parent resumes after it.
+TEST(Scalability, AJoinHalfItsOwnWorkerRanIsSpawnedAtTheFork) {
+  Stream st;
+  st.begin(0, 0, 0x1);
+  st.spawn(10, 0, 0x2, SpawnKind::join);  // then the first half runs inline: 100 ticks
+  st.begin(110, 0, 0x2, TaskSource::inline_call);
+  st.end(160, 0, 0x2);
+  st.end(170, 0, 0x1);
+  Analysis a;
+  st.feed(a);
+  const Scalability s = analysis::scalability(a, quick());
+  ASSERT_TRUE(s.not_computed.empty()) << s.not_computed[0];
+  EXPECT_DOUBLE_EQ(*s.work_ns, 10 + 100 + 50 + 10);
+  EXPECT_DOUBLE_EQ(*s.span_ns, 10 + 100 + 10);
+  EXPECT_EQ(path_tasks(s), std::vector<std::uint64_t>{0x1});
+}
+
 TEST(Scalability, WhatIfOnTheCriticalLabelLowersTheSimulatedTime) {
   Stream st;
   Skynet sky{st};

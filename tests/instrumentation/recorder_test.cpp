@@ -95,7 +95,7 @@ TEST(Recorder, StalledCollectorAccountsForEveryEventExactly) {
 }
 
 TEST(Recorder, CountersAreExactAtEveryLevel) {
-  for (Level level : {Level::off, Level::states, Level::tasks, Level::full}) {
+  for (Level level : {Level::off, Level::states, Level::tasks, Level::full, Level::graph}) {
     Recorder recorder(2, {.level = level});
     std::uint64_t submitted = 200;
     {
@@ -159,6 +159,71 @@ TEST(Recorder, TaskLabelsAreRecordedAtTasksNotAtStates) {
   EXPECT_EQ(sink->by_type[EventId::task_label], static_cast<std::uint64_t>(kTasks));
   EXPECT_EQ(sink->by_type[EventId::task_begin], static_cast<std::uint64_t>(kTasks));
 #endif
+}
+
+// The task graph's events at their levels (core/README.md, "The task graph"): none at
+// states (the scheduler is not even asked for them); at tasks a TaskGroup's spawns and
+// wait, and a join only once stolen (1 worker: never); at graph also every join's fork
+// and its half as a task, which the worker counts as a task too.
+TEST(Recorder, LevelGraphRecordsEveryJoinAndTasksTheTaskGraph) {
+  constexpr int kFib = 12;                            // fib(12): 232 joins
+  constexpr std::uint64_t kJoins = 232, kSpawns = 5;  // and one TaskGroup of 5
+  for (Level level : {Level::states, Level::tasks, Level::graph}) {
+    Recorder recorder(1, {.level = level});
+    const std::uint32_t graph_bits =
+        lantern::Observer::bit(EventId::spawn) | lantern::Observer::bit(EventId::wait_begin) |
+        lantern::Observer::bit(EventId::wait_end) | lantern::Observer::bit(EventId::signal_set);
+    EXPECT_EQ(recorder.interest.load() & graph_bits, level >= Level::tasks ? graph_bits : 0u);
+    EXPECT_EQ((recorder.interest.load() & lantern::Observer::kJoinTasks) != 0, level == Level::graph);
+    auto sink = std::make_shared<CountingSink>();
+    Collector collector(recorder);
+    collector.attach(sink);
+    collector.start();
+    {
+      lantern::Scheduler pool({.workers = 1, .observer = &recorder});
+      lantern::testing::Watchdog dog("task graph events by level", 60s, [&] { return pool.describe_state(); });
+      EXPECT_EQ(pool.run([] { return fib(kFib); }), 144u);
+      pool.run([] {
+        lantern::TaskGroup group;
+        for (std::uint64_t i = 0; i < kSpawns; ++i) group.spawn([] {});
+        group.wait();
+      });
+    }
+    collector.stop();
+    const std::uint64_t runs = 2, tasks = runs + kSpawns + (level == Level::graph ? kJoins : 0);
+    EXPECT_EQ(recorder.snapshot(0).tasks, tasks) << "level " << static_cast<int>(level);
+#if LANTERN_OBSERVER
+    if (level == Level::states) {
+      EXPECT_EQ(sink->by_type[EventId::spawn] + sink->by_type[EventId::wait_begin], 0u);
+      continue;
+    }
+    EXPECT_EQ(sink->by_type[EventId::spawn], kSpawns + (level == Level::graph ? kJoins : 0));
+    EXPECT_EQ(sink->by_type[EventId::wait_begin], 1u);  // the group's wait; no join was stolen
+    EXPECT_EQ(sink->by_type[EventId::wait_end], 1u);
+    EXPECT_EQ(sink->by_type[EventId::task_begin], tasks);
+    EXPECT_EQ(sink->by_type[EventId::task_end], tasks);
+#endif
+  }
+}
+
+// The Recorder measures what recording one event costs when it is made, without
+// touching its workers' rings or counters, and every header make_trace_header writes
+// carries the figure (trace files, flight dumps, the live stream take that header).
+TEST(Recorder, MeasuresItsOwnCostPerEventIntoTheHeader) {
+  Recorder recorder(2, {.level = Level::states});
+  EXPECT_GT(recorder.event_cost_ns(), 0.0);
+  EXPECT_LT(recorder.event_cost_ns(), 100000.0);
+  for (std::uint32_t w = 0; w < 2; ++w) {
+    const auto s = recorder.snapshot(w);
+    EXPECT_EQ(s.events_recorded, 0u);
+    EXPECT_EQ(s.events_dropped, 0u);
+    EXPECT_EQ(s.tasks, 0u);
+  }
+  EXPECT_EQ(recorder.level(), Level::states) << "measured at graph, restored";
+  lantern::Scheduler pool({.workers = 2, .observer = &recorder});
+  const lantern::trace::TraceHeader h = lantern::instrumentation::make_trace_header(pool, recorder, "test");
+  ASSERT_TRUE(h.event_cost_ns.has_value());
+  EXPECT_EQ(*h.event_cost_ns, recorder.event_cost_ns());
 }
 
 TEST(Recorder, IoOperationsAreCountedAtEveryLevelAndRecordedAtTasks) {
@@ -477,7 +542,7 @@ TEST(Recorder, CountsEveryTaskThatThrewWhoeverGetsTheException) {
 // they nest inside it: an inner task counted from its catch site inside an outer one
 // counted by its task_end, and the other way round).
 TEST(Recorder, CountsAThrowOfEveryKindOfJobOnceAtEveryLevel) {
-  for (Level level : {Level::off, Level::states, Level::tasks, Level::full}) {
+  for (Level level : {Level::off, Level::states, Level::tasks, Level::full, Level::graph}) {
     Recorder recorder(1, {.level = level});
     std::atomic<int> unhandled{0};
     std::uint64_t expected = 0;

@@ -75,14 +75,14 @@ void flood(lantern::Scheduler& pool) {
 
 constexpr const char* kUsage =
     "usage: lantern_live_demo [--stream HOST:PORT | --view] [--workers N] [--topology SPEC]\n"
-    "                         [--level states|tasks|full] [--ring EVENTS_PER_WORKER] [--client-buffer BYTES]\n"
+    "                         [--level states|tasks|full|graph] [--ring EVENTS_PER_WORKER] [--client-buffer BYTES]\n"
     "                         [--fib N] [--seconds S | --once] [--wait-for-viewer] [--trace FILE]\n"
     "  --stream HOST:PORT  serve the live trace there (else LANTERN_STREAM, if set); ':PORT' is\n"
     "                      127.0.0.1, port 0 any free port\n"
     "  --view              launch lantern-view on this app (LANTERN_VIEW: its path)\n"
     "  --workers N         worker threads (default: one per hardware thread)\n"
     "  --topology SPEC     steal order from a synthetic layout, e.g. \"2 sockets x 4 cores\"\n"
-    "  --level L           what is recorded: states, tasks or full (default)\n"
+    "  --level L           what is recorded: states, tasks, full (default) or graph\n"
     "  --ring N            events per worker ring (default 32768)\n"
     "  --client-buffer B   bytes queued per viewer before chunks are dropped (default 16 MiB)\n"
     "  --fib N             the fork-join workload's fib(N) (default 30)\n"
@@ -123,7 +123,7 @@ int main(int argc, char** argv) {
     app.add_flag("--once", once);
     app.add_flag("--wait-for-viewer", wait_for_viewer);
     app.add_option("--trace", trace_path);
-    lantern::tools::choice_option(app, "--level", &level_name, {"states", "tasks", "full"});
+    lantern::tools::choice_option(app, "--level", &level_name, {"states", "tasks", "full", "graph"});
     if (const auto exit_status = program.parse(argc, argv)) return *exit_status;
   }
   lantern::ObserveOptions observe_options{.program = "lantern_live_demo",

@@ -19,6 +19,7 @@ template <class T>
 struct FutureState {
   explicit FutureState(Sleep* sleep) : done(sleep, /*external_waiters=*/true) {}
   Latch done;
+  std::uint64_t task = 0;  // the submitted task's id (its task_begin's; a wait's `a`)
   std::conditional_t<std::is_void_v<T>, bool, std::optional<T>> value{};
   std::exception_ptr error;
 };
@@ -42,9 +43,12 @@ class Future {
           "lantern: Future::wait() or get() on a Future without a task (default-constructed, or its result already "
           "taken by get())");
     if (detail::Worker* w = detail::tls_worker; w && &w->registry() == registry_) {
-      if (state_->done.probe()) return;
-      w->check_wait_depth();  // WaitDepthError rather than a stack overflow
-      w->wait_until(state_->done, detail::WaitKind::future);
+      const bool done = state_->done.probe();
+      if (!done) w->check_wait_depth();  // WaitDepthError rather than a stack overflow
+      // Every wait of a task reports its pair, also one that finds the task done.
+      w->report_wait_begin(detail::WaitKind::future, state_->task);
+      if (!done) w->wait_until(state_->done, detail::WaitKind::future);
+      w->report_wait_end(detail::WaitKind::future, state_->task);
     } else {
       state_->done.wait_blocking();
     }

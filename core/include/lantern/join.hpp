@@ -7,7 +7,8 @@
 // offered to thieves on the calling worker's deque as a job that lives on this stack
 // frame: when no one steals it (the common case) it costs a push and a pop and no
 // allocation. If b was stolen, the caller runs other tasks until b finishes: a worker
-// never blocks waiting for a task.
+// never blocks waiting for a task (and reports the wait: wait_begin / wait_end, kind
+// join, with b's task id).
 //
 // Called outside any worker thread, join runs a then b on the calling thread (b also
 // when a threw, as above), and parallel_for runs serially, splitting its range as it
@@ -52,7 +53,10 @@ void join(A&& a, B&& b) {
     return;
   }
   detail::StackJob<std::remove_reference_t<B>> job_b(b, &worker->sleep(), /*external_waiter=*/false);
-  worker->push_inline(&job_b);
+  // push_fork: the same push and hook test as any push; under Observer::kJoinTasks (the
+  // Recorder's level graph) it reports the fork and marks job_b, so that the pop below
+  // does not find job_b and join_rest runs it as a task (core/README.md, "The task graph").
+  worker->push_fork(&job_b);
   // Helping on the join path: a computation whose halves are never stolen never reaches
   // find_work's help check, so every kJoinHelpInterval joins this one serves a lane task
   // that waited too long (core/helping/README.md, "On the join path"); job_b stays

@@ -2,8 +2,9 @@
 // observer.hpp - the one narrow hook through which the scheduler reports what it does.
 //
 // Every worker state transition, task begin/end, push, steal, failed steal round, help,
-// wake, lane pop and dependency release calls Observer::on_event on the worker that did
-// it, from that worker's thread. With no observer attached a hook costs one load and a
+// wake, lane pop and dependency release, and the task graph's events (spawn, wait_begin,
+// wait_end, signal_set: core/README.md, "The task graph") call Observer::on_event on the
+// worker that did it, from that worker's thread. With no observer attached a hook costs one load and a
 // predictable branch, and its call is out of line so that it does not change what the
 // compiler inlines; configured with -DLANTERN_OBSERVER=OFF every hook compiles to
 // nothing.
@@ -49,7 +50,8 @@ class Observer {
   virtual void on_event(std::uint32_t worker, EventId hook, std::uint64_t a, std::uint64_t b) noexcept = 0;
 
   // interest: bit (1 << hook) set means "call on_event for this hook", so a hook nobody
-  // wants costs a load and a branch, not a virtual call. All hooks by default. It reads
+  // wants costs a load and a branch, not a virtual call. All hooks by default; kJoinTasks
+  // (below) is not a hook and is off by default. It reads
   // and writes like an atomic word (interest.load(), interest.store(mask)) and may change
   // at any time, in the constructor or while a Scheduler uses the observer. Each worker
   // keeps its own copy (so that on the hot path it tests a word of its own, at the cost
@@ -86,7 +88,7 @@ class Observer {
    private:
     std::uint32_t update(std::uint32_t (*f)(std::uint32_t, std::uint32_t), std::uint32_t arg,
                          std::memory_order order) noexcept;
-    std::atomic<std::uint32_t> word_{~0u};
+    std::atomic<std::uint32_t> word_{~kJoinTasks};
     std::mutex mutex_;
     std::vector<std::atomic<std::uint32_t>*> copies_;  // attached workers' copies
   };
@@ -105,7 +107,16 @@ class Observer {
   static constexpr std::uint32_t copy_of(std::uint32_t mask) noexcept {
     return (mask & ~kTaskHooksWanted) | kAttached | ((mask & kTaskHooks) != 0 ? kTaskHooksWanted : 0u);
   }
-  static_assert(kEventCount <= 30, "bits 30 and 31 of a worker's copy are not hooks");
+  // kJoinTasks: not a hook but a request (the Recorder's level graph): every join reports
+  // its fork (spawn, kind join, a: its second half's id) and, when its own worker runs
+  // that half, runs it as a task (task_begin with source inline_call, task_end), so that
+  // the whole task graph of fork-join code is in the events. Without it a join reports
+  // only what a thief makes visible (the stolen half as a task, the wait for it). It costs
+  // about what recording a task costs, per join. Join tests it inside the push hook's
+  // inline test (Worker::push_fork), so without it a join costs what it costs without
+  // an observer. Off in the default interest.
+  static constexpr std::uint32_t kJoinTasks = 1u << 29;
+  static_assert(kEventCount <= 29, "bits 29 to 31 of a worker's copy are not hooks");
 
   // deque_push_sample_mask: a worker reports the push of a task onto its *own deque* only
   // when its count of such pushes ANDed with this mask is 0 (0: every push; 63: one in

@@ -59,7 +59,7 @@ class Scheduler {
   // goes to SchedulerOptions::on_unhandled_exception. Throws ShutdownError after shutdown.
   template <class F>
   void spawn(F&& fn) {
-    detail::spawn_heap_job(*registry_, std::forward<F>(fn));
+    detail::spawn_heap_job(*registry_, std::forward<F>(fn), SpawnKind::detached);
   }
 
   // submit runs fn() and returns a Future for its result or exception.
@@ -142,10 +142,12 @@ class Scheduler {
   // from outside threads onto a worker: a TaskGraph run started outside the pool adds
   // its starter, and an IO operation started outside the pool adds the job that submits
   // it, besides its completion. A join half that its own worker pops back and runs
-  // inline is not a task. Counted by the worker itself, observed or not
-  // (one increment a task); with an observer that keeps the count (Observer::task_counter,
-  // as a Recorder does) this is that count, less what it held when this scheduler
-  // started. Readable from any thread; exact once the tasks are done.
+  // inline is not a task, except while the observer asks for every join
+  // (Observer::kJoinTasks: the half then runs as a task, source inline_call).
+  // Counted by the worker itself, observed or not (one increment a task); with an
+  // observer that keeps the count (Observer::task_counter, as a Recorder does) this is
+  // that count, less what it held when this scheduler started. Readable from any
+  // thread; exact once the tasks are done.
   std::uint64_t tasks_run(std::uint32_t i) const noexcept { return registry_->worker(i).tasks_run(); }
   // not_ready_tasks: tasks waiting for dependencies (spawn_after tasks, TaskGraph nodes
   // of a running graph whose predecessors have not all finished). Exact: per-worker
@@ -184,9 +186,12 @@ class Scheduler {
       return {threw};
     };
     if (lane >= 0) {
-      registry_->inject(detail::make_heap_job(*registry_, std::move(task)), lane);
+      detail::Job* const job = detail::make_heap_job(*registry_, std::move(task));
+      state->task = detail::task_id(job);
+      if (detail::Worker* w = registry_->current_worker()) w->report_spawn(job, SpawnKind::submit, 0);
+      registry_->inject(job, lane);
     } else {
-      detail::spawn_heap_job(*registry_, std::move(task));
+      state->task = detail::spawn_heap_job(*registry_, std::move(task), SpawnKind::submit);
     }
     return Future<T>(std::move(state), registry_.get());
   }
@@ -200,7 +205,7 @@ template <class F>
 void spawn(F&& fn) {
   detail::Worker* w = detail::tls_worker;
   if (!w) throw std::logic_error("lantern::spawn called outside a worker thread; use Scheduler::spawn");
-  w->push(detail::make_heap_job_on(*w, std::forward<F>(fn)));
+  w->push_spawn(detail::make_heap_job_on(*w, std::forward<F>(fn)), SpawnKind::detached, 0);
 }
 
 }  // namespace lantern

@@ -52,10 +52,13 @@ class Signal {
   // false if it was already set. Waiters are released in the calling thread; it does
   // not touch *this after the list is taken, so a waiter may destroy the Signal as soon
   // as it is released.
+  // The call that sets it reports signal_set (a: id()) on a worker running a task,
+  // before it releases anyone (so before their release events).
   bool set() noexcept {
     const std::uint64_t my_id = id();
     detail::DepLink* list = waiters_.close();
     if (list == detail::DepList::closed_marker()) return false;
+    if (detail::Worker* w = detail::tls_worker) w->report_signal_set(my_id);
     detail::notify(list, my_id, /*failed=*/false, {});
     return true;
   }
@@ -66,7 +69,7 @@ class Signal {
 
   // wait returns once the signal is set. On a worker it runs other tasks meanwhile
   // (and sleeps on a latch when there are none); on any other thread it blocks.
-  void wait() { detail::wait_for_list(waiters_, detail::WaitKind::signal); }
+  void wait() { detail::wait_for_list(waiters_, detail::WaitKind::signal, id()); }
 
   // id: what release events report as the releaser (the Signal's address).
   std::uint64_t id() const noexcept { return reinterpret_cast<std::uintptr_t>(this); }

@@ -64,6 +64,7 @@ class TaskGroup {
       // The owner's worker (the fast path): a frame from its pool, a plain count, a push
       // onto its own deque.
       ++local_;
+      joined_.store(false, std::memory_order_relaxed);
       try {
         push_new(*w, std::forward<F>(fn));
       } catch (...) {  // never queued: nobody else saw it
@@ -95,6 +96,11 @@ class TaskGroup {
     // their bodies on this stack either.
     if (on_pool && pending_unfolded() != 0 && w->wait_too_deep()) [[unlikely]]
       refuse(*w, may_refuse);
+    // The task's wait (wait_begin / wait_end, a: id()), on the pool's workers. The
+    // destructor's wait reports only when something was spawned since the last wait:
+    // after wait() it would add a pair with no edge, at every group's end.
+    const bool report = on_pool && (may_refuse || !joined_.load(std::memory_order_relaxed));
+    if (report) w->report_wait_begin(WaitKind::task_group, id());
     if (owner_ != nullptr) {
       // The owner's own tasks first, straight from its deque: they finish with a plain
       // decrement of local_ (finish_one on the owner while not folded). They run nested
@@ -136,6 +142,8 @@ class TaskGroup {
     // counts now).
     local_ = 0;
     remote_.store(kBias, std::memory_order_relaxed);
+    joined_.store(true, std::memory_order_relaxed);
+    if (report) w->report_wait_end(WaitKind::task_group, id());
     if (has_error_.load(std::memory_order_acquire)) {
       std::exception_ptr error;
       {
@@ -188,7 +196,7 @@ class TaskGroup {
   // make_heap_job_on throws before counting anything; the push never throws.
   template <class F>
   void push_new(detail::Worker& w, F&& fn) {
-    w.push_inline(detail::make_heap_job_on(w, task(std::forward<F>(fn))));
+    w.push_spawn(detail::make_heap_job_on(w, task(std::forward<F>(fn))), SpawnKind::task_group, id());
   }
   // spawn_other: a spawn from any thread but the owner's worker (a thief running one of
   // our tasks, an outside thread, another pool's worker), or from the owner while wait()
@@ -196,6 +204,7 @@ class TaskGroup {
   template <class F>
   void spawn_other(detail::Worker* w, F&& fn) {
     remote_.fetch_add(1, std::memory_order_relaxed);
+    joined_.store(false, std::memory_order_relaxed);
     try {
       if (w && &w->registry() == registry_) {
         push_new(*w, std::forward<F>(fn));
@@ -224,6 +233,8 @@ class TaskGroup {
     if (!w) throw std::logic_error("lantern::TaskGroup() needs a worker thread; pass the Scheduler instead");
     return &w->registry();
   }
+  // id: what the group's spawn events (group) and its waits (a) carry: its address.
+  std::uint64_t id() const noexcept { return reinterpret_cast<std::uintptr_t>(this); }
   std::int64_t pending_unfolded() const noexcept { return local_ + (remote_.load(std::memory_order_acquire) - kBias); }
   [[noreturn]] static void misuse() noexcept {
     std::fputs(
@@ -264,6 +275,8 @@ class TaskGroup {
   detail::Worker* const owner_;  // the worker that made the group; null: made outside the pool
   std::int64_t local_ = 0;       // owner-only
   bool folded_ = false;          // owner-only: wait() has moved local_ into remote_
+  // No spawn since the last wait: the destructor's wait reports its events only if false.
+  std::atomic<bool> joined_{true};
   // A wait past max_wait_depth cancelled the tasks not started yet (refuse); cleared when
   // a wait has seen every task finish. Set by the waiter, read by every task.
   std::atomic<bool> cancelled_{false};

@@ -165,7 +165,7 @@ class TaskHandle {
   // number of threads may wait, and each rethrows. Throws std::logic_error if !valid().
   void wait() const {
     if (!state_) throw std::logic_error("lantern::TaskHandle::wait on an empty handle");
-    detail::wait_for_list(state_->done, detail::WaitKind::task_handle);
+    detail::wait_for_list(state_->done, detail::WaitKind::task_handle, id());
     if (state_->error) std::rethrow_exception(state_->error);
   }
   // id: the task id that task_begin/task_end/release events report for this task.
@@ -213,6 +213,8 @@ TaskHandle spawn_task(Registry& registry, std::span<const Dependency> deps, F&& 
   }
   task->refs.store(2, std::memory_order_relaxed);  // the execution's + the handle we return
   TaskHandle handle(task);
+  // The spawn (a running task's, on a worker) precedes anything that can make it ready.
+  if (Worker* w = registry.current_worker()) w->report_spawn(task, SpawnKind::spawn_after, 0);
   if (deps.empty()) {
     registry.push_or_inject(task);
     return handle;

@@ -163,7 +163,8 @@ Observation::Impl::Wants Observation::Impl::decide() {
     if (auto parsed = parse_level(*s.level)) {
       w.level = *parsed;
     } else {
-      problem(origin(&ObserveSettings::level) + ": not a level (off, states, tasks, full); recording at level tasks");
+      problem(origin(&ObserveSettings::level) +
+              ": not a level (off, states, tasks, full, graph); recording at level tasks");
     }
   }
   w.trace = s.trace && !s.trace->empty();

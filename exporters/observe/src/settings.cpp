@@ -62,7 +62,7 @@ std::string describe_origin(const ResolvedSettings& r, std::size_t index) {
 }
 
 std::optional<trace::Level> parse_level(const std::string& text) {
-  for (int l = 0; l <= static_cast<int>(trace::Level::full); ++l) {
+  for (int l = 0; l <= static_cast<int>(trace::Level::graph); ++l) {
     if (text == trace::kLevelNames[l]) return static_cast<trace::Level>(l);
   }
   return std::nullopt;

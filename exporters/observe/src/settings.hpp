@@ -36,7 +36,7 @@ std::size_t index_of(std::optional<std::string> ObserveSettings::*field) noexcep
 // describe_origin: "LANTERN_TRACE=/x" or "trace \"/x\"": how a message names a setting.
 std::string describe_origin(const ResolvedSettings& r, std::size_t index);
 
-// parse_level: "off", "states", "tasks", "full".
+// parse_level: "off", "states", "tasks", "full", "graph".
 std::optional<trace::Level> parse_level(const std::string& text);
 
 // FlightSpec: "30s", "30", "64MB", "30s,64MB".

@@ -358,7 +358,10 @@ Scalability scalability(const Analysis& a, const ScaleOptions& options, Tick fro
       const WorkerTrack& t = a.track(w);
       const auto& steals = a.steals(w);
       for (int d = 0; d < t.depth_count(); ++d) {
-        for (const TaskSlice& s : t.slices(d)) {
+        const auto& slices = t.slices(d);
+        for (std::size_t i = t.first_slice_starting_at_or_after(d, from); i < slices.size() && slices[i].start <= to;
+             ++i) {
+          const TaskSlice& s = slices[i];
           if (s.steal < 0 || static_cast<std::size_t>(s.steal) >= steals.size()) continue;
           const Steal& st = steals[static_cast<std::size_t>(s.steal)];
           if (st.t < from || st.t > to || s.start < st.t) continue;
@@ -679,10 +682,14 @@ Scalability scalability(const Analysis& a, const ScaleOptions& options, Tick fro
       }
     }
   }
+  // A nested task its caller waits for without a wait event: the caller resumes after it
+  // (a join). Unless a spawn event made it (a join's second half its own worker ran), it
+  // is a call, made where it began.
   for (const Call& c : calls) {
-    g.add_edge(c.before, g.task_first[c.task], EdgeKind::spawn);
     g.add_edge(last_of(c.task), c.before + 1, EdgeKind::join);
-    if (!spawned[c.task]) spawned[c.task] = 1, spawn_src[c.task] = c.before;
+    if (spawned[c.task]) continue;
+    g.add_edge(c.before, g.task_first[c.task], EdgeKind::spawn);
+    spawned[c.task] = 1, spawn_src[c.task] = c.before;
   }
   // Below level graph a join's stolen half has no spawn event: its spawn is placed at the
   // start of the parent's stretch before the steal (the edge leaves the stretch before it).

@@ -148,15 +148,20 @@ Job* make_outside_heap_job(Registry& registry, F&& fn) {
 }
 
 // spawn_heap_job: a new heap job for fn, queued where Scheduler::spawn puts it: on the
-// calling worker's own deque when it is one of registry's workers, else into a lane. The
-// worker is looked up once, for the frame, the count and the push.
+// calling worker's own deque when it is one of registry's workers (reporting the spawn
+// event of `kind` when the observer wants it), else into a lane. The worker is looked up
+// once, for the frame, the count and the push. Returns the job's task id (what its
+// task_begin reports; the job itself may be gone already).
 template <class F>
-void spawn_heap_job(Registry& registry, F&& fn) {
+std::uint64_t spawn_heap_job(Registry& registry, F&& fn, SpawnKind kind) {
   if (Worker* const w = registry.current_worker()) [[likely]] {
-    w->push(make_heap_job_on(*w, std::forward<F>(fn)));
-  } else {
-    registry.inject(make_outside_heap_job(registry, std::forward<F>(fn)));
+    Job* const job = make_heap_job_on(*w, std::forward<F>(fn));
+    w->push_spawn(job, kind, 0);
+    return task_id(job);
   }
+  Job* const job = make_outside_heap_job(registry, std::forward<F>(fn));
+  registry.inject(job);
+  return task_id(job);
 }
 
 // make_heap_job counts a new job and allocates it, on whatever thread calls it. Throws

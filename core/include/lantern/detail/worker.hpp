@@ -83,22 +83,16 @@ class alignas(64) Worker final : public SleepSink {
   // (no memory) leaves it to spill_to_lane, and the job waits in this worker's lane
   // (an intrusive list: no allocation) where this worker and thieves find it.
   void push(Job* job) noexcept { push_inline(job); }
-  [[gnu::always_inline]] void push_inline(Job* job) noexcept {
-    const std::int64_t before = owner_.push(job);
-    if (before < 0) [[unlikely]] {
-      spill_to_lane(job);
-      return;
-    }
-#if LANTERN_OBSERVER
-    // hooks_ is 0 without an observer: the same one load and branch either way.
-    if (hooks_.load(std::memory_order_relaxed) & Observer::bit(EventId::push)) [[unlikely]] {
-      if ((++deque_pushes_ & observer->deque_push_sample_mask.load(std::memory_order_relaxed)) == 0) [[unlikely]] {
-        report_push(job, before + 1);
-      }
-    }
-#endif
-    sleep_->new_internal_jobs(1, before == 0, this);
+  [[gnu::always_inline]] void push_inline(Job* job) noexcept { push_as<PushAs::plain>(job, SpawnKind{}, 0); }
+  // push_spawn: push a task the running task made (a TaskGroup's spawn, spawn(),
+  // submit()), reporting the spawn event (a: task_id(job), kind, group) first when the
+  // observer wants it. push_fork: push join's second half; with Observer::kJoinTasks it
+  // reports the fork (spawn, kind join) and marks the half so that join runs it as a
+  // task (join_rest). Both test the same word as push_inline, once: the mask differs.
+  [[gnu::always_inline]] void push_spawn(Job* job, SpawnKind kind, std::uint64_t group) noexcept {
+    push_as<PushAs::spawn>(job, kind, group);
   }
+  [[gnu::always_inline]] void push_fork(Job* job) noexcept { push_as<PushAs::fork>(job, SpawnKind::join, 0); }
   Job* pop() noexcept { return owner_.pop(); }
   // spill_to_lane: a job push could not keep (the deque could not grow) goes into this
   // worker's lane instead, with the same wake rule as any lane push.
@@ -308,7 +302,99 @@ class alignas(64) Worker final : public SleepSink {
 
   friend void task_threw() noexcept;  // reads current_task_, observed_task_, hooks_
 
+  // --- the task graph's events (core/README.md, "The task graph") ---
+  // Each is one load of hooks_ (this worker's copy of the interest, 0 without an
+  // observer) and a branch inline; the report is out of line, and made only while this
+  // worker runs a task (the parent, or the waiting task, is that task: a spawn or wait
+  // from the worker's own loop has none).
+  bool wants(EventId e) const noexcept {
+#if LANTERN_OBSERVER
+    return (hooks_.load(std::memory_order_relaxed) & Observer::bit(e)) != 0;
+#else
+    (void)e;
+    return false;
+#endif
+  }
+  // report_spawn: the running task made `job` (a task not pushed through push_spawn:
+  // spawn_after, a TaskGraph's nodes, submit_to_lane). group: what its wait names (a
+  // TaskGroup's or a TaskGraph's id; 0: the task itself).
+  void report_spawn(const Job* job, SpawnKind kind, std::uint64_t group) noexcept {
+    if (wants(EventId::spawn)) [[unlikely]]
+      emit_spawn(task_id(job), kind, group);
+  }
+  // report_wait_begin / report_wait_end: around every wait of a running task, also one
+  // that finds its work done (lantern/vocabulary.hpp, WaitBeginPayload). on: what it
+  // waits for (WaitKind's table).
+  void report_wait_begin(WaitKind kind, std::uint64_t on) noexcept {
+    if (wants(EventId::wait_begin)) [[unlikely]]
+      emit_wait(EventId::wait_begin, kind, on);
+  }
+  void report_wait_end(WaitKind kind, std::uint64_t on) noexcept {
+    if (wants(EventId::wait_end)) [[unlikely]]
+      emit_wait(EventId::wait_end, kind, on);
+  }
+  // report_signal_set: the running task set Signal `signal`.
+  void report_signal_set(std::uint64_t signal) noexcept {
+    if (wants(EventId::signal_set)) [[unlikely]]
+      emit_signal_set(signal);
+  }
+  // is_join_marker: the job push_fork puts above a join's half under
+  // Observer::kJoinTasks (run_join_marker). Never a task: thieves drop it, the task hooks
+  // skip it and the task count takes it back.
+  static bool is_join_marker(const Job* job) noexcept { return job->execute == &run_join_marker; }
+
  private:
+  enum class PushAs : std::uint8_t { plain, spawn, fork };
+  // push_as: the one body of push_inline, push_spawn and push_fork: the deque push, one
+  // load of hooks_ and a branch against a mask that depends on kMode, the sleep
+  // protocol's news. Inside the branch (an observer wants one of the hooks): a spawn or a
+  // fork under kJoinTasks goes to push_observed, out of line; a push alone is sampled
+  // inline as before (so level full does not pay a call per join).
+  static constexpr std::uint32_t push_hook_mask(PushAs mode) noexcept {
+    return Observer::bit(EventId::push) | graph_hook_mask(mode);
+  }
+  static constexpr std::uint32_t graph_hook_mask(PushAs mode) noexcept {
+    return mode == PushAs::spawn ? Observer::bit(EventId::spawn) : mode == PushAs::fork ? Observer::kJoinTasks : 0u;
+  }
+  template <PushAs kMode>
+  [[gnu::always_inline]] void push_as(Job* job, SpawnKind kind, std::uint64_t group) noexcept {
+    const std::int64_t before = owner_.push(job);
+    if (before < 0) [[unlikely]] {
+      spill_to_lane(job);
+      return;
+    }
+#if LANTERN_OBSERVER
+    // hooks_ is 0 without an observer: the same one load and branch either way.
+    if (const std::uint32_t hooks = hooks_.load(std::memory_order_relaxed); hooks & push_hook_mask(kMode))
+        [[unlikely]] {
+      if (kMode != PushAs::plain && (hooks & graph_hook_mask(kMode)) != 0) {
+        push_observed(job, before + 1, kMode, kind, group);
+      } else if ((++deque_pushes_ & observer->deque_push_sample_mask.load(std::memory_order_relaxed)) == 0)
+          [[unlikely]] {
+        report_push(job, before + 1);
+      }
+    }
+#endif
+    (void)kind;
+    (void)group;
+    sleep_->new_internal_jobs(1, before == 0, this);
+  }
+  // push_observed: after push_as pushed `job` (depth: the deque's depth after it) for an
+  // observer that wants the spawn (spawn mode) or every join (fork mode, kJoinTasks):
+  // the spawn report, the join marker above the half (fork mode), the sampled push
+  // report. The spawn follows its push by this call's few instructions, far less than
+  // a thief needs to take the task and report its task_begin.
+  [[gnu::noinline]] void push_observed(Job* job, std::int64_t depth, PushAs mode, SpawnKind kind,
+                                       std::uint64_t group) noexcept;
+  [[gnu::noinline]] void emit_spawn(std::uint64_t task, SpawnKind kind, std::uint64_t group) noexcept;
+  [[gnu::noinline]] void emit_wait(EventId event, WaitKind kind, std::uint64_t on) noexcept;
+  [[gnu::noinline]] void emit_signal_set(std::uint64_t signal) noexcept;
+  // run_join_marker: the marker's execute function. A pop site that is not the join's
+  // own (a nested wait's search, a TaskGroup's loop) ran it: the join's half lies right
+  // below it (or was stolen); run it here, as a task, so that the fork reported for it
+  // is followed by its task. The marker itself is not a task: its count is taken back.
+  static bool run_join_marker(Job* marker) noexcept;
+  static Job join_marker_;
   void set_state(WorkerState s, StateReason why) noexcept {
     if (state_ == s) return;
     LANTERN_HOOK(*this, StatePayload{state_, s, why});

@@ -201,7 +201,9 @@ inline constexpr int kDropReasonCount = static_cast<int>(std::size(kDropReasonNa
   X(task_group, "TaskGroup::spawn or run: the group's wait joins it")                                      \
   X(detached, "spawn(): a detached task nothing waits for")                                                \
   X(submit, "submit(): a Future's task")                                                                   \
-  X(spawn_after, "spawn_after() or a TaskGraph node: runs once its dependencies complete (see release)")
+  X(spawn_after,                                                                                           \
+    "spawn_handle(), spawn_after() or a TaskGraph node: runs once its dependencies complete (see "         \
+    "release)")
 
 enum class SpawnKind : std::uint8_t {
 #define LANTERN_X(name, text) name,
@@ -595,8 +597,9 @@ struct DeadlockPayload {
 };
 
 // spawn: a = the new task's id, b = kind | group << 8: the id of what the parent will
-// wait on to join it (a TaskGroup's id for task_group; 0 for the other kinds, whose wait
-// names the task itself). Ids are addresses, below 2^56 on every supported platform.
+// wait on to join it (a TaskGroup's id for task_group, a TaskGraph's for its nodes; 0
+// for the other kinds, whose wait names the task itself). Ids are addresses, below 2^56
+// on every supported platform.
 struct SpawnPayload {
   static constexpr EventId kEvent = EventId::spawn;
   std::uint64_t task = 0;

@@ -154,21 +154,29 @@ inline void notify(DepLink* list, std::uint64_t releaser_id, bool failed, const 
 }
 
 // wait_for_list returns once `list` is closed. On a worker (of any pool) it runs that
-// pool's other tasks meanwhile and sleeps on a latch when there are none; any other
-// thread blocks on the latch's futex. Any number of threads may wait at once.
-inline void wait_for_list(DepList& list, WaitKind kind) {
-  if (list.is_closed()) return;
+// pool's other tasks meanwhile and sleeps on a latch when there are none, and reports
+// the wait (wait_begin / wait_end with `on`, also when the list is closed already); any
+// other thread blocks on the latch's futex. Any number of threads may wait at once.
+inline void wait_for_list(DepList& list, WaitKind kind, std::uint64_t on) {
   Worker* w = tls_worker;
-  if (w) w->check_wait_depth();  // before the link is registered: nothing to undo
-  Latch latch(w ? &w->sleep() : nullptr, /*external_waiters=*/w == nullptr);
-  DepLink link;
-  link.latch = &latch;
-  if (!list.add(&link)) return;
-  if (w) {
-    w->wait_until(latch, kind);
-  } else {
-    latch.wait_blocking();
+  if (!w) {
+    if (list.is_closed()) return;
+    Latch latch(nullptr, /*external_waiters=*/true);
+    DepLink link;
+    link.latch = &latch;
+    if (list.add(&link)) latch.wait_blocking();
+    return;
   }
+  const bool closed = list.is_closed();
+  if (!closed) w->check_wait_depth();  // before the link is registered: nothing to undo
+  w->report_wait_begin(kind, on);
+  if (!closed) {
+    Latch latch(&w->sleep(), /*external_waiters=*/false);
+    DepLink link;
+    link.latch = &latch;
+    if (list.add(&link)) w->wait_until(latch, kind);
+  }
+  w->report_wait_end(kind, on);
 }
 
 }  // namespace lantern::detail

@@ -20,10 +20,10 @@
 //     submission to the task its completion woke (io: the operation's latency is the
 //     edge's weight).
 //   - Work T1: the sum of own time. Span: the heaviest path. Parallelism: T1 / span.
-//   - Burdened span: the span with every edge on the heaviest path that crosses
-//     workers in a P-worker schedule (a spawn's child, a join) charged this run's
-//     measured cost of a steal, and every wake its measured latency (Cilkscale's
-//     burdened span, with costs measured instead of assumed).
+//   - Burdened span: the heaviest path when every spawn edge (its child taken by
+//     another worker) costs this run's measured cost of a steal, and every release,
+//     signal and IO edge (a wake) its measured wake latency (Cilkscale's burdened span,
+//     with costs measured instead of assumed).
 //   - Bounds on T_P: max(T1/P, span) <= T_P <= T1/P + span (greedy scheduling).
 //   - Simulated T_P: the graph replayed on P virtual workers (each a deque; LIFO own
 //     work, FIFO steals from a random victim, victims ordered by the topology's
