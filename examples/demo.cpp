@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // demo.cpp - Lantern's multi-workload demo.
 //
-// Runs four workloads on one scheduler and prints, per worker, what the scheduler did:
+// Runs six workloads on one scheduler and prints, per worker, what the scheduler did:
 //   1. fork-join: fib(32) through join (deque pushes, steals between workers);
 //   2. bursts: batches of tasks submitted from this (outside) thread with idle gaps, so
 //      workers fall asleep between bursts and are woken for the next one;
@@ -43,6 +43,7 @@
 
 #include <signal.h>
 #include <unistd.h>
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <chrono>
@@ -123,6 +124,7 @@ void print_figures(const lantern::instrumentation::Recorder& recorder, const lan
 struct Window {
   std::string name;
   std::uint64_t from = 0, to = 0;
+  bool forks_with_join = false;  // its span depends on level graph (join's unstolen halves)
 };
 
 // read_back: the trace file just written, folded by the one analysis (as lantern-trace
@@ -187,6 +189,16 @@ void print_scalability(const std::string& path, const std::vector<Window>& windo
                 format_duration_ns(*s.work_ns).c_str(), format_duration_ns(*s.span_ns).c_str(), *s.parallelism,
                 predicted[0].c_str(), predicted[1].c_str(), predicted[2].c_str());
     if (*s.parallelism >= kPredicted[0] || s.labels.empty()) continue;
+    // Below level graph a join's unstolen half is folded into its parent, which makes a
+    // fork-join span look longer than it is: say so instead of blaming the span.
+    const bool folded = std::any_of(s.notes.begin(), s.notes.end(),
+                                    [](const std::string& note) { return note.find("folded") != std::string::npos; });
+    if (folded && w.forks_with_join) {
+      limits.push_back(w.name +
+                       ": recorded below level graph, where join's unstolen halves are folded into their parent "
+                       "(the span is longer than the program's): --level graph records its whole task graph");
+      continue;
+    }
     const lantern::analysis::LabelFigure& top = s.labels.front();
     std::string limit = w.name + ": limited by its span (parallelism " + std::to_string(*s.parallelism).substr(0, 4) +
                         ": more workers do not help); " + std::to_string(static_cast<int>(100 * top.span_share + 0.5)) +
@@ -366,6 +378,7 @@ int main(int argc, char** argv) {
     // 1. fork-join
     const int n = quick ? 27 : 32;
     begin_window("1. fork-join");
+    windows.back().forks_with_join = true;
     auto t0 = std::chrono::steady_clock::now();
     const long r = pool.run([n, kFib] {
       lantern::label_task(kFib);  // the root task only: labelling each of fib's calls would record millions
@@ -522,9 +535,9 @@ int main(int argc, char** argv) {
         };
         lantern::TaskHandle commit;
         for (int i = 0; i < items; ++i) {
-          lantern::TaskHandle decode = pool.spawn_handle(stage(kDecode, std::chrono::microseconds(100)));
-          commit = i == 0 ? pool.spawn_after({decode}, stage(kCommit, std::chrono::microseconds(50)))
-                          : pool.spawn_after({decode, commit}, stage(kCommit, std::chrono::microseconds(50)));
+          lantern::TaskHandle decode = pool.spawn_handle(stage(kDecode, std::chrono::microseconds(20)));
+          commit = i == 0 ? pool.spawn_after({decode}, stage(kCommit, std::chrono::microseconds(100)))
+                          : pool.spawn_after({decode, commit}, stage(kCommit, std::chrono::microseconds(100)));
         }
         commit.wait();
       }
