@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // demo.cpp - Lantern's multi-workload demo.
 //
-// Runs four workloads on one scheduler and prints, per worker, what the scheduler did:
+// Runs six workloads on one scheduler and prints, per worker, what the scheduler did:
 //   1. fork-join: fib(32) through join (deque pushes, steals between workers);
 //   2. bursts: batches of tasks submitted from this (outside) thread with idle gaps, so
 //      workers fall asleep between bursts and are woken for the next one;
@@ -11,7 +11,14 @@
 //      spawn_after, so each stage is released by the one before it;
 //   5. IO: the echo server of examples/echo_server on the same pool, fed by a load
 //      client over loopback; with the io_uring sleep strategy (the default here) idle
-//      workers wait for wake hints and their own socket completions in one io_uring.
+//      workers wait for wake hints and their own socket completions in one io_uring;
+//   6. ordered commits: items decoded in parallel, each committed after its own decode
+//      and after the commit before it (spawn_after), so the commits form one chain: a
+//      workload limited by its span, which no number of workers makes faster.
+// After the run it reads its trace back and prints, per workload, what
+// lantern::analysis::scalability() finds in that workload's stretch of the trace: work,
+// span, parallelism and the predicted 8-, 64- and 1024-worker times, and for a workload
+// whose span limits it, which task label holds the span and what making it faster gives.
 // Tasks of each kind name themselves with a label (lantern::label_task), so the trace,
 // lantern-trace stats and the viewer show "burst", "flood", "parse"... instead of bare
 // task ids. The figures come from lantern::instrumentation's Recorder attached to the
@@ -19,6 +26,7 @@
 // is started by one lantern::observe() call, the path any app takes (README, "Observe
 // your own app"), so the LANTERN_* environment variables work here too.
 #include <lantern/analysis/analysis.hpp>
+#include <lantern/analysis/scalability.hpp>
 #include <lantern/exporters/prometheus_exporter.hpp>
 #include <lantern/instrumentation/recorder.hpp>
 #include <lantern/instrumentation/stream_server.hpp>
@@ -28,12 +36,14 @@
 #include <lantern/tools/drop_report.hpp>
 #include <lantern/tools/program_cli.hpp>
 #include <lantern/tools/topology_check.hpp>
+#include <lantern/trace/trace_reader.hpp>
 
 #include "echo_server/echo_load.hpp"
 #include "echo_server/echo_server.hpp"
 
 #include <signal.h>
 #include <unistd.h>
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <chrono>
@@ -110,6 +120,101 @@ void print_figures(const lantern::instrumentation::Recorder& recorder, const lan
   std::printf("topology: %s\n", topology.describe().c_str());
 }
 
+// Window: one workload's stretch of the run, in the recording's clock (lantern::ticks_now).
+struct Window {
+  std::string name;
+  std::uint64_t from = 0, to = 0;
+  bool forks_with_join = false;  // its span depends on level graph (join's unstolen halves)
+};
+
+// read_back: the trace file just written, folded by the one analysis (as lantern-trace
+// reads it); false, with *error, when it cannot be read at all.
+bool read_back(const std::string& path, lantern::analysis::Analysis& analysis, std::string* error) {
+  lantern::trace::TraceReader reader = lantern::trace::TraceReader::open(path);
+  reader.read_header();
+  analysis.set_header(reader.header(), reader.header_ok());
+  std::size_t problems_seen = 0;
+  while (reader.next_chunk()) {
+    for (; problems_seen < reader.problems().size(); ++problems_seen)  // a chunk skipped: its tasks' ends are lost
+      if (!reader.problems()[problems_seen].warning()) analysis.lose_record();
+    analysis.add(reader.chunk());
+  }
+  analysis.finish();
+  if (reader.io_failed() || (!reader.header_ok() && analysis.empty())) {
+    *error = reader.problems().empty() ? "nothing could be read" : lantern::trace::describe(reader.problems().front());
+    return false;
+  }
+  return true;
+}
+
+// print_scalability: per workload, scalability() over its window of the trace: work,
+// span, parallelism and the simulated time on 8, 64 and 1024 workers; a workload whose
+// parallelism is below 8 gets one line on what limits it, from its critical path's top
+// label and that label's what-if. Figures the analysis could not compute say why.
+void print_scalability(const std::string& path, const std::vector<Window>& windows) {
+  using lantern::analysis::format_duration_ns;
+  lantern::analysis::Analysis analysis;
+  std::string error;
+  std::printf(
+      "\nscalability per workload (lantern::analysis::scalability on %s; the whole run: lantern-trace scale %s)\n",
+      path.c_str(), path.c_str());
+  if (!read_back(path, analysis, &error)) {
+    std::printf("  not computed: the trace cannot be read back: %s\n", error.c_str());
+    return;
+  }
+  constexpr std::uint32_t kPredicted[] = {8, 64, 1024};
+  lantern::analysis::ScaleOptions options;
+  options.workers.assign(std::begin(kPredicted), std::end(kPredicted));
+  options.top_labels = 1;  // the label that holds the most span, with its what-if
+  options.what_if_workers = {kPredicted[0]};
+  std::printf("%-16s %10s %10s %10s %11s %10s %10s %10s\n", "workload", "measured", "work", "span", "parallelism",
+              "T_8", "T_64", "T_1024");
+  std::vector<std::string> limits;
+  for (const Window& w : windows) {
+    const lantern::analysis::Scalability s = lantern::analysis::scalability(analysis, options, w.from, w.to);
+    if (!s.work_ns || !s.span_ns || !s.parallelism) {
+      std::printf("%-16s not computed: %s\n", w.name.c_str(),
+                  s.not_computed.empty() ? "no figure" : s.not_computed.front().c_str());
+      continue;
+    }
+    std::string predicted[std::size(kPredicted)];
+    for (std::size_t i = 0; i < std::size(kPredicted); ++i) {
+      predicted[i] = "not computed";
+      for (const auto& point : s.curve)
+        if (point.workers == kPredicted[i] && point.simulated_ns)
+          predicted[i] = format_duration_ns(*point.simulated_ns);
+    }
+    std::printf("%-16s %10s %10s %10s %11.2f %10s %10s %10s\n", w.name.c_str(),
+                s.measured_ns ? format_duration_ns(*s.measured_ns).c_str() : "-",
+                format_duration_ns(*s.work_ns).c_str(), format_duration_ns(*s.span_ns).c_str(), *s.parallelism,
+                predicted[0].c_str(), predicted[1].c_str(), predicted[2].c_str());
+    if (*s.parallelism >= kPredicted[0] || s.labels.empty()) continue;
+    // Below level graph a join's unstolen half is folded into its parent, which makes a
+    // fork-join span look longer than it is: say so instead of blaming the span.
+    const bool folded = std::any_of(s.notes.begin(), s.notes.end(),
+                                    [](const std::string& note) { return note.find("folded") != std::string::npos; });
+    if (folded && w.forks_with_join) {
+      limits.push_back(w.name +
+                       ": recorded below level graph, where join's unstolen halves are folded into their parent "
+                       "(the span is longer than the program's): --level graph records its whole task graph");
+      continue;
+    }
+    const lantern::analysis::LabelFigure& top = s.labels.front();
+    std::string limit = w.name + ": limited by its span (parallelism " + std::to_string(*s.parallelism).substr(0, 4) +
+                        ": more workers do not help); " + std::to_string(static_cast<int>(100 * top.span_share + 0.5)) +
+                        " % of it is '" + top.name + "' tasks: make '" + top.name + "' faster or let its tasks overlap";
+    if (top.what_if && !top.what_if_ns.empty() && !top.baseline_ns.empty()) {
+      char gain[160];
+      std::snprintf(gain, sizeof gain, " (%g %% faster: %s -> %s on %u workers)", top.what_if->percent,
+                    format_duration_ns(top.baseline_ns.front()).c_str(),
+                    format_duration_ns(top.what_if_ns.front()).c_str(), top.what_if_workers.front());
+      limit += gain;
+    }
+    limits.push_back(limit);
+  }
+  for (const std::string& line : limits) std::printf("%s\n", line.c_str());
+}
+
 long fib(int n) {
   if (n < 2) return n;
   long a = 0, b = 0;
@@ -138,12 +243,15 @@ constexpr const char* kUsage =
     "                    [--level off|states|tasks|full|graph] [--metrics ADDR | --no-metrics]\n"
     "                    [--view | --no-view] [--linger SECONDS] [--sleep io_uring|condvar] [--quick]\n"
     "\n"
-    "Runs five workloads (fork-join fib, bursts of submitted tasks with idle gaps,\n"
+    "Runs six workloads (fork-join fib, bursts of submitted tasks with idle gaps,\n"
     "one flooded worker, three-stage pipelines of dependent tasks, a TCP echo server\n"
-    "under load on loopback) and prints\n"
+    "under load on loopback, ordered commits: a chain limited by its span) and prints\n"
     "per-worker tasks, steals by topology distance, helps, failed steal rounds,\n"
     "sleeps, wakes, releases and time share per worker state. Tasks carry labels\n"
-    "(fib, burst, flood, lane task, parse, render, compress) in the trace.\n"
+    "(fib, burst, flood, lane task, parse, render, compress, decode, commit) in the\n"
+    "trace. With a trace, it then prints per workload its work, span, parallelism and\n"
+    "predicted 8-, 64- and 1024-worker times (lantern-trace scale's analysis), and what\n"
+    "limits a workload whose span does.\n"
     "\n"
     "  --workers N      worker threads (default: one per hardware thread)\n"
     "  --topology SPEC  steal order from a synthetic layout, e.g. \"2 sockets x 4 cores x 2 threads\"\n"
@@ -230,7 +338,8 @@ int main(int argc, char** argv) {
   // Task labels: interned once here, named by each task as it starts (a hook call, no lock).
   const lantern::Label kFib = lantern::label("fib"), kBurst = lantern::label("burst"), kFlood = lantern::label("flood"),
                        kLaneTask = lantern::label("lane task"), kParse = lantern::label("parse"),
-                       kRender = lantern::label("render"), kCompress = lantern::label("compress");
+                       kRender = lantern::label("render"), kCompress = lantern::label("compress"),
+                       kDecode = lantern::label("decode"), kCommit = lantern::label("commit");
   observe_options.view = view;
   if (view) observe_options.viewer = sibling_viewer(argv[0]);
 
@@ -262,20 +371,28 @@ int main(int argc, char** argv) {
     }
 
     stop_on_signals();
+    // Each workload's stretch of the run, for the scalability figures at the end.
+    std::vector<Window> windows;
+    auto begin_window = [&windows](const char* name) { windows.push_back({name, lantern::ticks_now(), 0}); };
+    auto end_window = [&windows] { windows.back().to = lantern::ticks_now(); };
     // 1. fork-join
     const int n = quick ? 27 : 32;
+    begin_window("1. fork-join");
+    windows.back().forks_with_join = true;
     auto t0 = std::chrono::steady_clock::now();
     const long r = pool.run([n, kFib] {
       lantern::label_task(kFib);  // the root task only: labelling each of fib's calls would record millions
       return fib(n);
     });
     auto ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    end_window();
     std::printf("1. fork-join   fib(%d) = %ld through join, %.1f ms\n", n, r, ms);
 
     if (!stop_requested()) {
       // 2. bursts of submitted work with idle gaps
       const int bursts = quick ? 5 : 20;
       std::atomic<long> burst_tasks{0};
+      begin_window("2. bursts");
       t0 = std::chrono::steady_clock::now();
       for (int b = 0; b < bursts; ++b) {
         lantern::TaskGroup group(pool);
@@ -289,6 +406,7 @@ int main(int argc, char** argv) {
         group.wait();
         std::this_thread::sleep_for(std::chrono::milliseconds(20));  // idle gap: workers fall asleep
       }
+      end_window();
       ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
       std::printf("2. bursts      %d bursts of 200 submitted tasks with 20 ms idle gaps, %ld tasks, %.1f ms\n", bursts,
                   burst_tasks.load(), ms);
@@ -321,6 +439,7 @@ int main(int argc, char** argv) {
       // Each lane task records how long it waited between its submission and its start.
       constexpr int kLaneTasks = 50;
       std::array<std::atomic<long>, kLaneTasks> waited_ns{};
+      begin_window("3. flood");
       t0 = std::chrono::steady_clock::now();
       std::vector<lantern::Future<void>> lane_tasks = pool.run([&] {
         for (long i = 0; i < kChains; ++i) pool.spawn(Flood{&pool, &flooded, &claimed, flood_total, kFlood});
@@ -340,6 +459,7 @@ int main(int argc, char** argv) {
       long worst_wait_ns = 0;
       for (auto& w : waited_ns) worst_wait_ns = std::max(worst_wait_ns, w.load());
       while (flooded.load() < flood_total) std::this_thread::yield();
+      end_window();
       ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
       std::printf(
           "3. flood       %ld self-spawning tasks in %.1f ms; %d tasks in worker 0's lane waited at most %.2f ms\n",
@@ -349,6 +469,7 @@ int main(int argc, char** argv) {
       // 4. pipelines: each item is parsed, then rendered, then compressed; each stage is
       // spawned after the one before (spawn_after), so its release is what starts it.
       const int items = quick ? 50 : 200;
+      begin_window("4. pipelines");
       t0 = std::chrono::steady_clock::now();
       {
         std::vector<lantern::TaskHandle> last;
@@ -366,12 +487,14 @@ int main(int argc, char** argv) {
         }
         for (auto& h : last) h.wait();
       }
+      end_window();
       ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
       std::printf("4. pipelines   %d items through parse -> render -> compress (spawn_after), %.1f ms\n", items, ms);
     }
     if (!stop_requested()) {
       // 5. IO: an echo server on this pool and a load client on this thread.
       {
+        begin_window("5. echo");
         lantern::examples::EchoServer server(pool);
         server.start();
         lantern::examples::LoadOptions load;
@@ -382,6 +505,7 @@ int main(int argc, char** argv) {
         load.min_bytes = 64;
         load.max_bytes = 4096;
         const lantern::examples::LoadResult res = lantern::examples::run_load(load);
+        end_window();
         std::printf(
             "5. echo        %llu requests over %d loopback connections (%s sleep strategy): %.0f/s, "
             "p99 %.0f us, %s\n",
@@ -394,8 +518,36 @@ int main(int argc, char** argv) {
                       .c_str());
       }
     }
+    if (!stop_requested()) {
+      // 6. ordered commits: each item is decoded (in parallel), then committed after its
+      // own decode and after the commit before it, as a log written in order is: the
+      // commits are one chain, the span, and the decodes fill the time beside it. More
+      // workers cannot make it faster than the chain; a faster commit can.
+      const int items = quick ? 50 : 200;
+      begin_window("6. ordered");
+      t0 = std::chrono::steady_clock::now();
+      {
+        auto stage = [](lantern::Label label, std::chrono::microseconds work) {
+          return [label, work] {
+            lantern::label_task(label);
+            spin_for(work);
+          };
+        };
+        lantern::TaskHandle commit;
+        for (int i = 0; i < items; ++i) {
+          lantern::TaskHandle decode = pool.spawn_handle(stage(kDecode, std::chrono::microseconds(20)));
+          commit = i == 0 ? pool.spawn_after({decode}, stage(kCommit, std::chrono::microseconds(100)))
+                          : pool.spawn_after({decode, commit}, stage(kCommit, std::chrono::microseconds(100)));
+        }
+        commit.wait();
+      }
+      end_window();
+      ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      std::printf("6. ordered     %d items decoded in parallel, committed in order (a chain of spawn_after), %.1f ms\n",
+                  items, ms);
+    }
     if (linger_seconds > 0 && !stop_requested()) {
-      std::printf("6. lingering   %.0f s of light bursts (metrics stay up; Ctrl-C to stop early)\n", linger_seconds);
+      std::printf("7. lingering   %.0f s of light bursts (metrics stay up; Ctrl-C to stop early)\n", linger_seconds);
       lantern::tools::flush_stdout();
       const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(linger_seconds);
       while (std::chrono::steady_clock::now() < until && !stop_requested()) {
@@ -432,6 +584,8 @@ int main(int argc, char** argv) {
       std::printf("            lantern-trace stats %s   (task durations per label)\n", path.c_str());
       std::printf("  export:   lantern-trace export --chrome %s -o lantern-demo.json   (open in ui.perfetto.dev)\n",
                   path.c_str());
+      std::printf("  scale:    lantern-trace scale %s   (work, span, critical path, speedup on more workers)\n",
+                  path.c_str());
       std::printf("  (lantern-trace is built at build/release/instrumentation/tools/lantern_trace/lantern-trace)\n");
     }
     if (obs.trace() || obs.stream() || obs.flight()) {
@@ -443,6 +597,8 @@ int main(int argc, char** argv) {
                      .c_str(),
                  stdout);
     }
+    if (const lantern::instrumentation::TraceFileSink* trace = obs.trace(); trace && trace->ok())
+      print_scalability(trace->path(), windows);
     if (status != 0) {
       lantern::tools::flush_stdout();
       std::fprintf(stderr, "lantern_demo: the workloads ran, but observing them failed:\n");

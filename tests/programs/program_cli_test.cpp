@@ -467,9 +467,10 @@ TEST(ProgramCli, OutputThatCannotBeWrittenIsAnError) {
   {
     const std::string trace = header_only_trace("full.trace", {}, 3);  // diff refuses a trace without events
     const std::vector<std::vector<std::string>> reports = {
-        {"info", trace},     {"stats", trace},       {"stats", "--json", trace},
-        {"validate", trace}, {"diff", trace, trace}, {"export", "--chrome", trace, "-o", "-"},
-        {"info", "--help"}};
+        {"info", trace},     {"stats", trace},           {"stats", "--json", trace},
+        {"validate", trace}, {"diff", trace, trace},     {"export", "--chrome", trace, "-o", "-"},
+        {"scale", trace},    {"scale", "--json", trace}, {"info", "--help"},
+        {"scale", "--help"}};
     for (const auto& args : reports) {
       const Result r = run(LANTERN_TRACE_CLI_BIN, args, to_full);
       EXPECT_EQ(r.exit_code, 2) << args[0] << " " << args[1] << ": " << r.err;
@@ -636,11 +637,47 @@ TEST(ProgramCli, TraceProblemsStartWithTheProgramName) {
 #endif
 }
 
+// lantern-trace scale's options follow the conventions too: --help on stdout, a bad
+// value or a missing one is a usage error naming the option (exit 2, stderr, the
+// command's name first), and --what-if, the one option that may be repeated, keeps
+// every value (a bad second one is refused).
+TEST(ProgramCli, TraceScaleHelpAndBadOptions) {
+#ifdef LANTERN_TRACE_CLI_BIN
+  Result r = run(LANTERN_TRACE_CLI_BIN, {"scale", "--help"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("usage: lantern-trace scale", 0), 0u) << r.out;
+  EXPECT_EQ(run(LANTERN_TRACE_CLI_BIN, {"help", "scale"}).out, r.out);
+  const std::string trace = header_only_trace("scale.trace", {}, 3);
+  const struct {
+    std::vector<std::string> args;
+    std::string message;
+  } bad[] = {
+      {{"scale", "--workers", "0", trace}, "--workers takes a list of numbers from 1 to 1024, not '0'"},
+      {{"scale", "--topology", "two sockets", trace}, "--topology takes a spec such as"},
+      {{"scale", "--what-if", "fib=50", "--what-if", "fib=0", trace}, "--what-if takes LABEL=PCT"},
+      {{"scale", "--top", "-1", trace}, "--top takes a number from 0 to 1000, not '-1'"},
+      {{"scale", "--bogus", trace}, "unknown option '--bogus'"},
+      {{"scale", "--json=1", trace}, "option --json takes no value"},
+      {{"scale", trace, "--workers"}, "option --workers needs a value"},
+  };
+  for (const auto& b : bad) {
+    r = run(LANTERN_TRACE_CLI_BIN, b.args);
+    EXPECT_EQ(r.exit_code, 2) << b.message << ": " << r.err;
+    EXPECT_EQ(r.out, "") << b.message;
+    EXPECT_EQ(r.err.rfind("lantern-trace scale: ", 0), 0u) << r.err;
+    EXPECT_TRUE(has(r.err, b.message)) << "expected '" << b.message << "' in " << r.err;
+    EXPECT_TRUE(has(r.err, "(see lantern-trace scale --help)")) << r.err;
+  }
+#else
+  GTEST_SKIP() << "lantern-trace is not built here";
+#endif
+}
+
 // Smaller ones: --version after a lantern-trace command; a file that is not a trace at
 // all gets no report of zeros from info and stats.
 TEST(ProgramCli, TraceCommandsAnswerVersionAndRefuseNonTraces) {
 #ifdef LANTERN_TRACE_CLI_BIN
-  for (const char* command : {"info", "stats", "export", "validate", "diff"}) {
+  for (const char* command : {"info", "stats", "export", "validate", "diff", "scale"}) {
     const Result r = run(LANTERN_TRACE_CLI_BIN, {command, "--version"});
     EXPECT_EQ(r.exit_code, 0) << command << ": " << r.err;
     EXPECT_EQ(r.out, "lantern-trace " + std::string(lantern::kVersion) + " (trace format version " +
@@ -650,8 +687,11 @@ TEST(ProgramCli, TraceCommandsAnswerVersionAndRefuseNonTraces) {
   const auto empty = scratch() / "empty.trace";
   std::ofstream(empty).close();
   for (const std::string& file : {empty.string(), std::string("/dev/null")}) {
-    for (const std::vector<std::string>& args :
-         {std::vector<std::string>{"info", file}, {"stats", file}, {"stats", "--json", file}}) {
+    for (const std::vector<std::string>& args : {std::vector<std::string>{"info", file},
+                                                 {"stats", file},
+                                                 {"stats", "--json", file},
+                                                 {"scale", file},
+                                                 {"scale", "--json", file}}) {
       const Result r = run(LANTERN_TRACE_CLI_BIN, args);
       EXPECT_EQ(r.exit_code, 1) << args[0] << " " << file;  // the trace has problems: it is not one
       EXPECT_EQ(r.out, "") << args[0] << " " << file << ": a report of zeros, as if the counts were known";

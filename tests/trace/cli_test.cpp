@@ -346,7 +346,7 @@ TEST_F(Cli, HelpForEveryCommand) {
   CommandResult r = run_tool({"--help"});
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_TRUE(has(r.out, "usage: lantern-trace COMMAND"));
-  for (const char* command : {"info", "stats", "export", "validate"}) {
+  for (const char* command : {"info", "stats", "export", "validate", "diff", "scale"}) {
     r = run_tool({command, "--help"});
     EXPECT_EQ(r.exit_code, 0) << command;
     EXPECT_TRUE(has(r.out, std::string("usage: lantern-trace ") + command)) << r.out;

@@ -3,6 +3,7 @@
 #include "lantern/analysis/compare.hpp"
 
 #include "lantern/analysis/json_out.hpp"
+#include "lantern/analysis/scalability.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -38,6 +39,21 @@ bool count_notable(std::uint64_t a, std::uint64_t b) {
   return hi - lo >= 10 && static_cast<double>(hi - lo) >= 0.5 * static_cast<double>(std::max<std::uint64_t>(lo, 1));
 }
 
+// graph_figures: the run's work, span and parallelism, as scalability() gives them. The
+// curve is not printed here: one point (1 worker) and no what-ifs keep it short.
+void graph_figures(const Analysis& m, Comparison::Run& r) {
+  ScaleOptions options;
+  options.workers = {1};
+  options.top_labels = 0;
+  const Scalability s = scalability(m, options);
+  r.work_ns = s.work_ns;
+  r.span_ns = s.span_ns;
+  r.parallelism = s.parallelism;
+  if (r.work_ns && r.span_ns && r.parallelism) return;
+  for (const std::string& why : s.not_computed)
+    r.graph_not_computed += (r.graph_not_computed.empty() ? "" : "; ") + why;
+}
+
 Comparison::Run run_of(const Analysis& m, const std::string& name) {
   Comparison::Run r;
   r.name = name;
@@ -53,6 +69,7 @@ Comparison::Run run_of(const Analysis& m, const std::string& name) {
     r.steals = m.events_of(EventId::steal);
   else
     r.steals_not_recorded = m.no_samples_reason(EventId::steal);
+  graph_figures(m, r);
   return r;
 }
 
@@ -289,6 +306,15 @@ void write_run(std::FILE* out, const char* side, const Comparison::Run& r) {
                count_text(r.steals).c_str());
   if (!r.tasks) std::fprintf(out, "   - tasks: %s\n", r.tasks_not_recorded.c_str());
   if (!r.steals) std::fprintf(out, "   - steals: %s\n", r.steals_not_recorded.c_str());
+  if (!r.work_ns && !r.span_ns && !r.parallelism) {
+    std::fprintf(out, "   work, span, parallelism: not computed: %s\n", r.graph_not_computed.c_str());
+    return;
+  }
+  char parallelism[32] = "not computed";
+  if (r.parallelism) std::snprintf(parallelism, sizeof parallelism, "%.2f", *r.parallelism);
+  std::fprintf(out, "   work %s, span %s, parallelism %s\n", r.work_ns ? dur(*r.work_ns).c_str() : "not computed",
+               r.span_ns ? dur(*r.span_ns).c_str() : "not computed", parallelism);
+  if (!r.graph_not_computed.empty()) std::fprintf(out, "   - not computed: %s\n", r.graph_not_computed.c_str());
 }
 
 }  // namespace
@@ -365,6 +391,15 @@ void write_json(std::FILE* out, const Comparison& c) {
     json_count(j, r.steals);
     if (!r.tasks) j.raw(", \"tasks_not_recorded\": ").string(r.tasks_not_recorded);
     if (!r.steals) j.raw(", \"steals_not_recorded\": ").string(r.steals_not_recorded);
+    for (const auto& [field, value] : {std::pair{"work_ns", &r.work_ns}, std::pair{"span_ns", &r.span_ns},
+                                       std::pair{"parallelism", &r.parallelism}}) {
+      j.raw(", \"").raw(field).raw("\": ");
+      if (*value)
+        j.f64(**value);
+      else
+        j.raw("null");
+    }
+    if (!r.graph_not_computed.empty()) j.raw(", \"graph_not_computed\": ").string(r.graph_not_computed);
     j.raw("},\n");
   };
   // row: the separator before the i-th row of an array.

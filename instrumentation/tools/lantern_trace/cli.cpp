@@ -22,10 +22,20 @@ std::optional<ParsedArgs> parse_args(std::span<char* const> args, const std::vec
   app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast)->disable_flag_override();
   ParsedArgs parsed;
   std::map<std::string, std::string> values;
+  std::map<std::string, std::vector<std::string>> lists;
   std::vector<std::pair<const OptionSpec*, CLI::Option*>> options;
   for (const OptionSpec& spec : specs) {
     const std::string names = spec.alias.empty() ? spec.name : spec.alias + "," + spec.name;
-    options.emplace_back(&spec, spec.takes_value ? app.add_option(names, values[spec.name]) : app.add_flag(names));
+    CLI::Option* option = nullptr;
+    if (!spec.takes_value)
+      option = app.add_flag(names);
+    else if (spec.repeats)  // one value per occurrence (a FILE after it stays a FILE), every occurrence kept
+      option = app.add_option(names, lists[spec.name])
+                   ->allow_extra_args(false)
+                   ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+    else
+      option = app.add_option(names, values[spec.name]);
+    options.emplace_back(&spec, option);
   }
   app.add_option("FILE", parsed.positional);
   std::vector<const char*> argv = {"lantern-trace"};
@@ -48,8 +58,15 @@ std::optional<ParsedArgs> parse_args(std::span<char* const> args, const std::vec
   }
   for (const auto& [spec, option] : options) {
     if (option->count() == 0) continue;
-    parsed.options[spec->name] = spec->takes_value ? values[spec->name] : std::string();
-    if (spec->takes_value && values[spec->name].empty()) {
+    std::vector<std::string> given;
+    if (spec->repeats)
+      given = lists[spec->name];
+    else if (spec->takes_value)
+      given = {values[spec->name]};
+    parsed.options[spec->name] = given.empty() ? std::string() : given.back();
+    if (spec->takes_value) parsed.all[spec->name] = given;
+    for (const std::string& value : given) {
+      if (!value.empty()) continue;
       *error = "option " + spec->name + " needs a non-empty value";
       return std::nullopt;
     }

@@ -28,13 +28,15 @@ struct OptionSpec {
   std::string name;   // "--output"
   std::string alias;  // "-o", or empty
   bool takes_value = false;
+  bool repeats = false;  // may be given more than once (--what-if A=50 --what-if B=20): ParsedArgs::all
 };
 
 struct ParsedArgs {
   bool help = false;
   std::string version;  // --version was given: what it prints
   std::vector<std::string> positional;
-  std::map<std::string, std::string> options;  // by name; flags map to ""
+  std::map<std::string, std::string> options;           // by name; flags map to "" (the last value given)
+  std::map<std::string, std::vector<std::string>> all;  // a repeating option's values, in order
   bool has(const std::string& name) const { return options.count(name) != 0; }
 };
 

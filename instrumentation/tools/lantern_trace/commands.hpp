@@ -12,5 +12,6 @@ int run_stats(std::span<char* const> args);
 int run_export(std::span<char* const> args);
 int run_validate(std::span<char* const> args);
 int run_diff(std::span<char* const> args);
+int run_scale(std::span<char* const> args);
 
 }  // namespace lantern::trace::cli

@@ -26,8 +26,13 @@ constexpr const char* kHelp =
     "  validate FILE                  check structure, checksums, worker ids, payload\n"
     "                                 values and clocks (validate --help lists the\n"
     "                                 checks); exit 1 if any fails\n"
-    "  diff A B [--json]              compare two runs: state shares, task durations per\n"
-    "                                 label, steal matrices, latency histograms\n"
+    "  diff A B [--json]              compare two runs: work, span and parallelism, state\n"
+    "                                 shares, task durations per label, steal matrices,\n"
+    "                                 latency histograms\n"
+    "  scale FILE [--workers LIST] [--topology SPEC] [--what-if LABEL=PCT]\n"
+    "                                 work, span, parallelism, the critical path, the\n"
+    "                                 speedup curve on P workers (bounds and a simulation),\n"
+    "                                 and which task labels limit it (what-if speedups)\n"
     "\n"
     "'lantern-trace COMMAND --help' describes a command; 'lantern-trace --version' prints\n"
     "the version and the trace format version it reads and writes.\n"
@@ -46,11 +51,10 @@ struct Command {
   std::string_view name;
   int (*run)(std::span<char* const>);
 };
-constexpr Command kCommands[] = {{"info", lantern::trace::cli::run_info},
-                                 {"stats", lantern::trace::cli::run_stats},
-                                 {"export", lantern::trace::cli::run_export},
-                                 {"validate", lantern::trace::cli::run_validate},
-                                 {"diff", lantern::trace::cli::run_diff}};
+constexpr Command kCommands[] = {
+    {"info", lantern::trace::cli::run_info},     {"stats", lantern::trace::cli::run_stats},
+    {"export", lantern::trace::cli::run_export}, {"validate", lantern::trace::cli::run_validate},
+    {"diff", lantern::trace::cli::run_diff},     {"scale", lantern::trace::cli::run_scale}};
 const Command* find_command(std::string_view name) {
   for (const Command& c : kCommands) {
     if (c.name == name) return &c;
@@ -89,9 +93,10 @@ int main(int argc, char** argv) {
       lantern::tools::check_output_at_exit("lantern-trace " + command, kExitUsage);
       return c->run(rest);
     }
-    std::fprintf(stderr,
-                 "lantern-trace: unknown command '%s' (commands: info, stats, export, validate, diff; see --help)\n",
-                 command.c_str());
+    std::fprintf(
+        stderr,
+        "lantern-trace: unknown command '%s' (commands: info, stats, export, validate, diff, scale; see --help)\n",
+        command.c_str());
     return kExitUsage;
   } catch (const std::bad_alloc&) {
     // The one failure that can reach here: a trace too large to export in this memory.

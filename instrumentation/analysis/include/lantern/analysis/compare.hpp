@@ -5,6 +5,7 @@
 // Model's analysis()); neither computes a difference of its own.
 //
 // What is compared (B against A):
+//   - work, span and parallelism (scalability.hpp), each run's own;
 //   - per-worker state shares: Analysis::state_shares, the shares lantern-trace stats
 //     prints (of the worker's whole span; an "unknown" row when either run has time
 //     whose state is unknown, see analysis.hpp), percentage points apart;
@@ -56,6 +57,11 @@ struct Comparison {
     Count tasks;  // task_begin events
     Count steals;
     std::string tasks_not_recorded, steals_not_recorded;  // why nullopt (no_samples_reason)
+    // Work T1, span and parallelism: scalability() of the run (scalability.hpp), the
+    // figures lantern-trace scale prints; nullopt when not computed, and then
+    // graph_not_computed holds scalability()'s reasons ("; " between them).
+    std::optional<double> work_ns, span_ns, parallelism;
+    std::string graph_not_computed;
   } a, b;
   struct StateShare {  // worker w's share of its time in `state`, in [0, 1]
     std::uint32_t worker;
