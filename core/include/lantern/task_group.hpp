@@ -96,10 +96,13 @@ class TaskGroup {
     // their bodies on this stack either.
     if (on_pool && pending_unfolded() != 0 && w->wait_too_deep()) [[unlikely]]
       refuse(*w, may_refuse);
-    // The task's wait (wait_begin / wait_end, a: id()), on the pool's workers. The
-    // destructor's wait reports only when something was spawned since the last wait:
-    // after wait() it would add a pair with no edge, at every group's end.
-    const bool report = on_pool && (may_refuse || !joined_.load(std::memory_order_relaxed));
+    // The task's wait (wait_begin / wait_end, a: id()), on the pool's workers, when
+    // something was spawned into the group since its last wait. A wait with nothing
+    // spawned since joins no task and finds nothing to do (the last wait finished every
+    // task): its pair would add no edge and no time to the task graph, only two events
+    // (most of the waits of a recursion whose leaves make empty groups, and the
+    // destructor's after wait()).
+    const bool report = on_pool && !joined_.load(std::memory_order_relaxed);
     if (report) w->report_wait_begin(WaitKind::task_group, id());
     if (owner_ != nullptr) {
       // The owner's own tasks first, straight from its deque: they finish with a plain
@@ -275,7 +278,7 @@ class TaskGroup {
   detail::Worker* const owner_;  // the worker that made the group; null: made outside the pool
   std::int64_t local_ = 0;       // owner-only
   bool folded_ = false;          // owner-only: wait() has moved local_ into remote_
-  // No spawn since the last wait: the destructor's wait reports its events only if false.
+  // No spawn since the last wait: a wait reports its events only if false.
   std::atomic<bool> joined_{true};
   // A wait past max_wait_depth cancelled the tasks not started yet (refuse); cleared when
   // a wait has seen every task finish. Set by the waiter, read by every task.

@@ -77,7 +77,7 @@ class PrometheusExporter;
 // here" (see the order above); "" means "off".
 struct ObserveSettings {
   std::optional<std::string> trace;    // LANTERN_TRACE: write a trace file at this path
-  std::optional<std::string> level;    // LANTERN_LEVEL: off, states, tasks (default) or full
+  std::optional<std::string> level;    // LANTERN_LEVEL: off, states, tasks (default), full or graph
   std::optional<std::string> metrics;  // LANTERN_METRICS: serve /metrics on HOST:PORT (port 0: any free)
   std::optional<std::string> stream;   // LANTERN_STREAM: serve the live stream on HOST:PORT (or :PORT)
   // LANTERN_FLIGHT: keep a flight recorder in memory, dumped by SIGUSR2 and by
