@@ -368,6 +368,32 @@ TEST(Scalability, SignalSetByAnotherBranchIsAnEdge) {
   check_simulator(s);
 }
 
+// A TaskGroup's wait joins every task spawned into the group, also one that a child
+// spawned into its parent's group: R waits on G; A (in G) spawns B into G; R's tail
+// after the wait follows B.
+TEST(Scalability, ATaskGroupWaitJoinsWhatChildrenSpawnIntoTheGroup) {
+  Stream st;
+  st.workers = 2;
+  const std::uint64_t R = 0x1, A = 0x2, B = 0x3, G = 0x900;
+  st.begin(0, 0, R);
+  st.spawn(10, 0, A, SpawnKind::task_group, G);
+  st.wait(20, 500, 0, G, WaitKind::task_group);
+  st.end(700, 0, R);
+  st.begin(30, 1, A, TaskSource::stolen_deque);
+  st.spawn(40, 1, B, SpawnKind::task_group, G);
+  st.end(50, 1, A);
+  st.begin(60, 1, B, TaskSource::own_deque);
+  st.end(400, 1, B);
+  Analysis a;
+  st.feed(a);
+  const Scalability s = analysis::scalability(a, quick());
+  ASSERT_TRUE(s.not_computed.empty()) << s.not_computed[0];
+  EXPECT_DOUBLE_EQ(*s.work_ns, 20 + 200 + 20 + 340);
+  EXPECT_DOUBLE_EQ(*s.span_ns, 10 + 10 + 340 + 200);
+  EXPECT_EQ(path_tasks(s), (std::vector<std::uint64_t>{R, A, B, R}));
+  check_simulator(s);
+}
+
 // A task run inline (nested outside any wait: a call) cuts its caller: the caller's own
 // time leaves it out, and the path runs caller, callee, caller.
 TEST(Scalability, AnInlineCallIsCutIntoItsCaller) {

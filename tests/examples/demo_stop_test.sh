@@ -21,7 +21,7 @@ for signal in TERM INT; do
     > "$work/demo.out" 2> "$work/demo.err" &
   app=$!
   pids+=("$app")
-  wait_for "$work/demo.out" "6. lingering" 1 120
+  wait_for "$work/demo.out" "lingering   " 1 120
   kill -"$signal" "$app"
   deadline=$((SECONDS + 60))
   while kill -0 "$app" 2> /dev/null; do

@@ -645,7 +645,17 @@ Scalability scalability(const Analysis& a, const ScaleOptions& options, Tick fro
     std::uint32_t child;
     SpawnKind kind;
   };
-  std::vector<Pending> pending;  // the current task's children a group or graph wait joins
+  std::vector<Pending> pending;  // the current task's children a graph wait joins
+  // A TaskGroup's wait joins every task spawned into the group before it, by any task (a
+  // child may spawn into its parent's group) and not joined by an earlier wait on it:
+  // matched per group id in time order below, after every task's cuts are read.
+  struct GroupEvent {
+    std::uint64_t group;
+    Tick t;
+    std::uint32_t index;  // spawns: the child task; waits: the stretch after the wait
+    bool operator<(const GroupEvent& o) const noexcept { return group != o.group ? group < o.group : t < o.t; }
+  };
+  std::vector<GroupEvent> group_spawns, group_waits;
   std::uint32_t current = kNone;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> stolen_joins;  // (waiting stretch, joined task)
   for (const Cut& c : cuts) {
@@ -657,7 +667,8 @@ Scalability scalability(const Analysis& a, const ScaleOptions& options, Tick fro
       spawned[child] = 1;
       spawn_src[child] = c.stretch;
       const auto kind = static_cast<SpawnKind>(c.kind);
-      if (kind == SpawnKind::task_group || kind == SpawnKind::spawn_after) pending.push_back({c.group, child, kind});
+      if (kind == SpawnKind::task_group) group_spawns.push_back({c.group, c.t, child});
+      if (kind == SpawnKind::spawn_after) pending.push_back({c.group, child, kind});
     } else if (c.type == EventId::wait_end) {
       const auto kind = static_cast<WaitKind>(c.kind);
       if (kind == WaitKind::join || kind == WaitKind::future || kind == WaitKind::task_handle) {
@@ -666,7 +677,9 @@ Scalability scalability(const Analysis& a, const ScaleOptions& options, Tick fro
           g.add_edge(last_of(joined), c.stretch, EdgeKind::join);
           if (kind == WaitKind::join && !spawned[joined]) stolen_joins.emplace_back(c.stretch, joined);
         }
-      } else if (kind == WaitKind::task_group || kind == WaitKind::graph) {
+      } else if (kind == WaitKind::task_group) {
+        group_waits.push_back({c.on, c.t, c.stretch});
+      } else if (kind == WaitKind::graph) {
         auto keep = pending.begin();
         for (const Pending& p : pending) {
           const bool joins =
@@ -680,6 +693,16 @@ Scalability scalability(const Analysis& a, const ScaleOptions& options, Tick fro
       } else if (kind == WaitKind::signal) {
         g.add_edge(last_before(signals, c.on, c.t), c.stretch, EdgeKind::signal);
       }
+    }
+  }
+  std::sort(group_spawns.begin(), group_spawns.end());
+  std::sort(group_waits.begin(), group_waits.end());
+  for (std::size_t si = 0, wi = 0; wi < group_waits.size(); ++wi) {
+    const GroupEvent& w = group_waits[wi];
+    while (si < group_spawns.size() &&
+           (group_spawns[si].group < w.group || (group_spawns[si].group == w.group && group_spawns[si].t <= w.t))) {
+      const GroupEvent& sp = group_spawns[si++];
+      if (sp.group == w.group && g.task[w.index] != sp.index) g.add_edge(last_of(sp.index), w.index, EdgeKind::join);
     }
   }
   // A nested task its caller waits for without a wait event: the caller resumes after it
