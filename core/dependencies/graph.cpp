@@ -161,9 +161,9 @@ void TaskGraph::run(Scheduler& pool) {
       for (auto& node : nodes_) me->report_spawn(node.get(), SpawnKind::spawn_after, id);
     }
     for (auto it = sources_.rbegin(); it != sources_.rend(); ++it) me->push(*it);
-    me->report_wait_begin(detail::WaitKind::graph, id);
+    const bool reported = me->report_wait_begin(detail::WaitKind::graph, id);
     me->wait_until(done, detail::WaitKind::graph);
-    me->report_wait_end(detail::WaitKind::graph, id);
+    me->report_wait_end(detail::WaitKind::graph, id, reported);
   } else {
     registry.inject(sources_.size() == 1 ? static_cast<detail::Job*>(sources_.front()) : &starter_);
     done.wait_blocking();

@@ -224,9 +224,9 @@ bool Worker::join_rest(Job* popped, Job* target, Latch& latch) {
     execute(job, TaskSource::own_deque);
   }
   // Stolen: the task waits for it (also when it has already finished).
-  report_wait_begin(WaitKind::join, task_id(target));
+  const bool reported = report_wait_begin(WaitKind::join, task_id(target));
   wait_until(latch, WaitKind::join);
-  report_wait_end(WaitKind::join, task_id(target));
+  report_wait_end(WaitKind::join, task_id(target), reported);
   return false;
 }
 
@@ -263,11 +263,12 @@ void Worker::emit_spawn(std::uint64_t task, SpawnKind kind, std::uint64_t group)
   observer->on_event(index, SpawnPayload::kEvent, w.a, w.b);
 }
 
-void Worker::emit_wait(EventId event, WaitKind kind, std::uint64_t on) noexcept {
-  if (current_task_ == nullptr) return;
+bool Worker::emit_wait(EventId event, WaitKind kind, std::uint64_t on) noexcept {
+  if (current_task_ == nullptr) return false;
   const PayloadWords w =
       event == EventId::wait_begin ? WaitBeginPayload{on, kind}.encode() : WaitEndPayload{on, kind}.encode();
   observer->on_event(index, event, w.a, w.b);
+  return true;
 }
 
 void Worker::emit_signal_set(std::uint64_t signal) noexcept {
@@ -276,7 +277,9 @@ void Worker::emit_signal_set(std::uint64_t signal) noexcept {
   observer->on_event(index, SignalSetPayload::kEvent, w.a, w.b);
 }
 
-Job Worker::join_marker_{&Worker::run_join_marker};
+// Constant-initialised: a join under kJoinTasks during another file's static
+// initialisation finds it ready.
+constinit Job Worker::join_marker_{&Worker::run_join_marker};
 
 bool Worker::run_join_marker(Job*) noexcept {
   Worker* const w = tls_worker;
@@ -284,7 +287,7 @@ bool Worker::run_join_marker(Job*) noexcept {
   w->task_counter_->store(w->task_counter_->load(std::memory_order_relaxed) - 1, std::memory_order_relaxed);
   // The half below it (unless a thief took it): a task of its own, as its join would
   // have run it.
-  if (Job* half = w->pop()) w->execute(half, TaskSource::own_deque);
+  if (Job* half = w->pop()) w->execute(half, TaskSource::inline_call);
   return false;
 }
 

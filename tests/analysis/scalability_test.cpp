@@ -394,6 +394,27 @@ TEST(Scalability, ATaskGroupWaitJoinsWhatChildrenSpawnIntoTheGroup) {
   check_simulator(s);
 }
 
+// Core pushes a task before it reports the spawn, and a task completes its waiter's latch
+// before it reports its end: a thief's task_begin may come a moment before the spawn's
+// tick, and a wait_end a moment before the joined task's task_end. Both are still edges.
+TEST(Scalability, EdgesSurviveTheRacesOfTheirEvents) {
+  Stream st;
+  st.workers = 2;
+  const std::uint64_t R = 0x1, C = 0x2;
+  st.begin(0, 0, R);
+  st.spawn(20, 0, C, SpawnKind::join);     // reported after the push: C began at 19
+  st.wait(30, 300, 0, C, WaitKind::join);  // ends before C reports its end (301)
+  st.end(310, 0, R);
+  st.begin(19, 1, C, TaskSource::stolen_deque);
+  st.end(301, 1, C);
+  Analysis a;
+  st.feed(a);
+  const Scalability s = analysis::scalability(a, quick());
+  ASSERT_TRUE(s.not_computed.empty()) << s.not_computed[0];
+  EXPECT_EQ(path_tasks(s), (std::vector<std::uint64_t>{R, C, R}));
+  EXPECT_DOUBLE_EQ(*s.span_ns, 20 + 282 + 10);
+}
+
 // A task run inline (nested outside any wait: a call) cuts its caller: the caller's own
 // time leaves it out, and the path runs caller, callee, caller.
 TEST(Scalability, AnInlineCallIsCutIntoItsCaller) {

@@ -423,6 +423,44 @@ TEST_P(GraphEvents, NestedWaitPopsAJoinsMarker) {
   EXPECT_EQ(run, c.of(EventId::task_begin).size());
 }
 
+// A wait's pair is never split: an interest changed while a task waits (the Recorder's
+// set_level does that) neither leaves a wait_begin without its end nor makes an end
+// without its begin. The task that sets the signal changes the interest first; on 1
+// worker it runs nested in the wait, so the change falls inside the wait.
+TEST_P(GraphEvents, AWaitsPairIsNeverSplitByAnInterestChange) {
+  const std::uint32_t workers = GetParam();
+  constexpr std::uint32_t kWaits = Observer::bit(EventId::wait_begin) | Observer::bit(EventId::wait_end);
+  for (const bool lower : {true, false}) {
+    Collect c(workers, false);
+    if (!lower) c.interest.fetch_and(~kWaits);
+    Scheduler pool(options(workers, &c));
+    Watchdog dog("a wait across an interest change", 30s, dump(pool));
+    std::uint64_t signal_id = 0;
+    pool.run([&] {
+      Signal s;
+      signal_id = s.id();
+      TaskHandle h = pool.spawn_handle([&] {
+        if (lower) {
+          c.interest.fetch_and(~kWaits);
+        } else {
+          c.interest.fetch_or(kWaits);
+        }
+        s.set();
+      });
+      s.wait();
+      h.wait();
+    });
+    pool.shutdown();
+    std::size_t begun = 0, ended = 0;
+    for (const Ev& e : c.of(EventId::wait_begin)) begun += WaitBeginPayload::decode(e.a, e.b).on == signal_id;
+    for (const Ev& e : c.of(EventId::wait_end)) ended += WaitEndPayload::decode(e.a, e.b).on == signal_id;
+    EXPECT_EQ(begun, ended) << (lower ? "interest lowered" : "interest raised") << " while the task waited";
+    if (workers == 1) {
+      EXPECT_EQ(begun, lower ? 1u : 0u);
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Workers, GraphEvents, ::testing::Values(1u, 2u),
                          [](const ::testing::TestParamInfo<std::uint32_t>& info) {
                            return std::to_string(info.param) + "_workers";

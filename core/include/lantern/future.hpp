@@ -46,9 +46,9 @@ class Future {
       const bool done = state_->done.probe();
       if (!done) w->check_wait_depth();  // WaitDepthError rather than a stack overflow
       // Every wait of a task reports its pair, also one that finds the task done.
-      w->report_wait_begin(detail::WaitKind::future, state_->task);
+      const bool reported = w->report_wait_begin(detail::WaitKind::future, state_->task);
       if (!done) w->wait_until(state_->done, detail::WaitKind::future);
-      w->report_wait_end(detail::WaitKind::future, state_->task);
+      w->report_wait_end(detail::WaitKind::future, state_->task, reported);
     } else {
       state_->done.wait_blocking();
     }

@@ -52,13 +52,15 @@ class Signal {
   // false if it was already set. Waiters are released in the calling thread; it does
   // not touch *this after the list is taken, so a waiter may destroy the Signal as soon
   // as it is released.
-  // The call that sets it reports signal_set (a: id()) on a worker running a task,
-  // before it releases anyone (so before their release events).
+  // A call that finds it not yet set reports signal_set (a: id()) on a worker running a
+  // task, before it closes the list: before any waiter can see it set and report its
+  // wait_end, and before anyone's release. (Two setters racing may both report it; the
+  // earlier event is the set.)
   bool set() noexcept {
     const std::uint64_t my_id = id();
+    if (detail::Worker* w = detail::tls_worker; w && !waiters_.is_closed()) w->report_signal_set(my_id);
     detail::DepLink* list = waiters_.close();
     if (list == detail::DepList::closed_marker()) return false;
-    if (detail::Worker* w = detail::tls_worker) w->report_signal_set(my_id);
     detail::notify(list, my_id, /*failed=*/false, {});
     return true;
   }

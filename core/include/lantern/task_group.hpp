@@ -102,8 +102,8 @@ class TaskGroup {
     // task): its pair would add no edge and no time to the task graph, only two events
     // (most of the waits of a recursion whose leaves make empty groups, and the
     // destructor's after wait()).
-    const bool report = on_pool && !joined_.load(std::memory_order_relaxed);
-    if (report) w->report_wait_begin(WaitKind::task_group, id());
+    const bool report =
+        on_pool && !joined_.load(std::memory_order_relaxed) && w->report_wait_begin(WaitKind::task_group, id());
     if (owner_ != nullptr) {
       // The owner's own tasks first, straight from its deque: they finish with a plain
       // decrement of local_ (finish_one on the owner while not folded). They run nested
@@ -146,7 +146,7 @@ class TaskGroup {
     local_ = 0;
     remote_.store(kBias, std::memory_order_relaxed);
     joined_.store(true, std::memory_order_relaxed);
-    if (report) w->report_wait_end(WaitKind::task_group, id());
+    if (report) w->report_wait_end(WaitKind::task_group, id(), true);
     if (has_error_.load(std::memory_order_acquire)) {
       std::exception_ptr error;
       {

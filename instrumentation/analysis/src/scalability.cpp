@@ -616,6 +616,12 @@ Scalability scalability(const Analysis& a, const ScaleOptions& options, Tick fro
     const auto it = std::lower_bound(begins.begin(), begins.end(), ById{id, t, 0});
     return it != begins.end() && it->id == id ? it->task : kNone;
   };
+  auto last_begin_before = [&](std::uint64_t id, Tick t) {
+    auto it = std::upper_bound(begins.begin(), begins.end(), ById{id, t, kNone});
+    if (it == begins.begin()) return kNone;
+    --it;
+    return it->id == id ? it->task : kNone;
+  };
   auto last_end_before = [&](std::uint64_t id, Tick t) {
     auto it = std::upper_bound(ends.begin(), ends.end(), ById{id, t, kNone});
     if (it == ends.begin()) return kNone;
@@ -661,7 +667,11 @@ Scalability scalability(const Analysis& a, const ScaleOptions& options, Tick fro
   for (const Cut& c : cuts) {
     if (c.task != current) pending.clear(), current = c.task;
     if (c.type == EventId::spawn) {
-      const std::uint32_t child = first_begin_after(c.on, c.t);
+      // The child: the first begin of its id since the spawning stretch began. Not since
+      // the spawn event: core pushes a task and then reports its spawn, so a thief can
+      // begin it a moment before the spawn's tick; an id is an address, but no other
+      // live task holds it between the stretch's start and the push.
+      const std::uint32_t child = first_begin_after(c.on, g.begin[c.stretch]);
       if (child == kNone || child == c.task) continue;
       g.add_edge(c.stretch, g.task_first[child], EdgeKind::spawn);
       spawned[child] = 1;
@@ -672,7 +682,15 @@ Scalability scalability(const Analysis& a, const ScaleOptions& options, Tick fro
     } else if (c.type == EventId::wait_end) {
       const auto kind = static_cast<WaitKind>(c.kind);
       if (kind == WaitKind::join || kind == WaitKind::future || kind == WaitKind::task_handle) {
-        const std::uint32_t joined = last_end_before(c.on, c.t);
+        // The joined task of a join or a handle: the last one of that id to begin before
+        // the wait ended. Not the last to end: a task completes its latch inside its
+        // body, so its waiter may report wait_end a moment before the task reports
+        // task_end; and a join's half and a handle's task keep their address while they
+        // are waited for. A Future's task may not (its frame is freed when it ends and
+        // another task may begin there before the wait ends): the last to end before the
+        // wait, else (it ended a moment after) the last to begin.
+        std::uint32_t joined = kind == WaitKind::future ? last_end_before(c.on, c.t) : kNone;
+        if (joined == kNone) joined = last_begin_before(c.on, c.t);
         if (joined != kNone && joined != c.task) {
           g.add_edge(last_of(joined), c.stretch, EdgeKind::join);
           if (kind == WaitKind::join && !spawned[joined]) stolen_joins.emplace_back(c.stretch, joined);

@@ -16,7 +16,7 @@ struct Job {
   // the job for whoever waits on it). It never lets an exception escape; where it
   // catches one it also calls task_threw().
   using Execute = bool (*)(Job*) noexcept;
-  explicit Job(Execute fn) noexcept : execute(fn) {}
+  explicit constexpr Job(Execute fn) noexcept : execute(fn) {}
   Execute execute;
   Job* next = nullptr;               // lane link (intrusive FIFO)
   std::uint64_t enqueued_ticks = 0;  // set when the job enters a lane

@@ -324,13 +324,16 @@ class alignas(64) Worker final : public SleepSink {
   }
   // report_wait_begin / report_wait_end: around every wait of a running task, also one
   // that finds its work done (lantern/vocabulary.hpp, WaitBeginPayload). on: what it
-  // waits for (WaitKind's table).
-  void report_wait_begin(WaitKind kind, std::uint64_t on) noexcept {
+  // waits for (WaitKind's table). report_wait_begin returns whether it reported;
+  // report_wait_end reports exactly then (`begun`), whatever the interest became while
+  // the task waited: like a task's begin and end, a wait's pair is never split.
+  bool report_wait_begin(WaitKind kind, std::uint64_t on) noexcept {
     if (wants(EventId::wait_begin)) [[unlikely]]
-      emit_wait(EventId::wait_begin, kind, on);
+      return emit_wait(EventId::wait_begin, kind, on);
+    return false;
   }
-  void report_wait_end(WaitKind kind, std::uint64_t on) noexcept {
-    if (wants(EventId::wait_end)) [[unlikely]]
+  void report_wait_end(WaitKind kind, std::uint64_t on, bool begun) noexcept {
+    if (begun) [[unlikely]]
       emit_wait(EventId::wait_end, kind, on);
   }
   // report_signal_set: the running task set Signal `signal`.
@@ -387,7 +390,7 @@ class alignas(64) Worker final : public SleepSink {
   [[gnu::noinline]] void push_observed(Job* job, std::int64_t depth, PushAs mode, SpawnKind kind,
                                        std::uint64_t group) noexcept;
   [[gnu::noinline]] void emit_spawn(std::uint64_t task, SpawnKind kind, std::uint64_t group) noexcept;
-  [[gnu::noinline]] void emit_wait(EventId event, WaitKind kind, std::uint64_t on) noexcept;
+  [[gnu::noinline]] bool emit_wait(EventId event, WaitKind kind, std::uint64_t on) noexcept;
   [[gnu::noinline]] void emit_signal_set(std::uint64_t signal) noexcept;
   // run_join_marker: the marker's execute function. A pop site that is not the join's
   // own (a nested wait's search, a TaskGroup's loop) ran it: the join's half lies right

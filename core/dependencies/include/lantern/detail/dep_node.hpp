@@ -169,14 +169,14 @@ inline void wait_for_list(DepList& list, WaitKind kind, std::uint64_t on) {
   }
   const bool closed = list.is_closed();
   if (!closed) w->check_wait_depth();  // before the link is registered: nothing to undo
-  w->report_wait_begin(kind, on);
+  const bool reported = w->report_wait_begin(kind, on);
   if (!closed) {
     Latch latch(&w->sleep(), /*external_waiters=*/false);
     DepLink link;
     link.latch = &latch;
     if (list.add(&link)) w->wait_until(latch, kind);
   }
-  w->report_wait_end(kind, on);
+  w->report_wait_end(kind, on, reported);
 }
 
 }  // namespace lantern::detail
