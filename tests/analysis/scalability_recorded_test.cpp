@@ -39,10 +39,23 @@ using Clock = std::chrono::steady_clock;
 using instrumentation::Collector;
 using instrumentation::Recorder;
 
-// busy: spins for `us` microseconds; returns what it measured, in ns.
+// kDurationScale, kBound: a sanitizer build runs the scheduler's and the recorder's own
+// code (spawns, waits, events, first touches of fresh memory: time the truth does not
+// count) many times slower, so its tasks busy-wait ten times longer, and its bound on
+// work and span is 50 %: there the test checks the graph (the critical path exactly),
+// and the Release build checks the 5 % accuracy.
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+constexpr double kDurationScale = 10;
+constexpr double kBound = 0.50;
+#else
+constexpr double kDurationScale = 1;
+constexpr double kBound = 0.05;
+#endif
+
+// busy: spins for `us` microseconds (times kDurationScale); returns what it measured, in ns.
 double busy(double us) {
   const auto t0 = Clock::now();
-  const auto until = t0 + std::chrono::nanoseconds(static_cast<std::int64_t>(us * 1000));
+  const auto until = t0 + std::chrono::nanoseconds(static_cast<std::int64_t>(us * kDurationScale * 1000));
   auto now = t0;
   while (now < until) now = Clock::now();
   return static_cast<double>(std::chrono::duration_cast<std::chrono::nanoseconds>(now - t0).count());
@@ -137,8 +150,8 @@ std::string join_names(const std::vector<std::string>& v) {
   return out;
 }
 
-// check: up to three recordings; passes when one has work and span within 5 % and the
-// expected path.
+// check: up to three recordings; passes when one has work and span within kBound (5 %
+// in a Release build) and the expected path.
 template <class Shape>
 void check(const char* name, trace::Level level, Shape&& shape) {
   std::string failures;
@@ -161,7 +174,7 @@ void check(const char* name, trace::Level level, Shape&& shape) {
       if (c.simulated_ns && c.measured_ns)
         std::printf("  T_%u simulated %.3f ms, measured %.3f ms\n", c.workers, *c.simulated_ns / 1e6,
                     *c.measured_ns / 1e6);
-    if (std::abs(work_err) <= 0.05 && std::abs(span_err) <= 0.05 && got == expected) return;
+    if (std::abs(work_err) <= kBound && std::abs(span_err) <= kBound && got == expected) return;
     failures += "attempt " + std::to_string(attempt) + ": work error " + std::to_string(100 * work_err) +
                 " %, span error " + std::to_string(100 * span_err) + " %, path [" + join_names(got) + "], expected [" +
                 join_names(expected) + "]\n";
