@@ -30,7 +30,7 @@ cat > "$tree/docs/guide.md" <<MD
 See [the other doc](other.md), [a section](#running-it), [a lost one](#gone) and \`core/missing.hpp\`.
 \`Scheduler::run\` exists; \`Scheduler::vanish\` and \`StealResult\` do not.
 The format version is <!-- fact format_version -->2.
-${narration}; see ${outside} and \`STYLE.md\`.
+${narration}; see ${outside} and \`HOUSE_RULES.md\`.
 MD
 cat > "$tree/docs/other.md" <<'MD'
 # Other
@@ -49,7 +49,7 @@ expect "names \`StealResult\`"
 expect "docs/guide.md:5: says format_version is 2; the code says 3"
 expect "docs/guide.md:6: narrates history"
 expect "docs/guide.md:6: cites material outside the repository: ${outside}"
-expect "docs/guide.md:6: cites a path that does not exist: STYLE.md"
+expect "docs/guide.md:6: cites a path that does not exist: HOUSE_RULES.md"
 expect "format.hpp:3: says \`dropped\` is id 13; the vocabulary says 14"
 expect "vocabulary.hpp:1: has no SPDX-License-Identifier line"
 grep -q "format.hpp:1" "$tree/report" && { echo "FAIL: a licensed file was reported"; cat "$tree/report"; exit 1; }
