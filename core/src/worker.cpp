@@ -239,22 +239,35 @@ void Worker::report_push(Job* job, std::int64_t depth) noexcept {
 
 // The task graph's hooks (worker.hpp, "the task graph's events"). Reported only while a
 // task runs: its parent, or the task that waits.
-void Worker::push_observed(Job* job, std::int64_t depth, PushAs mode, SpawnKind kind, std::uint64_t group) noexcept {
+void Worker::push_observed(Job* job, PushAs mode, SpawnKind kind, std::uint64_t group) noexcept {
   const std::uint32_t hooks = hooks_.load(std::memory_order_relaxed);
-  if (mode == PushAs::fork && (hooks & Observer::kJoinTasks) != 0) {
-    // The marker goes above the half (a thief takes the half first: it is older). If
-    // the deque cannot take it (no memory), the half runs inline as without kJoinTasks
-    // and nothing is reported for it.
-    if (owner_.push(&join_marker_) >= 0) {
-      if (hooks & Observer::bit(EventId::spawn)) emit_spawn(task_id(job), SpawnKind::join, 0);
+  const bool report = (hooks & Observer::bit(EventId::spawn)) != 0;
+  std::int64_t before;
+  if (mode == PushAs::fork) {
+    // The marker goes above the half (a thief takes the half first: it is older). Room
+    // for both first: a fork reported is a half that runs as a task. If the deque cannot
+    // grow (no memory), the half is pushed as without kJoinTasks and nothing is
+    // reported for it.
+    if (owner_.reserve(2)) {
+      if (report) emit_spawn(task_id(job), SpawnKind::join, 0);
+      before = owner_.push(job);
+      owner_.push(&join_marker_);
+    } else {
+      before = owner_.push(job);
     }
-  } else if (mode == PushAs::spawn && (hooks & Observer::bit(EventId::spawn)) != 0) {
-    emit_spawn(task_id(job), kind, group);
+  } else {
+    if (report) emit_spawn(task_id(job), kind, group);
+    before = owner_.push(job);
+  }
+  if (before < 0) {
+    spill_to_lane(job);
+    return;
   }
   if ((hooks & Observer::bit(EventId::push)) &&
       (++deque_pushes_ & observer->deque_push_sample_mask.load(std::memory_order_relaxed)) == 0) {
-    report_push(job, depth);
+    report_push(job, before + 1);
   }
+  sleep_->new_internal_jobs(1, before == 0, this);
 }
 
 void Worker::emit_spawn(std::uint64_t task, SpawnKind kind, std::uint64_t group) noexcept {

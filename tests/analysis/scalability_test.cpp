@@ -394,15 +394,15 @@ TEST(Scalability, ATaskGroupWaitJoinsWhatChildrenSpawnIntoTheGroup) {
   check_simulator(s);
 }
 
-// Core pushes a task before it reports the spawn, and a task completes its waiter's latch
-// before it reports its end: a thief's task_begin may come a moment before the spawn's
-// tick, and a wait_end a moment before the joined task's task_end. Both are still edges.
+// Workers' clocks may put a thief's task_begin a moment before the spawn's tick, and a
+// task completes its waiter's latch before it reports its end, so a wait_end may come a
+// moment before the joined task's task_end. Both are still edges.
 TEST(Scalability, EdgesSurviveTheRacesOfTheirEvents) {
   Stream st;
   st.workers = 2;
   const std::uint64_t R = 0x1, C = 0x2;
   st.begin(0, 0, R);
-  st.spawn(20, 0, C, SpawnKind::join);     // reported after the push: C began at 19
+  st.spawn(20, 0, C, SpawnKind::join);     // C's begin (19) is a tick earlier
   st.wait(30, 300, 0, C, WaitKind::join);  // ends before C reports its end (301)
   st.end(310, 0, R);
   st.begin(19, 1, C, TaskSource::stolen_deque);

@@ -668,9 +668,10 @@ Scalability scalability(const Analysis& a, const ScaleOptions& options, Tick fro
     if (c.task != current) pending.clear(), current = c.task;
     if (c.type == EventId::spawn) {
       // The child: the first begin of its id since the spawning stretch began. Not since
-      // the spawn event: core pushes a task and then reports its spawn, so a thief can
-      // begin it a moment before the spawn's tick; an id is an address, but no other
-      // live task holds it between the stretch's start and the push.
+      // the spawn event: core reports a spawn before it pushes the task, but two
+      // workers' clocks may put a thief's begin a moment before the spawn's tick; an id
+      // is an address, but no other live task holds it between the stretch's start and
+      // the push.
       const std::uint32_t child = first_begin_after(c.on, g.begin[c.stretch]);
       if (child == kNone || child == c.task) continue;
       g.add_edge(c.stretch, g.task_first[child], EdgeKind::spawn);

@@ -348,47 +348,48 @@ class alignas(64) Worker final : public SleepSink {
 
  private:
   enum class PushAs : std::uint8_t { plain, spawn, fork };
-  // push_as: the one body of push_inline, push_spawn and push_fork: the deque push, one
-  // load of hooks_ and a branch against a mask that depends on kMode, the sleep
-  // protocol's news. Inside the branch (an observer wants one of the hooks): a spawn or a
-  // fork under kJoinTasks goes to push_observed, out of line; a push alone is sampled
-  // inline as before (so level full does not pay a call per join).
-  static constexpr std::uint32_t push_hook_mask(PushAs mode) noexcept {
-    return Observer::bit(EventId::push) | graph_hook_mask(mode);
-  }
+  // push_as: the one body of push_inline, push_spawn and push_fork: one load of hooks_,
+  // the deque push, the sleep protocol's news. A spawn or a fork under kJoinTasks that
+  // an observer wants goes to push_observed, out of line, before anything is pushed; a
+  // push alone is sampled inline (so level full does not pay a call per join).
   static constexpr std::uint32_t graph_hook_mask(PushAs mode) noexcept {
     return mode == PushAs::spawn ? Observer::bit(EventId::spawn) : mode == PushAs::fork ? Observer::kJoinTasks : 0u;
   }
   template <PushAs kMode>
   [[gnu::always_inline]] void push_as(Job* job, SpawnKind kind, std::uint64_t group) noexcept {
+#if LANTERN_OBSERVER
+    // hooks_ is 0 without an observer: the same one load either way, and a branch on it
+    // before the push (a spawn or a fork an observer wants: reported first, out of line)
+    // and after it (the sampled push report).
+    const std::uint32_t hooks = hooks_.load(std::memory_order_relaxed);
+    if constexpr (kMode != PushAs::plain) {
+      if ((hooks & graph_hook_mask(kMode)) != 0) [[unlikely]] {
+        push_observed(job, kMode, kind, group);
+        return;
+      }
+    }
+#endif
+    (void)kind;
+    (void)group;
     const std::int64_t before = owner_.push(job);
     if (before < 0) [[unlikely]] {
       spill_to_lane(job);
       return;
     }
 #if LANTERN_OBSERVER
-    // hooks_ is 0 without an observer: the same one load and branch either way.
-    if (const std::uint32_t hooks = hooks_.load(std::memory_order_relaxed); hooks & push_hook_mask(kMode))
-        [[unlikely]] {
-      if (kMode != PushAs::plain && (hooks & graph_hook_mask(kMode)) != 0) {
-        push_observed(job, before + 1, kMode, kind, group);
-      } else if ((++deque_pushes_ & observer->deque_push_sample_mask.load(std::memory_order_relaxed)) == 0)
-          [[unlikely]] {
+    if ((hooks & Observer::bit(EventId::push)) != 0) [[unlikely]] {
+      if ((++deque_pushes_ & observer->deque_push_sample_mask.load(std::memory_order_relaxed)) == 0) [[unlikely]]
         report_push(job, before + 1);
-      }
     }
 #endif
-    (void)kind;
-    (void)group;
     sleep_->new_internal_jobs(1, before == 0, this);
   }
-  // push_observed: after push_as pushed `job` (depth: the deque's depth after it) for an
-  // observer that wants the spawn (spawn mode) or every join (fork mode, kJoinTasks):
-  // the spawn report, the join marker above the half (fork mode), the sampled push
-  // report. The spawn follows its push by this call's few instructions, far less than
-  // a thief needs to take the task and report its task_begin.
-  [[gnu::noinline]] void push_observed(Job* job, std::int64_t depth, PushAs mode, SpawnKind kind,
-                                       std::uint64_t group) noexcept;
+  // push_observed: push_as's whole push of `job` for an observer that wants the spawn
+  // (spawn mode) or every join (fork mode, kJoinTasks): the spawn report first, then the
+  // push (and, fork mode, the join marker above the half), the sampled push report and
+  // the sleep protocol's news. Reported before the push, the spawn precedes any thief's
+  // task_begin of the child in every order: the observer's, the recorder's clock.
+  [[gnu::noinline]] void push_observed(Job* job, PushAs mode, SpawnKind kind, std::uint64_t group) noexcept;
   [[gnu::noinline]] void emit_spawn(std::uint64_t task, SpawnKind kind, std::uint64_t group) noexcept;
   [[gnu::noinline]] bool emit_wait(EventId event, WaitKind kind, std::uint64_t on) noexcept;
   [[gnu::noinline]] void emit_signal_set(std::uint64_t signal) noexcept;

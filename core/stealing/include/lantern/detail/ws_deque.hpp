@@ -105,6 +105,22 @@ class WorkStealingDeque {
     return b - t;
   }
 
+  // reserve: owner only. Makes room for `n` more pushes without growing (grows now if
+  // needed); false when it cannot grow (no memory). Thieves only take, so the room stays.
+  // A caller that reports something before its pushes (the task graph's spawn, which
+  // must precede any thief's task_begin) uses it so that the report never promises a
+  // push that then fails.
+  bool reserve(std::int64_t n) noexcept {
+    const std::int64_t b = bottom_.load(std::memory_order_relaxed);
+    const std::int64_t t = top_.load(std::memory_order_acquire);
+    Ring* ring = ring_.load(std::memory_order_relaxed);
+    while (b - t > ring->capacity() - n) {
+      ring = grow(ring, b, t);
+      if (!ring) return false;
+    }
+    return true;
+  }
+
   // pop: owner only. nullptr when empty (including losing the last element to a thief).
   //
   // At most one task (by a possibly stale top, which only ever over-counts: top only
@@ -211,6 +227,7 @@ class DequeOwner {
 
   // push: the size before the push, or WorkStealingDeque<T>::kFull (not pushed).
   std::int64_t push(T* value) noexcept { return deque_->push(value); }
+  bool reserve(std::int64_t n) noexcept { return deque_->reserve(n); }
   [[gnu::always_inline]] T* pop() noexcept { return deque_->pop(); }
   std::int64_t size() const noexcept { return deque_->size(); }
 
