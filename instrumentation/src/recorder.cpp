@@ -258,7 +258,8 @@ void Recorder::count(PerWorker& p, EventId hook, std::uint64_t a, std::uint64_t 
     case EventId::spawn:
     case EventId::wait_begin:
     case EventId::wait_end:
-    case EventId::signal_set: break;
+    case EventId::signal_set:
+    case EventId::satisfy: break;
     case EventId::steal: {
       const StealPayload s = StealPayload::decode(a, b);
       if (valid(s.distance)) c.steals[static_cast<std::size_t>(s.distance)].add();

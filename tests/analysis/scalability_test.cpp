@@ -58,6 +58,9 @@ struct Stream {
   void release(std::uint64_t t, std::uint32_t w, std::uint64_t released, std::uint64_t releaser) {
     events.push_back(make_event(t, w, ReleasePayload{released, releaser}));
   }
+  void satisfy(std::uint64_t t, std::uint32_t w, std::uint64_t task, std::uint64_t by) {
+    events.push_back(make_event(t, w, SatisfyPayload{task, by}));
+  }
   void steal(std::uint64_t t, std::uint32_t thief, std::uint32_t victim) {
     events.push_back(make_event(t, thief, StealPayload{victim, StealDistance::llc, TaskSource::stolen_deque}));
   }
@@ -309,6 +312,66 @@ TEST(Scalability, TaskGraphReleasesGiveTheCriticalPath) {
   EXPECT_EQ(s.critical_path[3].entered_by, EdgeKind::release);
   EXPECT_EQ(s.critical_path[4].entered_by, EdgeKind::join);
   check_simulator(s);
+}
+
+// D waits for B (50 long) and C (20): B completes first (a satisfy), C last (the
+// release). The longer branch is the critical path: R A B D R, 71, where the release
+// alone gives R A C D R, 41.
+TEST(Scalability, EveryDependencyIsAnEdgeNotOnlyTheLast) {
+  Stream st;
+  st.workers = 3;
+  const std::uint64_t R = 0x10, A = 0xA0, B = 0xB0, C = 0xC0, D = 0xD0, G = 0x6000;
+  st.begin(0, 0, R);
+  for (auto id : {A, B, C, D}) st.spawn(5, 0, id, SpawnKind::spawn_after, G);
+  st.wait(5, 201, 0, G, WaitKind::graph);
+  st.end(202, 0, R);
+  st.begin(100, 1, A, TaskSource::own_lane);
+  st.release(110, 1, B, A);
+  st.release(110, 1, C, A);
+  st.end(110, 1, A);
+  st.begin(112, 1, B, TaskSource::own_lane);
+  st.satisfy(162, 1, D, B);
+  st.end(162, 1, B);
+  st.begin(150, 2, C, TaskSource::stolen_deque);
+  st.release(170, 2, D, C);
+  st.end(170, 2, C);
+  st.begin(175, 2, D, TaskSource::own_deque);
+  st.end(180, 2, D);
+  Analysis a;
+  st.feed(a);
+  const Scalability s = analysis::scalability(a, quick());
+  ASSERT_TRUE(s.not_computed.empty()) << s.not_computed[0];
+  EXPECT_DOUBLE_EQ(*s.span_ns, 5 + 10 + 50 + 5 + 1);
+  EXPECT_EQ(path_tasks(s), (std::vector<std::uint64_t>{R, A, B, D, R}));
+  ASSERT_EQ(s.critical_path.size(), 5u);
+  EXPECT_EQ(s.critical_path[3].entered_by, EdgeKind::release);
+  check_simulator(s);
+}
+
+// A dependency already complete when spawn_after registers it: the spawning task reports
+// the satisfy, naming the finished task; the edge leaves that task's end.
+TEST(Scalability, ASatisfyByAFinishedTaskLeavesItsEnd) {
+  Stream st;
+  st.workers = 2;
+  const std::uint64_t R = 0x10, X = 0xA0, N = 0xB0;
+  st.begin(0, 0, R);
+  st.spawn(1, 0, X, SpawnKind::spawn_after);
+  st.begin(2, 1, X, TaskSource::stolen_deque);
+  st.end(62, 1, X);
+  st.spawn(70, 0, N, SpawnKind::spawn_after);
+  st.satisfy(71, 0, N, X);  // X done: the spawning task reports it
+  st.end(72, 0, R);
+  st.begin(80, 1, N, TaskSource::stolen_deque);
+  st.end(90, 1, N);
+  Analysis a;
+  st.feed(a);
+  const Scalability s = analysis::scalability(a, quick());
+  ASSERT_TRUE(s.not_computed.empty()) << s.not_computed[0];
+  // R's three stretches (cut at each spawn) and their 2 continuations, R -> X, R -> N,
+  // and X's end -> N: 5 edges. The path is R's own (1 + 69) and N: R saw X done.
+  EXPECT_EQ(s.edges, 5u);
+  EXPECT_DOUBLE_EQ(*s.span_ns, 1 + 69 + 10);
+  EXPECT_EQ(path_tasks(s), (std::vector<std::uint64_t>{R, N}));
 }
 
 // spawn_after chain: R spawns X1..Xk; each Xi releases the next at its end.

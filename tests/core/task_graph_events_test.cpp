@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <map>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "lantern/graph.hpp"
@@ -312,6 +313,80 @@ TEST_P(GraphEvents, TaskGraphNodesAndItsRun) {
     EXPECT_GE(begins(ev, p.task), 1u);
   }
   expect_wait_pair(ev, WaitKind::graph, id_of(&g), parent, "TaskGraph::run");
+}
+
+// expect_dependencies: task `task` began once, after a satisfy or a release naming each
+// of `deps` (every dependency is reported: a satisfy before the count drops, the last
+// one's release as it makes the task ready; a stale count may report the last twice).
+void expect_dependencies(const std::vector<Ev>& events, std::uint64_t task, const std::vector<std::uint64_t>& deps,
+                         const char* what) {
+  std::vector<std::uint64_t> named;
+  bool begun = false;
+  for (const Ev& e : events) {
+    if (e.type == EventId::task_begin && e.a == task) {
+      begun = true;
+      break;
+    }
+    if (e.type == EventId::satisfy && SatisfyPayload::decode(e.a, e.b).task == task)
+      named.push_back(SatisfyPayload::decode(e.a, e.b).by);
+    if (e.type == EventId::release && ReleasePayload::decode(e.a, e.b).released == task)
+      named.push_back(ReleasePayload::decode(e.a, e.b).releaser);
+  }
+  EXPECT_TRUE(begun) << what << ": never began";
+  for (std::uint64_t d : deps)
+    EXPECT_NE(std::find(named.begin(), named.end(), d), named.end()) << what << ": no satisfy or release by " << d;
+  for (std::uint64_t n : named)
+    EXPECT_NE(std::find(deps.begin(), deps.end(), n), deps.end()) << what << ": names " << n << ", not a dependency";
+}
+
+TEST_P(GraphEvents, EveryDependencyIsReportedBeforeItsTaskBegins) {
+  const std::uint32_t workers = GetParam();
+  Collect c(workers, false);
+  Scheduler pool(options(workers, &c));
+  Watchdog dog("dependency events", 30s, dump(pool));
+  // A TaskGraph diamond: d waits for b and for e (b waits for a).
+  TaskGraph g;
+  auto a = g.add("a", [] {});
+  auto b = g.add("b", [] {});
+  auto e = g.add("e", [] {});
+  auto d = g.add("d", [] {});
+  a.precede(b);
+  b.precede(d);
+  e.precede(d);
+  pool.run([&] { g.run(pool); });
+  std::vector<Ev> ev = c.events();
+  std::map<std::string, std::uint64_t> node;  // name -> id, from the spawns in add order
+  {
+    const std::vector<Ev> spawns = c.of(EventId::spawn);
+    ASSERT_EQ(spawns.size(), 4u);
+    const char* names[] = {"a", "b", "e", "d"};
+    for (std::size_t i = 0; i < 4; ++i) node[names[i]] = spawns[i].a;
+  }
+  expect_dependencies(ev, node["d"], {node["b"], node["e"]}, "graph node d");
+  expect_dependencies(ev, node["b"], {node["a"]}, "graph node b");
+  EXPECT_EQ(c.of(EventId::satisfy).size() >= 1, true) << "d's first dependency is a satisfy";
+  c.clear();
+  // spawn_after on three: a task already done when it is registered, a running one, and
+  // a signal set by a task.
+  std::uint64_t done_id = 0, slow_id = 0, signal_id = 0, after_id = 0;
+  pool.run([&] {
+    TaskHandle done = pool.spawn_handle([] {});
+    done.wait();
+    Signal s;
+    TaskHandle slow = pool.spawn_handle([] {});
+    TaskHandle setter = pool.spawn_handle([&] { s.set(); });
+    TaskHandle after = pool.spawn_after({done, slow, s}, [] {});
+    done_id = done.id(), slow_id = slow.id(), signal_id = s.id(), after_id = after.id();
+    after.wait();
+    setter.wait();
+  });
+  ev = c.events();
+  expect_dependencies(ev, after_id, {done_id, slow_id, signal_id}, "spawn_after");
+  // The dependency already complete is reported by the spawning task, before its spawn's
+  // guard is dropped: a satisfy naming it.
+  bool done_reported = false;
+  for (const Ev& x : c.of(EventId::satisfy)) done_reported |= SatisfyPayload::decode(x.a, x.b).by == done_id;
+  EXPECT_TRUE(done_reported);
 }
 
 // fib by join, counting the joins it makes.

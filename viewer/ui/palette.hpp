@@ -79,6 +79,7 @@ inline constexpr ImU32 kEvent[] = {
     rgb(150, 156, 172),       // wait_begin
     rgb(150, 156, 172),       // wait_end
     rgb(255, 70, 150, 230),   // signal_set: release's pink (a signal releases its waiters)
+    rgb(255, 150, 200),       // satisfy: a lighter release pink (one dependency of several)
 };
 static_assert(std::size(kEvent) == static_cast<std::size_t>(kEventCount), "one colour per event in vocabulary.hpp");
 constexpr ImU32 event(EventId e) { return kEvent[static_cast<int>(e)]; }

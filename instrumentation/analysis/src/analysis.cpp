@@ -277,6 +277,11 @@ bool Analysis::add(const trace::Event& e) {
       break;
     }
     case EventId::signal_set: on_graph_event(w, t, e.type, trace::payload<SignalSetPayload>(e).signal, 0, 0); break;
+    case EventId::satisfy: {
+      const auto p = trace::payload<SatisfyPayload>(e);
+      on_graph_event(w, t, e.type, p.task, p.by, 0);
+      break;
+    }
   }
   if (!io_waiting_.empty()) report_progress(w);  // kept only while it is read (on_io rebuilds it)
   // IO events wait in time order until no worker can still report an earlier one (on_io).

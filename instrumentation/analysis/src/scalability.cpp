@@ -430,7 +430,7 @@ Scalability scalability(const Analysis& a, const ScaleOptions& options, Tick fro
 
   // --- honesty: what the trace cannot support ---
   std::uint64_t graph_events = 0;
-  for (EventId e : {EventId::spawn, EventId::wait_begin, EventId::wait_end, EventId::signal_set})
+  for (EventId e : {EventId::spawn, EventId::wait_begin, EventId::wait_end, EventId::signal_set, EventId::satisfy})
     graph_events += a.events_of(e);
   const bool v5 = a.format_version() == 0 || a.format_version() >= 5;
   const bool level_ok = !a.level() || *a.level() >= trace::Level::tasks;
@@ -501,6 +501,14 @@ Scalability scalability(const Analysis& a, const ScaleOptions& options, Tick fro
         if (const std::uint32_t t = task_of(it->owner); t != kNone) evs[at[t]++] = &*it;
   }
   std::vector<Cut> cuts;
+  // Satisfy events (one dependency of a not-ready task completed), with the task that
+  // reported it: they cut nothing (a task completes its dependents at its end).
+  struct Satisfied {
+    Tick t;
+    std::uint64_t task, by;
+    std::uint32_t owner;
+  };
+  std::vector<Satisfied> satisfied;
   struct Call {
     std::uint32_t before, task;  // the piece before an inline call (the one after is before + 1), the callee
   };
@@ -572,6 +580,7 @@ Scalability scalability(const Analysis& a, const ScaleOptions& options, Tick fro
           close(e.t);
           waiting = true;
           break;
+        case EventId::satisfy: satisfied.push_back({e.t, e.on, e.group, task}); break;
         case EventId::wait_end:
           if (!waiting) close(e.t);  // a wait_end without its begin: cut here all the same
           waiting = false;
@@ -779,6 +788,22 @@ Scalability scalability(const Analysis& a, const ScaleOptions& options, Tick fro
         const std::uint32_t sub = last_before(submits, io.op, io.submitted);
         g.add_edge(sub, target, EdgeKind::io, static_cast<double>(io.completed - io.submitted) * npt);
       }
+    }
+  }
+  // Satisfies: every dependency but the last (the release above), to the task's first
+  // stretch. From the reporting task's stretch when it is the dependency; else from the
+  // signal's set, or from the end of the task with that id that ended last before (a
+  // dependency already complete when spawn_after registered it).
+  for (const Satisfied& s : satisfied) {
+    const std::uint32_t to_task = first_begin_after(s.task, s.t);
+    if (to_task == kNone) continue;
+    const std::uint32_t target = g.task_first[to_task];
+    if (a.slice(g.task_slice[s.owner]).id == s.by) {
+      g.add_edge(stretch_at(s.owner, s.t), target, EdgeKind::release);
+    } else if (const std::uint32_t sig = last_before(signals, s.by, s.t); sig != kNone) {
+      g.add_edge(sig, target, EdgeKind::signal);
+    } else if (const std::uint32_t done = last_end_before(s.by, s.t); done != kNone) {
+      g.add_edge(last_of(done), target, EdgeKind::release);
     }
   }
   g.finish_edges();

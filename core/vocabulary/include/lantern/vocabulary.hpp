@@ -281,7 +281,9 @@ enum class PayloadUnit : std::uint8_t { none, id, worker, ticks, count, packed }
     "the running task made a task (b: the spawn kind and the group it joins; join's halves at level graph)")           \
   X(wait_begin, 17, tasks, "on", id, "kind", id, "the running task starts waiting (b: the wait kind; a: what for)")    \
   X(wait_end, 18, tasks, "on", id, "kind", id, "the running task's wait is over: it continues")                        \
-  X(signal_set, 19, tasks, "signal", id, "unused", none, "the running task set a signal (its waiters continue)")
+  X(signal_set, 19, tasks, "signal", id, "unused", none, "the running task set a signal (its waiters continue)")       \
+  X(satisfy, 20, tasks, "task", id, "satisfied_by", id,                                                                \
+    "one of a not-ready task's dependencies completed (b: task or signal; the last one is a release)")
 
 enum class EventId : std::uint8_t {
 #define LANTERN_X(name, id, level, an, au, bn, bu, text) name = id,
@@ -647,6 +649,18 @@ struct SignalSetPayload {
   constexpr PayloadWords encode() const noexcept { return {signal, 0}; }
   static constexpr SignalSetPayload decode(std::uint64_t a, std::uint64_t) noexcept { return {a}; }
   friend constexpr bool operator==(const SignalSetPayload&, const SignalSetPayload&) = default;
+};
+
+// satisfy: a = a not-ready task, b = what completed one of its dependencies (a task id
+// or a signal id, as release's b). Reported before the count drops, for every dependency
+// but the one a release reports (core/dependencies/README.md, "The task graph's record
+// of every dependency").
+struct SatisfyPayload {
+  static constexpr EventId kEvent = EventId::satisfy;
+  std::uint64_t task = 0, by = 0;
+  constexpr PayloadWords encode() const noexcept { return {task, by}; }
+  static constexpr SatisfyPayload decode(std::uint64_t a, std::uint64_t b) noexcept { return {a, b}; }
+  friend constexpr bool operator==(const SatisfyPayload&, const SatisfyPayload&) = default;
 };
 
 // decode_payload<P>(a, b): the one way to read an event's payload.

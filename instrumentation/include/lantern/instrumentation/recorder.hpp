@@ -95,7 +95,8 @@ class Recorder final : public Observer {
     if (level < trace::Level::graph) mask &= ~Observer::kJoinTasks;
     if (level < trace::info(EventId::push).level) mask &= ~Observer::bit(EventId::push);
     // The task graph's events feed no counter: not asked for below their level.
-    for (const EventId e : {EventId::spawn, EventId::wait_begin, EventId::wait_end, EventId::signal_set}) {
+    for (const EventId e :
+         {EventId::spawn, EventId::wait_begin, EventId::wait_end, EventId::signal_set, EventId::satisfy}) {
       if (level < trace::info(e).level) mask &= ~Observer::bit(e);
     }
     if (level < trace::info(EventId::task_label).level) mask &= ~Observer::bit(EventId::task_label);

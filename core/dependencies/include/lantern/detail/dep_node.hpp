@@ -129,6 +129,21 @@ inline void make_ready(DepNode* node, std::uint64_t releaser_id, bool at_task_en
   }
 }
 
+// report_satisfy: the task graph's record of one dependency of `node` completing on a
+// worker of its pool. Reported before the count drops, so before the task can run (its
+// task_begin follows in every order); left out when the count says this is the last
+// dependency (make_ready's release reports that one; a count read stale only repeats
+// it). A dependency completed by a thread outside the pool is not reported.
+inline void report_satisfy([[maybe_unused]] DepNode* node, [[maybe_unused]] std::uint64_t by) noexcept {
+#if LANTERN_OBSERVER
+  Worker* const me = tls_worker;
+  if (me && me->wants(EventId::satisfy)) [[unlikely]] {
+    if (&me->registry() == node->registry && node->pending.load(std::memory_order_relaxed) > 1)
+      LANTERN_HOOK(*me, SatisfyPayload{task_id(node), by});
+  }
+#endif
+}
+
 // satisfy: one of `node`'s dependencies completed (`failed`: with an exception, which a
 // one-shot dependent inherits; `error` may be null for graph nodes, whose graph keeps it).
 inline void satisfy(DepNode* node, std::uint64_t releaser_id, bool failed, const std::exception_ptr& error,
@@ -136,6 +151,7 @@ inline void satisfy(DepNode* node, std::uint64_t releaser_id, bool failed, const
   if (failed && !node->cancelled.exchange(true, std::memory_order_relaxed)) {
     node->error = error;  // first failure wins; published by the decrement below
   }
+  if (releaser_id != 0) report_satisfy(node, releaser_id);
   if (node->pending.fetch_sub(1, std::memory_order_acq_rel) == 1) make_ready(node, releaser_id, at_task_end);
 }
 

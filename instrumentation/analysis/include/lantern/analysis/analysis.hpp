@@ -161,13 +161,14 @@ struct IoOp {
   bool done = false;
 };
 // GraphEvent: one of the task graph's events (spawn, wait_begin, wait_end, signal_set,
-// io_submit) as the reporting worker's innermost open task reported it, decoded once
+// satisfy, io_submit) as the reporting worker's innermost open task reported it, decoded once
 // here (the scalability analysis reads these, never the payload words).
 struct GraphEvent {
   Tick t;
-  std::uint64_t on;     // spawn: the new task; waits: what for; signal_set: the signal; io_submit: the op
-  std::uint64_t group;  // spawn: the group it joins (SpawnPayload::group); else 0
-  EventId type;         // spawn, wait_begin, wait_end, signal_set or io_submit
+  std::uint64_t on;     // spawn: the new task; waits: what for; signal_set: the signal; satisfy: the
+                        // not-ready task; io_submit: the op
+  std::uint64_t group;  // spawn: the group it joins (SpawnPayload::group); satisfy: what completed; else 0
+  EventId type;         // spawn, wait_begin, wait_end, signal_set, satisfy or io_submit
   std::uint8_t kind;    // spawn: a SpawnKind; waits: a WaitKind; else 0
   SliceRef owner;       // the task running when it was reported (none: the worker's loop)
   SpawnKind spawn_kind() const noexcept { return static_cast<SpawnKind>(kind); }
