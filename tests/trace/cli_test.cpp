@@ -59,6 +59,15 @@ class Cli : public ::testing::Test {
   static inline std::size_t cut_at_ = 0;
 };
 
+TEST_F(Cli, InfoPrintsTheMeasuredEventCost) {
+  TraceHeader h = testing::test_header(3);
+  h.event_cost_ns = 27.3;
+  const auto events = testing::fork_join_events({.workers = 3, .events = 2'000, .seed = 5});
+  const CommandResult r = run_tool({"info", write("cost.trace", testing::write_trace_bytes(h, events))});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "event cost  27.3 ns per recorded event")) << r.out;
+}
+
 TEST_F(Cli, GoodFileEveryCommandSucceeds) {
   CommandResult r = run_tool({"info", good_});
   EXPECT_EQ(r.exit_code, 0) << r.err;
@@ -68,7 +77,8 @@ TEST_F(Cli, GoodFileEveryCommandSucceeds) {
   EXPECT_TRUE(has(r.out, "task_begin"));
   EXPECT_TRUE(has(r.out, "duration"));
   EXPECT_TRUE(has(r.out, "problems    none"));
-  EXPECT_TRUE(r.err.empty()) << r.err;  // no progress bar off a terminal
+  EXPECT_TRUE(has(r.out, "event cost  not measured")) << r.out;  // test_header measures none
+  EXPECT_TRUE(r.err.empty()) << r.err;                           // no progress bar off a terminal
 
   r = run_tool({"stats", good_});
   EXPECT_EQ(r.exit_code, 0) << r.err;

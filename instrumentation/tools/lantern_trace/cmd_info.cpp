@@ -15,7 +15,7 @@ constexpr const char* kHelp =
     "usage: lantern-trace info [--no-progress] FILE\n"
     "\n"
     "Prints a trace's header (producer, host, CPU, topology, workers, clock, the level\n"
-    "recording started at), its duration, chunk and event counts, bytes per event,\n"
+    "recording started at, what recording one event cost), its duration, chunk and event counts, bytes per event,\n"
     "events by type, the events lost (from 'dropped' markers, by reason: ring_full, the\n"
     "app's rings; slow_viewer, a live stream's viewer that read too slowly), and the\n"
     "task labels the trace names\n"
@@ -67,6 +67,13 @@ void print_header(const TraceHeader& h) {
                 std::string(kLevelNames[static_cast<int>(*h.level)]).c_str());
   else
     std::printf("level       not in the header (written before traces said it)\n");
+  if (h.event_cost_ns)
+    std::printf(
+        "event cost  %.1f ns per recorded event (measured when recording started; the scalability\n"
+        "            analysis takes it off each stretch)\n",
+        *h.event_cost_ns);
+  else
+    std::printf("event cost  not measured (the scalability analysis takes nothing off for recording)\n");
 }
 
 // print_labels: every label the trace names, and ids used but never named.
