@@ -7,9 +7,11 @@
 // window, a stolen join half below level graph).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,6 +34,7 @@ struct Stream {
   std::uint32_t workers = 1;
   trace::Level level = trace::Level::graph;
   std::uint16_t version = trace::kFormatVersion;
+  std::optional<double> event_cost_ns;  // the header's
 
   void begin(std::uint64_t t, std::uint32_t w, std::uint64_t id, TaskSource s = TaskSource::own_deque) {
     events.push_back(make_event(t, w, TaskBeginPayload{id, s}));
@@ -72,6 +75,7 @@ struct Stream {
     h.version = version;
     h.level = level;
     h.clock = trace::ClockCalibration{false, 1.0, 0, 0};
+    h.event_cost_ns = event_cost_ns;
     a.set_header(h, true);
     a.define_label(1, "leaf");
     a.define_label(2, "chain");
@@ -372,6 +376,32 @@ TEST(Scalability, ASatisfyByAFinishedTaskLeavesItsEnd) {
   EXPECT_EQ(s.edges, 5u);
   EXPECT_DOUBLE_EQ(*s.span_ns, 1 + 69 + 10);
   EXPECT_EQ(path_tasks(s), (std::vector<std::uint64_t>{R, N}));
+}
+
+// The recording's cost: each stretch less one event's cost, never below 0; its share of
+// the recorded time is reported, and past a quarter a note says the absolute figures
+// are uncertain.
+TEST(Scalability, TheRecordingsCostIsTakenOffAndItsShareReported) {
+  for (const double cost : {2.0, 30.0}) {
+    Stream st;
+    st.workers = 1;
+    st.event_cost_ns = cost;
+    st.begin(0, 0, 0x1);  // stretches of 40 and 20 ns, cut by a spawn
+    st.spawn(40, 0, 0x2, SpawnKind::detached);
+    st.end(60, 0, 0x1);
+    st.begin(60, 0, 0x2);  // 10 ns: less than 30, so 0 at that cost
+    st.end(70, 0, 0x2);
+    Analysis a;
+    st.feed(a);
+    const Scalability s = analysis::scalability(a, quick());
+    ASSERT_TRUE(s.not_computed.empty()) << s.not_computed[0];
+    const double own = std::max(0.0, 40 - cost) + std::max(0.0, 20 - cost) + std::max(0.0, 10 - cost);
+    EXPECT_DOUBLE_EQ(*s.work_ns, own) << cost;
+    EXPECT_DOUBLE_EQ(s.costs.recording_share, (70 - own) / 70) << cost;
+    const bool noted = std::any_of(s.notes.begin(), s.notes.end(),
+                                   [](const std::string& n) { return n.find("recording took") != std::string::npos; });
+    EXPECT_EQ(noted, cost == 30.0) << cost;
+  }
 }
 
 // spawn_after chain: R spawns X1..Xk; each Xi releases the next at its end.

@@ -323,7 +323,9 @@ void ScalabilityView::figures(const Scalability& s, const Model& model, ViewStat
   figure_row("steal cost", std::optional<double>(0.0), cost_text(c.steal_ns, c.steal_samples, "steals"), "");
   figure_row("wake cost", std::optional<double>(0.0), cost_text(c.wake_ns, c.wake_samples, "wakes"), "");
   figure_row("event cost", std::optional<double>(0.0),
-             c.event_ns > 0 ? format_duration(c.event_ns) + " per event, taken off own time"
+             c.event_ns > 0 ? format_duration(c.event_ns) + " per event, taken off own time (" +
+                                  std::to_string(static_cast<int>(100 * c.recording_share + 0.5)) +
+                                  " % of the tasks' recorded time)"
                             : std::string("not measured (the trace header has none): nothing taken off"),
              "");
   figure_row("simulated on", std::optional<double>(0.0), s.topology.describe(), "");

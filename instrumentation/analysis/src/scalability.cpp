@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <map>
 #include <numeric>
@@ -501,6 +502,7 @@ Scalability scalability(const Analysis& a, const ScaleOptions& options, Tick fro
         if (const std::uint32_t t = task_of(it->owner); t != kNone) evs[at[t]++] = &*it;
   }
   std::vector<Cut> cuts;
+  double recorded_ns = 0, own_ns = 0;  // the stretches' time as recorded, and less event_cost
   // Satisfy events (one dependency of a not-ready task completed), with the task that
   // reported it: they cut nothing (a task completes its dependents at its end).
   struct Satisfied {
@@ -529,8 +531,11 @@ Scalability scalability(const Analysis& a, const ScaleOptions& options, Tick fro
     auto last = [&] { return static_cast<std::uint32_t>(g.size() - 1); };
     auto piece = [&](Tick b, Tick e, Tick skipped) {
       const Tick ticks = e - b;
-      const double own = static_cast<double>(ticks - std::min(ticks, skipped)) * npt - event_cost;
-      g.own.push_back(std::max(0.0, own));
+      const double recorded = static_cast<double>(ticks - std::min(ticks, skipped)) * npt;
+      const double own = std::max(0.0, recorded - event_cost);
+      recorded_ns += recorded;
+      own_ns += own;
+      g.own.push_back(own);
       g.task.push_back(task);
       g.begin.push_back(b);
       g.end.push_back(e);
@@ -596,6 +601,16 @@ Scalability scalability(const Analysis& a, const ScaleOptions& options, Tick fro
     for (std::uint32_t k = g.task_first[task] + 1; k < g.size(); ++k) g.add_edge(k - 1, k, EdgeKind::continuation);
   }
   out.stretches = g.size();
+  if (recorded_ns > 0) costs.recording_share = (recorded_ns - own_ns) / recorded_ns;
+  if (costs.recording_share > 0.25) {
+    char pct[16];
+    std::snprintf(pct, sizeof pct, "%.0f", 100 * costs.recording_share);
+    out.notes.push_back(std::string("recording took ") + pct +
+                        " % of the tasks' recorded time (each stretch less one event's cost, never below 0): "
+                        "tasks this short cost about as much to record as to run, so the absolute work, span and "
+                        "T_P are uncertain by about as much; the speedups T_1 / T_P, which a cost spread over the "
+                        "tasks leaves alone, are the figures to read");
+  }
   auto last_of = [&](std::uint32_t task) { return g.task_first[task] + g.task_stretches[task] - 1; };
   // stretch_at: the stretch of `task` that holds tick t (the last one beginning at or before it).
   auto stretch_at = [&](std::uint32_t task, Tick t) {
@@ -1044,6 +1059,7 @@ void write_json(JsonOut& o, const Scalability& s) {
   }
   o.raw("},\"wake_ns\":");
   opt(s.costs.wake_ns).raw(",\"wake_samples\":").u64(s.costs.wake_samples).raw(",\"event_ns\":").f64(s.costs.event_ns);
+  o.raw(",\"recording_share\":").f64(s.costs.recording_share);
   o.raw("},\"topology\":").string(s.topology.describe());
   o.raw(",\"span_by_edge\":{");
   for (int k = 0; k < kEdgeKindCount; ++k)

@@ -155,7 +155,8 @@ void print_figures(const Scalability& s) {
                   format_duration_ns(*ns).c_str());
   }
   std::printf("  %-20s %s\n", "wake", cost(s.costs.wake_ns, s.costs.wake_samples).c_str());
-  std::printf("  %-20s %s per event (taken off own time)\n", "recording", format_duration_ns(s.costs.event_ns).c_str());
+  std::printf("  %-20s %s per event (taken off own time: %.0f %% of the tasks' recorded time)\n", "recording",
+              format_duration_ns(s.costs.event_ns).c_str(), 100 * s.costs.recording_share);
   std::printf("%-22s %s\n", "simulated machine", s.topology.describe().c_str());
 }
 

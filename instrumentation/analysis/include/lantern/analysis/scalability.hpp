@@ -124,6 +124,10 @@ struct RunCosts {
   std::optional<double> wake_ns;  // wake latency (IO wakes left out)
   std::uint64_t spawn_samples = 0, steal_samples = 0, wake_samples = 0;
   double event_ns = 0;  // the recording's cost per event (trace header), taken off own time
+  // recording_share: of the stretches' recorded time, the part taken off as event_ns
+  // (0 to 1). Where it is large the tasks are about as short as an event, and how much
+  // recording cost each is uncertain: the absolute figures are, the speedups less so.
+  double recording_share = 0;
 };
 
 // PathStretch: one stretch of the critical path, in path order: a task's own time
