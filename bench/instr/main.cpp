@@ -98,7 +98,7 @@ sections:
              states with its Collector running throughout; on fib, skynet by TaskGroup
              and nqueens also Recorders at levels tasks and graph, likewise, and one
              at tasks without the task graph's events (spawn, wait_begin, wait_end,
-             signal_set: what they add to tasks is the difference); and a
+             signal_set, satisfy: what they add to tasks is the difference); and a
              second pool with no observer, the control. The pools are made anew every
              50 rounds (one pool instance can run faster or slower than an identical
              one for as long as it lives). Every pool's workers are pinned, worker i

@@ -55,11 +55,12 @@ void bench_paired(Context& ctx, unsigned workers) {
     std::unique_ptr<Collector> collector;
   };
   // "tasks, no graph events": level tasks without the task graph's events (spawn,
-  // wait_begin, wait_end, signal_set), i.e. what level tasks records of these workloads
+  // wait_begin, wait_end, signal_set, satisfy), i.e. what level tasks records of these workloads
   // without them: what the task graph adds to level tasks is the difference.
   constexpr std::uint32_t kGraphEvents =
       lantern::Observer::bit(lantern::EventId::spawn) | lantern::Observer::bit(lantern::EventId::wait_begin) |
-      lantern::Observer::bit(lantern::EventId::wait_end) | lantern::Observer::bit(lantern::EventId::signal_set);
+      lantern::Observer::bit(lantern::EventId::wait_end) | lantern::Observer::bit(lantern::EventId::signal_set) |
+      lantern::Observer::bit(lantern::EventId::satisfy);
   std::array<Observed, 4> observed{{{Level::states, "Recorder states", Target::ratio(1.02)},
                                     {Level::tasks, "Recorder tasks", Target::ratio(1.05)},
                                     {Level::tasks, "Recorder tasks, no graph events", Target::info(), kGraphEvents},
