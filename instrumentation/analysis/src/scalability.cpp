@@ -366,7 +366,8 @@ Scalability scalability(const Analysis& a, const ScaleOptions& options, Tick fro
           if (s.steal < 0 || static_cast<std::size_t>(s.steal) >= steals.size()) continue;
           const Steal& st = steals[static_cast<std::size_t>(s.steal)];
           if (st.t < from || st.t > to || s.start < st.t) continue;
-          const double ns = static_cast<double>(s.start - st.t) * npt;
+          // Less one event's cost: the steal's after its tick, the begin's before its own.
+          const double ns = std::max(0.0, static_cast<double>(s.start - st.t) * npt - costs.event_ns);
           steal_all.push_back(ns);
           if (st.distance < kStealDistanceCount) by_d[st.distance].push_back(ns);
         }
@@ -841,7 +842,10 @@ Scalability scalability(const Analysis& a, const ScaleOptions& options, Tick fro
       auto it = std::upper_bound(v.begin(), v.end(), child.start);
       Tick free_at = g.end[e.from];
       if (it != v.begin()) free_at = std::max(free_at, *(it - 1));
-      if (child.start >= free_at) samples.push_back(static_cast<double>(child.start - free_at) * npt);
+      // Less one event's cost (the previous end's after its tick, the begin's before its
+      // own), as each stretch is: the gap is the scheduler's, not the recorder's.
+      if (child.start >= free_at)
+        samples.push_back(std::max(0.0, static_cast<double>(child.start - free_at) * npt - costs.event_ns));
     }
     costs.spawn_samples = samples.size();
     if (!samples.empty()) costs.spawn_ns = median(samples);
