@@ -760,7 +760,9 @@ void bench_workload(Context& ctx, const Workload& w, const SavedPredictions* sav
       "; costs: spawn " + (first.costs.spawn_ns ? bench::format_number(*first.costs.spawn_ns) + " ns" : "none") +
       ", steal " + (first.costs.steal_ns ? bench::format_number(*first.costs.steal_ns) + " ns" : "none") + ", wake " +
       (first.costs.wake_ns ? bench::format_number(*first.costs.wake_ns) + " ns" : "none") + ", event " +
-      bench::format_number(first.costs.event_ns) + " ns; topology " + first.topology;
+      bench::format_number(first.costs.event_ns) +
+      " ns (taken off: " + bench::format_number(100 * first.costs.recording_share) +
+      " % of the tasks' recorded time); topology " + first.topology;
   facts += "; the first recording's graph: " + std::to_string(first.stretches) + " stretches, " +
            std::to_string(first.edges) + " edges, its span by the edge entering each stretch:";
   for (int k = 0; k < lantern::analysis::kEdgeKindCount; ++k) {
