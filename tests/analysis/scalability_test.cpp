@@ -404,6 +404,31 @@ TEST(Scalability, TheRecordingsCostIsTakenOffAndItsShareReported) {
   }
 }
 
+// The same, with the satisfy a moment before X's task_end (X completed its list inside
+// its body, and the spawning task saw it): still X's edge, and no earlier task's.
+TEST(Scalability, ASatisfyBeforeItsTasksEndTickIsStillItsEdge) {
+  Stream st;
+  st.workers = 2;
+  const std::uint64_t R = 0x10, X = 0xA0, N = 0xB0;
+  st.begin(0, 0, R);
+  st.spawn(1, 0, X, SpawnKind::spawn_after);
+  st.begin(2, 1, X, TaskSource::stolen_deque);
+  st.spawn(40, 0, N, SpawnKind::spawn_after);
+  st.satisfy(41, 0, N, X);  // X's list closed; its task_end comes at 45
+  st.end(42, 0, R);
+  st.end(45, 1, X);
+  st.begin(50, 1, N, TaskSource::stolen_deque);
+  st.end(60, 1, N);
+  Analysis a;
+  st.feed(a);
+  const Scalability s = analysis::scalability(a, quick());
+  ASSERT_TRUE(s.not_computed.empty()) << s.not_computed[0];
+  // R's 2 continuations, R -> X, R -> N, X -> N: X's 43 then N's 10 is the span.
+  EXPECT_EQ(s.edges, 5u);
+  EXPECT_DOUBLE_EQ(*s.span_ns, 1 + 43 + 10);
+  EXPECT_EQ(path_tasks(s), (std::vector<std::uint64_t>{R, X, N}));
+}
+
 // spawn_after chain: R spawns X1..Xk; each Xi releases the next at its end.
 TEST(Scalability, SpawnAfterChainIsTheSpan) {
   Stream st;

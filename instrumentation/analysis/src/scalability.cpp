@@ -807,9 +807,14 @@ Scalability scalability(const Analysis& a, const ScaleOptions& options, Tick fro
     }
   }
   // Satisfies: every dependency but the last (the release above), to the task's first
-  // stretch. From the reporting task's stretch when it is the dependency; else from the
-  // signal's set, or from the end of the task with that id that ended last before (a
-  // dependency already complete when spawn_after registered it).
+  // stretch: the first begin of its id after the satisfy's tick (every such edge goes
+  // forward in time; matching from the stretch's start, as a spawn's child is, could
+  // find an earlier task at a reused address). From the reporting task's stretch when
+  // it is the dependency; else from the signal's set; else from the last stretch of the
+  // task with that id that began last before it: a dependency already complete when
+  // spawn_after registered it. Not the last to end: a task completes its dependents'
+  // list inside its body, before its task_end's tick, and its address is live while a
+  // Dependency names it.
   for (const Satisfied& s : satisfied) {
     const std::uint32_t to_task = first_begin_after(s.task, s.t);
     if (to_task == kNone) continue;
@@ -818,7 +823,7 @@ Scalability scalability(const Analysis& a, const ScaleOptions& options, Tick fro
       g.add_edge(stretch_at(s.owner, s.t), target, EdgeKind::release);
     } else if (const std::uint32_t sig = last_before(signals, s.by, s.t); sig != kNone) {
       g.add_edge(sig, target, EdgeKind::signal);
-    } else if (const std::uint32_t done = last_end_before(s.by, s.t); done != kNone) {
+    } else if (const std::uint32_t done = last_begin_before(s.by, s.t); done != kNone) {
       g.add_edge(last_of(done), target, EdgeKind::release);
     }
   }

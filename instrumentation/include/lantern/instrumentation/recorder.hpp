@@ -192,8 +192,9 @@ class Recorder final : public Observer {
   // through its virtual call: the clock, the counters, the ring) into a scratch worker
   // of its own, appended to workers_ for the measurement only, with a ring the real
   // workers never see: 256 batches of 32 events (a task_begin and task_end per task),
-  // each batch timed with the clock and its ring drained outside the timing; well
-  // under a millisecond.
+  // each batch timed with the clock, in a lap that fills the ring exactly after an
+  // untimed lap whose pop evicted its lines (instrumentation/README.md); about a
+  // millisecond.
   double measure_event_cost();
 
   std::vector<std::unique_ptr<PerWorker>> workers_;

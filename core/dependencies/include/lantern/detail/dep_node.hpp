@@ -138,7 +138,10 @@ inline void report_satisfy([[maybe_unused]] DepNode* node, [[maybe_unused]] std:
 #if LANTERN_OBSERVER
   Worker* const me = tls_worker;
   if (me && me->wants(EventId::satisfy)) [[unlikely]] {
-    if (&me->registry() == node->registry && node->pending.load(std::memory_order_relaxed) > 1)
+    // Like every task-graph event, only while a task runs (its completing task, or the
+    // spawning one for a dependency complete when spawn_after registered it).
+    if (&me->registry() == node->registry && me->current_task() != nullptr &&
+        node->pending.load(std::memory_order_relaxed) > 1)
       LANTERN_HOOK(*me, SatisfyPayload{task_id(node), by});
   }
 #endif
