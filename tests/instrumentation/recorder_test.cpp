@@ -51,6 +51,13 @@ struct CountingSink final : Sink {
       }
     }
   }
+  // count: events of `type` so far, read under the lock (the Collector's thread may be
+  // delivering a batch; after Collector::stop the maps may be read directly).
+  std::uint64_t count(EventId type) {
+    std::lock_guard<std::mutex> lock(mutex);
+    const auto it = by_type.find(type);
+    return it == by_type.end() ? 0 : it->second;
+  }
 };
 }  // namespace
 
@@ -148,8 +155,8 @@ TEST(Recorder, TaskLabelsAreRecordedAtTasksNotAtStates) {
     lantern::testing::Watchdog dog("labels by level", 60s, [&] { return pool.describe_state(); });
     for (int i = 0; i < kTasks; ++i) pool.submit([&] { lantern::label_task(kind); }).get();
     collector.drain_now();
-    EXPECT_GT(sink->by_type[EventId::state], 0u);
-    EXPECT_EQ(sink->by_type[EventId::task_label], 0u);  // level states: not recorded
+    EXPECT_GT(sink->count(EventId::state), 0u);
+    EXPECT_EQ(sink->count(EventId::task_label), 0u);  // level states: not recorded
     recorder.set_level(Level::tasks);
     EXPECT_NE(recorder.interest.load() & lantern::Observer::bit(lantern::EventId::task_label), 0u);
     for (int i = 0; i < kTasks; ++i) pool.submit([&] { lantern::label_task(kind); }).get();
