@@ -3,9 +3,9 @@
 //
 // ab.py builds this file once per kernel (AB_KERNEL names it) against the core of each
 // commit it compares, so that both sides run the very same kernel source and differ only
-// in the core: the kernels are bench/workloads.hpp's (lantern_bench's rows) and
-// parallel_for's sum, and use the public API only (Scheduler, join, TaskGroup,
-// parallel_for), which an older commit has too. The program runs one warm-up and `reps`
+// in the core: the kernels are bench/workloads.hpp's (lantern_bench's rows),
+// parallel_for's sum and a TaskGraph wavefront, and use the public API only (Scheduler,
+// join, TaskGroup, parallel_for, TaskGraph), which an older commit has too. The program runs one warm-up and `reps`
 // timed repetitions on a Scheduler of `workers` pinned workers, checks every answer
 // (exit 2 on a wrong one), and prints one line: the kernel, its unit and every
 // repetition's figure. CLOCK `wall` (the default) times each repetition end to end from
@@ -24,6 +24,7 @@
 #include <numeric>
 #include <vector>
 
+#include "lantern/graph.hpp"
 #include "lantern/join.hpp"
 #include "lantern/scheduler.hpp"
 #include "lantern/task_group.hpp"
@@ -103,8 +104,42 @@ namespace {
 long long run_once(lantern::Scheduler& pool, double* cpu) {
   return pool.run([cpu] { return timed(cpu, [] { return fib_extern(kFibN); }); });
 }
+#elif AB_KERNEL == 7
+// graph_wavefront: a TaskGraph of kWave x kWave empty nodes, each after its left and
+// upper neighbours (two dependencies: one satisfied, one released), run whole each time:
+// the dependency path's cost (lantern_graph_bench's wavefront row, against oneTBB).
+constexpr int kWave = 100;
+constexpr Kernel kKernel{"graph_wavefront", "us", 1e6, static_cast<long long>(kWave) * kWave};
+std::atomic<long long> graph_nodes_run{0};
+lantern::TaskGraph& wavefront() {
+  static lantern::TaskGraph* graph = [] {
+    auto* g = new lantern::TaskGraph;
+    std::vector<lantern::GraphTask> cells;
+    cells.reserve(static_cast<std::size_t>(kWave) * kWave);
+    for (int r = 0; r < kWave; ++r)
+      for (int c = 0; c < kWave; ++c) {
+        cells.push_back(g->add([] { graph_nodes_run.fetch_add(1, std::memory_order_relaxed); }));
+        if (c > 0) cells[cells.size() - 2].precede(cells.back());
+        if (r > 0) cells[cells.size() - 1 - kWave].precede(cells.back());
+      }
+    return g;
+  }();
+  return *graph;
+}
+long long run_once(lantern::Scheduler& pool, double* cpu) {
+  lantern::TaskGraph& g = wavefront();  // built outside the timing
+  graph_nodes_run.store(0, std::memory_order_relaxed);
+  pool.run([&] {
+    return timed(cpu, [&] {
+      g.run(pool);
+      return 0;
+    });
+  });
+  return graph_nodes_run.load(std::memory_order_relaxed);
+}
 #else
-#error "AB_KERNEL: 1 fib_join, 2 skynet_join, 3 skynet_taskgroup, 4 nqueens_tg, 5 parallel_for, 6 fib_join_extern"
+#error \
+    "AB_KERNEL: 1 fib_join, 2 skynet_join, 3 skynet_taskgroup, 4 nqueens_tg, 5 parallel_for, 6 fib_join_extern, 7 graph_wavefront"
 #endif
 
 }  // namespace

@@ -3,7 +3,7 @@
 # linked against the core library target CORE. Included by this folder's standalone
 # project (ab.py's builds, against any commit's core) and by bench/CMakeLists.txt (this
 # tree's build, whose smoke test keeps the kernels compiling against the current core).
-set(LANTERN_AB_KERNELS fib_join skynet_join skynet_taskgroup nqueens_tg parallel_for fib_join_extern)
+set(LANTERN_AB_KERNELS fib_join skynet_join skynet_taskgroup nqueens_tg parallel_for fib_join_extern graph_wavefront)
 set(LANTERN_AB_DIR ${CMAKE_CURRENT_LIST_DIR})
 function(lantern_ab_kernels core)
   set(number 1)
