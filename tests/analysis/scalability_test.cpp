@@ -429,6 +429,53 @@ TEST(Scalability, ASatisfyBeforeItsTasksEndTickIsStillItsEdge) {
   EXPECT_EQ(path_tasks(s), (std::vector<std::uint64_t>{R, X, N}));
 }
 
+// The simulator pushes a stretch's released tasks in the order their events came, as
+// the runtime pushed them, whatever event named each (a satisfy or a release): the
+// newest runs first on the releasing worker. A completes two tasks: C (100 ns, also
+// after Z, which ran later in the recording) and B (10 ns). Reported C first, B runs
+// first on A's worker and C waits for it, or for the other worker's wake (50 ns);
+// reported B first, C runs at once. The same graph, one tick apart.
+double simulated_t2_with_order(bool c_first) {
+  Stream st;
+  st.workers = 2;
+  const std::uint64_t R = 0x10, A = 0xA0, B = 0xB0, C = 0xC0, Z = 0xD0;
+  st.begin(0, 0, R);
+  for (auto id : {A, Z, B, C}) st.spawn(1, 0, id, SpawnKind::spawn_after);
+  st.end(2, 0, R);
+  st.begin(10, 0, A, TaskSource::own_lane);
+  if (c_first) {
+    st.satisfy(109, 0, C, A);
+    st.release(110, 0, B, A);
+  } else {
+    st.release(109, 0, B, A);
+    st.satisfy(110, 0, C, A);
+  }
+  st.end(110, 0, A);
+  st.begin(112, 0, B, TaskSource::own_deque);
+  st.end(122, 0, B);
+  st.events.push_back(make_event(119, 1, WakePayload{0, WakeCause{}, 50}));
+  st.begin(120, 1, Z, TaskSource::own_lane);
+  st.release(130, 1, C, Z);
+  st.end(130, 1, Z);
+  st.begin(131, 1, C, TaskSource::own_deque);
+  st.end(231, 1, C);
+  Analysis a;
+  st.feed(a);
+  const Scalability s = analysis::scalability(a, quick());
+  EXPECT_TRUE(s.not_computed.empty());
+  EXPECT_TRUE(s.costs.wake_ns.has_value());
+  for (const analysis::CurvePoint& c : s.curve)
+    if (c.workers == 2 && c.simulated_ns) return *c.simulated_ns;
+  ADD_FAILURE() << "no simulated T_2";
+  return 0;
+}
+
+TEST(Scalability, TheSimulatorPushesReleasedTasksInTheOrderTheyCame) {
+  const double c_first = simulated_t2_with_order(true), b_first = simulated_t2_with_order(false);
+  // C behind B: at least B's 10 ns later.
+  EXPECT_GE(c_first, b_first + 9) << "C first " << c_first << ", B first " << b_first;
+}
+
 // spawn_after chain: R spawns X1..Xk; each Xi releases the next at its end.
 TEST(Scalability, SpawnAfterChainIsTheSpan) {
   Stream st;

@@ -785,7 +785,21 @@ Scalability scalability(const Analysis& a, const ScaleOptions& options, Tick fro
                         " stolen halves has its spawn placed at the start of its parent's stretch before the steal");
   }
   // Releases: releasing slice -> released slice; a signal's or an IO operation's release
-  // leaves the signal_set or the submission.
+  // leaves the signal_set or the submission. Releases and satisfies are added in the
+  // order their events came (by tick): a stretch's successors are pushed in the order
+  // of its edges, and the simulator's deques then hold them in the order the runtime
+  // pushed them (the newest first for the worker that released them, the oldest for a
+  // thief), whatever event named them.
+  struct TimedEdge {
+    Tick t;
+    std::uint32_t from, to;
+    EdgeKind kind;
+    double weight;
+  };
+  std::vector<TimedEdge> timed;
+  auto later = [&](Tick t, std::uint32_t from, std::uint32_t to, EdgeKind kind, double weight = 0) {
+    timed.push_back(TimedEdge{t, from, to, kind, weight});
+  };
   std::vector<ById> io_done;
   for (const IoOp& op : a.io_pairs())
     io_done.push_back(ById{op.op, op.completed, static_cast<std::uint32_t>(&op - a.io_pairs().data())});
@@ -796,13 +810,13 @@ Scalability scalability(const Analysis& a, const ScaleOptions& options, Tick fro
       if (to_task == kNone) continue;
       const std::uint32_t target = g.task_first[to_task];
       if (const std::uint32_t from_task = task_of(r.from); from_task != kNone) {
-        g.add_edge(stretch_at(from_task, r.t), target, EdgeKind::release);
+        later(r.t, stretch_at(from_task, r.t), target, EdgeKind::release);
       } else if (const std::uint32_t sig = last_before(signals, r.releaser, r.t); sig != kNone) {
-        g.add_edge(sig, target, EdgeKind::signal);
+        later(r.t, sig, target, EdgeKind::signal);
       } else if (const std::uint32_t op = last_before(io_done, r.releaser, r.t); op != kNone) {
         const IoOp& io = a.io_pairs()[op];
         const std::uint32_t sub = last_before(submits, io.op, io.submitted);
-        g.add_edge(sub, target, EdgeKind::io, static_cast<double>(io.completed - io.submitted) * npt);
+        later(r.t, sub, target, EdgeKind::io, static_cast<double>(io.completed - io.submitted) * npt);
       }
     }
   }
@@ -820,13 +834,15 @@ Scalability scalability(const Analysis& a, const ScaleOptions& options, Tick fro
     if (to_task == kNone) continue;
     const std::uint32_t target = g.task_first[to_task];
     if (a.slice(g.task_slice[s.owner]).id == s.by) {
-      g.add_edge(stretch_at(s.owner, s.t), target, EdgeKind::release);
+      later(s.t, stretch_at(s.owner, s.t), target, EdgeKind::release);
     } else if (const std::uint32_t sig = last_before(signals, s.by, s.t); sig != kNone) {
-      g.add_edge(sig, target, EdgeKind::signal);
+      later(s.t, sig, target, EdgeKind::signal);
     } else if (const std::uint32_t done = last_begin_before(s.by, s.t); done != kNone) {
-      g.add_edge(last_of(done), target, EdgeKind::release);
+      later(s.t, last_of(done), target, EdgeKind::release);
     }
   }
+  std::stable_sort(timed.begin(), timed.end(), [](const TimedEdge& x, const TimedEdge& y) { return x.t < y.t; });
+  for (const TimedEdge& e : timed) g.add_edge(e.from, e.to, e.kind, e.weight);
   g.finish_edges();
   out.edges = g.edges.size();
 
