@@ -82,6 +82,9 @@ class ScaleFigures {
   bool pending() const noexcept { return want_whole_ || running_whole_; }
   double whole_compute_ms() const noexcept { return whole_ms_; }
   const std::vector<ParallelismSample>& live() const noexcept { return live_; }
+  // next_live_s: the earliest time (poll's clock) the next live window is computed: the
+  // period after the last one taken, or longer when it took long (the header's rule).
+  double next_live_s() const noexcept { return next_live_s_; }
   const Options& options() const noexcept { return options_; }
 
  private:
