@@ -103,6 +103,10 @@ TEST(Label, ConcurrentInterningAgreesOnEveryId) {
       reads.fetch_add(1, std::memory_order_relaxed);
     }
   });
+  // The writers start once the reader has made a pass, so that it reads while they
+  // write however the threads are scheduled (on a loaded 2-CPU machine the writers
+  // could otherwise all finish before the reader first runs).
+  while (reads.load(std::memory_order_relaxed) == 0) std::this_thread::yield();
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
