@@ -10,6 +10,7 @@
 #include "palette.hpp"
 
 namespace lantern::viewer {
+
 namespace {
 
 using analysis::Scalability;
@@ -47,8 +48,10 @@ void plot_text(ImDrawList* draw, LayoutRecord* layout, ImVec2 p, ImU32 colour, c
 }
 
 // figure_row: a name and its value, or "not computed: <reason>" (wrapped) in its place.
-void figure_row(const char* name, const std::optional<double>& v, const std::string& value_text,
-                const std::string& reason, const char* hint = nullptr) {
+// `key`: the word not_computed_reason looks for in the analysis' sentences, read only
+// when the figure is missing.
+void figure_row(const char* name, const std::optional<double>& v, const std::string& value_text, const Scalability& s,
+                const char* key, const char* hint = nullptr) {
   ImGui::TableNextRow();
   ImGui::TableSetColumnIndex(0);
   ImGui::TextUnformatted(name);
@@ -60,7 +63,7 @@ void figure_row(const char* name, const std::optional<double>& v, const std::str
     ImGui::PopTextWrapPos();
   } else {
     ImGui::PushTextWrapPos(0);
-    ImGui::TextColored(palette::vec(palette::kWarning), "not computed: %s", reason.c_str());
+    ImGui::TextColored(palette::vec(palette::kWarning), "not computed: %s", not_computed_reason(s, key).c_str());
     ImGui::PopTextWrapPos();
   }
 }
@@ -157,9 +160,8 @@ void ScalabilityView::curve(const Run& a, const Run* b, ViewState& view, ImVec2 
     text_box(layout, ImVec2(p0.x + 8, p0.y + 8), "not computed");
     return;
   }
-  const double work = *s.work_ns;
   double top = 2;
-  for (const auto& p : pts) top = std::max({top, p.speedup_upper(), p.simulated_ns ? work / *p.simulated_ns : 0.0});
+  for (const auto& p : pts) top = std::max({top, p.speedup_upper(), p.speedup_simulated().value_or(0.0)});
   auto measured_speedup = [](const Scalability& r) -> std::optional<double> {
     if (!r.work_ns || !r.measured_ns || !(*r.measured_ns > 0)) return std::nullopt;
     return *r.work_ns / *r.measured_ns;
@@ -227,13 +229,14 @@ void ScalabilityView::curve(const Run& a, const Run* b, ViewState& view, ImVec2 
                       p.simulated_ns ? std::to_string(*p.simulated_ns).c_str() : "none");
         layout->lines.emplace_back(buf);
       }
-      if (!p.simulated_ns || !r.work_ns || !(*p.simulated_ns > 0)) {
+      const std::optional<double> speedup = p.speedup_simulated();
+      if (!speedup) {
         if (line_pts.size() >= 2)
           draw->AddPolyline(line_pts.data(), static_cast<int>(line_pts.size()), colour, 0, thickness);
         line_pts.clear();
         continue;
       }
-      line_pts.emplace_back(X(p.workers), Y(*r.work_ns / *p.simulated_ns));
+      line_pts.emplace_back(X(p.workers), Y(*speedup));
     }
     if (line_pts.size() >= 2)
       draw->AddPolyline(line_pts.data(), static_cast<int>(line_pts.size()), colour, 0, thickness);
@@ -280,7 +283,7 @@ void ScalabilityView::curve(const Run& a, const Run* b, ViewState& view, ImVec2 
   }
 }
 
-void ScalabilityView::figures(const Scalability& s, const Model& model, ViewState& view) {
+void ScalabilityView::figures(const Scalability& s, ViewState& view) {
   LayoutRecord* layout = view.layout;
   record(layout, "A", "work_ns", s.work_ns);
   record(layout, "A", "span_ns", s.span_ns);
@@ -299,36 +302,34 @@ void ScalabilityView::figures(const Scalability& s, const Model& model, ViewStat
                           ImGui::CalcTextSize("burdened parallelism").x + 8);
   ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthStretch);
   auto dur = [](const std::optional<double>& v) { return v ? format_duration(*v) : std::string(); };
-  figure_row("work T1", s.work_ns, dur(s.work_ns), not_computed_reason(s, "work"),
-             "the tasks' own running time, summed");
-  figure_row("span T_inf", s.span_ns, dur(s.span_ns), not_computed_reason(s, "span"),
+  figure_row("work T1", s.work_ns, dur(s.work_ns), s, "work", "the tasks' own running time, summed");
+  figure_row("span T_inf", s.span_ns, dur(s.span_ns), s, "span",
              "the heaviest path through the task graph: no number of workers finishes sooner");
-  figure_row("parallelism", s.parallelism, s.parallelism ? ratio(*s.parallelism) : "",
-             not_computed_reason(s, "parallelism"), "work / span: the most workers the program can keep busy");
-  figure_row("burdened span", s.burdened_span_ns, dur(s.burdened_span_ns), not_computed_reason(s, "burdened"),
+  figure_row("parallelism", s.parallelism, s.parallelism ? ratio(*s.parallelism) : "", s, "parallelism",
+             "work / span: the most workers the program can keep busy");
+  figure_row("burdened span", s.burdened_span_ns, dur(s.burdened_span_ns), s, "burdened",
              "the span with this run's measured steal and wake costs charged on the path");
   figure_row("burdened parallelism", s.burdened_parallelism,
-             s.burdened_parallelism ? ratio(*s.burdened_parallelism) : "", not_computed_reason(s, "burdened"),
-             "work / burdened span");
+             s.burdened_parallelism ? ratio(*s.burdened_parallelism) : "", s, "burdened", "work / burdened span");
   figure_row("measured", s.measured_ns,
-             s.measured_ns ? dur(s.measured_ns) + " on " + count_of(s.measured_workers, "worker") : "",
-             not_computed_reason(s, "measured"), "the run itself: first task begin to last task end");
+             s.measured_ns ? dur(s.measured_ns) + " on " + count_of(s.measured_workers, "worker") : "", s, "measured",
+             "the run itself: first task begin to last task end");
   figure_row("graph", std::optional<double>(0.0),
              count_of(s.tasks, "task") + ", " + format_count(s.stretches) +
                  (s.stretches == 1 ? " stretch" : " stretches") + ", " + count_of(s.edges, "edge"),
-             "");
+             s, "");
   // The run's own costs, which the simulator and the burdened span charge.
   const auto& c = s.costs;
-  figure_row("spawn cost", std::optional<double>(0.0), cost_text(c.spawn_ns, c.spawn_samples, "spawns"), "");
-  figure_row("steal cost", std::optional<double>(0.0), cost_text(c.steal_ns, c.steal_samples, "steals"), "");
-  figure_row("wake cost", std::optional<double>(0.0), cost_text(c.wake_ns, c.wake_samples, "wakes"), "");
+  figure_row("spawn cost", std::optional<double>(0.0), cost_text(c.spawn_ns, c.spawn_samples, "spawns"), s, "");
+  figure_row("steal cost", std::optional<double>(0.0), cost_text(c.steal_ns, c.steal_samples, "steals"), s, "");
+  figure_row("wake cost", std::optional<double>(0.0), cost_text(c.wake_ns, c.wake_samples, "wakes"), s, "");
   figure_row("event cost", std::optional<double>(0.0),
              c.event_ns > 0 ? format_duration(c.event_ns) + " per event, taken off own time (" +
                                   std::to_string(static_cast<int>(100 * c.recording_share + 0.5)) +
                                   " % of the tasks' recorded time)"
                             : std::string("not measured (the trace header has none): nothing taken off"),
-             "");
-  figure_row("simulated on", std::optional<double>(0.0), s.topology.describe(), "");
+             s, "");
+  figure_row("simulated on", std::optional<double>(0.0), s.topology.describe(), s, "");
   ImGui::EndTable();
   // The span by the kind of edge that led into each stretch: what the path is made of.
   if (s.span_ns && *s.span_ns > 0) {
@@ -346,7 +347,6 @@ void ScalabilityView::figures(const Scalability& s, const Model& model, ViewStat
   for (const std::string& n : s.not_computed)
     ImGui::TextColored(palette::vec(palette::kWarning), "not computed: %s", n.c_str());
   ImGui::PopTextWrapPos();
-  (void)model;
 }
 
 void ScalabilityView::walk(const Scalability& s, const Model& model, ViewState& view) {
@@ -493,7 +493,7 @@ void ScalabilityView::draw(const Run& a, const Run* b, ViewState& view, ImVec2 s
     ImGui::BeginChild("##scale_right", ImVec2(0, avail.y), false);
     walk(*s, model, view);
     ImGui::Separator();
-    figures(*s, model, view);
+    figures(*s, view);
     if (b && b->figures && b->figures->whole()) {
       const Scalability& sb = *b->figures->whole();
       record(view.layout, "B", "work_ns", sb.work_ns);
@@ -528,7 +528,7 @@ void ScalabilityView::draw(const Run& a, const Run* b, ViewState& view, ImVec2 s
   curve(a, b, view, ImVec2(ImGui::GetContentRegionAvail().x - 4, std::clamp(avail.x * 0.7f, 220.0f, 360.0f)));
   walk(*s, model, view);
   ImGui::Separator();
-  figures(*s, model, view);
+  figures(*s, view);
   ImGui::Separator();
   labels(*s, view, 200);
   ImGui::EndChild();

@@ -43,7 +43,7 @@ class ScalabilityView {
 
  private:
   void curve(const Run& a, const Run* b, ViewState& view, ImVec2 size);
-  void figures(const analysis::Scalability& s, const Model& model, ViewState& view);
+  void figures(const analysis::Scalability& s, ViewState& view);
   void walk(const analysis::Scalability& s, const Model& model, ViewState& view);
   void labels(const analysis::Scalability& s, ViewState& view, float height);
 

@@ -259,6 +259,14 @@ struct Cut {
 
 double CurvePoint::speedup_lower() const noexcept { return upper_ns > 0 ? work_ns / upper_ns : 0; }
 double CurvePoint::speedup_upper() const noexcept { return lower_ns > 0 ? work_ns / lower_ns : 0; }
+std::optional<double> CurvePoint::speedup_simulated() const noexcept {
+  if (!simulated_ns || !(*simulated_ns > 0)) return std::nullopt;
+  return work_ns / *simulated_ns;
+}
+std::optional<double> CurvePoint::speedup_measured() const noexcept {
+  if (!measured_ns || !(*measured_ns > 0)) return std::nullopt;
+  return work_ns / *measured_ns;
+}
 
 std::string TopologySpec::describe() const {
   auto part = [](std::uint32_t n, const char* one, const char* many) {

@@ -160,12 +160,6 @@ void print_figures(const Scalability& s) {
   std::printf("%-22s %s\n", "simulated machine", s.topology.describe().c_str());
 }
 
-// speedup: T1 / T_P, or nullopt when the work or T_P is not computed.
-std::optional<double> speedup(const Scalability& s, const std::optional<double>& tp_ns) {
-  if (!s.work_ns || !tp_ns || !(*tp_ns > 0)) return std::nullopt;
-  return *s.work_ns / *tp_ns;
-}
-
 void print_curve(const Scalability& s) {
   std::printf("\nT_P on P workers (bounds: max(T1/P, span) <= T_P <= T1/P + span; simulated: work stealing)\n");
   if (s.curve.empty()) {
@@ -177,12 +171,12 @@ void print_curve(const Scalability& s) {
               "speedup bounds", "measured (speedup)");
   bool any_missing = false;
   for (const CurvePoint& p : s.curve) {
-    const auto sim_speedup = speedup(s, p.simulated_ns);
+    const auto sim_speedup = p.speedup_simulated();
     any_missing = any_missing || !p.simulated_ns;
     std::string measured;
     if (p.measured_ns) {
       measured = format_duration_ns(*p.measured_ns);
-      if (const auto m = speedup(s, p.measured_ns)) measured += " (" + ratio(*m) + ")";
+      if (const auto m = p.speedup_measured()) measured += " (" + ratio(*m) + ")";
     }
     std::string row(256, '\0');
     const int n = std::snprintf(row.data(), row.size(), "%8u %12s %12s %14s %9s %17s  %s", p.workers,
@@ -207,8 +201,8 @@ void print_chart(const Scalability& s) {
   double top = 1;
   for (const CurvePoint& p : s.curve) {
     top = std::max(top, p.speedup_upper());
-    if (const auto v = speedup(s, p.simulated_ns)) top = std::max(top, *v);
-    if (const auto v = speedup(s, p.measured_ns)) top = std::max(top, *v);
+    if (const auto v = p.speedup_simulated()) top = std::max(top, *v);
+    if (const auto v = p.speedup_measured()) top = std::max(top, *v);
   }
   if (!std::isfinite(top)) return;
   const int doublings = std::max(1, static_cast<int>(std::ceil(std::log2(top) - 1e-9)));
@@ -226,8 +220,8 @@ void print_chart(const Scalability& s) {
     const std::size_t x = i * kColumn + kColumn / 2;
     for (int r = row_of(p.speedup_lower()); r <= row_of(p.speedup_upper()); ++r)
       grid[static_cast<std::size_t>(r)][x] = ':';
-    if (const auto v = speedup(s, p.simulated_ns)) grid[static_cast<std::size_t>(row_of(*v))][x] = '*';
-    if (const auto v = speedup(s, p.measured_ns)) grid[static_cast<std::size_t>(row_of(*v))][x] = 'o';
+    if (const auto v = p.speedup_simulated()) grid[static_cast<std::size_t>(row_of(*v))][x] = '*';
+    if (const auto v = p.speedup_measured()) grid[static_cast<std::size_t>(row_of(*v))][x] = 'o';
   }
   std::printf("\nspeedup T1/T_P (log scale): * simulated, : between the bounds, o measured\n");
   for (int r = rows - 1; r >= 0; --r) {

@@ -167,6 +167,9 @@ struct CurvePoint {
   double work_ns = 0;                     // T1 (the speedups' numerator)
   double speedup_lower() const noexcept;  // T1 / upper_ns, T1 / lower_ns: the speedup band
   double speedup_upper() const noexcept;
+  // T1 / simulated_ns and T1 / measured_ns; nullopt where that time is missing or 0.
+  std::optional<double> speedup_simulated() const noexcept;
+  std::optional<double> speedup_measured() const noexcept;
 };
 
 struct Scalability {
