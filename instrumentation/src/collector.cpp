@@ -38,7 +38,7 @@ void Collector::detach(const Sink* sink) {
 }
 
 void Collector::start() {
-  std::lock_guard<std::mutex> lock(wake_mutex_);
+  std::lock_guard<std::mutex> lock(recorder_.drain_request().mutex());
   if (thread_.joinable()) return;
   stopping_ = false;
   thread_ = start_thread("lantern-collect", [this] { run(); });
@@ -46,10 +46,10 @@ void Collector::start() {
 
 void Collector::stop() {
   {
-    std::lock_guard<std::mutex> lock(wake_mutex_);
+    std::lock_guard<std::mutex> lock(recorder_.drain_request().mutex());
     stopping_ = true;
   }
-  wake_.notify_all();
+  recorder_.drain_request().wake();
   if (thread_.joinable()) thread_.join();
   std::lock_guard<std::mutex> pass_lock(drain_mutex_);
   while (pass(/*everything=*/true) != 0) {
@@ -68,7 +68,8 @@ std::uint64_t Collector::drain_now() {
 }
 
 void Collector::run() {
-  std::unique_lock<std::mutex> lock(wake_mutex_);
+  DrainRequest& request = recorder_.drain_request();
+  std::unique_lock<std::mutex> lock(request.mutex());
   std::chrono::microseconds wait = options_.min_period;
   auto last_pass = std::chrono::steady_clock::now();
   while (!stopping_) {
@@ -76,6 +77,8 @@ void Collector::run() {
     const auto now = std::chrono::steady_clock::now();
     const auto since_last = std::chrono::duration_cast<std::chrono::microseconds>(now - last_pass);
     last_pass = now;
+    // A ring past half full asked for this pass (or will ask again once it is taken).
+    const bool requested = request.take();
     std::uint64_t largest = 0;
     {
       std::lock_guard<std::mutex> pass_lock(drain_mutex_);
@@ -87,7 +90,7 @@ void Collector::run() {
         if (most < options_.batch_per_worker) break;
       }
     }
-    if (largest * 4 >= ring_capacity_) {
+    if (requested || largest * 4 >= ring_capacity_) {
       wait = options_.min_period;
     } else if (largest == 0) {
       wait = std::min(wait * 2, options_.max_period);  // quiet: back off
@@ -98,7 +101,7 @@ void Collector::run() {
       wait = std::clamp(std::min(fill, wait * 2), options_.min_period, options_.max_period);
     }
     lock.lock();
-    wake_.wait_for(lock, wait, [this] { return stopping_; });
+    request.wait_for(lock, wait, [this] { return stopping_; });
   }
 }
 

@@ -68,6 +68,7 @@ Recorder::Recorder(std::uint32_t workers, RecorderOptions options)
     workers_.back()->counters.state.set(kNoState);
   }
   event_cost_ns_ = measure_event_cost();
+  drain_request_.take();  // the measurement's lap filled a ring of its own: no drain is wanted
 }
 
 double Recorder::measure_event_cost() {
@@ -308,17 +309,22 @@ void Recorder::record(PerWorker& p, const trace::Event& e) noexcept {
     // Room again? First the marker saying how many were lost here, then the event.
     const trace::Event marker =
         trace::make_event(e.ticks, e.worker, DroppedPayload{p.pending_dropped, DropReason::ring_full});
-    if (!p.ring.push(marker)) {
+    const EventRing::Pushed pushed = p.ring.push(marker);
+    if (!pushed) {
       c.events_dropped.add();
       ++p.pending_dropped;
       return;
     }
+    if (pushed.past_half) drain_request_.request();
     p.pending_dropped = 0;
     c.drop_markers.add();
   }
-  if (!p.ring.push(e)) {
+  const EventRing::Pushed pushed = p.ring.push(e);
+  if (!pushed) {
     c.events_dropped.add();
     ++p.pending_dropped;
+  } else if (pushed.past_half) [[unlikely]] {
+    drain_request_.request();
   }
 }
 

@@ -101,6 +101,31 @@ TEST(Recorder, StalledCollectorAccountsForEveryEventExactly) {
   EXPECT_GT(dropped, 0u) << "the ring was meant to overflow";
 }
 
+// A Collector whose period is an hour drains a ring as soon as it passes half full: the
+// worker asks for the pass (drain_request.hpp). Without the request the sink sees
+// nothing for an hour and the watchdog fails the test.
+TEST(Collector, DrainsARingPastHalfFullWithoutWaitingForItsPeriod) {
+  const std::size_t capacity = 1024;
+  Recorder recorder(1, {.level = Level::tasks, .ring_capacity = capacity});
+  auto sink = std::make_shared<CountingSink>();
+  Collector collector(recorder, {.min_period = std::chrono::hours(1), .max_period = std::chrono::hours(1)});
+  collector.attach(sink);
+  collector.start();                                          // one pass now, then an hour's wait
+  while (collector.passes() == 0) std::this_thread::yield();  // that pass is over before anything is recorded
+  lantern::Scheduler pool({.workers = 1, .observer = &recorder});
+  lantern::testing::Watchdog dog("a drain asked for by a ring past half full", 30s,
+                                 [&] { return pool.describe_state(); });
+  // Record until the ring is past half full, then nothing more: the pass that follows
+  // can only be the one the ring asked for.
+  while (recorder.snapshot(0).events_recorded <= capacity / 2) {
+    lantern::TaskGroup group(pool);
+    for (int i = 0; i < 16; ++i) group.spawn([] {});
+    group.wait();
+  }
+  while (sink->count(EventId::task_begin) == 0) std::this_thread::yield();
+  EXPECT_EQ(recorder.snapshot(0).events_dropped, 0u);
+}
+
 TEST(Recorder, CountersAreExactAtEveryLevel) {
   for (Level level : {Level::off, Level::states, Level::tasks, Level::full, Level::graph}) {
     Recorder recorder(2, {.level = level});

@@ -8,7 +8,6 @@
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -30,8 +29,9 @@ struct CollectorOptions {
   // each pass that found none doubles the wait, up to max_period: an idle program, or a
   // busy one at level states, costs ~50 wake-ups a second (a 2 ms cap would make ~500,
   // which on a 2-core machine costs fork-join code several % of a core's time slices).
-  // A burst after a quiet spell is seen within max_period; a ring that fills sooner
-  // drops events, counted and marked as always.
+  // A ring that passes half full asks for a pass at once (drain_request.hpp), so a burst
+  // after a quiet spell does not wait for max_period; a ring that fills all the same
+  // (the Collector got no CPU in time) drops events, counted and marked as always.
   std::chrono::microseconds min_period{100};
   std::chrono::microseconds max_period{20'000};
   std::size_t batch_per_worker = 4096;  // events taken from one ring per pass
@@ -76,9 +76,7 @@ class Collector {
   std::vector<trace::Event> batch_;
   mutable std::mutex sinks_mutex_;
   std::vector<std::shared_ptr<Sink>> sinks_;
-  std::mutex wake_mutex_;
-  std::condition_variable wake_;
-  bool stopping_ = false;
+  bool stopping_ = false;  // guarded by the Recorder's DrainRequest::mutex(), which the thread waits on
   std::thread thread_;
   std::atomic<std::uint64_t> collected_{0};
   std::atomic<std::uint64_t> passes_{0};

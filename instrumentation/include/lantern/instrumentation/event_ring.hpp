@@ -4,9 +4,9 @@
 // Why not Boost.Lockfree's spsc_queue: that queue reads the consumer's index on every
 // push, so while the collector drains, each push can miss in cache on a line the other
 // core just wrote. Here each side keeps a private copy of the other side's index and
-// re-reads the shared one only when its copy says the ring is full (producer) or empty
-// (consumer) - once per lap rather than once per event. `lantern_instr_bench --only ring`
-// measures the two side by side.
+// re-reads the shared one only when its copy says the ring is half full or full
+// (producer) or empty (consumer) - at most twice per lap rather than once per event.
+// `lantern_instr_bench --only ring` measures the two side by side.
 //
 // Memory orders: the producer writes the slot, then publishes tail with release; the
 // consumer reads tail with acquire before reading slots (so it sees the slot writes),
@@ -46,6 +46,7 @@ class EventRing {
     std::size_t cap = 2;
     while (cap < capacity) cap <<= 1;
     mask_ = cap - 1;
+    producer_check_at_ = cap / 2;
     slots_.reset(new (std::align_val_t{64}) trace::Event[cap]());
   }
   EventRing(const EventRing&) = delete;
@@ -56,16 +57,32 @@ class EventRing {
   std::uint64_t pushed() const noexcept { return tail_.load(std::memory_order_acquire); }
   static constexpr std::uint64_t kEventsPerLine = 64 / sizeof(trace::Event);
 
-  // push: producer only. false when full (the caller counts the drop).
-  bool push(const trace::Event& e) noexcept {
+  // Pushed: what push did. `ok`: the event went in (false: the ring was full and the
+  // caller counts the drop). `past_half`: the producer found the ring at least half full
+  // just now - once per lap at most, when the fill passes half - the moment to ask the
+  // consumer to come early (Recorder: DrainRequest).
+  struct Pushed {
+    bool ok;
+    bool past_half;
+    explicit operator bool() const noexcept { return ok; }
+  };
+
+  // push: producer only. The producer re-reads the consumer's index only when its copy
+  // says the ring is half full (to see whether to report past_half) or full.
+  Pushed push(const trace::Event& e) noexcept {
     const std::uint64_t t = tail_.load(std::memory_order_relaxed);
-    if (t - producer_head_ > mask_) {
+    bool past_half = false;
+    if (t >= producer_check_at_) [[unlikely]] {
       producer_head_ = head_.load(std::memory_order_acquire);
-      if (t - producer_head_ > mask_) return false;
+      if (t - producer_head_ > mask_) return {false, false};  // full: the next push checks again
+      past_half = t - producer_head_ > mask_ / 2;
+      // Past half: the next look is when the ring would be full; otherwise when it would
+      // be half full again.
+      producer_check_at_ = producer_head_ + (past_half ? mask_ + 1 : (mask_ + 1) / 2);
     }
     slots_[t & mask_] = e;
     tail_.store(t + 1, std::memory_order_release);
-    return true;
+    return {true, past_half};
   }
 
   // pop: consumer only. Copies up to `max` events into `out`; returns how many.
@@ -111,9 +128,11 @@ class EventRing {
 #endif
   }
 
-  // Producer's line: its index and its copy of the consumer's.
+  // Producer's line: its index, its copy of the consumer's, and the index at which it
+  // looks at the consumer's again.
   alignas(64) std::atomic<std::uint64_t> tail_{0};
   std::uint64_t producer_head_ = 0;
+  std::uint64_t producer_check_at_ = 0;
   // Consumer's line.
   alignas(64) std::atomic<std::uint64_t> head_{0};
   std::uint64_t consumer_tail_ = 0;

@@ -44,6 +44,7 @@
 #include <vector>
 
 #include "lantern/instrumentation/counters.hpp"
+#include "lantern/instrumentation/drain_request.hpp"
 #include "lantern/instrumentation/event_ring.hpp"
 #include "lantern/observer.hpp"
 #include "lantern/trace/event_table.hpp"
@@ -142,6 +143,10 @@ class Recorder final : public Observer {
   // them is the `dropped` marker for those drops, at the tick of the worker's `stopping`.
   std::size_t drain(std::uint32_t worker, trace::Event* out, std::size_t max, bool everything = false) noexcept;
 
+  // drain_request: where a worker whose ring passes half full asks the consumer to drain
+  // early (drain_request.hpp); the Collector waits on it.
+  DrainRequest& drain_request() noexcept { return drain_request_; }
+
   const WorkerCounters& counters(std::uint32_t worker) const noexcept { return workers_[worker]->counters; }
   WorkerCountersSnapshot snapshot(std::uint32_t worker) const noexcept;
 
@@ -203,6 +208,7 @@ class Recorder final : public Observer {
   std::uint64_t long_task_ticks_;  // 1 ms: measure off-CPU time from here, refresh readings this old
   std::atomic<int> time_tasks_;    // RecorderOptions::time_tasks (1) + time_tasks() - stop_timing_tasks()
   double event_cost_ns_ = 0;       // measure_event_cost, in the constructor
+  DrainRequest drain_request_;
   alignas(64) std::atomic<std::uint8_t> level_;
 };
 
