@@ -173,8 +173,7 @@ void print_scalability(const std::string& path, const std::vector<Window>& windo
   for (const Window& w : windows) {
     const lantern::analysis::Scalability s = lantern::analysis::scalability(analysis, options, w.from, w.to);
     if (!s.work_ns || !s.span_ns || !s.parallelism) {
-      std::printf("%-16s not computed: %s\n", w.name.c_str(),
-                  s.not_computed.empty() ? "no figure" : s.not_computed.front().c_str());
+      std::printf("%-16s not computed: %s\n", w.name.c_str(), s.why_not({"work", "span", "parallelism"}).c_str());
       continue;
     }
     std::string predicted[std::size(kPredicted)];

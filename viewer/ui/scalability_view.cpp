@@ -88,13 +88,7 @@ constexpr const char* kEdgeKindTexts[] = {
 
 }  // namespace
 
-std::string not_computed_reason(const Scalability& s, const std::string& figure) {
-  const std::string key = lower(figure);
-  for (const std::string& sentence : s.not_computed)
-    if (lower(sentence).find(key) != std::string::npos) return sentence;
-  if (!s.not_computed.empty()) return s.not_computed.front();
-  return "the analysis gave no reason";
-}
+std::string not_computed_reason(const Scalability& s, const std::string& figure) { return s.why_not({lower(figure)}); }
 
 bool ScalabilityView::take_recompute(analysis::ScaleOptions* options) {
   if (!recompute_) return false;

@@ -52,9 +52,8 @@ class ScalabilityView {
   bool recompute_ = false;
 };
 
-// not_computed_reason: the analysis' sentence that says why `figure` (a word it uses,
-// e.g. "span", "simulat") is missing: the first not_computed sentence naming it, else
-// the first sentence; "the analysis gave no reason" when there is none.
+// not_computed_reason: why `figure` (a word the analysis uses, e.g. "span", "simulat") is
+// missing: Scalability::why_not.
 std::string not_computed_reason(const analysis::Scalability& s, const std::string& figure);
 
 }  // namespace lantern::viewer

@@ -257,6 +257,26 @@ struct Cut {
 
 }  // namespace
 
+std::string Scalability::why_not(std::initializer_list<std::string_view> words) const {
+  const auto lower = [](std::string text) {
+    for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return text;
+  };
+  if (not_computed.empty()) return "the analysis gave no reason";
+  const std::string* found = &not_computed.front();
+  for (const std::string& sentence : not_computed) {
+    const std::string text = lower(sentence);
+    if (std::any_of(words.begin(), words.end(),
+                    [&](std::string_view w) { return text.find(w) != std::string::npos; })) {
+      found = &sentence;
+      break;
+    }
+  }
+  constexpr std::string_view kMarker = "not computed: ";
+  const std::size_t at = found->find(kMarker);
+  return at == std::string::npos ? *found : found->substr(at + kMarker.size());
+}
+
 double CurvePoint::speedup_lower() const noexcept { return upper_ns > 0 ? work_ns / upper_ns : 0; }
 double CurvePoint::speedup_upper() const noexcept { return lower_ns > 0 ? work_ns / lower_ns : 0; }
 std::optional<double> CurvePoint::speedup_simulated() const noexcept {

@@ -80,32 +80,9 @@ constexpr std::size_t kMaxTop = 1000;
 constexpr std::size_t kDefaultTop = 5;
 constexpr std::size_t kMaxLabelRows = 30;
 
-std::string lower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-// why_not: the reason scalability() gave for a figure it left out: the first
-// not_computed sentence naming one of `words`, else the first sentence (each figure
-// left out has one; the figures left out for one cause share it).
-std::string why_not(const Scalability& s, std::initializer_list<std::string_view> words) {
-  for (const std::string& sentence : s.not_computed) {
-    const std::string text = lower(sentence);
-    for (std::string_view w : words)
-      if (text.find(w) != std::string::npos) return sentence;
-  }
-  return s.not_computed.empty() ? std::string("the analysis gave no figure") : s.not_computed.front();
-}
-
-// not_computed: "not computed: REASON", the reason without the sentence's list of the
-// figures it covers ("work, span, ... are not computed: REASON"): the line already names
-// its figure, and the list of sentences at the end gives them whole.
+// not_computed: "not computed: REASON" for a figure this line names (Scalability::why_not).
 std::string not_computed(const Scalability& s, std::initializer_list<std::string_view> words) {
-  std::string why = why_not(s, words);
-  constexpr std::string_view kMarker = "not computed: ";
-  if (const std::size_t at = why.find(kMarker); at != std::string::npos) why.erase(0, at + kMarker.size());
-  return "not computed: " + why;
+  return "not computed: " + s.why_not(words);
 }
 
 std::string duration(const Scalability& s, const std::optional<double>& ns,

@@ -64,8 +64,7 @@ void ScaleFigures::start(Session& session, bool whole, Tick from, Tick to) {
       sample.parallelism = figures->parallelism;
       sample.work_ns = figures->work_ns, sample.span_ns = figures->span_ns;
       sample.tasks = figures->tasks;
-      if (!figures->parallelism)
-        sample.reason = figures->not_computed.empty() ? "the analysis gave no reason" : figures->not_computed.front();
+      if (!figures->parallelism) sample.reason = figures->why_not({"parallelism"});
       sample.compute_ms = ms;
     }
     {

@@ -41,6 +41,7 @@
 
 #include <array>
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -175,7 +176,13 @@ struct CurvePoint {
 struct Scalability {
   bool has_graph = false;                 // the trace holds task-graph events
   std::vector<std::string> not_computed;  // one sentence per figure left out, and why
-  std::vector<std::string> notes;         // caveats on figures that are computed
+  // why_not: why a figure was left out, for a view that names the figure itself: the
+  // reason in the first not_computed sentence naming one of `words` (lower case, e.g.
+  // "span", "simulat", "critical path"), else in the first sentence, without the
+  // sentence's list of the figures it covers ("work, span, ... are not computed: R" gives
+  // R); "the analysis gave no reason" when nothing was left out. Every view asks this.
+  std::string why_not(std::initializer_list<std::string_view> words) const;
+  std::vector<std::string> notes;  // caveats on figures that are computed
   std::uint64_t tasks = 0, stretches = 0, edges = 0;
   std::optional<double> work_ns, span_ns, parallelism;
   std::optional<double> burdened_span_ns, burdened_parallelism;
