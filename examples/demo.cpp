@@ -151,7 +151,8 @@ bool read_back(const std::string& path, lantern::analysis::Analysis& analysis, s
 // span, parallelism and the simulated time on 8, 64 and 1024 workers; a workload whose
 // parallelism is below 8 gets one line on what limits it, from its critical path's top
 // label and that label's what-if. Figures the analysis could not compute say why.
-void print_scalability(const std::string& path, const std::vector<Window>& windows) {
+// ring_capacity: the Recorder's events per worker ring, for the hint when events were dropped.
+void print_scalability(const std::string& path, const std::vector<Window>& windows, std::size_t ring_capacity) {
   using lantern::analysis::format_duration_ns;
   lantern::analysis::Analysis analysis;
   std::string error;
@@ -173,7 +174,12 @@ void print_scalability(const std::string& path, const std::vector<Window>& windo
   for (const Window& w : windows) {
     const lantern::analysis::Scalability s = lantern::analysis::scalability(analysis, options, w.from, w.to);
     if (!s.work_ns || !s.span_ns || !s.parallelism) {
-      std::printf("%-16s not computed: %s\n", w.name.c_str(), s.why_not({"work", "span", "parallelism"}).c_str());
+      const std::string why = s.why_not({"work", "span", "parallelism"});
+      std::printf("%-16s not computed: %s\n", w.name.c_str(), why.c_str());
+      if (why.find("dropped") != std::string::npos)
+        std::printf(
+            "%-16s (this run's rings hold %zu events a worker: --ring %zu records with rings 16 times larger)\n", "",
+            ring_capacity, ring_capacity * 16);
       continue;
     }
     std::string predicted[std::size(kPredicted)];
@@ -199,9 +205,19 @@ void print_scalability(const std::string& path, const std::vector<Window>& windo
       continue;
     }
     const lantern::analysis::LabelFigure& top = s.labels.front();
-    std::string limit = w.name + ": limited by its span (parallelism " + std::to_string(*s.parallelism).substr(0, 4) +
-                        ": more workers do not help); " + std::to_string(static_cast<int>(100 * top.span_share + 0.5)) +
-                        " % of it is '" + top.name + "' tasks: make '" + top.name + "' faster or let its tasks overlap";
+    // Parallelism P bounds the speedup over one worker by P on any number of workers;
+    // whether more workers than the run had still help depends on how close P is to them.
+    const std::string ran_on = *s.parallelism < 1.25 * s.measured_workers
+                                   ? ", and the " + std::to_string(s.measured_workers) + " it ran on get most of that"
+                                   : std::string();
+    char bound[240];
+    std::snprintf(bound, sizeof bound,
+                  "limited by its span (parallelism %.2f: no number of workers runs it more than %.2fx faster than "
+                  "one%s)",
+                  *s.parallelism, *s.parallelism, ran_on.c_str());
+    std::string limit = w.name + ": " + bound + "; " + std::to_string(static_cast<int>(100 * top.span_share + 0.5)) +
+                        " % of the span is '" + top.name + "' tasks: make '" + top.name +
+                        "' faster or let its tasks overlap";
     if (top.what_if && !top.what_if_ns.empty() && !top.baseline_ns.empty()) {
       char gain[160];
       std::snprintf(gain, sizeof gain, " (%g %% faster: %s -> %s on %u workers)", top.what_if->percent,
@@ -597,7 +613,7 @@ int main(int argc, char** argv) {
                  stdout);
     }
     if (const lantern::instrumentation::TraceFileSink* trace = obs.trace(); trace && trace->ok())
-      print_scalability(trace->path(), windows);
+      print_scalability(trace->path(), windows, recorder.ring_capacity());
     if (status != 0) {
       lantern::tools::flush_stdout();
       std::fprintf(stderr, "lantern_demo: the workloads ran, but observing them failed:\n");

@@ -88,4 +88,42 @@ TEST(CompareCounts, SmallChangesAreNotFlagged) {
   EXPECT_FALSE(r.at("wakes").notable);
 }
 
+// tasks: 10 independent tasks of `each` ns on one worker at level tasks (a graph without
+// edges: work 10 x each, span each, parallelism 10).
+void tasks(Analysis& a, std::uint64_t each) {
+  trace::TraceHeader h;
+  h.producer = "compare_counts_test";
+  h.workers = 1;
+  h.level = trace::Level::tasks;
+  a.set_header(h, true);
+  std::uint64_t t = 1000;
+  a.add(make_event(t, 0, StatePayload{WorkerState::idle, WorkerState::active, StateReason::started}));
+  for (std::uint64_t id = 1; id <= 10; ++id) {
+    a.add(make_event(t += 10, 0, TaskBeginPayload{id, TaskSource::own_lane}));
+    a.add(make_event(t += each, 0, TaskEndPayload{id, false, 0}));
+  }
+  a.finish();
+}
+
+TEST(CompareGraph, WorkSpanAndParallelismAreComparedAndLargeChangesAreNotable) {
+  Analysis a, b;
+  tasks(a, 1000);
+  tasks(b, 1500);  // every task half as long again: work and span x1.5, parallelism the same
+  const Comparison c = analysis::compare(a, "A", b, "B");
+  ASSERT_EQ(c.graph.size(), 3u);
+  std::map<std::string, Comparison::GraphFigure> g;
+  for (const auto& r : c.graph) g.emplace(r.what, r);
+  ASSERT_TRUE(g.at("work").a && g.at("work").b);
+  EXPECT_NEAR(*g.at("work").b / *g.at("work").a, 1.5, 0.01);
+  EXPECT_TRUE(g.at("work").notable);
+  EXPECT_TRUE(g.at("span").notable);
+  ASSERT_TRUE(g.at("parallelism").a && g.at("parallelism").b);
+  EXPECT_NEAR(*g.at("parallelism").a, 10, 0.01);
+  EXPECT_FALSE(g.at("parallelism").notable) << "the same parallelism is flagged";
+  // A small change is not notable.
+  Analysis d;
+  tasks(d, 1100);
+  for (const auto& r : analysis::compare(a, "A", d, "D").graph) EXPECT_FALSE(r.notable) << r.what;
+}
+
 }  // namespace

@@ -823,6 +823,84 @@ TEST(ScalabilityHonesty, AStolenJoinHalfBelowLevelGraphGetsItsSpawnPlaced) {
   EXPECT_TRUE(said);
 }
 
+// Two phases of independent tasks with a long gap between them (a thread outside the
+// pool submitted the second after waiting for the first): the graph has no edge across
+// the gap, and a note says how long no task ran and what that does to the figures.
+TEST(ScalabilityHonesty, TimeInNoTaskBetweenPhasesIsSaid) {
+  Stream st;
+  st.level = trace::Level::tasks;
+  st.begin(0, 0, 0x1, TaskSource::own_lane);
+  st.end(100, 0, 0x1);
+  st.begin(1000, 0, 0x2, TaskSource::own_lane);  // 900 ticks in no task before it
+  st.end(1100, 0, 0x2);
+  Analysis a;
+  st.feed(a);
+  const Scalability s = analysis::scalability(a, quick());
+  ASSERT_TRUE(s.span_ns);
+  EXPECT_DOUBLE_EQ(*s.span_ns, 100) << "two roots: both free at once";
+  std::string said;
+  for (const auto& n : s.notes)
+    if (n.find("no task ran for") != std::string::npos) said = n;
+  EXPECT_NE(said.find("no task ran for 900 ns of the run's 1.10 us"), std::string::npos) << said;
+  EXPECT_NE(said.find("2 roots"), std::string::npos) << said;
+  // Back to back, the same two tasks leave nothing to say.
+  Stream tight;
+  tight.level = trace::Level::tasks;
+  tight.begin(0, 0, 0x1, TaskSource::own_lane);
+  tight.end(100, 0, 0x1);
+  tight.begin(105, 0, 0x2, TaskSource::own_lane);
+  tight.end(205, 0, 0x2);
+  Analysis b;
+  tight.feed(b);
+  for (const auto& n : analysis::scalability(b, quick()).notes)
+    EXPECT_EQ(n.find("no task ran for"), std::string::npos) << n;
+}
+
+// A chunk the reader skipped (damaged or truncated) closes the tasks open in it with
+// their ends lost: the reason names that, not a recording window.
+TEST(ScalabilityHonesty, TasksWhoseEndWasLostInASkippedChunkAreSaid) {
+  Stream st = small_graph();
+  st.begin(60, 0, 0x7);
+  Analysis a;
+  st.feed(a, false);
+  a.lose_record();  // the rest of the stream is lost: 0x7's end with it
+  a.finish();
+  const Scalability s = analysis::scalability(a, quick());
+  EXPECT_FALSE(s.span_ns);
+  ASSERT_EQ(s.not_computed.size(), 1u);
+  EXPECT_NE(s.not_computed[0].find("1 task's end was lost in a damaged or truncated part of the trace"),
+            std::string::npos)
+      << s.not_computed[0];
+  EXPECT_EQ(s.why_not({"span"}).rfind("1 task's end was lost", 0), 0u) << s.why_not({"span"});
+}
+
+// A simulated machine with distances the run never stole across: they are charged the
+// median steal, and a note says so.
+TEST(ScalabilityHonesty, StealDistancesWithoutASampleAreSaid) {
+  Stream st;
+  st.workers = 2;
+  st.begin(0, 0, 0x1);
+  st.spawn(5, 0, 0x2, SpawnKind::detached);
+  st.end(20, 0, 0x1);
+  st.steal(6, 1, 0);  // at distance llc (Stream::steal)
+  st.begin(8, 1, 0x2, TaskSource::stolen_deque);
+  st.end(50, 1, 0x2);
+  Analysis a;
+  st.feed(a);
+  ScaleOptions o = quick();
+  o.topology = analysis::TopologySpec{2, 4, 2};
+  const Scalability s = analysis::scalability(a, o);
+  ASSERT_TRUE(s.costs.steal_ns);
+  std::string said;
+  for (const auto& n : s.notes)
+    if (n.find("has steals at distance") != std::string::npos) said = n;
+  EXPECT_NE(said.find("at distance smt, remote, which the run has no sample of"), std::string::npos) << said;
+  // The run's own machine (one socket of cores): llc was measured, nothing to say.
+  o.topology = analysis::TopologySpec{1, 4, 1};
+  for (const auto& n : analysis::scalability(a, o).notes)
+    EXPECT_EQ(n.find("has steals at distance"), std::string::npos) << n;
+}
+
 TEST(Scalability, JsonHasEveryFigureAndNullForTheOnesNotComputed) {
   Stream st = small_graph();
   Analysis a;

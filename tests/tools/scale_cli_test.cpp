@@ -266,7 +266,13 @@ TEST_F(ScaleCli, DiffPrintsEachRunsWorkSpanAndParallelism) {
   EXPECT_TRUE(has(r.out, "   work " + format_duration_ns(*s.work_ns) + ", span " + format_duration_ns(*s.span_ns) +
                              ", parallelism " + two_decimals(*s.parallelism) + "\n"))
       << r.out;
-  EXPECT_TRUE(has(r.out, "   work, span, parallelism: not computed: ")) << r.out;
+  // B's reason once, as the analysis words it (the figures it names, then why).
+  const std::string b_line = line_of(r.out, "   work, span, parallelism, ");
+  EXPECT_TRUE(has(b_line, " are not computed: ") && !has(b_line, "not computed: work")) << r.out;
+  // The task-graph rows: A's figures, '-' for B's, nothing marked (B has none to compare).
+  const std::string work_row = line_of(r.out, "  work ");
+  EXPECT_TRUE(has(work_row, format_duration_ns(*s.work_ns))) << r.out;
+  EXPECT_TRUE(work_row.ends_with("          -       -")) << work_row;
 
   r = run_tool({"diff", "--json", *run_, v4});
   EXPECT_EQ(r.exit_code, 0) << r.err;
@@ -279,6 +285,17 @@ TEST_F(ScaleCli, DiffPrintsEachRunsWorkSpanAndParallelism) {
   EXPECT_TRUE(j["b"]["span_ns"].is_null());
   EXPECT_TRUE(j["b"]["parallelism"].is_null());
   EXPECT_FALSE(j["b"]["graph_not_computed"].get<std::string>().empty());
+  ASSERT_EQ(j["graph"].size(), 3u);
+  for (const json& row : j["graph"]) {
+    EXPECT_TRUE(row["b"].is_null()) << row;
+    EXPECT_FALSE(row["notable"].get<bool>()) << row;
+  }
+  expect_figure(j["graph"][0]["a"], s.work_ns, "A's work in the graph rows");
+
+  // The same trace twice: no graph row is notable (compare_counts_test marks a change).
+  r = run_tool({"diff", "--json", *run_, *run_});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  for (const json& row : json::parse(r.out)["graph"]) EXPECT_FALSE(row["notable"].get<bool>()) << row;
 }
 
 TEST_F(ScaleCli, AVersion4TraceSaysWhatIsNotComputed) {
@@ -301,6 +318,40 @@ TEST_F(ScaleCli, AVersion4TraceSaysWhatIsNotComputed) {
     EXPECT_TRUE(j[key].is_null()) << key << ": " << j[key];
   EXPECT_FALSE(j["has_graph"].get<bool>());
   ASSERT_FALSE(j["not_computed"].empty());
+  // Nothing simulated and no span: no machine and no span by edge kind (not zeros).
+  EXPECT_TRUE(j["topology"].is_null()) << j["topology"];
+  EXPECT_TRUE(j["span_by_edge"].is_null()) << j["span_by_edge"];
+}
+
+// --from/--to: the figures of the tasks that began in the window, as scalability()
+// gives them for that window, and the window in the title.
+TEST_F(ScaleCli, AWindowAnalysesTheTasksThatBeganInIt) {
+  lantern::analysis::Analysis a;
+  analyse(*run_, a);
+  const double length_ns = a.ticks_to_ns(static_cast<double>(a.last_tick() - a.first_tick()));
+  const double to_ns = std::round(length_ns / 2);
+  char to_text[64];
+  std::snprintf(to_text, sizeof to_text, "%.0fns", to_ns);
+  // The tick lantern-trace takes for it (cli.hpp, tick_after_first).
+  const auto to_tick = static_cast<lantern::analysis::Tick>(static_cast<double>(a.first_tick()) + a.ns_to_ticks(to_ns));
+  lantern::analysis::ScaleOptions one;
+  one.workers = {1, 2};
+  one.top_labels = 0;
+  const Scalability s = lantern::analysis::scalability(a, one, a.first_tick(), to_tick);
+  const Scalability whole = lantern::analysis::scalability(a, one);
+  ASSERT_LT(s.tasks, whole.tasks) << "half the run should hold fewer tasks than the whole";
+
+  CommandResult r = run_tool({"scale", "--json", "--workers", "1,2", "--top", "0", "--to", to_text, *run_});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json j = json::parse(r.out);
+  EXPECT_EQ(j["tasks"].get<std::uint64_t>(), s.tasks);
+  expect_figure(j["work_ns"], s.work_ns, "the window's work");
+  expect_figure(j["span_ns"], s.span_ns, "the window's span");
+
+  r = run_tool({"scale", "--workers", "1,2", "--from", "0", "--to", to_text, *run_});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(has(r.out, ": scalability of the recorded run from 0 ns to " + format_duration_ns(to_ns) + " (of "))
+      << r.out;
 }
 
 TEST_F(ScaleCli, BadValuesAreUsageErrors) {
@@ -321,6 +372,10 @@ TEST_F(ScaleCli, BadValuesAreUsageErrors) {
       {{"--what-if", "chain=x"}, "not 'chain=x'"},
       {{"--what-if", "chain=50", "--what-if", "=50"}, "not '=50'"},
       {{"--top", "x"}, "--top takes a number from 0 to 1000, not 'x'"},
+      {{"--what-if", "chain=20", "--what-if", "chain=60"}, "--what-if names 'chain' twice"},
+      {{"--from", "soon"}, "--from 'soon' is not a time (e.g. 1.02s, 1020ms, 80us)"},
+      {{"--from", "2ms", "--to", "1ms"}, "--to is before --from"},
+      {{"--from", "1000s"}, "--from 1000s is after the trace's end"},
       {{"--bogus"}, "unknown option '--bogus'"},
       {{"--json=yes"}, "takes no value"},
   };

@@ -75,11 +75,15 @@ void CompareView::tables(const Comparison& c, ImVec2 size, LayoutRecord* layout)
       ImGui::SameLine();
       ImGui::TextUnformatted(state_slot_name(r.state).data());
       ImGui::TableNextColumn();
-      ImGui::TextColored(palette::vec(kRunA), "%.1f%%", 100 * r.a);
+      // A worker only one run has: '-' for the other, as lantern-trace diff prints it.
+      r.in_a ? ImGui::TextColored(palette::vec(kRunA), "%.1f%%", 100 * r.a) : ImGui::TextDisabled("-");
       ImGui::TableNextColumn();
-      ImGui::TextColored(palette::vec(kRunB), "%.1f%%", 100 * r.b);
+      r.in_b ? ImGui::TextColored(palette::vec(kRunB), "%.1f%%", 100 * r.b) : ImGui::TextDisabled("-");
       ImGui::TableNextColumn();
-      ImGui::Text("%+.1f pp", std::fabs(r.b - r.a) < 5e-4 ? 0.0 : 100 * (r.b - r.a));
+      if (r.in_a && r.in_b)
+        ImGui::Text("%+.1f pp", std::fabs(r.b - r.a) < 5e-4 ? 0.0 : 100 * (r.b - r.a));
+      else
+        ImGui::TextDisabled("-");
     }
     ImGui::EndTable();
   }

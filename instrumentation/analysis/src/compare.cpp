@@ -9,6 +9,7 @@
 #include <cmath>
 #include <iterator>
 #include <map>
+#include <tuple>
 
 namespace lantern::analysis {
 namespace {
@@ -160,6 +161,7 @@ std::size_t Comparison::notable_count() const {
   for (const auto& r : steals_by_distance) n += r.notable;
   for (const auto& r : latencies) n += r.notable;
   for (const auto& r : counts) n += r.notable;
+  for (const auto& r : graph) n += r.notable;
   return n;
 }
 
@@ -167,6 +169,12 @@ Comparison compare(const Analysis& a, const std::string& a_name, const Analysis&
   Comparison c;
   c.a = run_of(a, a_name);
   c.b = run_of(b, b_name);
+  for (const auto& [what, pa, pb] :
+       {std::tuple{"work", &c.a.work_ns, &c.b.work_ns}, std::tuple{"span", &c.a.span_ns, &c.b.span_ns},
+        std::tuple{"parallelism", &c.a.parallelism, &c.b.parallelism}}) {
+    const bool both = *pa && *pb && **pa > 0 && **pb > 0;
+    c.graph.push_back({what, *pa, *pb, both && (**pb / **pa >= kRatioNotable || **pa / **pb >= kRatioNotable)});
+  }
   // State shares: Analysis::state_shares, what lantern-trace stats prints for the same
   // worker (of its whole span, unknown time a share of its own: analysis.hpp). The
   // unknown row is there when either run has unknown time for the worker.
@@ -178,7 +186,9 @@ Comparison compare(const Analysis& a, const std::string& a_name, const Analysis&
     const StateShares sa = shares(a, w), sb = shares(b, w);
     for (int s = 0; s < kStateSlots; ++s) {
       if (s == kUnknownState && sa[s] == 0 && sb[s] == 0) continue;
-      c.state_shares.push_back({w, s, sa[s], sb[s], std::fabs(sb[s] - sa[s]) >= kShareNotable});
+      const bool in_a = w < a.worker_count(), in_b = w < b.worker_count();
+      c.state_shares.push_back(
+          {w, s, sa[s], sb[s], in_a && in_b && std::fabs(sb[s] - sa[s]) >= kShareNotable, in_a, in_b});
     }
   }
   // Per label, matched by name (ids are per trace): the tasks begun (what stats and the
@@ -307,7 +317,7 @@ void write_run(std::FILE* out, const char* side, const Comparison::Run& r) {
   if (!r.tasks) std::fprintf(out, "   - tasks: %s\n", r.tasks_not_recorded.c_str());
   if (!r.steals) std::fprintf(out, "   - steals: %s\n", r.steals_not_recorded.c_str());
   if (!r.work_ns && !r.span_ns && !r.parallelism) {
-    std::fprintf(out, "   work, span, parallelism: not computed: %s\n", r.graph_not_computed.c_str());
+    std::fprintf(out, "   %s\n", r.graph_not_computed.c_str());  // "work, span, ... are not computed: WHY"
     return;
   }
   char parallelism[32] = "not computed";
@@ -324,14 +334,41 @@ void write_table(std::FILE* out, const Comparison& c, bool notable_only) {
   write_run(out, "A", c.a);
   write_run(out, "B", c.b);
   std::fprintf(out, "%zu notable differences (marked *)\n\n", c.notable_count());
+  if (std::any_of(c.graph.begin(), c.graph.end(), [](const auto& r) { return r.a || r.b; })) {
+    std::fprintf(out, "task graph (lantern-trace scale)\n  %-12s %10s %10s %7s\n", "figure", "A", "B", "B/A");
+    for (const auto& r : c.graph) {
+      if (notable_only && !r.notable) continue;
+      const bool ratio = r.what == "parallelism";
+      auto text = [&](const std::optional<double>& v) {
+        if (!v) return std::string("-");
+        if (!ratio) return dur(*v);
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%.2f", *v);
+        return std::string(buf);
+      };
+      char quotient[32] = "-";
+      if (r.a && r.b && *r.a > 0) std::snprintf(quotient, sizeof quotient, "%.2f", *r.b / *r.a);
+      std::fprintf(out, "%s %-12s %10s %10s %7s\n", mark[r.notable], r.what.c_str(), text(r.a).c_str(),
+                   text(r.b).c_str(), quotient);
+    }
+    std::fprintf(out, "\n");
+  }
   std::fprintf(out,
                "state shares (as lantern-trace stats prints them: of each worker's time from its start to its stop)\n"
                "  %-8s %-9s %8s %8s %9s\n",
                "worker", "state", "A", "B", "B-A");
   for (const auto& r : c.state_shares) {
     if (notable_only && !r.notable) continue;
-    std::fprintf(out, "%s %-8u %-9s %7.1f%% %7.1f%% %+7.1fpp\n", mark[r.notable], r.worker,
-                 std::string(state_slot_name(r.state)).c_str(), 100 * r.a, 100 * r.b, 100 * (r.b - r.a));
+    auto share = [](bool in, double v) {
+      char buf[32] = "-";
+      if (in) std::snprintf(buf, sizeof buf, "%.1f%%", 100 * v);
+      return std::string(buf);
+    };
+    char delta[32] = "-";
+    if (r.in_a && r.in_b) std::snprintf(delta, sizeof delta, "%+.1fpp", 100 * (r.b - r.a));
+    std::fprintf(out, "%s %-8u %-9s %8s %8s %9s\n", mark[r.notable], r.worker,
+                 std::string(state_slot_name(r.state)).c_str(), share(r.in_a, r.a).c_str(), share(r.in_b, r.b).c_str(),
+                 delta);
   }
   std::fprintf(out,
                "\ntask durations by label (tasks: begun; mean and p90: of those that ended)\n"
@@ -411,7 +448,19 @@ void write_json(std::FILE* out, const Comparison& c) {
   for (std::size_t i = 0; i < c.state_shares.size(); ++i) {
     const auto& r = c.state_shares[i];
     row(i).raw("\"worker\": ").u64(r.worker).raw(", \"state\": ").string(state_slot_name(r.state));
-    j.raw(", \"a\": ").fixed(r.a, 6).raw(", \"b\": ").fixed(r.b, 6);
+    j.raw(", \"a\": ");
+    r.in_a ? j.fixed(r.a, 6) : j.raw("null");
+    j.raw(", \"b\": ");
+    r.in_b ? j.fixed(r.b, 6) : j.raw("null");
+    j.raw(", \"notable\": ").boolean(r.notable).raw("}");
+  }
+  j.raw("\n  ],\n  \"graph\": [");
+  for (std::size_t i = 0; i < c.graph.size(); ++i) {
+    const auto& r = c.graph[i];
+    row(i).raw("\"figure\": ").string(r.what).raw(", \"a\": ");
+    r.a ? j.f64(*r.a) : j.raw("null");
+    j.raw(", \"b\": ");
+    r.b ? j.f64(*r.b) : j.raw("null");
     j.raw(", \"notable\": ").boolean(r.notable).raw("}");
   }
   j.raw("\n  ],\n  \"task_durations\": [");

@@ -497,7 +497,14 @@ Scalability scalability(const Analysis& a, const ScaleOptions& options, Tick fro
                                "), so the task graph has holes; record with larger rings or a lower level");
     return out;
   }
-  const std::uint64_t cut = unmatched + lost + (a.finished() ? open : 0);
+  if (lost > 0) {  // in a window too: a skipped chunk's events are gone from every window it spans
+    out.not_computed.push_back(std::string(kFigures) +
+                               " are not computed: " + plural(lost, "task's end was", "tasks' ends were") +
+                               " lost in a damaged or truncated part of the trace that the reader skipped, so the task "
+                               "graph is incomplete");
+    return out;
+  }
+  const std::uint64_t cut = unmatched + (a.finished() ? open : 0);
   if (cut > 0 && whole) {
     out.not_computed.push_back(std::string(kFigures) + " are not computed: the trace's window cuts " +
                                plural(cut, "task", "tasks") +
@@ -806,11 +813,14 @@ Scalability scalability(const Analysis& a, const ScaleOptions& options, Tick fro
   }
   if (placed > 0 || (a.level() && *a.level() < trace::Level::graph && a.events_of(EventId::task_begin) > 0)) {
     const std::string level(a.level() ? trace::kLevelNames[static_cast<int>(*a.level())] : "unknown");
-    out.notes.push_back("recorded at level " + level +
-                        ", below graph: join's unstolen halves are folded into their parent (their time is the "
-                        "parent's own time), and each of the " +
-                        std::to_string(placed) +
-                        " stolen halves has its spawn placed at the start of its parent's stretch before the steal");
+    std::string note = "recorded at level " + level +
+                       ", below graph: join's unstolen halves are folded into their parent (their time is the "
+                       "parent's own time)";
+    if (placed > 0)
+      note += std::string(", and ") + (placed == 1 ? "the stolen half has its" : "each of the ") +
+              (placed == 1 ? std::string() : std::to_string(placed) + " stolen halves has its") +
+              " spawn placed at the start of its parent's stretch before the steal";
+    out.notes.push_back(note);
   }
   // Releases: releasing slice -> released slice; a signal's or an IO operation's release
   // leaves the signal_set or the submission. Releases and satisfies are added in the
@@ -898,6 +908,39 @@ Scalability scalability(const Analysis& a, const ScaleOptions& options, Tick fro
     }
     costs.spawn_samples = samples.size();
     if (!samples.empty()) costs.spawn_ns = median(samples);
+  }
+
+  // --- time in no task: gaps between phases that something outside the pool ordered ---
+  // The graph holds what the pool's tasks did. A program that ran phases one after
+  // another from a thread outside the pool (submit, wait, submit the next) or idled
+  // between them has, between the phases, time in no task and no edge: its phases'
+  // roots are all free at once in the graph, so the span is the longest phase's, not
+  // their sum, and the simulated T_P leaves the gaps out.
+  if (out.measured_ns && g.roots.size() > 1) {
+    std::vector<std::pair<Tick, Tick>> busy;
+    busy.reserve(g.task_slice.size());
+    for (const SliceRef& r : g.task_slice) {
+      const TaskSlice& slice = a.slice(r);
+      busy.emplace_back(slice.start, slice.end);
+    }
+    std::sort(busy.begin(), busy.end());
+    double idle_ticks = 0;
+    Tick reach = busy.empty() ? 0 : busy.front().second;
+    for (const auto& [b, e] : busy) {
+      if (b > reach) idle_ticks += static_cast<double>(b - reach);
+      reach = std::max(reach, e);
+    }
+    const double idle_ns = idle_ticks * npt;
+    if (idle_ns > 0.1 * *out.measured_ns) {
+      char note[480];
+      std::snprintf(note, sizeof note,
+                    "no task ran for %s of the run's %s: the graph has no edge across those gaps, so its %zu roots "
+                    "(tasks nothing in the pool spawned or released: submitted from outside it) are all free at once, "
+                    "and the span and simulated T_P leave the gaps out. Where a thread outside the pool ran phases one "
+                    "after another, analyse one phase at a time (lantern-trace scale --from/--to)",
+                    format_duration_ns(idle_ns).c_str(), format_duration_ns(*out.measured_ns).c_str(), g.roots.size());
+      out.notes.push_back(note);
+    }
   }
 
   // --- work, span, burdened span: the heaviest paths, in topological order ---
@@ -1014,6 +1057,23 @@ Scalability scalability(const Analysis& a, const ScaleOptions& options, Tick fro
   for (int d = 0; d < kStealDistanceCount; ++d)
     sc.steal[static_cast<std::size_t>(d)] =
         costs.steal_by_distance_ns[static_cast<std::size_t>(d)].value_or(steal_cost);
+  // Distances the simulated machine has (Placement: smt, llc, remote) that the run never
+  // stole across take the median steal: the topology then changes T_P only through which
+  // worker is near which, and the note says so rather than pretending to have measured it.
+  if (costs.steal_ns) {
+    std::string borrowed;
+    const bool has[] = {out.topology.threads_per_core > 1, out.topology.cores_per_socket > 1, out.topology.sockets > 1};
+    const StealDistance at[] = {StealDistance::smt, StealDistance::llc, StealDistance::remote};
+    for (int i = 0; i < 3; ++i)
+      if (has[i] && !costs.steal_by_distance_ns[static_cast<std::size_t>(at[i])])
+        borrowed +=
+            std::string(borrowed.empty() ? "" : ", ") + std::string(kStealDistanceNames[static_cast<int>(at[i])]);
+    if (!borrowed.empty())
+      out.notes.push_back("the simulated machine (" + out.topology.describe() + ") has steals at distance " + borrowed +
+                          ", which the run has no sample of (its machine had no such distance, or no steal crossed "
+                          "it): the simulator charges them the run's median steal, " +
+                          format_duration_ns(*costs.steal_ns));
+  }
   std::vector<std::string> unmeasured;
   if (!costs.spawn_ns) unmeasured.push_back("spawn");
   if (!costs.steal_ns) unmeasured.push_back("steal");
@@ -1113,11 +1173,22 @@ void write_json(JsonOut& o, const Scalability& s) {
   o.raw("},\"wake_ns\":");
   opt(s.costs.wake_ns).raw(",\"wake_samples\":").u64(s.costs.wake_samples).raw(",\"event_ns\":").f64(s.costs.event_ns);
   o.raw(",\"recording_share\":").f64(s.costs.recording_share);
-  o.raw("},\"topology\":").string(s.topology.describe());
-  o.raw(",\"span_by_edge\":{");
-  for (int k = 0; k < kEdgeKindCount; ++k)
-    (k ? o.raw(",") : o).string(kEdgeKindNames[k]).raw(":").f64(s.span_by_edge[static_cast<std::size_t>(k)]);
-  o.raw("},\"critical_path\":[");
+  // The machine simulated, and the span by edge kind: null when nothing was simulated or
+  // the span was not computed (not zeros that read as measured).
+  const bool simulated =
+      std::any_of(s.curve.begin(), s.curve.end(), [](const CurvePoint& p) { return p.simulated_ns; });
+  o.raw("},\"topology\":");
+  simulated ? o.string(s.topology.describe()) : o.raw("null");
+  o.raw(",\"span_by_edge\":");
+  if (s.span_ns) {
+    o.raw("{");
+    for (int k = 0; k < kEdgeKindCount; ++k)
+      (k ? o.raw(",") : o).string(kEdgeKindNames[k]).raw(":").f64(s.span_by_edge[static_cast<std::size_t>(k)]);
+    o.raw("}");
+  } else {
+    o.raw("null");
+  }
+  o.raw(",\"critical_path\":[");
   for (std::size_t i = 0; i < s.critical_path.size(); ++i) {
     const PathStretch& p = s.critical_path[i];
     (i ? o.raw(",") : o).raw("{\"task\":").u64(p.task).raw(",\"worker\":").u64(p.worker);

@@ -3,6 +3,7 @@
 #include "cli.hpp"
 
 #include <cinttypes>
+#include <cmath>
 
 #include "lantern/tools/program_cli.hpp"
 
@@ -72,6 +73,22 @@ std::optional<ParsedArgs> parse_args(std::span<char* const> args, const std::vec
     }
   }
   return parsed;
+}
+
+bool time_option(const ParsedArgs& parsed, const char* name, double* ns, std::string* error) {
+  if (!parsed.has(name)) return true;
+  const double value = analysis::parse_duration_ns(parsed.options.at(name));
+  if (std::isnan(value) || value < 0) {
+    *error = std::string(name) + " '" + parsed.options.at(name) + "' is not a time (e.g. 1.02s, 1020ms, 80us)";
+    return false;
+  }
+  *ns = value;
+  return true;
+}
+
+analysis::Tick tick_after_first(const analysis::Analysis& analysis, double ns) {
+  const double t = static_cast<double>(analysis.first_tick()) + analysis.ns_to_ticks(ns);
+  return t >= 1.8e19 ? ~analysis::Tick{0} : static_cast<analysis::Tick>(t);
 }
 
 int usage_error(const std::string& command, const std::string& what) {

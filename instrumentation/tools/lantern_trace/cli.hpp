@@ -54,6 +54,14 @@ std::optional<int> answer_help(const ParsedArgs& parsed, const char* help);
 // returns kExitUsage.
 int usage_error(const std::string& command, const std::string& what);
 
+// time_option: the value of a --from/--to/--margin option `name`, in ns, into *ns (left
+// alone when the option is absent); false with *error when it is not a time.
+bool time_option(const ParsedArgs& parsed, const char* name, double* ns, std::string* error);
+
+// tick_after_first: the tick `ns` after the analysis' first event, saturated at the
+// largest tick (--from and --to count from the first event).
+analysis::Tick tick_after_first(const analysis::Analysis& analysis, double ns);
+
 // Scan is what reading a whole trace produced, besides what the caller's callback saw.
 struct Scan {
   TraceHeader header;

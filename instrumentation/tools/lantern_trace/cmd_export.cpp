@@ -60,17 +60,6 @@ constexpr const char* kHelp =
     "             what could be read; nothing is written for a file that is not a trace),\n"
     "             2 bad options, or a file cannot be read or written\n";
 
-// time_option: a --from/--to/--margin value in ns, or an error sentence.
-bool time_option(const ParsedArgs& parsed, const char* name, double* ns, std::string* error) {
-  if (!parsed.has(name)) return true;
-  *ns = analysis::parse_duration_ns(parsed.options.at(name));
-  if (std::isnan(*ns) || *ns < 0) {
-    *error = std::string(name) + " '" + parsed.options.at(name) + "' is not a time (e.g. 1.02s, 1020ms, 80us)";
-    return false;
-  }
-  return true;
-}
-
 }  // namespace
 
 int run_export(std::span<char* const> args) {
@@ -126,10 +115,7 @@ int run_export(std::span<char* const> args) {
   ExportWindow window;
   if (!analysis.empty() && (parsed->has("--from") || parsed->has("--to") || warning)) {
     const double first = static_cast<double>(analysis.first_tick());
-    auto at = [&](double ns) {  // ns from the first event -> a tick, saturated
-      const double t = first + analysis.ns_to_ticks(ns);
-      return t >= 1.8e19 ? ~analysis::Tick{0} : static_cast<analysis::Tick>(t);
-    };
+    auto at = [&](double ns) { return tick_after_first(analysis, ns); };
     if (warning) {
       const std::vector<analysis::Problem> all = analysis.health().by_time(analysis);
       if (warning > all.size()) {

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cinttypes>
 #include <cmath>
+#include <limits>
 #include <numeric>
 
 #include "cli.hpp"
@@ -26,7 +27,8 @@ using analysis::Scalability;
 
 constexpr const char* kHelp =
     "usage: lantern-trace scale [--json] [--workers LIST] [--topology SPEC]\n"
-    "                           [--what-if LABEL=PCT]... [--top N] [--no-progress] FILE\n"
+    "                           [--what-if LABEL=PCT]... [--top N] [--from TIME] [--to TIME]\n"
+    "                           [--no-progress] FILE\n"
     "\n"
     "What limits the run's parallelism, and what the program does on more workers, from\n"
     "the task graph in the trace (recorded at level graph: every spawn, wait, release\n"
@@ -64,9 +66,13 @@ constexpr const char* kHelp =
     "  --topology SPEC      the machine to simulate, e.g. \"2 sockets x 32 cores x 2\n"
     "                       threads\" or \"64 cores\" (default: the trace's machine)\n"
     "  --what-if LABEL=PCT  also simulate the tasks labelled LABEL running PCT % faster\n"
-    "                       (0 < PCT <= 100); may be given more than once\n"
+    "                       (0 < PCT <= 100); may be given once for each label\n"
     "  --top N              what-ifs for the N labels with the most span, and the N\n"
     "                       longest stretches of the critical path listed (default 5)\n"
+    "  --from TIME, --to TIME\n"
+    "                       only the tasks that began in that window (times from the\n"
+    "                       first event, e.g. 1.5s, 200ms): one phase of a run whose\n"
+    "                       phases were ordered outside the pool (the notes say when)\n"
     "  --no-progress        no progress bar (it is only drawn when stderr is a terminal)\n"
     "  -h, --help           this text\n"
     "\n"
@@ -102,7 +108,11 @@ std::string percent(double share) {
   return buf;
 }
 
-std::string cost(const std::optional<double>& ns, std::uint64_t samples) {
+// cost: a measured cost, or why there is none. The spawn cost is read off the task graph
+// (a spawn to its child's begin), so without a graph it is not computed for that reason.
+std::string cost(const Scalability& s, const std::optional<double>& ns, std::uint64_t samples,
+                 bool from_graph = false) {
+  if (!ns && from_graph && s.edges == 0 && !s.not_computed.empty()) return not_computed(s, {"span"});
   if (!ns) return "not computed: no sample in this run (the simulator counts it as 0)";
   return format_duration_ns(*ns) + " (median of " + std::to_string(samples) + ")";
 }
@@ -123,18 +133,21 @@ void print_figures(const Scalability& s) {
   std::printf("%-22s %" PRIu64 " tasks, %" PRIu64 " stretches, %" PRIu64 " edges%s\n", "task graph", s.tasks,
               s.stretches, s.edges, s.has_graph ? "" : " (the trace holds no task-graph events)");
   std::printf("measured costs\n");
-  std::printf("  %-20s %s\n", "spawn", cost(s.costs.spawn_ns, s.costs.spawn_samples).c_str());
-  std::printf("  %-20s %s\n", "steal", cost(s.costs.steal_ns, s.costs.steal_samples).c_str());
+  std::printf("  %-20s %s\n", "spawn", cost(s, s.costs.spawn_ns, s.costs.spawn_samples, /*from_graph=*/true).c_str());
+  std::printf("  %-20s %s\n", "steal", cost(s, s.costs.steal_ns, s.costs.steal_samples).c_str());
   for (int d = 0; d < kStealDistanceCount; ++d) {
     const auto& ns = s.costs.steal_by_distance_ns[static_cast<std::size_t>(d)];
     if (ns)
       std::printf("  %-20s %s\n", ("  at distance " + std::string(kStealDistanceNames[d])).c_str(),
                   format_duration_ns(*ns).c_str());
   }
-  std::printf("  %-20s %s\n", "wake", cost(s.costs.wake_ns, s.costs.wake_samples).c_str());
+  std::printf("  %-20s %s\n", "wake", cost(s, s.costs.wake_ns, s.costs.wake_samples).c_str());
   std::printf("  %-20s %s per event (taken off own time: %.0f %% of the tasks' recorded time)\n", "recording",
               format_duration_ns(s.costs.event_ns).c_str(), 100 * s.costs.recording_share);
-  std::printf("%-22s %s\n", "simulated machine", s.topology.describe().c_str());
+  const bool simulated =
+      std::any_of(s.curve.begin(), s.curve.end(), [](const CurvePoint& p) { return p.simulated_ns; });
+  std::printf("%-22s %s\n", "simulated machine",
+              simulated ? s.topology.describe().c_str() : not_computed(s, {"simulat"}).c_str());
 }
 
 void print_curve(const Scalability& s) {
@@ -295,8 +308,10 @@ void print_labels(const Scalability& s) {
     std::printf("(%zu more labels with less of the span; --json lists them all)\n", s.labels.size() - shown);
 }
 
-void print_text(const std::string& path, const Scalability& s, const analysis::Analysis& a, std::size_t top) {
-  std::printf("%s: scalability of the recorded run\n\n", path.c_str());
+// window: "" for the whole run, else " from X to Y" (times from the first event).
+void print_text(const std::string& path, const std::string& window, const Scalability& s, const analysis::Analysis& a,
+                std::size_t top) {
+  std::printf("%s: scalability of the recorded run%s\n\n", path.c_str(), window.c_str());
   print_figures(s);
   print_curve(s);
   print_chart(s);
@@ -322,7 +337,9 @@ int run_scale(std::span<char* const> args) {
                             {"--workers", "", true},
                             {"--topology", "", true},
                             {"--what-if", "", true, true},
-                            {"--top", "", true}},
+                            {"--top", "", true},
+                            {"--from", "", true},
+                            {"--to", "", true}},
                            &error);
   if (!parsed) return usage_error("scale", error);
   if (const auto exit = answer_help(*parsed, kHelp)) return *exit;
@@ -348,8 +365,17 @@ int run_scale(std::span<char* const> args) {
   for (const std::string& v : parsed->all["--what-if"]) {
     auto what_if = analysis::parse_what_if(v, &error);
     if (!what_if) return usage_error("scale", "--what-if takes LABEL=PCT (0 < PCT <= 100), not '" + v + "': " + error);
+    for (const analysis::WhatIf& earlier : options.what_if)
+      if (earlier.label == what_if->label)
+        return usage_error(
+            "scale", "--what-if names '" + printable(what_if->label) + "' twice: give one percentage for each label");
     options.what_if.push_back(std::move(*what_if));
   }
+  double from_ns = 0, to_ns = std::numeric_limits<double>::infinity();
+  if (!time_option(*parsed, "--from", &from_ns, &error) || !time_option(*parsed, "--to", &to_ns, &error))
+    return usage_error("scale", error);
+  if (to_ns < from_ns) return usage_error("scale", "--to is before --from");
+  const bool windowed = parsed->has("--from") || parsed->has("--to");
   if (parsed->has("--top")) {
     const std::string& v = parsed->options["--top"];
     const auto n = tools::parse_number<std::size_t>(v, 0, kMaxTop);
@@ -383,7 +409,20 @@ int run_scale(std::span<char* const> args) {
       return kExitUsage;
     }
   }
-  const Scalability s = analysis::scalability(analysis, options);
+  analysis::Tick from = 0, to = analysis::kOpenEnd;
+  std::string window;
+  if (windowed && !analysis.empty()) {
+    from = tick_after_first(analysis, from_ns);
+    if (!std::isinf(to_ns)) to = tick_after_first(analysis, to_ns);
+    const double length_ns = analysis.ticks_to_ns(static_cast<double>(analysis.last_tick() - analysis.first_tick()));
+    if (from > analysis.last_tick())
+      return usage_error("scale", "--from " + parsed->options["--from"] + " is after the trace's end (" +
+                                      format_duration_ns(length_ns) + ")");
+    window = " from " + format_duration_ns(from_ns) + " to " +
+             format_duration_ns(std::isinf(to_ns) ? length_ns : std::min(to_ns, length_ns)) + " (of " +
+             format_duration_ns(length_ns) + ")";
+  }
+  const Scalability s = analysis::scalability(analysis, options, from, to);
   if (parsed->has("--json")) {
     analysis::JsonOut j(stdout);
     analysis::write_json(j, s);
@@ -393,7 +432,7 @@ int run_scale(std::span<char* const> args) {
       return kExitUsage;
     }
   } else {
-    print_text(path, s, analysis, top);
+    print_text(path, window, s, analysis, top);
   }
   return exit_code(scan);
 }

@@ -68,6 +68,7 @@ struct Comparison {
     int state;  // a state, or kUnknownState (state_slot_name names both)
     double a, b;
     bool notable;
+    bool in_a = true, in_b = true;  // false: that run has no worker w (its share, 0, is printed '-')
   };
   std::vector<StateShare> state_shares;  // by worker, then state
   struct LabelDurations {
@@ -104,6 +105,12 @@ struct Comparison {
     bool notable;
   };
   std::vector<CountRow> counts;  // run-wide counts first, then per worker
+  struct GraphFigure {           // work, span or parallelism (Run's), both runs
+    std::string what;            // "work", "span", "parallelism"
+    std::optional<double> a, b;  // nullopt: not computed (Run::graph_not_computed)
+    bool notable;                // both computed, and one 1.25 times the other or more
+  };
+  std::vector<GraphFigure> graph;
   std::size_t notable_count() const;
 };
 
