@@ -215,9 +215,24 @@ void print_scalability(const std::string& path, const std::vector<Window>& windo
                   "limited by its span (parallelism %.2f: no number of workers runs it more than %.2fx faster than "
                   "one%s)",
                   *s.parallelism, *s.parallelism, ran_on.c_str());
-    std::string limit = w.name + ": " + bound + "; " + std::to_string(static_cast<int>(100 * top.span_share + 0.5)) +
-                        " % of the span is '" + top.name + "' tasks: make '" + top.name +
-                        "' faster or let its tasks overlap";
+    const std::string share = std::to_string(static_cast<int>(100 * top.span_share + 0.5)) + " % of the span";
+    std::string limit = w.name + ": " + bound + "; ";
+    // A span made long by preemption is the machine's doing, not the code's: say so first.
+    const auto preempted = std::find_if(s.notes.begin(), s.notes.end(), [](const std::string& note) {
+      return note.rfind("the critical path's tasks waited ", 0) == 0;
+    });
+    if (preempted != s.notes.end()) {
+      char low[80];
+      std::snprintf(low, sizeof low, ": parallelism %.2f understates it: ", *s.parallelism);
+      limits.push_back(w.name + low + *preempted);
+      continue;
+    }
+    if (top.label == 0) {  // unlabelled tasks (join's halves name none): nothing to point at
+      limits.push_back(limit + share +
+                       " is in tasks without a label: lantern::label_task in them says which code holds it");
+      continue;
+    }
+    limit += share + " is '" + top.name + "' tasks: make '" + top.name + "' faster or let its tasks overlap";
     if (top.what_if && !top.what_if_ns.empty() && !top.baseline_ns.empty()) {
       char gain[160];
       std::snprintf(gain, sizeof gain, " (%g %% faster: %s -> %s on %u workers)", top.what_if->percent,

@@ -901,6 +901,24 @@ TEST(ScalabilityHonesty, StealDistancesWithoutASampleAreSaid) {
     EXPECT_EQ(n.find("has steals at distance"), std::string::npos) << n;
 }
 
+// A task on the critical path whose thread was preempted while it ran: its task_end
+// says how long it waited for a CPU, and a note gives that share of the span.
+TEST(ScalabilityHonesty, PreemptionOnTheCriticalPathIsSaid) {
+  Stream st;
+  st.begin(0, 0, 0x1);
+  st.events.push_back(make_event(100, 0, TaskEndPayload{0x1, false, 40}));  // 40 of its 100 ticks off the CPU
+  Analysis a;
+  st.feed(a);
+  const Scalability s = analysis::scalability(a, quick());
+  ASSERT_TRUE(s.span_ns);
+  EXPECT_DOUBLE_EQ(*s.span_ns, 100) << "the figures keep the wall-clock time";
+  std::string said;
+  for (const auto& n : s.notes)
+    if (n.find("for a CPU") != std::string::npos) said = n;
+  EXPECT_NE(said.find("the critical path's tasks waited 40 ns (40 % of the span) for a CPU"), std::string::npos)
+      << said;
+}
+
 TEST(Scalability, JsonHasEveryFigureAndNullForTheOnesNotComputed) {
   Stream st = small_graph();
   Analysis a;

@@ -12,6 +12,7 @@
 #include <map>
 #include <numeric>
 #include <set>
+#include <tuple>
 
 #include "lantern/analysis/json_out.hpp"
 
@@ -1012,6 +1013,28 @@ Scalability scalability(const Analysis& a, const ScaleOptions& options, Tick fro
     out.critical_path.push_back(p);
   }
   std::reverse(out.critical_path.begin(), out.critical_path.end());
+  // Preemption on the path: a task whose thread waited for a CPU while it ran (another
+  // thread had it: more runnable threads than CPUs) has that wait in its own time, and
+  // on the critical path it lengthens the span by as much. Each task counts once, at
+  // most its own time on the path (the recorder measures tasks of 1 ms or more).
+  {
+    std::map<std::tuple<std::int32_t, int, std::size_t>, std::pair<double, double>> on_path;  // off-CPU, own
+    for (const PathStretch& p : out.critical_path) {
+      const TaskSlice& slice = a.slice(p.slice);
+      if (!(slice.flags & kSliceOffCpu)) continue;
+      auto& [off, own] = on_path[{p.slice.worker, p.slice.depth, p.slice.index}];
+      off = static_cast<double>(a.track(static_cast<std::uint32_t>(p.slice.worker)).off_cpu(slice)) * npt;
+      own += p.own_ns;
+    }
+    double preempted = 0;
+    for (const auto& [slice, figures] : on_path) preempted += std::min(figures.first, figures.second);
+    if (span > 0 && preempted >= 0.05 * span)
+      out.notes.push_back("the critical path's tasks waited " + format_duration_ns(preempted) + " (" +
+                          std::to_string(static_cast<int>(100 * preempted / span + 0.5)) +
+                          " % of the span) for a CPU while they ran: their threads were preempted (more runnable "
+                          "threads than CPUs), and that wait counts as their own time; on a machine to itself the "
+                          "span would be that much shorter");
+  }
 
   // --- labels ---
   std::map<std::uint32_t, LabelFigure> by_label;
