@@ -192,5 +192,62 @@ TEST(ScaleFigures, LiveParallelismOfTheRollingWindowAtMostEveryPeriod) {
   EXPECT_EQ(f.whole()->work_ns, analysis::scalability(s->model().analysis()).work_ns);
 }
 
+// A busy run's live window holds at most live_max_tasks tasks: it starts at the oldest of
+// the last ones instead (the frame waits for the computation under the session's mutex).
+TEST(ScaleFigures, ALiveWindowHoldsAtMostTheLastMaxTasks) {
+  const GraphTrace g = test::graph_trace(false);
+  auto source = std::make_unique<HeldSource>(test::graph_trace_bytes(g));
+  HeldSource* held = source.get();
+  auto s = Session::from_source(std::move(source), SourceStatus::Kind::live, "<live>");
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  for (;;) {
+    {
+      std::lock_guard<std::mutex> lock(s->mutex());
+      if (s->model().events() == g.events.size()) break;
+    }
+    ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "the live session never applied every event";
+    std::this_thread::yield();
+  }
+  std::uint64_t all = 0;
+  {
+    std::lock_guard<std::mutex> lock(s->mutex());
+    analysis::ScaleOptions one;
+    one.workers = {1};
+    one.top_labels = 0;
+    all = analysis::scalability(s->model().analysis(), one).tasks;
+  }
+  ASSERT_GE(all, 4u);
+  ScaleFigures::Options options;
+  options.live_window_s = 2.0;  // the whole trace, but for the cap
+  options.live_max_tasks = all / 2;
+  ScaleFigures f(options);
+  {
+    std::lock_guard<std::mutex> lock(s->mutex());
+    f.poll(*s, 10.0);
+  }
+  f.wait();
+  {
+    std::lock_guard<std::mutex> lock(s->mutex());
+    f.poll(*s, 10.1);
+  }
+  ASSERT_EQ(f.live().size(), 1u);
+  const ParallelismSample sample = f.live().front();
+  EXPECT_GT(sample.from, 0u) << "the window should start later than the trace's start";
+  EXPECT_LE(sample.tasks, options.live_max_tasks);
+  EXPECT_GT(sample.tasks, 0u);
+  {
+    // One tick earlier would hold more than the cap: the window is the widest allowed.
+    std::lock_guard<std::mutex> lock(s->mutex());
+    const analysis::Analysis& a = s->model().analysis();
+    std::size_t earlier = 0;
+    for (std::uint32_t w = 0; w < a.worker_count(); ++w)
+      for (int d = 0; d < a.track(w).depth_count(); ++d)
+        earlier += a.track(w).slices(d).size() - a.track(w).first_slice_starting_at_or_after(d, sample.from - 1);
+    EXPECT_GT(earlier, options.live_max_tasks);
+  }
+  held->release();
+  s->wait_until_finished();
+}
+
 }  // namespace
 }  // namespace lantern::viewer

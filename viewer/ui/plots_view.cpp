@@ -220,7 +220,12 @@ void PlotsView::draw_parallelism(const Model& model, const ViewState& view, cons
   double max = 1;
   for (const auto& s : samples) max = std::max(max, s.parallelism.value_or(0));
   char title[96];
-  std::snprintf(title, sizeof title, "parallelism, last %.3g s", view.live_window_s);
+  // The window's width: the last sample's (a busy run's window holds its last tasks only,
+  // scale_figures.hpp), else the configured one.
+  const double width_s = samples.empty() || samples.back().to <= samples.back().from
+                             ? view.live_window_s
+                             : model.ticks_to_ns(static_cast<double>(samples.back().to - samples.back().from)) / 1e9;
+  std::snprintf(title, sizeof title, "parallelism, last %.3g s", width_s);
   std::string note;
   if (samples.empty()) {
     note = "computed every 0.5 s or so, once data arrives";

@@ -8,6 +8,30 @@
 #include <chrono>
 
 namespace lantern::viewer {
+namespace {
+
+// window_start: `from`, or the latest tick after it from which at most `max_tasks` tasks
+// began (every worker's slices at every depth, begun at or after it).
+Tick window_start(const analysis::Analysis& a, Tick from, Tick to, std::size_t max_tasks) {
+  auto begun_since = [&](Tick t) {
+    std::size_t n = 0;
+    for (std::uint32_t w = 0; w < a.worker_count(); ++w) {
+      const analysis::WorkerTrack& track = a.track(w);
+      for (int d = 0; d < track.depth_count(); ++d)
+        n += track.slices(d).size() - track.first_slice_starting_at_or_after(d, t);
+    }
+    return n;
+  };
+  if (to <= from || begun_since(from) <= max_tasks) return from;
+  Tick lo = from, hi = to;  // begun_since(lo) > max_tasks; find the first t with <= max_tasks
+  while (hi - lo > 1) {
+    const Tick mid = lo + (hi - lo) / 2;
+    (begun_since(mid) > max_tasks ? lo : hi) = mid;
+  }
+  return hi;
+}
+
+}  // namespace
 
 ScaleFigures::~ScaleFigures() { join(); }
 
@@ -109,7 +133,8 @@ void ScaleFigures::poll(Session& session, double now_s) {
   if (session.live() && !session.finished() && now_s >= next_live_s_) {
     const Tick last = model.last_tick();
     const auto width = static_cast<Tick>(model.ns_to_ticks(options_.live_window_s * 1e9));
-    start(session, false, last > width ? last - width : 0, last);
+    start(session, false,
+          window_start(model.analysis(), last > width ? last - width : 0, last, options_.live_max_tasks), last);
   }
 }
 

@@ -15,7 +15,12 @@
 //     `live_period_s`, and no more often than keeps the computation under a tenth of
 //     the time (a window that takes 30 ms to analyse is recomputed every 0.5 s, one that
 //     takes 200 ms every 2 s). A live model grows while it is read, so this computation
-//     holds the session's mutex: the frame waits for it at most once per period.
+//     holds the session's mutex: the frame waits for it at most once per period. To
+//     bound that wait, a window holds at most `live_max_tasks` tasks: where more began
+//     in the last `live_window_s` seconds (the demo's flood records 1.3M tasks a second
+//     at level tasks), it starts later, at the oldest of the last `live_max_tasks`
+//     (analysed at ~1 us a task here, 50,000 keep a frame's wait near 50 ms); the
+//     sample's [from, to] is the window analysed, and the plot names its width.
 //     Rejected: a second Analysis fed by the feed thread for the window (a second fold
 //     of every event, which the one-analysis rule forbids, and twice the feed's cost).
 // Each sample of the live series keeps the figures the analysis returned (nullopt with
@@ -50,10 +55,11 @@ struct ParallelismSample {
 class ScaleFigures {
  public:
   struct Options {
-    analysis::ScaleOptions scale;     // for the whole trace (replay, or Recompute)
-    double live_window_s = 2.0;       // the rolling window's width
-    double live_period_s = 0.5;       // at most this often
-    std::size_t live_samples = 4096;  // the live series keeps this many (oldest dropped)
+    analysis::ScaleOptions scale;         // for the whole trace (replay, or Recompute)
+    double live_window_s = 2.0;           // the rolling window's width
+    double live_period_s = 0.5;           // at most this often
+    std::size_t live_max_tasks = 50'000;  // a window starts later rather than hold more
+    std::size_t live_samples = 4096;      // the live series keeps this many (oldest dropped)
   };
   ScaleFigures() = default;
   explicit ScaleFigures(Options options) : options_(std::move(options)) {}
