@@ -105,6 +105,13 @@ double path_sum(const Scalability& s) {
   return sum;
 }
 
+// note_with: the first note that contains `words` ("" when none does).
+std::string note_with(const Scalability& s, std::string_view words) {
+  for (const auto& n : s.notes)
+    if (n.find(words) != std::string::npos) return n;
+  return "";
+}
+
 void check_simulator(const Scalability& s) {
   ASSERT_TRUE(s.work_ns && s.span_ns);
   for (const auto& c : s.curve) {
@@ -838,9 +845,7 @@ TEST(ScalabilityHonesty, TimeInNoTaskBetweenPhasesIsSaid) {
   const Scalability s = analysis::scalability(a, quick());
   ASSERT_TRUE(s.span_ns);
   EXPECT_DOUBLE_EQ(*s.span_ns, 100) << "two roots: both free at once";
-  std::string said;
-  for (const auto& n : s.notes)
-    if (n.find("no task ran for") != std::string::npos) said = n;
+  const std::string said = note_with(s, "no task ran for");
   EXPECT_NE(said.find("no task ran for 900 ns of the run's 1.10 us"), std::string::npos) << said;
   EXPECT_NE(said.find("2 roots"), std::string::npos) << said;
   // Back to back, the same two tasks leave nothing to say.
@@ -852,8 +857,7 @@ TEST(ScalabilityHonesty, TimeInNoTaskBetweenPhasesIsSaid) {
   tight.end(205, 0, 0x2);
   Analysis b;
   tight.feed(b);
-  for (const auto& n : analysis::scalability(b, quick()).notes)
-    EXPECT_EQ(n.find("no task ran for"), std::string::npos) << n;
+  EXPECT_EQ(note_with(analysis::scalability(b, quick()), "no task ran for"), "");
 }
 
 // A chunk the reader skipped (damaged or truncated) closes the tasks open in it with
@@ -891,14 +895,11 @@ TEST(ScalabilityHonesty, StealDistancesWithoutASampleAreSaid) {
   o.topology = analysis::TopologySpec{2, 4, 2};
   const Scalability s = analysis::scalability(a, o);
   ASSERT_TRUE(s.costs.steal_ns);
-  std::string said;
-  for (const auto& n : s.notes)
-    if (n.find("has steals at distance") != std::string::npos) said = n;
+  const std::string said = note_with(s, "has steals at distance");
   EXPECT_NE(said.find("at distance smt, remote, which the run has no sample of"), std::string::npos) << said;
   // The run's own machine (one socket of cores): llc was measured, nothing to say.
   o.topology = analysis::TopologySpec{1, 4, 1};
-  for (const auto& n : analysis::scalability(a, o).notes)
-    EXPECT_EQ(n.find("has steals at distance"), std::string::npos) << n;
+  EXPECT_EQ(note_with(analysis::scalability(a, o), "has steals at distance"), "");
 }
 
 // A task on the critical path whose thread was preempted while it ran: its task_end
@@ -912,9 +913,7 @@ TEST(ScalabilityHonesty, PreemptionOnTheCriticalPathIsSaid) {
   const Scalability s = analysis::scalability(a, quick());
   ASSERT_TRUE(s.span_ns);
   EXPECT_DOUBLE_EQ(*s.span_ns, 100) << "the figures keep the wall-clock time";
-  std::string said;
-  for (const auto& n : s.notes)
-    if (n.find("for a CPU") != std::string::npos) said = n;
+  const std::string said = note_with(s, "for a CPU");
   EXPECT_NE(said.find("the critical path's tasks waited 40 ns (40 % of the span) for a CPU"), std::string::npos)
       << said;
 }

@@ -125,21 +125,31 @@ class HeldSource final : public ByteSource {
   bool released_ = false;
 };
 
-TEST(ScaleFigures, LiveParallelismOfTheRollingWindowAtMostEveryPeriod) {
-  const GraphTrace g = test::graph_trace(false);
+// live_session: a live Session fed `g`'s trace through a HeldSource (*held: to release
+// it), returned once it has applied every event (watchdog: 30 s, then a loud failure).
+std::unique_ptr<Session> live_session(const GraphTrace& g, HeldSource** held) {
   auto source = std::make_unique<HeldSource>(test::graph_trace_bytes(g));
-  HeldSource* held = source.get();
+  *held = source.get();
   auto s = Session::from_source(std::move(source), SourceStatus::Kind::live, "<live>");
-  // Every event applied (watchdog: 30 s, then a loud failure).
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
   for (;;) {
     {
       std::lock_guard<std::mutex> lock(s->mutex());
-      if (s->model().events() == g.events.size()) break;
+      if (s->model().events() == g.events.size()) return s;
     }
-    ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "the live session never applied every event";
+    if (std::chrono::steady_clock::now() >= deadline) {
+      ADD_FAILURE() << "the live session never applied every event";
+      return s;
+    }
     std::this_thread::yield();
   }
+}
+
+TEST(ScaleFigures, LiveParallelismOfTheRollingWindowAtMostEveryPeriod) {
+  const GraphTrace g = test::graph_trace(false);
+  HeldSource* held = nullptr;
+  auto s = live_session(g, &held);
+  ASSERT_FALSE(::testing::Test::HasFailure());
   ScaleFigures::Options options;
   options.live_window_s = 2.0;
   options.live_period_s = 0.5;
@@ -196,18 +206,9 @@ TEST(ScaleFigures, LiveParallelismOfTheRollingWindowAtMostEveryPeriod) {
 // the last ones instead (the frame waits for the computation under the session's mutex).
 TEST(ScaleFigures, ALiveWindowHoldsAtMostTheLastMaxTasks) {
   const GraphTrace g = test::graph_trace(false);
-  auto source = std::make_unique<HeldSource>(test::graph_trace_bytes(g));
-  HeldSource* held = source.get();
-  auto s = Session::from_source(std::move(source), SourceStatus::Kind::live, "<live>");
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  for (;;) {
-    {
-      std::lock_guard<std::mutex> lock(s->mutex());
-      if (s->model().events() == g.events.size()) break;
-    }
-    ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "the live session never applied every event";
-    std::this_thread::yield();
-  }
+  HeldSource* held = nullptr;
+  auto s = live_session(g, &held);
+  ASSERT_FALSE(::testing::Test::HasFailure());
   std::uint64_t all = 0;
   {
     std::lock_guard<std::mutex> lock(s->mutex());
