@@ -177,9 +177,8 @@ void print_scalability(const std::string& path, const std::vector<Window>& windo
       const std::string why = s.why_not({"work", "span", "parallelism"});
       std::printf("%-16s not computed: %s\n", w.name.c_str(), why.c_str());
       if (why.find("dropped") != std::string::npos)
-        std::printf(
-            "%-16s (this run's rings hold %zu events a worker: --ring %zu records with rings 16 times larger)\n", "",
-            ring_capacity, ring_capacity * 16);
+        std::printf("%-16s (this run's rings hold %zu events a worker: --ring %zu records with larger ones)\n", "",
+                    ring_capacity, std::min(ring_capacity * 16, std::size_t{1} << 28));
       continue;
     }
     std::string predicted[std::size(kPredicted)];
@@ -217,11 +216,11 @@ void print_scalability(const std::string& path, const std::vector<Window>& windo
                   *s.parallelism, *s.parallelism, ran_on.c_str());
     const std::string share = std::to_string(static_cast<int>(100 * top.span_share + 0.5)) + " % of the span";
     std::string limit = w.name + ": " + bound + "; ";
-    // A span made long by preemption is the machine's doing, not the code's: say so first.
+    // A span made long mostly by preemption is the machine's doing, not the code's.
     const auto preempted = std::find_if(s.notes.begin(), s.notes.end(), [](const std::string& note) {
       return note.rfind("the critical path's tasks waited ", 0) == 0;
     });
-    if (preempted != s.notes.end()) {
+    if (preempted != s.notes.end() && s.path_preempted_ns >= 0.5 * *s.span_ns) {
       char low[80];
       std::snprintf(low, sizeof low, ": parallelism %.2f understates it: ", *s.parallelism);
       limits.push_back(w.name + low + *preempted);

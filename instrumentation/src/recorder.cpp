@@ -310,21 +310,21 @@ void Recorder::record(PerWorker& p, const trace::Event& e) noexcept {
     const trace::Event marker =
         trace::make_event(e.ticks, e.worker, DroppedPayload{p.pending_dropped, DropReason::ring_full});
     const EventRing::Pushed pushed = p.ring.push(marker);
+    if (pushed.past_half) drain_request_.request();
     if (!pushed) {
       c.events_dropped.add();
       ++p.pending_dropped;
       return;
     }
-    if (pushed.past_half) drain_request_.request();
     p.pending_dropped = 0;
     c.drop_markers.add();
   }
   const EventRing::Pushed pushed = p.ring.push(e);
+  if (pushed.past_half) [[unlikely]]
+    drain_request_.request();
   if (!pushed) {
     c.events_dropped.add();
     ++p.pending_dropped;
-  } else if (pushed.past_half) [[unlikely]] {
-    drain_request_.request();
   }
 }
 

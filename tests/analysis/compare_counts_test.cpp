@@ -123,7 +123,8 @@ TEST(CompareGraph, WorkSpanAndParallelismAreComparedAndLargeChangesAreNotable) {
   // A small change is not notable.
   Analysis d;
   tasks(d, 1100);
-  for (const auto& r : analysis::compare(a, "A", d, "D").graph) EXPECT_FALSE(r.notable) << r.what;
+  const Comparison small = analysis::compare(a, "A", d, "D");
+  for (const auto& r : small.graph) EXPECT_FALSE(r.notable) << r.what;
 }
 
 }  // namespace

@@ -845,8 +845,9 @@ TEST(ScalabilityHonesty, TimeInNoTaskBetweenPhasesIsSaid) {
   const Scalability s = analysis::scalability(a, quick());
   ASSERT_TRUE(s.span_ns);
   EXPECT_DOUBLE_EQ(*s.span_ns, 100) << "two roots: both free at once";
-  const std::string said = note_with(s, "no task ran for");
-  EXPECT_NE(said.find("no task ran for 900 ns of the run's 1.10 us"), std::string::npos) << said;
+  const std::string said = note_with(s, "no task ran");
+  EXPECT_NE(said.find("no task ran and no edge was in flight for 900 ns of the run's 1.10 us"), std::string::npos)
+      << said;
   EXPECT_NE(said.find("2 roots"), std::string::npos) << said;
   // Back to back, the same two tasks leave nothing to say.
   Stream tight;
@@ -857,7 +858,25 @@ TEST(ScalabilityHonesty, TimeInNoTaskBetweenPhasesIsSaid) {
   tight.end(205, 0, 0x2);
   Analysis b;
   tight.feed(b);
-  EXPECT_EQ(note_with(analysis::scalability(b, quick()), "no task ran for"), "");
+  EXPECT_EQ(note_with(analysis::scalability(b, quick()), "no task ran"), "");
+  // An IO operation in flight across the gap is in the graph: nothing to say either.
+  Stream io;
+  io.workers = 2;
+  const std::uint64_t op = 0x10'0000;
+  io.begin(0, 0, 0x1, TaskSource::own_lane);
+  io.events.push_back(make_event(10, 0, IoSubmitPayload{op, IoKind::read, 5}));
+  io.end(30, 0, 0x1);
+  io.begin(0, 1, 0x3, TaskSource::own_lane);  // a second root
+  io.end(20, 1, 0x3);
+  io.events.push_back(make_event(1000, 1, IoCompletePayload{op, 64}));
+  io.release(1000, 1, 0x2, op);
+  io.begin(1005, 1, 0x2, TaskSource::own_lane);
+  io.end(1100, 1, 0x2);
+  Analysis c;
+  io.feed(c);
+  const Scalability with_io = analysis::scalability(c, quick());
+  ASSERT_TRUE(with_io.span_ns);
+  EXPECT_EQ(note_with(with_io, "no task ran"), "");
 }
 
 // A chunk the reader skipped (damaged or truncated) closes the tasks open in it with
@@ -872,7 +891,7 @@ TEST(ScalabilityHonesty, TasksWhoseEndWasLostInASkippedChunkAreSaid) {
   const Scalability s = analysis::scalability(a, quick());
   EXPECT_FALSE(s.span_ns);
   ASSERT_EQ(s.not_computed.size(), 1u);
-  EXPECT_NE(s.not_computed[0].find("1 task's end was lost in a damaged or truncated part of the trace"),
+  EXPECT_NE(s.not_computed[0].find("1 task's end was lost (in a damaged or truncated part of the trace"),
             std::string::npos)
       << s.not_computed[0];
   EXPECT_EQ(s.why_not({"span"}).rfind("1 task's end was lost", 0), 0u) << s.why_not({"span"});
@@ -896,10 +915,20 @@ TEST(ScalabilityHonesty, StealDistancesWithoutASampleAreSaid) {
   const Scalability s = analysis::scalability(a, o);
   ASSERT_TRUE(s.costs.steal_ns);
   const std::string said = note_with(s, "has steals at distance");
-  EXPECT_NE(said.find("at distance smt, remote, which the run has no sample of"), std::string::npos) << said;
-  // The run's own machine (one socket of cores): llc was measured, nothing to say.
+  EXPECT_NE(said.find("the simulation (2 sockets x 4 cores x 2 threads, up to 1024 workers) has steals at "
+                      "distance smt, remote, which the run has no sample of"),
+            std::string::npos)
+      << said;
+  // Up to 4 workers on one socket of 4 cores: every steal at distance llc, which was
+  // measured; nothing to say. Up to 8 workers: two share a core (smt).
   o.topology = analysis::TopologySpec{1, 4, 1};
+  o.workers = {1, 2, 4};
   EXPECT_EQ(note_with(analysis::scalability(a, o), "has steals at distance"), "");
+  o.workers = {1, 8};
+  EXPECT_NE(note_with(analysis::scalability(a, o), "has steals at distance")
+                .find("up to 8 workers) has steals at "
+                      "distance smt, which"),
+            std::string::npos);
 }
 
 // A task on the critical path whose thread was preempted while it ran: its task_end
@@ -913,6 +942,7 @@ TEST(ScalabilityHonesty, PreemptionOnTheCriticalPathIsSaid) {
   const Scalability s = analysis::scalability(a, quick());
   ASSERT_TRUE(s.span_ns);
   EXPECT_DOUBLE_EQ(*s.span_ns, 100) << "the figures keep the wall-clock time";
+  EXPECT_DOUBLE_EQ(s.path_preempted_ns, 40);
   const std::string said = note_with(s, "for a CPU");
   EXPECT_NE(said.find("the critical path's tasks waited 40 ns (40 % of the span) for a CPU"), std::string::npos)
       << said;

@@ -295,7 +295,9 @@ TEST_F(ScaleCli, DiffPrintsEachRunsWorkSpanAndParallelism) {
   // The same trace twice: no graph row is notable (compare_counts_test marks a change).
   r = run_tool({"diff", "--json", *run_, *run_});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  for (const json& row : json::parse(r.out)["graph"]) EXPECT_FALSE(row["notable"].get<bool>()) << row;
+  const json same = json::parse(r.out);
+  ASSERT_EQ(same["graph"].size(), 3u);
+  for (const json& row : same["graph"]) EXPECT_FALSE(row["notable"].get<bool>()) << row;
 }
 
 TEST_F(ScaleCli, AVersion4TraceSaysWhatIsNotComputed) {

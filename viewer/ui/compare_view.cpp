@@ -59,7 +59,33 @@ void CompareView::tables(const Comparison& c, ImVec2 size, LayoutRecord* layout)
   ImGui::Text("%zu notable differences", c.notable_count());
   ImGui::SameLine();
   ImGui::TextDisabled("(highlighted; = lantern-trace diff)");
-  const float table_h = (size.y - 2 * ImGui::GetFrameHeightWithSpacing()) / 2;
+  // The task graph's figures, diff's first rows, on one line: A -> B, a notable one in
+  // the highlight's colour. Layout: "compare_notable"/"compare_row", kind 4.
+  for (std::size_t i = 0; i < c.graph.size(); ++i) {
+    const auto& r = c.graph[i];
+    auto text = [&](const std::optional<double>& v) {
+      if (!v) return std::string("-");
+      if (r.what != "parallelism") return analysis::format_duration_ns(*v);
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%.2f", *v);
+      return std::string(buf);
+    };
+    const std::string line = r.what + " " + text(r.a) + " -> " + text(r.b) +
+                             (r.a && r.b && *r.a > 0 ? " (" + ratio_text(*r.b / *r.a) + ")" : std::string());
+    if (i > 0) {  // on the same line where it fits
+      const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
+      if (ImGui::GetItemRectMax().x + 16 + ImGui::CalcTextSize(line.c_str()).x <= right) ImGui::SameLine(0, 16);
+    }
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    if (r.notable)
+      ImGui::TextColored(palette::vec(IM_COL32(255, 170, 40, 255)), "%s", line.c_str());
+    else
+      ImGui::TextUnformatted(line.c_str());
+    if (layout)
+      layout->add(r.notable ? "compare_notable" : "compare_row", 4, static_cast<int>(i), p.x, p.y, p.x + 4,
+                  p.y + ImGui::GetTextLineHeight());
+  }
+  const float table_h = (ImGui::GetContentRegionAvail().y - 2 * ImGui::GetTextLineHeightWithSpacing()) / 2;
   ImGui::TextDisabled("state shares of each worker's time");
   if (ImGui::BeginTable("##shares", 5, flags, ImVec2(half, table_h))) {
     ImGui::TableSetupScrollFreeze(0, 1);

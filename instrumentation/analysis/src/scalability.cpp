@@ -501,8 +501,8 @@ Scalability scalability(const Analysis& a, const ScaleOptions& options, Tick fro
   if (lost > 0) {  // in a window too: a skipped chunk's events are gone from every window it spans
     out.not_computed.push_back(std::string(kFigures) +
                                " are not computed: " + plural(lost, "task's end was", "tasks' ends were") +
-                               " lost in a damaged or truncated part of the trace that the reader skipped, so the task "
-                               "graph is incomplete");
+                               " lost (in a damaged or truncated part of the trace that the reader skipped, or with "
+                               "events dropped while recording), so the task graph is incomplete");
     return out;
   }
   const std::uint64_t cut = unmatched + (a.finished() ? open : 0);
@@ -918,12 +918,16 @@ Scalability scalability(const Analysis& a, const ScaleOptions& options, Tick fro
   // roots are all free at once in the graph, so the span is the longest phase's, not
   // their sum, and the simulated T_P leaves the gaps out.
   if (out.measured_ns && g.roots.size() > 1) {
+    // Covered: a task runs, or an edge is in flight (an IO operation between the task
+    // that submitted it and the one its completion released is in the graph).
     std::vector<std::pair<Tick, Tick>> busy;
-    busy.reserve(g.task_slice.size());
+    busy.reserve(g.task_slice.size() + g.edges.size());
     for (const SliceRef& r : g.task_slice) {
       const TaskSlice& slice = a.slice(r);
       busy.emplace_back(slice.start, slice.end);
     }
+    for (const Graph::Edge& e : g.edges)
+      if (g.begin[e.to] > g.end[e.from]) busy.emplace_back(g.end[e.from], g.begin[e.to]);
     std::sort(busy.begin(), busy.end());
     double idle_ticks = 0;
     Tick reach = busy.empty() ? 0 : busy.front().second;
@@ -933,9 +937,10 @@ Scalability scalability(const Analysis& a, const ScaleOptions& options, Tick fro
     }
     const double idle_ns = idle_ticks * npt;
     if (idle_ns > 0.1 * *out.measured_ns) {
-      char note[480];
+      char note[560];
       std::snprintf(note, sizeof note,
-                    "no task ran for %s of the run's %s: the graph has no edge across those gaps, so its %zu roots "
+                    "no task ran and no edge was in flight for %s of the run's %s: nothing in the graph spans those "
+                    "gaps, so its %zu roots "
                     "(tasks nothing in the pool spawned or released: submitted from outside it) are all free at once, "
                     "and the span and simulated T_P leave the gaps out. Where a thread outside the pool ran phases one "
                     "after another, analyse one phase at a time (lantern-trace scale --from/--to)",
@@ -1016,7 +1021,9 @@ Scalability scalability(const Analysis& a, const ScaleOptions& options, Tick fro
   // Preemption on the path: a task whose thread waited for a CPU while it ran (another
   // thread had it: more runnable threads than CPUs) has that wait in its own time, and
   // on the critical path it lengthens the span by as much. Each task counts once, at
-  // most its own time on the path (the recorder measures tasks of 1 ms or more).
+  // most its own time on the path (the recorder measures tasks of 1 ms or more). A
+  // parent's wait includes what a task nested in it waited, so with both on the path the
+  // sum is an upper bound.
   {
     std::map<std::tuple<std::int32_t, int, std::size_t>, std::pair<double, double>> on_path;  // off-CPU, own
     for (const PathStretch& p : out.critical_path) {
@@ -1028,6 +1035,8 @@ Scalability scalability(const Analysis& a, const ScaleOptions& options, Tick fro
     }
     double preempted = 0;
     for (const auto& [slice, figures] : on_path) preempted += std::min(figures.first, figures.second);
+    preempted = std::min(preempted, span);  // a parent's wait includes its nested task's, if both are on the path
+    out.path_preempted_ns = preempted;
     if (span > 0 && preempted >= 0.05 * span)
       out.notes.push_back("the critical path's tasks waited " + format_duration_ns(preempted) + " (" +
                           std::to_string(static_cast<int>(100 * preempted / span + 0.5)) +
@@ -1080,19 +1089,27 @@ Scalability scalability(const Analysis& a, const ScaleOptions& options, Tick fro
   for (int d = 0; d < kStealDistanceCount; ++d)
     sc.steal[static_cast<std::size_t>(d)] =
         costs.steal_by_distance_ns[static_cast<std::size_t>(d)].value_or(steal_cost);
-  // Distances the simulated machine has (Placement: smt, llc, remote) that the run never
-  // stole across take the median steal: the topology then changes T_P only through which
-  // worker is near which, and the note says so rather than pretending to have measured it.
+  // Distances the simulation uses (Placement: smt, llc, remote) that the run never stole
+  // across take the median steal: the topology then changes T_P only through which
+  // worker is near which, and the note says so rather than pretending to have measured
+  // it. Placement fills cores first (worker w on core w % cores): the largest P simulated
+  // shares a core past sockets x cores, a socket from 2 workers when sockets have 2
+  // cores or more, and crosses sockets past one socket's cores.
   if (costs.steal_ns) {
     std::string borrowed;
-    const bool has[] = {out.topology.threads_per_core > 1, out.topology.cores_per_socket > 1, out.topology.sockets > 1};
+    std::uint32_t most = workers.empty() ? 1 : workers.back();
+    for (std::uint32_t p : options.what_if_workers) most = std::max(most, p);
+    const TopologySpec& m = out.topology;
+    const bool has[] = {most > m.sockets * m.cores_per_socket, m.cores_per_socket > 1 && most > 1,
+                        m.sockets > 1 && most > m.cores_per_socket};
     const StealDistance at[] = {StealDistance::smt, StealDistance::llc, StealDistance::remote};
     for (int i = 0; i < 3; ++i)
       if (has[i] && !costs.steal_by_distance_ns[static_cast<std::size_t>(at[i])])
         borrowed +=
             std::string(borrowed.empty() ? "" : ", ") + std::string(kStealDistanceNames[static_cast<int>(at[i])]);
     if (!borrowed.empty())
-      out.notes.push_back("the simulated machine (" + out.topology.describe() + ") has steals at distance " + borrowed +
+      out.notes.push_back("the simulation (" + out.topology.describe() + ", up to " + std::to_string(most) +
+                          " workers) has steals at distance " + borrowed +
                           ", which the run has no sample of (its machine had no such distance, or no steal crossed "
                           "it): the simulator charges them the run's median steal, " +
                           format_duration_ns(*costs.steal_ns));
@@ -1202,6 +1219,7 @@ void write_json(JsonOut& o, const Scalability& s) {
       std::any_of(s.curve.begin(), s.curve.end(), [](const CurvePoint& p) { return p.simulated_ns; });
   o.raw("},\"topology\":");
   simulated ? o.string(s.topology.describe()) : o.raw("null");
+  o.raw(",\"path_preempted_ns\":").f64(s.path_preempted_ns);
   o.raw(",\"span_by_edge\":");
   if (s.span_ns) {
     o.raw("{");

@@ -12,14 +12,19 @@
 // still free.
 //
 // The worker's side is lock-free and never blocks: it sets a flag and notifies the
-// condition variable without its mutex, once per burst at most (the first request since
-// the Collector last took one; later ones see the flag set and return). The Collector
-// takes the request (clears the flag) before each pass and waits with the flag in its
-// predicate. A notify that falls between the Collector's look at the flag and its going
-// to sleep is missed; the flag is then seen at the end of that wait, one period late,
-// as if there were no requests. Rejected: the worker taking the
-// mutex (no lost wake-up, but a worker that blocks, even for a moment, behind the
-// Collector) and a futex of our own (Linux only, for the same result).
+// condition variable without its mutex. A ring reports past half full when its fill
+// passes half, again where it would be full if it still is, and on each push that finds
+// it full (EventRing::push): twice a lap while the Collector keeps up, and on every
+// dropped event while it does not. With no Collector waiting, a notify is a load of the
+// condition variable's state. The
+// Collector takes the request (clears the flag) before each pass and waits with the
+// flag in its predicate. A notify that falls between the Collector's look at the flag
+// and its going to sleep is missed; the ring's next report (at most half a lap later)
+// notifies again, and the wait's own period bounds the rest. Rejected: the worker
+// taking the mutex (no lost wake-up, but a worker that blocks, even for a moment,
+// behind the Collector); notifying only on the flag's first setting (one missed notify
+// would then silence the ring until the Collector's period ends); a futex of our own
+// (Linux only, for the same result).
 #pragma once
 
 #include <atomic>
@@ -33,8 +38,7 @@ class DrainRequest {
  public:
   // request: any worker; lock-free.
   void request() noexcept {
-    if (requested_.load(std::memory_order_relaxed)) return;
-    if (requested_.exchange(true, std::memory_order_relaxed)) return;
+    requested_.store(true, std::memory_order_relaxed);
     cv_.notify_one();
   }
   // take: the Collector, before a pass; true when a request was waiting.

@@ -59,8 +59,9 @@ class EventRing {
 
   // Pushed: what push did. `ok`: the event went in (false: the ring was full and the
   // caller counts the drop). `past_half`: the producer found the ring at least half full
-  // just now - once per lap at most, when the fill passes half - the moment to ask the
-  // consumer to come early (Recorder: DrainRequest).
+  // just now - when the fill passes half, again where the ring would be full if it still
+  // is, and on every push it finds full - the moments to ask the consumer to come now
+  // (Recorder: DrainRequest).
   struct Pushed {
     bool ok;
     bool past_half;
@@ -74,7 +75,7 @@ class EventRing {
     bool past_half = false;
     if (t >= producer_check_at_) [[unlikely]] {
       producer_head_ = head_.load(std::memory_order_acquire);
-      if (t - producer_head_ > mask_) return {false, false};  // full: the next push checks again
+      if (t - producer_head_ > mask_) return {false, true};  // full: the next push checks again
       past_half = t - producer_head_ > mask_ / 2;
       // Past half: the next look is when the ring would be full; otherwise when it would
       // be half full again.

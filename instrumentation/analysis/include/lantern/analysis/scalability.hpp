@@ -191,6 +191,10 @@ struct Scalability {
   RunCosts costs;
   TopologySpec topology;  // what the simulator used
   std::vector<PathStretch> critical_path;
+  // path_preempted_ns: of the span, the time the critical path's tasks waited for a CPU
+  // while they ran (their task_end's off-CPU time; each task at most its own time on the
+  // path; an upper bound where a preempted task's nested task is on the path too).
+  double path_preempted_ns = 0;
   // span_by_edge[k]: span time of the stretches entered by an edge of kind k (with the
   // edge's own weight); they add up to the span.
   std::array<double, kEdgeKindCount> span_by_edge{};

@@ -18,9 +18,11 @@
 //     holds the session's mutex: the frame waits for it at most once per period. To
 //     bound that wait, a window holds at most `live_max_tasks` tasks: where more began
 //     in the last `live_window_s` seconds (the demo's flood records 1.3M tasks a second
-//     at level tasks), it starts later, at the oldest of the last `live_max_tasks`
-//     (analysed at ~1 us a task here, 50,000 keep a frame's wait near 50 ms); the
-//     sample's [from, to] is the window analysed, and the plot names its width.
+//     at level tasks), it starts later, at the oldest of the last `live_max_tasks`; the
+//     sample's [from, to] is the window analysed, and the plot names its width. That
+//     bounds the graph built, the bulk of the time; the scans that find the window's
+//     tasks, releases and IO operations still pass over the whole session (a few ns an
+//     item), so a long session's wait grows slowly with it.
 //     Rejected: a second Analysis fed by the feed thread for the window (a second fold
 //     of every event, which the one-analysis rule forbids, and twice the feed's cost).
 // Each sample of the live series keeps the figures the analysis returned (nullopt with
