@@ -93,7 +93,20 @@ void bench_paired(Context& ctx, unsigned workers) {
     std::vector<std::vector<double>> ratio(variants);  // log(variant / no observer) per round
     std::vector<std::vector<double>> times(variants);
     std::vector<int> apart(variants, 0);  // rounds whose variant and no-observer runs began on different CPUs
-    std::uint32_t unpinned_workers = 0;   // with pin: workers Lantern could not pin, over all pools
+    // What each Recorder recorded and dropped (ring full) over this workload's rounds: a
+    // time for a recording that dropped most of its events is not the cost of recording.
+    auto events = [&](const Observed& o) {
+      std::pair<double, double> recorded_dropped{0, 0};
+      for (std::uint32_t i = 0; i < workers; ++i) {
+        const auto snap = o.recorder->snapshot(i);
+        recorded_dropped.first += static_cast<double>(snap.events_recorded);
+        recorded_dropped.second += static_cast<double>(snap.events_dropped);
+      }
+      return recorded_dropped;
+    };
+    std::vector<std::pair<double, double>> before(levels);
+    for (std::size_t l = 0; l < levels; ++l) before[l] = events(observed[l]);
+    std::uint32_t unpinned_workers = 0;  // with pin: workers Lantern could not pin, over all pools
     for (int b = 0; b < blocks; ++b) {
       // Fresh pools for every block, made in a rotating order: one pool instance can be
       // faster or slower than an identical one for as long as it lives (the control has
@@ -128,6 +141,9 @@ void bench_paired(Context& ctx, unsigned workers) {
     const auto c = bench::median_interval(ratio[1]);
     for (std::size_t v = 2; v < variants; ++v) {
       const Observed& o = observed[v - 2];
+      const auto after = events(o);
+      const double recorded = after.first - before[v - 2].first, dropped = after.second - before[v - 2].second;
+      const double dropped_share = recorded + dropped > 0 ? dropped / (recorded + dropped) : 0;
       const std::string level = std::string(lantern::trace::kLevelNames[static_cast<int>(o.level)]) +
                                 (o.left_out != 0 ? "_no_graph_events" : "");
       const auto s = bench::median_interval(ratio[v]);
@@ -141,7 +157,8 @@ void bench_paired(Context& ctx, unsigned workers) {
                          " / no observer: median " + interval_text(s) +
                          "; control (a second unobserved pool / the first): median " + interval_text(c) + "; medians " +
                          bench::format_number(bench::median(times[0]) * 1e3) + " ms (no observer), " +
-                         bench::format_number(bench::median(times[v]) * 1e3) + " ms (" + level + ")";
+                         bench::format_number(bench::median(times[v]) * 1e3) + " ms (" + level + "); dropped " +
+                         bench::format_number(100 * dropped_share) + " % of its events (ring full)";
       if (c.low > 0 || c.high < 0) {
         note += "; the control's interval excludes 0: identical pools differed, read the verdict with care";
       }
@@ -163,6 +180,7 @@ void bench_paired(Context& ctx, unsigned workers) {
                            {level + "_low", std::exp(s.low)},
                            {level + "_high", std::exp(s.high)},
                            {"control_median", std::exp(c.median)},
+                           {"dropped_share", dropped_share},
                            {"control_low", std::exp(c.low)},
                            {"control_high", std::exp(c.high)},
                            {"no_observer_ms", bench::median(times[0]) * 1e3},
