@@ -369,7 +369,7 @@ TEST_F(ScaleCli, BadValuesAreUsageErrors) {
        "--topology takes a spec such as \"2 sockets x 32 cores x 2 threads\", not '3 bananas'"},
       {{"--topology", "0 cores"}, "--topology takes a spec"},
       {{"--topology", "nonsense"},
-       "--topology 'nonsense': expected a number, as in \"2 sockets x 32 cores x 2 threads\" (see"},
+       "--topology takes a spec such as \"2 sockets x 32 cores x 2 threads\", not 'nonsense': expected a number"},
       {{"--what-if", "chain"}, "--what-if takes LABEL=PCT (0 < PCT <= 100), not 'chain'"},
       {{"--what-if", "chain=0"}, "not 'chain=0'"},
       {{"--what-if", "chain=101"}, "not 'chain=101'"},

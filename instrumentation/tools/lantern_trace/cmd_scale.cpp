@@ -359,14 +359,11 @@ int run_scale(std::span<char* const> args) {
     const std::string& v = parsed->options["--topology"];
     options.topology = analysis::parse_topology(v, &error);
     if (!options.topology) {
-      // parse_topology names the text and, where it helps, gives the example itself.
+      // parse_topology's sentence names the text too: keep only why.
       const std::string named = "topology \"" + v + "\": ";
       if (error.rfind(named, 0) == 0) error.erase(0, named.size());
-      constexpr std::string_view kExample = "\"2 sockets x 32 cores x 2 threads\"";
       return usage_error(
-          "scale", error.find(kExample) != std::string::npos
-                       ? "--topology '" + v + "': " + error
-                       : "--topology takes a spec such as " + std::string(kExample) + ", not '" + v + "': " + error);
+          "scale", "--topology takes a spec such as \"2 sockets x 32 cores x 2 threads\", not '" + v + "': " + error);
     }
   }
   for (const std::string& v : parsed->all["--what-if"]) {
