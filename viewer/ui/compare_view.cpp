@@ -63,14 +63,7 @@ void CompareView::tables(const Comparison& c, ImVec2 size, LayoutRecord* layout)
   // the highlight's colour. Layout: "compare_notable"/"compare_row", kind 4.
   for (std::size_t i = 0; i < c.graph.size(); ++i) {
     const auto& r = c.graph[i];
-    auto text = [&](const std::optional<double>& v) {
-      if (!v) return std::string("-");
-      if (r.what != "parallelism") return analysis::format_duration_ns(*v);
-      char buf[32];
-      std::snprintf(buf, sizeof buf, "%.2f", *v);
-      return std::string(buf);
-    };
-    const std::string line = r.what + " " + text(r.a) + " -> " + text(r.b) +
+    const std::string line = r.what + " " + r.text(r.a) + " -> " + r.text(r.b) +
                              (r.a && r.b && *r.a > 0 ? " (" + ratio_text(*r.b / *r.a) + ")" : std::string());
     if (i > 0) {  // on the same line where it fits
       const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;

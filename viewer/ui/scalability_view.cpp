@@ -15,11 +15,6 @@ namespace {
 
 using analysis::Scalability;
 
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
 // record: one figure as the view shows it, for tests ("scale_figure NAME VALUE", or
 // "scale_not_computed NAME" when the analysis left it out).
 void record(LayoutRecord* layout, const char* run, const char* name, const std::optional<double>& v) {
@@ -48,7 +43,7 @@ void plot_text(ImDrawList* draw, LayoutRecord* layout, ImVec2 p, ImU32 colour, c
 }
 
 // figure_row: a name and its value, or "not computed: <reason>" (wrapped) in its place.
-// `key`: the word not_computed_reason looks for in the analysis' sentences, read only
+// `key`: the word Scalability::why_not looks for in the analysis' sentences, read only
 // when the figure is missing.
 void figure_row(const char* name, const std::optional<double>& v, const std::string& value_text, const Scalability& s,
                 const char* key, const char* hint = nullptr) {
@@ -63,7 +58,7 @@ void figure_row(const char* name, const std::optional<double>& v, const std::str
     ImGui::PopTextWrapPos();
   } else {
     ImGui::PushTextWrapPos(0);
-    ImGui::TextColored(palette::vec(palette::kWarning), "not computed: %s", not_computed_reason(s, key).c_str());
+    ImGui::TextColored(palette::vec(palette::kWarning), "not computed: %s", s.why_not({key}).c_str());
     ImGui::PopTextWrapPos();
   }
 }
@@ -74,11 +69,6 @@ std::string ratio(double v) {
   return buf;
 }
 
-std::string cost_text(const std::optional<double>& ns, std::uint64_t samples, const char* what) {
-  if (!ns) return std::string("not measured: the run has no ") + what + " (the simulator uses 0)";
-  return format_duration(*ns) + " (median of " + count_of(samples, "sample") + ")";
-}
-
 // What each kind of edge means, from the analysis' table.
 constexpr const char* kEdgeKindTexts[] = {
 #define LANTERN_X(name, text) text,
@@ -87,8 +77,6 @@ constexpr const char* kEdgeKindTexts[] = {
 };
 
 }  // namespace
-
-std::string not_computed_reason(const Scalability& s, const std::string& figure) { return s.why_not({lower(figure)}); }
 
 bool ScalabilityView::take_recompute(analysis::ScaleOptions* options) {
   if (!recompute_) return false;
@@ -148,7 +136,7 @@ void ScalabilityView::curve(const Run& a, const Run* b, ViewState& view, ImVec2 
   // Speedup T1 / T_P for every curve point; the y axis reaches the highest of them.
   const auto& pts = s.curve;
   if (pts.empty() || !s.work_ns) {
-    const std::string why = "not computed: " + not_computed_reason(s, pts.empty() ? "curve" : "work");
+    const std::string why = "not computed: " + s.why_not({pts.empty() ? "curve" : "work"});
     draw->AddText(ImGui::GetFont(), ImGui::GetFontSize(), ImVec2(p0.x + 8, p0.y + 8), palette::kWarning, why.c_str(),
                   nullptr, p1.x - p0.x - 16);
     text_box(layout, ImVec2(p0.x + 8, p0.y + 8), "not computed");
@@ -156,17 +144,13 @@ void ScalabilityView::curve(const Run& a, const Run* b, ViewState& view, ImVec2 
   }
   double top = 2;
   for (const auto& p : pts) top = std::max({top, p.speedup_upper(), p.speedup_simulated().value_or(0.0)});
-  auto measured_speedup = [](const Scalability& r) -> std::optional<double> {
-    if (!r.work_ns || !r.measured_ns || !(*r.measured_ns > 0)) return std::nullopt;
-    return *r.work_ns / *r.measured_ns;
-  };
   for (const Scalability* r : {&s, sb})
-    if (r) top = std::max(top, measured_speedup(*r).value_or(0));
+    if (r) top = std::max(top, r->speedup_measured().value_or(0));
   // The axis reaches below 1x where a bound or a run is slower than one worker's work.
   double bottom = 1;
   for (const auto& p : pts) bottom = std::min(bottom, p.speedup_lower());
   for (const Scalability* r : {&s, sb})
-    if (r) bottom = std::min(bottom, measured_speedup(*r).value_or(1));
+    if (r) bottom = std::min(bottom, r->speedup_measured().value_or(1));
   const double y_min = std::max(-10.0, std::floor(std::log2(std::max(bottom, 1e-3))));  // log2 of its bottom
   const double y_max = std::max(y_min + 1, std::ceil(std::log2(top * 1.15)));           // and of its top
   const double x_max = 10;                                                              // 1024 workers
@@ -239,7 +223,7 @@ void ScalabilityView::curve(const Run& a, const Run* b, ViewState& view, ImVec2 
   if (sb) simulated_line(*sb, palette::kRunB, 1.5f, "B");
   simulated_line(s, palette::kSimulated, 2.0f, "A");
   auto point = [&](const Scalability& r, ImU32 colour, const char* run) {
-    const auto sp = measured_speedup(r);
+    const auto sp = r.speedup_measured();
     if (!sp || r.measured_workers == 0) return;
     const ImVec2 c(X(r.measured_workers), Y(*sp));
     draw->AddCircleFilled(c, 6.0f, colour);
@@ -314,16 +298,18 @@ void ScalabilityView::figures(const Scalability& s, ViewState& view) {
              s, "");
   // The run's own costs, which the simulator and the burdened span charge.
   const auto& c = s.costs;
-  figure_row("spawn cost", std::optional<double>(0.0), cost_text(c.spawn_ns, c.spawn_samples, "spawns"), s, "");
-  figure_row("steal cost", std::optional<double>(0.0), cost_text(c.steal_ns, c.steal_samples, "steals"), s, "");
-  figure_row("wake cost", std::optional<double>(0.0), cost_text(c.wake_ns, c.wake_samples, "wakes"), s, "");
+  figure_row("spawn cost", std::optional<double>(0.0),
+             analysis::cost_text(s, c.spawn_ns, c.spawn_samples, /*from_graph=*/true), s, "");
+  figure_row("steal cost", std::optional<double>(0.0), analysis::cost_text(s, c.steal_ns, c.steal_samples), s, "");
+  figure_row("wake cost", std::optional<double>(0.0), analysis::cost_text(s, c.wake_ns, c.wake_samples), s, "");
   figure_row("event cost", std::optional<double>(0.0),
              c.event_ns > 0 ? format_duration(c.event_ns) + " per event, taken off own time (" +
                                   std::to_string(static_cast<int>(100 * c.recording_share + 0.5)) +
                                   " % of the tasks' recorded time)"
                             : std::string("not measured (the trace header has none): nothing taken off"),
              s, "");
-  figure_row("simulated on", std::optional<double>(0.0), s.topology.describe(), s, "");
+  figure_row("simulated on", s.simulated() ? std::optional<double>(0.0) : std::nullopt, s.topology.describe(), s,
+             "simulat");
   ImGui::EndTable();
   // The span by the kind of edge that led into each stretch: what the path is made of.
   if (s.span_ns && *s.span_ns > 0) {
@@ -348,8 +334,7 @@ void ScalabilityView::walk(const Scalability& s, const Model& model, ViewState& 
   ImGui::TextUnformatted("critical path");
   ImGui::SameLine();
   if (path.empty()) {
-    ImGui::TextColored(palette::vec(palette::kWarning), "not computed: %s",
-                       not_computed_reason(s, "critical path").c_str());
+    ImGui::TextColored(palette::vec(palette::kWarning), "not computed: %s", s.why_not({"critical path"}).c_str());
     return;
   }
   ImGui::Checkbox("on the timeline", &view.show_critical_path);
@@ -399,8 +384,7 @@ void ScalabilityView::labels(const Scalability& s, ViewState& view, float height
   ImGui::SameLine();
   ImGui::TextDisabled("(what-if: the label's tasks %.0f%% faster, simulated)", what_if_percent_);
   if (s.labels.empty()) {
-    ImGui::TextDisabled("no labels: %s",
-                        s.span_ns ? "the run's tasks name no label" : not_computed_reason(s, "label").c_str());
+    ImGui::TextDisabled("no labels: %s", s.span_ns ? "the run's tasks name no label" : s.why_not({"label"}).c_str());
     return;
   }
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_ScrollY |
@@ -501,8 +485,7 @@ void ScalabilityView::draw(const Run& a, const Run* b, ViewState& view, ImVec2 s
         if (v)
           ImGui::Text("%s %s", what, duration ? format_duration(*v).c_str() : ratio(*v).c_str());
         else
-          ImGui::TextColored(palette::vec(palette::kWarning), "%s not computed: %s", what,
-                             not_computed_reason(sb, key).c_str());
+          ImGui::TextColored(palette::vec(palette::kWarning), "%s not computed: %s", what, sb.why_not({key}).c_str());
       };
       txt("work", sb.work_ns, true, "work");
       txt("span", sb.span_ns, true, "span");

@@ -52,8 +52,4 @@ class ScalabilityView {
   bool recompute_ = false;
 };
 
-// not_computed_reason: why `figure` (a word the analysis uses, e.g. "span", "simulat") is
-// missing: Scalability::why_not.
-std::string not_computed_reason(const analysis::Scalability& s, const std::string& figure);
-
 }  // namespace lantern::viewer

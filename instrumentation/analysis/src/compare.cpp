@@ -153,6 +153,14 @@ void compare_counts(const Analysis& a, const Analysis& b, Comparison& c) {
 
 }  // namespace
 
+std::string Comparison::GraphFigure::text(const std::optional<double>& v) const {
+  if (!v) return "-";
+  if (what != "parallelism") return format_duration_ns(*v);
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f", *v);
+  return buf;
+}
+
 std::size_t Comparison::notable_count() const {
   std::size_t n = 0;
   for (const auto& r : state_shares) n += r.notable;
@@ -338,18 +346,10 @@ void write_table(std::FILE* out, const Comparison& c, bool notable_only) {
     std::fprintf(out, "task graph (lantern-trace scale)\n  %-12s %10s %10s %7s\n", "figure", "A", "B", "B/A");
     for (const auto& r : c.graph) {
       if (notable_only && !r.notable) continue;
-      const bool ratio = r.what == "parallelism";
-      auto text = [&](const std::optional<double>& v) {
-        if (!v) return std::string("-");
-        if (!ratio) return dur(*v);
-        char buf[32];
-        std::snprintf(buf, sizeof buf, "%.2f", *v);
-        return std::string(buf);
-      };
       char quotient[32] = "-";
       if (r.a && r.b && *r.a > 0) std::snprintf(quotient, sizeof quotient, "%.2f", *r.b / *r.a);
-      std::fprintf(out, "%s %-12s %10s %10s %7s\n", mark[r.notable], r.what.c_str(), text(r.a).c_str(),
-                   text(r.b).c_str(), quotient);
+      std::fprintf(out, "%s %-12s %10s %10s %7s\n", mark[r.notable], r.what.c_str(), r.text(r.a).c_str(),
+                   r.text(r.b).c_str(), quotient);
     }
     std::fprintf(out, "\n");
   }

@@ -278,6 +278,21 @@ std::string Scalability::why_not(std::initializer_list<std::string_view> words) 
   return at == std::string::npos ? *found : found->substr(at + kMarker.size());
 }
 
+bool Scalability::simulated() const noexcept {
+  return std::any_of(curve.begin(), curve.end(), [](const CurvePoint& p) { return p.simulated_ns.has_value(); });
+}
+
+std::optional<double> Scalability::speedup_measured() const noexcept {
+  if (!work_ns || !measured_ns || !(*measured_ns > 0)) return std::nullopt;
+  return *work_ns / *measured_ns;
+}
+
+std::string cost_text(const Scalability& s, const std::optional<double>& ns, std::uint64_t samples, bool from_graph) {
+  if (ns) return format_duration_ns(*ns) + " (median of " + std::to_string(samples) + ")";
+  if (from_graph && s.edges == 0 && !s.not_computed.empty()) return "not computed: " + s.why_not({"span"});
+  return "not computed: no sample in this run (the simulator counts it as 0)";
+}
+
 double CurvePoint::speedup_lower() const noexcept { return upper_ns > 0 ? work_ns / upper_ns : 0; }
 double CurvePoint::speedup_upper() const noexcept { return lower_ns > 0 ? work_ns / lower_ns : 0; }
 std::optional<double> CurvePoint::speedup_simulated() const noexcept {
@@ -1215,10 +1230,8 @@ void write_json(JsonOut& o, const Scalability& s) {
   o.raw(",\"recording_share\":").f64(s.costs.recording_share);
   // The machine simulated, and the span by edge kind: null when nothing was simulated or
   // the span was not computed (not zeros that read as measured).
-  const bool simulated =
-      std::any_of(s.curve.begin(), s.curve.end(), [](const CurvePoint& p) { return p.simulated_ns; });
   o.raw("},\"topology\":");
-  simulated ? o.string(s.topology.describe()) : o.raw("null");
+  s.simulated() ? o.string(s.topology.describe()) : o.raw("null");
   o.raw(",\"path_preempted_ns\":").f64(s.path_preempted_ns);
   o.raw(",\"span_by_edge\":");
   if (s.span_ns) {

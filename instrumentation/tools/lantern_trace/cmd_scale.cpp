@@ -108,15 +108,6 @@ std::string percent(double share) {
   return buf;
 }
 
-// cost: a measured cost, or why there is none. The spawn cost is read off the task graph
-// (a spawn to its child's begin), so without a graph it is not computed for that reason.
-std::string cost(const Scalability& s, const std::optional<double>& ns, std::uint64_t samples,
-                 bool from_graph = false) {
-  if (!ns && from_graph && s.edges == 0 && !s.not_computed.empty()) return not_computed(s, {"span"});
-  if (!ns) return "not computed: no sample in this run (the simulator counts it as 0)";
-  return format_duration_ns(*ns) + " (median of " + std::to_string(samples) + ")";
-}
-
 void print_figures(const Scalability& s) {
   std::printf("%-22s %s\n", "work T1", duration(s, s.work_ns, {"work"}).c_str());
   std::printf("%-22s %s\n", "span", duration(s, s.span_ns, {"span"}).c_str());
@@ -133,21 +124,20 @@ void print_figures(const Scalability& s) {
   std::printf("%-22s %" PRIu64 " tasks, %" PRIu64 " stretches, %" PRIu64 " edges%s\n", "task graph", s.tasks,
               s.stretches, s.edges, s.has_graph ? "" : " (the trace holds no task-graph events)");
   std::printf("measured costs\n");
-  std::printf("  %-20s %s\n", "spawn", cost(s, s.costs.spawn_ns, s.costs.spawn_samples, /*from_graph=*/true).c_str());
-  std::printf("  %-20s %s\n", "steal", cost(s, s.costs.steal_ns, s.costs.steal_samples).c_str());
+  std::printf("  %-20s %s\n", "spawn",
+              analysis::cost_text(s, s.costs.spawn_ns, s.costs.spawn_samples, /*from_graph=*/true).c_str());
+  std::printf("  %-20s %s\n", "steal", analysis::cost_text(s, s.costs.steal_ns, s.costs.steal_samples).c_str());
   for (int d = 0; d < kStealDistanceCount; ++d) {
     const auto& ns = s.costs.steal_by_distance_ns[static_cast<std::size_t>(d)];
     if (ns)
       std::printf("  %-20s %s\n", ("  at distance " + std::string(kStealDistanceNames[d])).c_str(),
                   format_duration_ns(*ns).c_str());
   }
-  std::printf("  %-20s %s\n", "wake", cost(s, s.costs.wake_ns, s.costs.wake_samples).c_str());
+  std::printf("  %-20s %s\n", "wake", analysis::cost_text(s, s.costs.wake_ns, s.costs.wake_samples).c_str());
   std::printf("  %-20s %s per event (taken off own time: %.0f %% of the tasks' recorded time)\n", "recording",
               format_duration_ns(s.costs.event_ns).c_str(), 100 * s.costs.recording_share);
-  const bool simulated =
-      std::any_of(s.curve.begin(), s.curve.end(), [](const CurvePoint& p) { return p.simulated_ns; });
   std::printf("%-22s %s\n", "simulated machine",
-              simulated ? s.topology.describe().c_str() : not_computed(s, {"simulat"}).c_str());
+              s.simulated() ? s.topology.describe().c_str() : not_computed(s, {"simulat"}).c_str());
 }
 
 void print_curve(const Scalability& s) {

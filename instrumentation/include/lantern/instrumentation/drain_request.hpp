@@ -16,9 +16,8 @@
 // passes half, again where it would be full if it still is, and on each push that finds
 // it full (EventRing::push): twice a lap while the Collector keeps up, and on every
 // dropped event while it does not. With no Collector waiting, a notify is a load of the
-// condition variable's state. The
-// Collector takes the request (clears the flag) before each pass and waits with the
-// flag in its predicate. A notify that falls between the Collector's look at the flag
+// condition variable's state. The Collector takes the request (clears the flag) before
+// each pass and waits with the flag in its predicate. A notify that falls between the Collector's look at the flag
 // and its going to sleep is missed; the ring's next report (at most half a lap later)
 // notifies again, and the wait's own period bounds the rest. Rejected: the worker
 // taking the mutex (no lost wake-up, but a worker that blocks, even for a moment,
@@ -36,9 +35,10 @@ namespace lantern::instrumentation {
 
 class DrainRequest {
  public:
-  // request: any worker; lock-free.
+  // request: any worker; lock-free. The flag's line is written only when it changes (a
+  // ring that stays full asks on every push); the notify is a load when nobody waits.
   void request() noexcept {
-    requested_.store(true, std::memory_order_relaxed);
+    if (!requested_.load(std::memory_order_relaxed)) requested_.store(true, std::memory_order_relaxed);
     cv_.notify_one();
   }
   // take: the Collector, before a pass; true when a request was waiting.

@@ -109,6 +109,9 @@ struct Comparison {
     std::string what;            // "work", "span", "parallelism"
     std::optional<double> a, b;  // nullopt: not computed (Run::graph_not_computed)
     bool notable;                // both computed, and one 1.25 times the other or more
+    // text: a side's value as diff and the viewer print it: "-" when not computed, a
+    // duration for work and span, two decimals for parallelism.
+    std::string text(const std::optional<double>& v) const;
   };
   std::vector<GraphFigure> graph;
   std::size_t notable_count() const;

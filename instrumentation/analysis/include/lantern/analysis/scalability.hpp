@@ -182,6 +182,11 @@ struct Scalability {
   // sentence's list of the figures it covers ("work, span, ... are not computed: R" gives
   // R); "the analysis gave no reason" when nothing was left out. Every view asks this.
   std::string why_not(std::initializer_list<std::string_view> words) const;
+  // simulated: some point of the curve was simulated (else `topology` was never used).
+  bool simulated() const noexcept;
+  // speedup_measured: T1 / the run's own time (work_ns / measured_ns); nullopt where
+  // either is missing or the time is 0.
+  std::optional<double> speedup_measured() const noexcept;
   std::vector<std::string> notes;  // caveats on figures that are computed
   std::uint64_t tasks = 0, stretches = 0, edges = 0;
   std::optional<double> work_ns, span_ns, parallelism;
@@ -201,6 +206,13 @@ struct Scalability {
   std::vector<LabelFigure> labels;  // ranked by span_ns, then work_ns
   std::vector<CurvePoint> curve;    // by workers
 };
+
+// cost_text: a measured cost (spawn, steal, wake) as every view prints it: "X (median
+// of N)", or "not computed: WHY". A spawn's cost is read off the task graph
+// (`from_graph`), so without a graph the reason is the graph's; otherwise the run had
+// no sample of it and the simulator counts it as 0.
+std::string cost_text(const Scalability& s, const std::optional<double>& ns, std::uint64_t samples,
+                      bool from_graph = false);
 
 // scalability: the figures for everything the analysis holds (call after finish(), or
 // on a live analysis: open tasks are left out and notes say how many). Tick window
