@@ -849,6 +849,8 @@ TEST(ScalabilityHonesty, TimeInNoTaskBetweenPhasesIsSaid) {
   EXPECT_NE(said.find("no task ran and no edge was in flight for 900 ns of the run's 1.10 us"), std::string::npos)
       << said;
   EXPECT_NE(said.find("2 roots"), std::string::npos) << said;
+  // Level tasks without a join: the note on join's halves counts no stolen half.
+  EXPECT_EQ(note_with(s, "spawn placed"), "") << note_with(s, "spawn placed");
   // Back to back, the same two tasks leave nothing to say.
   Stream tight;
   tight.level = trace::Level::tasks;
