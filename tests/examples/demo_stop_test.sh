@@ -41,6 +41,34 @@ for signal in TERM INT; do
   grep -Eq '^flood +5000 ' "$work/stats.out" || fail "the trace does not hold 5000 flood tasks"
 done
 
+# A whole run: the scalability table has a row for each of the six workloads, with work,
+# span, parallelism (work / span) and the 8-, 64- and 1024-worker times, where max(T1/P,
+# span) <= T_P; a workload may say "not computed" only because events were dropped, and
+# then the demo reports the loss.
+"$demo" --quick --workers 2 --no-metrics --no-view --trace "$work/whole.trace" > "$work/whole.out" 2>&1 \
+  || fail "the demo's whole --quick run failed: $(tail -5 "$work/whole.out")"
+python3 - "$work/whole.out" << 'PY' || fail "the demo's scalability table is wrong: $(sed -n '/^scalability per workload/,$p' "$work/whole.out")"
+import re, sys
+text = open(sys.argv[1]).read()
+unit = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}
+def ns(v, u): return float(v) * unit[u]
+table = text[text.index("scalability per workload"):]
+lost = "events lost:" in text
+for name in ["1. fork-join", "2. bursts", "3. flood", "4. pipelines", "5. echo", "6. ordered"]:
+    row = next((l for l in table.splitlines() if l.startswith(name + " ")), None)
+    assert row, f"no row for {name}"
+    if "not computed" in row:
+        assert lost and "dropped" in row, f"{name}: not computed without a reported loss: {row}"
+        continue
+    d = re.findall(r"([0-9.]+) (ns|us|ms|s)\b", row)
+    p = re.search(r"(us|ms|s) +([0-9.]+) +[0-9.]+ (?:ns|us|ms|s)", row)
+    assert len(d) == 6 and p, f"{name}: not measured, work, span, parallelism, T_8, T_64, T_1024: {row}"
+    work, span, t8, t64, t1024 = ns(*d[1]), ns(*d[2]), ns(*d[3]), ns(*d[4]), ns(*d[5])
+    par = float(p.group(2))
+    assert span <= work * 1.001 and abs(par - work / span) <= 0.01 * par + 0.01, f"{name}: parallelism is not work / span: {row}"
+    for P, t in ((8, t8), (64, t64), (1024, t1024)):
+        assert t >= max(work / P, span) * 0.995, f"{name}: T_{P} below the greedy lower bound: {row}"
+PY
 # lantern_live_demo: results on stdout, stderr only with the program's name.
 "$live_demo" --once --fib 20 --workers 2 > "$work/live.out" 2> "$work/live.err" || fail "lantern_live_demo --once failed"
 grep -q '^fib(20) = 6765 in ' "$work/live.out" || fail "lantern_live_demo printed no result on stdout"
